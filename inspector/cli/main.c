@@ -1,0 +1,144 @@
+/* culeak: who holds this memory? The command-line front end. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/session.h"
+#include "report/info.h"
+#include "report/json.h"
+
+#ifndef CULEAK_VERSION
+#define CULEAK_VERSION "0.1.0"
+#endif
+
+#define MAX_LIB_DIRS 32
+
+struct cli {
+    const char *command;
+    struct cl_session_options session;
+    const char *lib_dirs[MAX_LIB_DIRS];
+    bool json;
+};
+
+static const char usage_text[] =
+    "usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH]) [options]\n"
+    "\n"
+    "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n"
+    "\n"
+    "commands:\n"
+    "  info        the target, its Python runtime and its PyTorch build\n"
+    "\n"
+    "target:\n"
+    "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
+    "  --core FILE      a core file (kernel core or gdb's gcore)\n"
+    "  --exe PATH       the executable the core was made from, if it has moved\n"
+    "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
+    "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n"
+    "output:\n"
+    "  --json           one JSON object instead of text\n"
+    "\n"
+    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core,\n"
+    "  6 truncated core, 7 executable does not match the core, 8 not a Python process,\n"
+    "  9 unsupported runtime, 10 unreadable memory, 11 I/O error, 1 internal error\n";
+
+static int fail(const struct cli *cli, const struct cl_error *err)
+{
+    fprintf(stderr, "culeak: error: %s\n", err->msg);
+    if (cli->json) {
+        struct cl_json j;
+        cl_json_init(&j, stdout);
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "error");
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "code");
+        cl_json_string(&j, cl_status_name(err->code));
+        cl_json_key(&j, "message");
+        cl_json_string(&j, err->msg);
+        cl_json_end_object(&j);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    }
+    return err->code;
+}
+
+static int parse_pid(const char *s, int *pid)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v <= 0 || v > 0x7fffffff)
+        return -1;
+    *pid = (int)v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *err)
+{
+    enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION };
+    static const struct option longopts[] = {
+        {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
+        {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
+        {"lib-path", required_argument, 0, O_LIBPATH}, {"json", no_argument, 0, O_JSON},
+        {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
+        {0, 0, 0, 0}};
+    struct cl_file_locator *loc = &cli->session.open.locator;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
+        switch (c) {
+        case O_PID:
+            if (parse_pid(optarg, &cli->session.pid))
+                return cl_error_set(err, CL_E_USAGE, "--pid wants a process id, not '%s'", optarg);
+            break;
+        case O_CORE: cli->session.core = optarg; break;
+        case O_EXE: loc->exe = optarg; break;
+        case O_SYSROOT: loc->sysroot = optarg; break;
+        case O_LIBPATH:
+            if (loc->nlib_dirs == MAX_LIB_DIRS)
+                return cl_error_set(err, CL_E_USAGE, "at most %d --lib-path", MAX_LIB_DIRS);
+            cli->lib_dirs[loc->nlib_dirs++] = optarg;
+            break;
+        case O_JSON: cli->json = true; break;
+        case 'h':
+        case O_HELP: fputs(usage_text, stdout); exit(0);
+        case O_VERSION: printf("culeak %s\n", CULEAK_VERSION); exit(0);
+        default:
+            return cl_error_set(err, CL_E_USAGE, "unknown or incomplete option '%s' (see --help)",
+                                argv[optind - 1]);
+        }
+    }
+    loc->lib_dirs = cli->lib_dirs;
+    if (optind >= argc)
+        return cl_error_set(err, CL_E_USAGE, "no command given (see --help)");
+    cli->command = argv[optind++];
+    if (optind < argc)
+        return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (!cli->session.pid == !cli->session.core)
+        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
+    if (cli->session.pid && (loc->exe || loc->sysroot || loc->nlib_dirs))
+        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores only");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli cli = {0};
+    struct cl_error err = {0};
+    /* The command may come first (culeak info --pid 1) or last (culeak --pid 1 info): getopt
+     * permutes, so both parse. */
+    int rc = parse_args(argc, argv, &cli, &err);
+    if (rc)
+        return fail(&cli, &err);
+    if (strcmp(cli.command, "info") != 0) {
+        cl_error_set(&err, CL_E_USAGE, "unknown command '%s' (see --help)", cli.command);
+        return fail(&cli, &err);
+    }
+    struct cl_session *s;
+    if ((rc = cl_session_open(&cli.session, &s, &err)))
+        return fail(&cli, &err);
+    if (cli.json)
+        cl_report_info_json(stdout, s);
+    else
+        cl_report_info_text(stdout, s);
+    cl_session_close(s);
+    return 0;
+}

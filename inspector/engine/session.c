@@ -1,0 +1,34 @@
+#include "engine/session.h"
+
+#include <stdlib.h>
+
+int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
+                    struct cl_error *err)
+{
+    *out = NULL;
+    struct cl_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    int rc = opt->core ? cl_target_open_core(opt->core, &opt->open, &s->target, err)
+                       : cl_target_open_live(opt->pid, &opt->open, &s->target, err);
+    if (!rc)
+        rc = cl_symbols_load(s->target, &s->symbols, err);
+    if (!rc)
+        rc = cl_python_detect(s->target, s->symbols, &s->python, err);
+    if (rc) {
+        cl_session_close(s);
+        return rc;
+    }
+    cl_torch_detect(s->target, &s->torch);
+    *out = s;
+    return 0;
+}
+
+void cl_session_close(struct cl_session *s)
+{
+    if (!s)
+        return;
+    cl_symbols_free(s->symbols);
+    cl_target_close(s->target);
+    free(s);
+}

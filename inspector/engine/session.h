@@ -1,0 +1,30 @@
+/* One inspection: the target, its symbols and the runtimes found in it. Both front ends (CLI and
+ * gdb plugin) open a session and hand it to the same report code. */
+#ifndef CULEAK_ENGINE_SESSION_H
+#define CULEAK_ENGINE_SESSION_H
+
+#include "runtime/python.h"
+#include "runtime/torch.h"
+#include "symbols/symbols.h"
+#include "target/target.h"
+
+struct cl_session {
+    struct cl_target *target;
+    struct cl_symbols *symbols;
+    struct cl_python_info python;
+    struct cl_torch_info torch;
+};
+
+struct cl_session_options {
+    int pid;                    /* a live process, or */
+    const char *core;           /* a core file */
+    struct cl_open_options open;
+};
+
+/* Opens the target and detects the runtimes; fails with CL_E_NOT_PYTHON for a target without
+ * CPython. */
+int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
+                    struct cl_error *err);
+void cl_session_close(struct cl_session *s);
+
+#endif

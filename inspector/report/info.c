@@ -1,0 +1,148 @@
+#include "report/info.h"
+
+#include <string.h>
+
+#include "report/json.h"
+
+static const char *kind_name(enum cl_target_kind k)
+{
+    return k == CL_TARGET_LIVE ? "live" : k == CL_TARGET_CORE ? "core" : "gdb";
+}
+
+static const char *debug_level(const struct cl_python_info *py)
+{
+    return py->has_dwarf ? "DWARF" : py->has_symtab ? ".symtab only" : ".dynsym only (stripped)";
+}
+
+void cl_report_info_text(FILE *out, const struct cl_session *s)
+{
+    const struct cl_target *t = s->target;
+    const struct cl_python_info *py = &s->python;
+    const struct cl_torch_info *tc = &s->torch;
+    fprintf(out, "target      %s, pid %d\n",
+            t->kind == CL_TARGET_LIVE ? "live process" : t->kind == CL_TARGET_CORE ? "core file" : "gdb inferior",
+            t->pid);
+    fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
+    fprintf(out, "threads     %zu:", t->nthreads);
+    for (size_t i = 0; i < t->nthreads && i < 16; i++)
+        fprintf(out, " %d", t->threads[i].tid);
+    fprintf(out, "%s\n", t->nthreads > 16 ? " ..." : "");
+    fprintf(out, "python      %s%s (from %s%s%s)\n", py->version,
+            py->free_threaded ? " free-threaded" : "", py->version_source,
+            py->confirmed_by[0] ? "; agrees: " : "", py->confirmed_by);
+    fprintf(out, "  runtime   %s in %s (%s), _PyRuntime at 0x%llx (%s)\n",
+            py->shared ? "shared libpython" : "static", py->module->path,
+            debug_level(py), (unsigned long long)py->runtime_addr, py->runtime_found_by);
+    if (py->build[0])
+        fprintf(out, "  build     %s\n", py->build);
+    if (!tc->loaded) {
+        fprintf(out, "torch       not loaded\n");
+    } else {
+        fprintf(out, "torch       %s (%s)\n", tc->version[0] ? tc->version : "version unknown",
+                tc->version_file[0] ? tc->version_file : "version.py not found");
+        fprintf(out, "  cuda      %s; libc10_cuda.so %s\n",
+                tc->cuda[0] ? tc->cuda : tc->cuda_build ? "CUDA build" : "CPU-only build",
+                tc->c10_cuda_mapped ? "mapped" : "not mapped");
+        for (size_t i = 0; i < tc->nlibs; i++)
+            fprintf(out, "  lib       %s\n", tc->libs[i]);
+    }
+    if (t->warnings)
+        for (const char *w = t->warnings; *w;) {
+            const char *nl = strchr(w, '\n');
+            fprintf(out, "warning     %.*s\n", (int)(nl - w), w);
+            w = nl + 1;
+        }
+}
+
+void cl_report_info_json(FILE *out, const struct cl_session *s)
+{
+    const struct cl_target *t = s->target;
+    const struct cl_python_info *py = &s->python;
+    const struct cl_torch_info *tc = &s->torch;
+    struct cl_json j;
+    cl_json_init(&j, out);
+    cl_json_begin_object(&j);
+
+    cl_json_key(&j, "target");
+    cl_json_begin_object(&j);
+    cl_json_key(&j, "kind");
+    cl_json_string(&j, kind_name(t->kind));
+    cl_json_key(&j, "pid");
+    cl_json_int(&j, t->pid);
+    cl_json_key(&j, "executable");
+    cl_json_string(&j, t->exe_path);
+    cl_json_key(&j, "threads");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < t->nthreads; i++)
+        cl_json_int(&j, t->threads[i].tid);
+    cl_json_end_array(&j);
+    cl_json_end_object(&j);
+
+    cl_json_key(&j, "python");
+    cl_json_begin_object(&j);
+    cl_json_key(&j, "version");
+    cl_json_string(&j, py->version);
+    cl_json_key(&j, "version_hex");
+    cl_json_hex(&j, py->version_hex);
+    cl_json_key(&j, "detected_by");
+    cl_json_string(&j, py->version_source);
+    cl_json_key(&j, "confirmed_by");
+    cl_json_begin_array(&j);
+    char buf[sizeof py->confirmed_by];
+    memcpy(buf, py->confirmed_by, sizeof buf);
+    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        cl_json_string(&j, tok + (*tok == ' '));
+    cl_json_end_array(&j);
+    cl_json_key(&j, "build");
+    cl_json_string(&j, py->build[0] ? py->build : NULL);
+    cl_json_key(&j, "linkage");
+    cl_json_string(&j, py->shared ? "shared" : "static");
+    cl_json_key(&j, "module");
+    cl_json_string(&j, py->module->path);
+    cl_json_key(&j, "runtime_address");
+    cl_json_hex(&j, py->runtime_addr);
+    cl_json_key(&j, "runtime_found_by");
+    cl_json_string(&j, py->runtime_found_by);
+    cl_json_key(&j, "debug_info");
+    cl_json_bool(&j, py->has_dwarf);
+    cl_json_key(&j, "symtab");
+    cl_json_bool(&j, py->has_symtab);
+    cl_json_key(&j, "free_threaded");
+    cl_json_bool(&j, py->free_threaded);
+    cl_json_end_object(&j);
+
+    cl_json_key(&j, "torch");
+    cl_json_begin_object(&j);
+    cl_json_key(&j, "loaded");
+    cl_json_bool(&j, tc->loaded);
+    cl_json_key(&j, "version");
+    cl_json_string(&j, tc->version[0] ? tc->version : NULL);
+    cl_json_key(&j, "version_file");
+    cl_json_string(&j, tc->version_file[0] ? tc->version_file : NULL);
+    cl_json_key(&j, "cuda");
+    cl_json_string(&j, tc->cuda[0] ? tc->cuda : NULL);
+    cl_json_key(&j, "cuda_build");
+    cl_json_bool(&j, tc->cuda_build);
+    cl_json_key(&j, "c10_cuda_mapped");
+    cl_json_bool(&j, tc->c10_cuda_mapped);
+    cl_json_key(&j, "libraries");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < tc->nlibs; i++)
+        cl_json_string(&j, tc->libs[i]);
+    cl_json_end_array(&j);
+    cl_json_end_object(&j);
+
+    cl_json_key(&j, "warnings");
+    cl_json_begin_array(&j);
+    for (const char *w = t->warnings; w && *w;) {
+        const char *nl = strchr(w, '\n');
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
+        cl_json_string(&j, line);
+        w = nl + 1;
+    }
+    cl_json_end_array(&j);
+
+    cl_json_end_object(&j);
+    cl_json_finish(&j);
+}

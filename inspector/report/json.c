@@ -1,0 +1,130 @@
+#include "report/json.h"
+
+#include <inttypes.h>
+
+void cl_json_init(struct cl_json *j, FILE *out)
+{
+    j->out = out;
+    j->depth = 0;
+    j->first[0] = true;
+    j->after_key = false;
+}
+
+static void separate(struct cl_json *j)
+{
+    if (j->after_key) {
+        j->after_key = false;
+        return;
+    }
+    if (!j->first[j->depth])
+        fputc(',', j->out);
+    j->first[j->depth] = false;
+}
+
+static void open_scope(struct cl_json *j, char c)
+{
+    separate(j);
+    fputc(c, j->out);
+    if (j->depth + 1 < CL_JSON_MAX_DEPTH)
+        j->depth++;
+    j->first[j->depth] = true;
+}
+
+static void close_scope(struct cl_json *j, char c)
+{
+    if (j->depth > 0)
+        j->depth--;
+    fputc(c, j->out);
+}
+
+void cl_json_begin_object(struct cl_json *j) { open_scope(j, '{'); }
+void cl_json_end_object(struct cl_json *j) { close_scope(j, '}'); }
+void cl_json_begin_array(struct cl_json *j) { open_scope(j, '['); }
+void cl_json_end_array(struct cl_json *j) { close_scope(j, ']'); }
+
+/* Length of the valid UTF-8 sequence at p, or 0. Target memory is untrusted, so strings read
+ * from it may hold any bytes; invalid ones become U+FFFD to keep the output valid JSON. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+static void write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f) {
+                fprintf(out, "\\u%04x", *p);
+            } else if (*p < 0x80) {
+                fputc(*p, out);
+            } else {
+                int n = utf8_len(p);
+                if (n) {
+                    fwrite(p, 1, (size_t)n, out);
+                    p += n - 1;
+                } else {
+                    fputs("\\ufffd", out);
+                }
+            }
+        }
+    }
+    fputc('"', out);
+}
+
+void cl_json_key(struct cl_json *j, const char *key)
+{
+    separate(j);
+    write_string(j->out, key);
+    fputc(':', j->out);
+    j->after_key = true;
+}
+
+void cl_json_string(struct cl_json *j, const char *s)
+{
+    separate(j);
+    if (s)
+        write_string(j->out, s);
+    else
+        fputs("null", j->out);
+}
+
+void cl_json_int(struct cl_json *j, long long v)
+{
+    separate(j);
+    fprintf(j->out, "%lld", v);
+}
+
+void cl_json_bool(struct cl_json *j, bool v)
+{
+    separate(j);
+    fputs(v ? "true" : "false", j->out);
+}
+
+void cl_json_null(struct cl_json *j)
+{
+    separate(j);
+    fputs("null", j->out);
+}
+
+void cl_json_hex(struct cl_json *j, uint64_t v)
+{
+    separate(j);
+    fprintf(j->out, "\"0x%" PRIx64 "\"", v);
+}
+
+void cl_json_finish(struct cl_json *j)
+{
+    fputc('\n', j->out);
+    fflush(j->out);
+}

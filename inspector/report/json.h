@@ -1,0 +1,33 @@
+/* A streaming JSON writer: callers emit keys and values in order, the writer does commas, nesting
+ * and escaping, so every writer of culeak's --json output produces valid JSON. */
+#ifndef CULEAK_REPORT_JSON_H
+#define CULEAK_REPORT_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CL_JSON_MAX_DEPTH 32
+
+struct cl_json {
+    FILE *out;
+    int depth;
+    bool first[CL_JSON_MAX_DEPTH];
+    bool after_key;
+};
+
+void cl_json_init(struct cl_json *j, FILE *out);
+void cl_json_begin_object(struct cl_json *j);
+void cl_json_end_object(struct cl_json *j);
+void cl_json_begin_array(struct cl_json *j);
+void cl_json_end_array(struct cl_json *j);
+void cl_json_key(struct cl_json *j, const char *key);
+void cl_json_string(struct cl_json *j, const char *s);   /* NULL writes null */
+void cl_json_int(struct cl_json *j, long long v);
+void cl_json_bool(struct cl_json *j, bool v);
+void cl_json_null(struct cl_json *j);
+void cl_json_hex(struct cl_json *j, uint64_t v);         /* "0x7f..." as a string */
+/* Ends the document with a newline. */
+void cl_json_finish(struct cl_json *j);
+
+#endif

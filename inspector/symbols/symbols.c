@@ -1,0 +1,222 @@
+#include "symbols/symbols.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "target/corenotes.h"
+
+static char *debuginfo_path_default = NULL;
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &debuginfo_path_default,
+};
+
+static bool is_elf_file(const char *path, unsigned char *head, size_t cap, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = pread(fd, head, cap, 0);
+    close(fd);
+    *len = n > 0 ? (size_t)n : 0;
+    return *len >= 4 && memcmp(head, "\177ELF", 4) == 0;
+}
+
+/* Compares the build-id in the target's copy of the ELF header page with the file's. Unknown on
+ * either side counts as a match: many cores and some binaries carry none. */
+static bool same_build(struct cl_target *t, uint64_t base, const unsigned char *head, size_t len)
+{
+    unsigned char page[CL_PAGE_SIZE], want[64], have[64];
+    if (cl_read(t, base, page, sizeof page) != 0)
+        return true;
+    size_t nw = cl_buildid_parse(page, sizeof page, want, sizeof want);
+    size_t nh = cl_buildid_parse(head, len, have, sizeof have);
+    return !nw || !nh || (nw == nh && memcmp(want, have, nw) == 0);
+}
+
+static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl_mapping *base)
+{
+    struct cl_module m = {.start = base->start, .end = base->end};
+    for (size_t i = 0; i < t->maps.n; i++) {
+        const struct cl_mapping *o = &t->maps.v[i];
+        if (o->path && strcmp(o->path, base->path) == 0 && o->end > m.end && o->start >= base->start)
+            m.end = o->end;
+    }
+    bool is_exe = t->exe_path && strcmp(t->exe_path, base->path) == 0;
+    char *file = cl_locate_file(&t->locator, base->path, is_exe);
+    unsigned char head[CL_PAGE_SIZE];
+    size_t len = 0;
+    if (file && !is_elf_file(file, head, sizeof head, &len)) {
+        free(file);
+        return 0;   /* a data file mapped at offset 0, not a module */
+    }
+    if (!file) {
+        m.state = CL_MODULE_MISSING;
+    } else if (!same_build(t, base->start, head, len)) {
+        m.state = CL_MODULE_MISMATCH;
+        cl_target_warn(t, "%s is not the file the target loaded (build-id differs); its symbols "
+                       "are not used", file);
+    } else {
+        m.dwfl = dwfl_report_elf(s->dwfl, base->path, file, -1, base->start, false);
+        if (m.dwfl)
+            dwfl_module_info(m.dwfl, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        Dwarf_Addr bias = 0;
+        if (m.dwfl && dwfl_module_getelf(m.dwfl, &bias))
+            m.bias = bias;
+        else
+            m.state = CL_MODULE_MISSING;
+    }
+    m.file = file;
+    if (!(m.path = strdup(base->path)))
+        return CL_E_INTERNAL;
+    struct cl_module *v = realloc(s->mods, (s->n + 1) * sizeof *v);
+    if (!v) {
+        free(m.path);
+        free(file);
+        return CL_E_INTERNAL;
+    }
+    s->mods = v;
+    s->mods[s->n++] = m;
+    return 0;
+}
+
+int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_error *err)
+{
+    struct cl_symbols *s = calloc(1, sizeof *s);
+    if (!s || !(s->dwfl = dwfl_begin(&callbacks))) {
+        free(s);
+        return cl_error_set(err, CL_E_INTERNAL, "cannot start libdwfl");
+    }
+    dwfl_report_begin(s->dwfl);
+    int rc = 0;
+    /* A module is a file mapped at offset 0; later mappings of the same file extend it. */
+    for (size_t i = 0; i < t->maps.n && !rc; i++) {
+        const struct cl_mapping *m = &t->maps.v[i];
+        if (m->offset != 0 || !m->path || m->path[0] != '/')
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < s->n && !seen; j++)
+            seen = strcmp(s->mods[j].path, m->path) == 0;
+        if (!seen)
+            rc = add_module(t, s, m);
+    }
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    if (rc) {
+        cl_symbols_free(s);
+        return cl_error_set(err, rc, "out of memory");
+    }
+    *out = s;
+    return 0;
+}
+
+void cl_symbols_free(struct cl_symbols *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->mods[i].path);
+        free(s->mods[i].file);
+    }
+    free(s->mods);
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    free(s);
+}
+
+const struct cl_module *cl_symbols_module_named(const struct cl_symbols *s, const char *prefix)
+{
+    if (!prefix)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++) {
+        const char *slash = strrchr(s->mods[i].path, '/');
+        const char *base = slash ? slash + 1 : s->mods[i].path;
+        if (strncmp(base, prefix, strlen(prefix)) == 0)
+            return &s->mods[i];
+    }
+    return NULL;
+}
+
+const struct cl_module *cl_symbols_module_at(const struct cl_symbols *s, uint64_t addr)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (addr >= s->mods[i].start && addr < s->mods[i].end)
+            return &s->mods[i];
+    return NULL;
+}
+
+bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
+{
+    if (!m->dwfl)
+        return false;
+    int n = dwfl_module_getsymtab(m->dwfl);
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr value;
+        const char *sname = dwfl_module_getsym_info(m->dwfl, i, &sym, &value, NULL, NULL, NULL);
+        if (sname && sym.st_shndx != SHN_UNDEF && strcmp(sname, name) == 0) {
+            *addr = value;
+            if (size)
+                *size = sym.st_size;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
+{
+    Dwarf_Addr bias;
+    Elf *elf = m->dwfl ? dwfl_module_getelf(m->dwfl, &bias) : NULL;
+    size_t shstrndx;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return false;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *sname;
+        if (gelf_getshdr(scn, &sh) && (sname = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+            strcmp(sname, name) == 0 && (sh.sh_flags & SHF_ALLOC)) {
+            *addr = sh.sh_addr + bias;
+            if (size)
+                *size = sh.sh_size;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cl_module_has_dwarf(const struct cl_module *m)
+{
+    Dwarf_Addr bias;
+    return m->dwfl && dwfl_module_getdwarf(m->dwfl, &bias) != NULL;
+}
+
+bool cl_module_has_symtab(const struct cl_module *m)
+{
+    Dwarf_Addr bias;
+    Elf *elf = m->dwfl ? dwfl_module_getelf(m->dwfl, &bias) : NULL;
+    for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    }
+    /* dwfl also takes .symtab from a separate debug file; it then reports more symbols than
+     * .dynsym has, which is what matters to lookups. */
+    return false;
+}
+
+const char *cl_symbols_name_at(const struct cl_symbols *s, uint64_t addr, uint64_t *offset)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) : NULL;
+    if (name && offset)
+        *offset = off;
+    return name;
+}

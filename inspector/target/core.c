@@ -1,0 +1,442 @@
+/* Core files: memory from the core's PT_LOAD segments, and for ranges the core leaves out
+ * (p_filesz 0, or no segment at all as with gcore) from the files its NT_FILE note names, found
+ * through the locator and checked against the build-id the core recorded. A missing or mismatched
+ * file is an error for that read, never zeros. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "target/corenotes.h"
+#include "target/target.h"
+
+#define BUILDID_MAX 64
+
+struct segment {
+    uint64_t vaddr, memsz, filesz, offset;
+    unsigned perms;
+};
+
+/* A file that backs memory the core does not contain, opened on first use. */
+struct backing_file {
+    const char *target_path;     /* owned by the mappings */
+    char *local_path;
+    int fd;                      /* -1 until opened or when unusable */
+    int status;                  /* 0 usable, CL_E_IO missing, CL_E_EXE_MISMATCH other build */
+    off_t size;
+    bool tried;
+};
+
+struct core {
+    int fd;
+    const unsigned char *map;
+    size_t size;
+    struct segment *segs;
+    size_t nsegs;
+    struct cl_mappings files;    /* NT_FILE entries */
+    struct backing_file *backing;/* one per distinct path in files */
+    size_t nbacking;
+    uint64_t at_entry;
+};
+
+static const struct segment *segment_at(const struct core *c, uint64_t addr)
+{
+    size_t lo = 0, hi = c->nsegs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct segment *s = &c->segs[mid];
+        if (addr < s->vaddr)
+            hi = mid;
+        else if (addr - s->vaddr >= s->memsz)
+            lo = mid + 1;
+        else
+            return s;
+    }
+    return NULL;
+}
+
+/* The bytes the core itself holds for [addr, addr+len), or NULL. */
+static const unsigned char *dumped(const struct core *c, uint64_t addr, size_t len)
+{
+    const struct segment *s = segment_at(c, addr);
+    if (!s || addr - s->vaddr + len > s->filesz)
+        return NULL;
+    return c->map + s->offset + (addr - s->vaddr);
+}
+
+static struct backing_file *backing_for(struct core *c, const char *path)
+{
+    for (size_t i = 0; i < c->nbacking; i++)
+        if (strcmp(c->backing[i].target_path, path) == 0)
+            return &c->backing[i];
+    return NULL;
+}
+
+/* The build-id the core recorded for the file mapped at offset 0 of path, if its first page was
+ * dumped (coredump_filter bit 4, on by default). */
+static size_t core_buildid(const struct core *c, const char *path, unsigned char *out)
+{
+    for (size_t i = 0; i < c->files.n; i++) {
+        const struct cl_mapping *m = &c->files.v[i];
+        if (m->offset != 0 || strcmp(m->path, path) != 0)
+            continue;
+        const unsigned char *page = dumped(c, m->start, CL_PAGE_SIZE);
+        return page ? cl_buildid_parse(page, CL_PAGE_SIZE, out, BUILDID_MAX) : 0;
+    }
+    return 0;
+}
+
+static size_t file_buildid(int fd, unsigned char *out)
+{
+    unsigned char head[CL_PAGE_SIZE];
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    return n > 0 ? cl_buildid_parse(head, (size_t)n, out, BUILDID_MAX) : 0;
+}
+
+static void open_backing(struct cl_target *t, struct core *c, struct backing_file *b)
+{
+    b->tried = true;
+    b->fd = -1;
+    bool is_exe = t->exe_path && strcmp(b->target_path, t->exe_path) == 0;
+    b->local_path = cl_locate_file(&t->locator, b->target_path, is_exe);
+    if (!b->local_path || (b->fd = open(b->local_path, O_RDONLY | O_CLOEXEC)) < 0) {
+        b->status = CL_E_IO;
+        return;
+    }
+    struct stat st;
+    b->size = fstat(b->fd, &st) == 0 ? st.st_size : 0;
+    unsigned char want[BUILDID_MAX], have[BUILDID_MAX];
+    size_t nw = core_buildid(c, b->target_path, want), nh = nw ? file_buildid(b->fd, have) : 0;
+    if (nw && (nh != nw || memcmp(want, have, nw) != 0)) {
+        b->status = CL_E_EXE_MISMATCH;
+        close(b->fd);
+        b->fd = -1;
+        cl_target_warn(t, "%s is not the file the core was made from (build-id differs); its "
+                       "memory is unreadable", b->local_path);
+        return;
+    }
+    b->status = 0;
+}
+
+/* Fills [addr, addr+len) (within one page) from the file that the target mapped there. */
+static int read_from_file(struct cl_target *t, struct core *c, uint64_t addr, unsigned char *buf,
+                          size_t len)
+{
+    const struct cl_mapping *m = cl_mappings_find(&c->files, addr);
+    if (!m)
+        return cl_error_set(&t->err, CL_E_UNREADABLE,
+                            "0x%llx is not in the core (left out of the dump, e.g. by "
+                            "coredump_filter)", (unsigned long long)addr);
+    struct backing_file *b = backing_for(c, m->path);
+    if (!b->tried)
+        open_backing(t, c, b);
+    if (b->status == CL_E_IO)
+        return cl_error_set(&t->err, CL_E_UNREADABLE,
+                            "0x%llx is backed by %s, which is not on this machine "
+                            "(use --sysroot or --lib-path)", (unsigned long long)addr, m->path);
+    if (b->status)
+        return cl_error_set(&t->err, CL_E_UNREADABLE,
+                            "0x%llx is backed by %s, which does not match the core (build-id)",
+                            (unsigned long long)addr, b->local_path);
+    off_t off = (off_t)(m->offset + (addr - m->start));
+    if (off >= b->size)   /* past EOF a real process would fault too */
+        return cl_error_set(&t->err, CL_E_UNREADABLE, "0x%llx lies past the end of %s",
+                            (unsigned long long)addr, b->local_path);
+    size_t avail = (size_t)(b->size - off) < len ? (size_t)(b->size - off) : len;
+    if (pread(b->fd, buf, avail, off) != (ssize_t)avail)
+        return cl_error_set(&t->err, CL_E_UNREADABLE, "reading %s: %s", b->local_path,
+                            strerror(errno));
+    memset(buf + avail, 0, len - avail);   /* the rest of the file's last page reads as zeros */
+    return 0;
+}
+
+static int core_read_page(struct cl_target *t, uint64_t addr, void *page)
+{
+    struct core *c = t->impl;
+    unsigned char *out = page;
+    const struct segment *s = segment_at(c, addr);
+    size_t in_core = 0;
+    if (s && addr - s->vaddr < s->filesz) {
+        in_core = (size_t)(s->filesz - (addr - s->vaddr));
+        if (in_core > CL_PAGE_SIZE)
+            in_core = CL_PAGE_SIZE;
+        memcpy(out, c->map + s->offset + (addr - s->vaddr), in_core);
+    }
+    if (in_core == CL_PAGE_SIZE)
+        return 0;
+    return read_from_file(t, c, addr + in_core, out + in_core, CL_PAGE_SIZE - in_core);
+}
+
+static void core_close(struct cl_target *t)
+{
+    struct core *c = t->impl;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nbacking; i++) {
+        if (c->backing[i].fd >= 0)
+            close(c->backing[i].fd);
+        free(c->backing[i].local_path);
+    }
+    free(c->backing);
+    cl_mappings_free(&c->files);
+    free(c->segs);
+    if (c->map)
+        munmap((void *)c->map, c->size);
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c);
+}
+
+static const struct cl_target_ops core_ops = {core_read_page, core_close};
+
+struct note_state {
+    struct cl_target *t;
+    struct core *c;
+    int pid_from_psinfo;
+    int rc;
+};
+
+static int add_thread(struct cl_target *t, int tid)
+{
+    struct cl_thread *v = realloc(t->threads, (t->nthreads + 1) * sizeof *v);
+    if (!v)
+        return CL_E_INTERNAL;
+    t->threads = v;
+    t->threads[t->nthreads++] = (struct cl_thread){.tid = tid};
+    return 0;
+}
+
+static int on_note(const struct cl_note *n, void *arg)
+{
+    struct note_state *st = arg;
+    if (strcmp(n->name, "CORE") != 0)
+        return 0;
+    switch (n->type) {
+    case NT_PRSTATUS: {
+        struct cl_prstatus ps;
+        if (cl_prstatus_parse(n->desc, n->descsz, &ps) == 0)
+            return add_thread(st->t, ps.pid);
+        break;
+    }
+    case NT_PRPSINFO: {
+        struct cl_prpsinfo pi;
+        if (cl_prpsinfo_parse(n->desc, n->descsz, &pi) == 0)
+            st->pid_from_psinfo = pi.pid;
+        break;
+    }
+    case NT_AUXV:
+        st->c->at_entry = cl_auxv_get(n->desc, n->descsz, AT_ENTRY);
+        break;
+    case NT_FILE:
+        return cl_nt_file_parse(n->desc, n->descsz, &st->c->files);
+    }
+    return 0;
+}
+
+static int by_vaddr(const void *a, const void *b)
+{
+    const struct segment *x = a, *y = b;
+    return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int read_headers(struct cl_target *t, struct core *c, const char *path, struct cl_error *err)
+{
+    Elf64_Ehdr eh;
+    if (c->size < SELFMAG || memcmp(c->map, ELFMAG, SELFMAG) != 0)
+        return cl_error_set(err, CL_E_NOT_CORE, "%s is not an ELF file", path);
+    if (c->size < sizeof eh)
+        return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu bytes, shorter than an "
+                            "ELF header", path, c->size);
+    memcpy(&eh, c->map, sizeof eh);
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+        eh.e_machine != EM_X86_64)
+        return cl_error_set(err, CL_E_NOT_CORE, "%s is a core of another architecture (ELF "
+                            "class %d, machine %d); culeak reads x86-64 cores", path,
+                            eh.e_ident[EI_CLASS], eh.e_machine);
+    if (eh.e_type != ET_CORE)
+        return cl_error_set(err, CL_E_NOT_CORE, "%s is an ELF %s, not a core file", path,
+                            eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? "program or library"
+                                                                         : "object");
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum == PN_XNUM)
+        return cl_error_set(err, CL_E_NOT_CORE, "%s: unsupported program header table", path);
+    uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr);
+    if (ph_end > c->size)
+        return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu bytes, its program "
+                            "headers end at %llu", path, c->size, (unsigned long long)ph_end);
+    c->segs = calloc(eh.e_phnum, sizeof *c->segs);
+    if (!c->segs)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    struct note_state st = {t, c, 0, 0};
+    uint64_t need = ph_end;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, c->map + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_offset + ph.p_filesz < ph.p_offset)
+            return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt program header %u", path, i);
+        if (ph.p_offset + ph.p_filesz > need)
+            need = ph.p_offset + ph.p_filesz;
+        if (ph.p_offset + ph.p_filesz > c->size)
+            continue;   /* reported below as truncation */
+        if (ph.p_type == PT_LOAD && ph.p_memsz > 0 && ph.p_filesz <= ph.p_memsz) {
+            c->segs[c->nsegs++] = (struct segment){
+                ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset,
+                ((ph.p_flags & PF_R) ? CL_MAP_R : 0) | ((ph.p_flags & PF_W) ? CL_MAP_W : 0) |
+                    ((ph.p_flags & PF_X) ? CL_MAP_X : 0)};
+        } else if (ph.p_type == PT_NOTE) {
+            int rc = cl_notes_foreach(c->map + ph.p_offset, ph.p_filesz, on_note, &st);
+            if (rc == CL_E_INTERNAL)
+                return cl_error_set(err, rc, "out of memory");
+            if (rc)
+                return cl_error_set(err, CL_E_NOT_CORE, "%s: malformed note segment", path);
+        }
+    }
+    if (need > c->size)
+        return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu of %llu bytes present "
+                            "(the dump was cut short, e.g. by a disk or ulimit -c limit)", path,
+                            c->size, (unsigned long long)need);
+    qsort(c->segs, c->nsegs, sizeof *c->segs, by_vaddr);
+    cl_mappings_sort(&c->files);
+    t->pid = st.pid_from_psinfo ? st.pid_from_psinfo : (t->nthreads ? t->threads[0].tid : 0);
+    if (t->nthreads == 0)
+        return cl_error_set(err, CL_E_NOT_CORE, "%s has no thread (NT_PRSTATUS) notes; not a "
+                            "process core", path);
+    return 0;
+}
+
+/* The target's map: every PT_LOAD (named by the NT_FILE entry that covers it) and every NT_FILE
+ * range no PT_LOAD covers (gcore drops excluded file mappings entirely). */
+static int build_maps(struct cl_target *t, struct core *c)
+{
+    for (size_t i = 0; i < c->nsegs; i++) {
+        const struct segment *s = &c->segs[i];
+        const struct cl_mapping *f = cl_mappings_find(&c->files, s->vaddr);
+        struct cl_mapping m = {.start = s->vaddr, .end = s->vaddr + s->memsz, .perms = s->perms};
+        if (f) {
+            m.path = f->path;
+            m.offset = f->offset + (s->vaddr - f->start);
+        }
+        if (cl_mappings_add(&t->maps, &m))
+            return CL_E_INTERNAL;
+    }
+    for (size_t i = 0; i < c->files.n; i++) {
+        const struct cl_mapping *f = &c->files.v[i];
+        for (uint64_t a = f->start; a < f->end;) {
+            const struct segment *s = segment_at(c, a);
+            if (s) {
+                a = s->vaddr + s->memsz;
+                continue;
+            }
+            uint64_t end = f->end;   /* up to the next segment inside this entry, if any */
+            for (size_t j = 0; j < c->nsegs; j++)
+                if (c->segs[j].vaddr > a && c->segs[j].vaddr < end)
+                    end = c->segs[j].vaddr;
+            struct cl_mapping m = {.start = a, .end = end, .perms = CL_MAP_R, .path = f->path,
+                                   .offset = f->offset + (a - f->start)};
+            if (cl_mappings_add(&t->maps, &m))
+                return CL_E_INTERNAL;
+            a = end;
+        }
+    }
+    cl_mappings_sort(&t->maps);
+    for (size_t i = 0; i < c->files.n; i++) {
+        if (backing_for(c, c->files.v[i].path))
+            continue;
+        struct backing_file *v = realloc(c->backing, (c->nbacking + 1) * sizeof *v);
+        if (!v)
+            return CL_E_INTERNAL;
+        c->backing = v;
+        c->backing[c->nbacking++] = (struct backing_file){.target_path = c->files.v[i].path,
+                                                          .fd = -1};
+    }
+    const struct cl_mapping *exe = c->at_entry ? cl_mappings_find(&c->files, c->at_entry) : NULL;
+    if (exe && !(t->exe_path = strdup(exe->path)))
+        return CL_E_INTERNAL;
+    return 0;
+}
+
+/* --exe must be the program the core was made from: same build-id when the core recorded one,
+ * and its entry point where the kernel said the entry was. */
+static int check_exe(struct cl_target *t, struct core *c, struct cl_error *err)
+{
+    const char *exe = t->locator.exe;
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cl_error_set(err, CL_E_IO, "cannot open --exe %s: %s", exe, strerror(errno));
+    unsigned char head[CL_PAGE_SIZE], want[BUILDID_MAX], have[BUILDID_MAX];
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    close(fd);
+    Elf64_Ehdr eh;
+    if (n < (ssize_t)sizeof eh || memcmp(head, ELFMAG, SELFMAG) != 0)
+        return cl_error_set(err, CL_E_EXE_MISMATCH, "--exe %s is not an ELF program", exe);
+    memcpy(&eh, head, sizeof eh);
+    if (!t->exe_path)
+        return cl_error_set(err, CL_E_EXE_MISMATCH, "the core does not say which mapping is the "
+                            "executable, so --exe %s cannot be checked", exe);
+    size_t nw = core_buildid(c, t->exe_path, want);
+    size_t nh = cl_buildid_parse(head, (size_t)n, have, BUILDID_MAX);
+    if (nw && (nw != nh || memcmp(want, have, nw) != 0))
+        return cl_error_set(err, CL_E_EXE_MISMATCH, "--exe %s does not match the core: the core "
+                            "was made from %s, whose build-id differs", exe, t->exe_path);
+    if (eh.e_type == ET_EXEC && c->at_entry && eh.e_entry != c->at_entry)
+        return cl_error_set(err, CL_E_EXE_MISMATCH, "--exe %s does not match the core: entry "
+                            "point 0x%llx, the core's is 0x%llx", exe,
+                            (unsigned long long)eh.e_entry, (unsigned long long)c->at_entry);
+    if (!nw)
+        cl_target_warn(t, "the core holds no build-id for %s; --exe %s is trusted unchecked",
+                       t->exe_path, exe);
+    return 0;
+}
+
+int cl_target_open_core(const char *path, const struct cl_open_options *opt,
+                        struct cl_target **out, struct cl_error *err)
+{
+    *out = NULL;
+    struct cl_target *t = calloc(1, sizeof *t);
+    struct core *c = calloc(1, sizeof *c);
+    if (!t || !c) {
+        free(t);
+        free(c);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    }
+    t->ops = &core_ops;
+    t->kind = CL_TARGET_CORE;
+    t->impl = c;
+    c->fd = -1;
+    int rc = cl_target_init_common(t, opt);
+    if (rc) {
+        cl_target_close(t);
+        return cl_error_set(err, rc, "out of memory");
+    }
+    struct stat st;
+    if ((c->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(c->fd, &st) != 0) {
+        rc = errno == EACCES ? CL_E_PERMISSION : CL_E_IO;
+        cl_error_set(err, rc, "cannot open core %s: %s", path, strerror(errno));
+        cl_target_close(t);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+        cl_target_close(t);
+        return cl_error_set(err, CL_E_NOT_CORE, "%s is %s, not a core file", path,
+                            S_ISREG(st.st_mode) ? "empty" : "not a regular file");
+    }
+    c->size = (size_t)st.st_size;
+    void *map = mmap(NULL, c->size, PROT_READ, MAP_PRIVATE, c->fd, 0);
+    if (map == MAP_FAILED) {
+        cl_target_close(t);
+        return cl_error_set(err, CL_E_IO, "cannot map %s: %s", path, strerror(errno));
+    }
+    c->map = map;
+    if ((rc = read_headers(t, c, path, err)) || (rc = build_maps(t, c)) ||
+        (t->locator.exe && (rc = check_exe(t, c, err)))) {
+        if (rc == CL_E_INTERNAL)
+            cl_error_set(err, rc, "out of memory");
+        cl_target_close(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}

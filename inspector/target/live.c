@@ -1,0 +1,415 @@
+/* Live processes: every thread is stopped with PTRACE_SEIZE + PTRACE_INTERRUPT, so the heap does
+ * not change under the walkers, then read with process_vm_readv (or /proc/PID/mem where that is
+ * refused). Detaching re-delivers any signal caught while stopping, so the process continues
+ * exactly as it would have. A process that another debugger already holds stopped is read as it
+ * is, without ptrace. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "target/target.h"
+
+#define MAX_THREADS 65536
+#define SEIZE_ROUNDS 64   /* threads may be created while we stop others; rescan until stable */
+#define VANISHED (-1)     /* stop_thread: the thread exited meanwhile */
+
+struct live {
+    int pid;
+    int mem_fd;          /* /proc/PID/mem, opened when process_vm_readv is refused */
+    bool vm_readv_ok;
+    bool seized;         /* false when a debugger holds the process and we only read */
+};
+
+/* Detaches on an abnormal exit of culeak itself, so a Ctrl-C never leaves the target stopped. */
+static struct cl_target *attached[16];
+
+static char proc_state(int tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')');   /* comm may contain spaces and parentheses */
+    return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+static int tracer_pid(int pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    int tracer = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+            break;
+    fclose(f);
+    return tracer;
+}
+
+static char *read_text(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    for (ssize_t r; buf; n += (size_t)r) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        r = read(fd, buf + n, cap - n);
+        if (r <= 0)
+            break;
+    }
+    close(fd);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+static bool has_thread(const struct cl_target *t, int tid)
+{
+    for (size_t i = 0; i < t->nthreads; i++)
+        if (t->threads[i].tid == tid)
+            return true;
+    return false;
+}
+
+static int push_thread(struct cl_target *t, int tid, int sig)
+{
+    if (t->nthreads >= MAX_THREADS)
+        return CL_E_UNSUPPORTED;
+    struct cl_thread *v = realloc(t->threads, (t->nthreads + 1) * sizeof *v);
+    if (!v)
+        return CL_E_INTERNAL;
+    t->threads = v;
+    t->threads[t->nthreads++] = (struct cl_thread){tid, sig};
+    return 0;
+}
+
+/* Seizes and interrupts one thread and waits for its stop. Returns 0, VANISHED if the thread
+ * exited meanwhile, or an errno. *sig is a signal the thread was about to receive, to give back on detach. */
+static int stop_thread(int tid, int *sig)
+{
+    *sig = 0;
+    if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0)
+        return errno == ESRCH ? VANISHED : errno;
+    if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0) {
+        int e = errno;
+        ptrace(PTRACE_DETACH, tid, 0, 0);
+        return e == ESRCH ? VANISHED : e;
+    }
+    int status;
+    for (;;) {
+        pid_t r = waitpid(tid, &status, __WALL);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return errno == ECHILD ? VANISHED : errno;
+        break;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status))
+        return VANISHED;
+    /* A PTRACE_EVENT_STOP is our interrupt (or a group-stop); any other stop is a signal that was
+     * being delivered: keep it and re-inject it on detach. */
+    if (WIFSTOPPED(status) && (status >> 16) != PTRACE_EVENT_STOP)
+        *sig = WSTOPSIG(status);
+    return 0;
+}
+
+static int list_tasks(int pid, int **tids, size_t *n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return errno;
+    size_t cap = 16;
+    *n = 0;
+    *tids = malloc(cap * sizeof **tids);
+    for (struct dirent *e; *tids && (e = readdir(d));) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0)
+            continue;
+        if (*n == cap) {
+            int *v = realloc(*tids, (cap *= 2) * sizeof *v);
+            if (!v) {
+                free(*tids);
+                *tids = NULL;
+                break;
+            }
+            *tids = v;
+        }
+        (*tids)[(*n)++] = tid;
+    }
+    closedir(d);
+    return *tids ? 0 : ENOMEM;
+}
+
+static void detach_all(struct cl_target *t)
+{
+    struct live *lv = t->impl;
+    if (!lv || !lv->seized)
+        return;
+    for (size_t i = 0; i < t->nthreads; i++)
+        ptrace(PTRACE_DETACH, t->threads[i].tid, 0, (void *)(long)t->threads[i].pending_signal);
+    lv->seized = false;
+}
+
+static void emergency_detach(int sig)
+{
+    for (size_t i = 0; i < sizeof attached / sizeof *attached; i++)
+        if (attached[i])
+            detach_all(attached[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void register_attached(struct cl_target *t, bool add)
+{
+    static bool handlers;
+    if (!handlers) {
+        int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+            signal(sigs[i], emergency_detach);
+        handlers = true;
+    }
+    for (size_t i = 0; i < sizeof attached / sizeof *attached; i++)
+        if (add ? !attached[i] : attached[i] == t) {
+            attached[i] = add ? t : NULL;
+            return;
+        }
+}
+
+static int permission_error(struct cl_error *err, int pid, const char *what)
+{
+    char buf[8] = "";
+    size_t n;
+    char *scope = read_text("/proc/sys/kernel/yama/ptrace_scope", &n);
+    if (scope) {
+        snprintf(buf, sizeof buf, "%c", scope[0]);
+        free(scope);
+    }
+    return cl_error_set(err, CL_E_PERMISSION,
+                        "permission denied to %s process %d: run culeak as root or as the "
+                        "process's user with CAP_SYS_PTRACE%s%s%s", what, pid,
+                        *buf ? ", or set /proc/sys/kernel/yama/ptrace_scope to 0 (now " : "", buf,
+                        *buf ? ")" : "");
+}
+
+static int seize_all(struct cl_target *t, struct cl_error *err)
+{
+    struct live *lv = t->impl;
+    lv->seized = true;
+    register_attached(t, true);
+    for (int round = 0; round < SEIZE_ROUNDS; round++) {
+        int *tids;
+        size_t n;
+        int e = list_tasks(lv->pid, &tids, &n);
+        if (e)
+            return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished while stopping it",
+                                lv->pid);
+        bool added = false;
+        for (size_t i = 0; i < n; i++) {
+            if (has_thread(t, tids[i]))
+                continue;
+            int sig, rc = stop_thread(tids[i], &sig);
+            if (rc == VANISHED)
+                continue;
+            if (rc) {
+                free(tids);
+                if (rc == EPERM || rc == EACCES)
+                    return permission_error(err, lv->pid, "trace");
+                return cl_error_set(err, CL_E_INTERNAL, "cannot stop thread %d: %s", tids[i],
+                                    strerror(rc));
+            }
+            if ((rc = push_thread(t, tids[i], sig))) {
+                ptrace(PTRACE_DETACH, tids[i], 0, (void *)(long)sig);
+                free(tids);
+                return cl_error_set(err, rc, "too many threads");
+            }
+            added = true;
+        }
+        free(tids);
+        if (!added)
+            return t->nthreads ? 0 : cl_error_set(err, CL_E_NO_PROCESS, "process %d exited",
+                                                  lv->pid);
+    }
+    return cl_error_set(err, CL_E_INTERNAL, "process %d keeps creating threads; cannot stop it",
+                        lv->pid);
+}
+
+/* Another debugger is the tracer: read only if it holds every thread stopped. */
+static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
+{
+    struct live *lv = t->impl;
+    int *tids;
+    size_t n;
+    if (list_tasks(lv->pid, &tids, &n))
+        return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", lv->pid);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char s = proc_state(tids[i]);
+        if (s != 't' && s != 'T')
+            rc = cl_error_set(err, CL_E_PERMISSION, "process %d is traced by process %d but "
+                              "thread %d is running; stop it in that debugger first", lv->pid,
+                              tracer, tids[i]);
+        else
+            rc = push_thread(t, tids[i], 0);
+    }
+    free(tids);
+    return rc;
+}
+
+static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
+{
+    struct live *lv = t->impl;
+    if (lv->vm_readv_ok) {
+        struct iovec local = {page, CL_PAGE_SIZE}, remote = {(void *)(uintptr_t)addr, CL_PAGE_SIZE};
+        ssize_t n = process_vm_readv(lv->pid, &local, 1, &remote, 1, 0);
+        if (n == CL_PAGE_SIZE)
+            return 0;
+        if (n >= 0 || (errno != ENOSYS && errno != EPERM))
+            return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
+                                (unsigned long long)addr, n < 0 ? strerror(errno) : "short read");
+        lv->vm_readv_ok = false;   /* refused (e.g. seccomp, old kernel): use /proc/PID/mem */
+    }
+    if (lv->mem_fd < 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/mem", lv->pid);
+        if ((lv->mem_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            return permission_error(&t->err, lv->pid, "read the memory of");
+    }
+    if (pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr) != CL_PAGE_SIZE)
+        return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
+                            (unsigned long long)addr, strerror(errno));
+    return 0;
+}
+
+static void live_close(struct cl_target *t)
+{
+    struct live *lv = t->impl;
+    if (!lv)
+        return;
+    detach_all(t);
+    register_attached(t, false);
+    if (lv->mem_fd >= 0)
+        close(lv->mem_fd);
+    free(lv);
+}
+
+static const struct cl_target_ops live_ops = {live_read_page, live_close};
+
+static int load_maps(struct cl_target *t, struct cl_error *err)
+{
+    char path[64];
+    size_t len;
+    snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
+    char *text = read_text(path, &len);
+    if (!text)
+        return errno == EACCES ? permission_error(err, t->pid, "inspect")
+                               : cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", t->pid);
+    int rc = cl_mappings_parse_proc_maps(&t->maps, text, len);
+    free(text);
+    if (rc)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    snprintf(path, sizeof path, "/proc/%d/exe", t->pid);
+    char exe[4096];
+    ssize_t n = readlink(path, exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *del = strstr(exe, " (deleted)");
+        if (del && del[10] == '\0')
+            *del = '\0';
+        t->exe_path = strdup(exe);
+    }
+    return 0;
+}
+
+int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_target **out,
+                        struct cl_error *err)
+{
+    *out = NULL;
+    if (pid <= 0)
+        return cl_error_set(err, CL_E_USAGE, "invalid pid %d", pid);
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return cl_error_set(err, CL_E_NO_PROCESS, "no process with pid %d", pid);
+    char state = proc_state(pid);
+    if (!state)
+        return cl_error_set(err, CL_E_NO_PROCESS, "no process with pid %d", pid);
+    if (state == 'Z' || state == 'X')
+        return cl_error_set(err, CL_E_NO_PROCESS, "process %d has exited (zombie); inspect a core "
+                            "instead", pid);
+    if (pid == getpid())
+        return cl_error_set(err, CL_E_USAGE, "culeak cannot inspect itself");
+
+    struct cl_target *t = calloc(1, sizeof *t);
+    struct live *lv = calloc(1, sizeof *lv);
+    if (!t || !lv) {
+        free(t);
+        free(lv);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    }
+    *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = true};
+    t->ops = &live_ops;
+    t->kind = CL_TARGET_LIVE;
+    t->pid = pid;
+    t->impl = lv;
+    int rc = cl_target_init_common(t, opt);
+    if (rc)
+        cl_error_set(err, rc, "out of memory");
+    int tracer = rc ? 0 : tracer_pid(pid);
+    if (!rc && (opt && opt->assume_stopped)) {
+        rc = adopt_stopped(t, tracer ? tracer : pid, err);
+    } else if (!rc && tracer) {
+        rc = adopt_stopped(t, tracer, err);
+        if (!rc)
+            cl_target_warn(t, "process %d is held stopped by debugger process %d; reading it "
+                           "without attaching", pid, tracer);
+    } else if (!rc) {
+        rc = seize_all(t, err);
+    }
+    if (!rc)
+        rc = load_maps(t, err);
+    if (rc) {
+        cl_target_close(t);
+        return rc;
+    }
+    /* One probe read turns a refused process_vm_readv + /proc/PID/mem into an early, clear error. */
+    unsigned char probe[CL_PAGE_SIZE];
+    for (size_t i = 0; i < t->maps.n; i++) {
+        if (!(t->maps.v[i].perms & CL_MAP_R))
+            continue;
+        if (live_read_page(t, t->maps.v[i].start, probe) == CL_E_PERMISSION) {
+            *err = t->err;
+            cl_target_close(t);
+            return CL_E_PERMISSION;
+        }
+        break;
+    }
+    *out = t;
+    return 0;
+}

@@ -1,0 +1,35 @@
+/* The target's address-space map: what /proc/PID/maps says for a live process, what the core's
+ * PT_LOAD headers and NT_FILE note say for a core. Sorted by start, non-overlapping. */
+#ifndef CULEAK_TARGET_MAPPINGS_H
+#define CULEAK_TARGET_MAPPINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { CL_MAP_R = 1, CL_MAP_W = 2, CL_MAP_X = 4 };
+
+struct cl_mapping {
+    uint64_t start, end;   /* [start, end) */
+    uint64_t offset;       /* byte offset in path where start is mapped */
+    unsigned perms;        /* CL_MAP_* (0 when the source does not say, e.g. NT_FILE-only ranges) */
+    char *path;            /* backing file as the target named it; NULL for anonymous memory */
+};
+
+struct cl_mappings {
+    struct cl_mapping *v;
+    size_t n, cap;
+};
+
+/* Appends a copy of m (path duplicated). Returns 0 or -1 on allocation failure. */
+int cl_mappings_add(struct cl_mappings *ms, const struct cl_mapping *m);
+/* Sorts by start; call once after adding. */
+void cl_mappings_sort(struct cl_mappings *ms);
+/* The mapping containing addr, or NULL. Binary search; needs a sorted list. */
+const struct cl_mapping *cl_mappings_find(const struct cl_mappings *ms, uint64_t addr);
+void cl_mappings_free(struct cl_mappings *ms);
+
+/* Parses the text of /proc/PID/maps. Lines that do not parse are skipped; pseudo paths such as
+ * "[heap]" and "[stack]" are kept as paths, "(deleted)" suffixes are stripped. Returns 0 or -1. */
+int cl_mappings_parse_proc_maps(struct cl_mappings *ms, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,138 @@
+#include "target/target.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_CACHE_PAGES 4096u   /* 16 MiB */
+
+static int fill_page(void *source, uint64_t addr, void *page)
+{
+    struct cl_target *t = source;
+    return t->ops->read_page(t, addr, page);
+}
+
+int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt)
+{
+    size_t pages = opt && opt->cache_pages ? opt->cache_pages : DEFAULT_CACHE_PAGES;
+    if (opt)
+        t->locator = opt->locator;
+    return cl_pagecache_init(&t->cache, pages, fill_page, t) == 0 ? 0 : CL_E_INTERNAL;
+}
+
+void cl_target_close(struct cl_target *t)
+{
+    if (!t)
+        return;
+    if (t->ops && t->ops->close)
+        t->ops->close(t);
+    cl_pagecache_free(&t->cache);
+    cl_mappings_free(&t->maps);
+    free(t->threads);
+    free(t->exe_path);
+    free(t->warnings);
+    free(t);
+}
+
+void cl_target_warn(struct cl_target *t, const char *fmt, ...)
+{
+    char line[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t old = t->warnings ? strlen(t->warnings) : 0;
+    char *w = realloc(t->warnings, old + strlen(line) + 2);
+    if (!w)
+        return;
+    sprintf(w + old, "%s\n", line);
+    t->warnings = w;
+}
+
+int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if (addr + len < addr)
+        return cl_error_set(&t->err, CL_E_UNREADABLE, "read of %zu bytes at 0x%llx wraps around",
+                            len, (unsigned long long)addr);
+    /* Fail fast, without a syscall, on addresses no mapping covers: most garbage pointers. */
+    for (uint64_t a = addr; a < addr + len;) {
+        const struct cl_mapping *m = cl_mappings_find(&t->maps, a);
+        if (!m)
+            return cl_error_set(&t->err, CL_E_UNREADABLE, "address 0x%llx is not mapped in the target",
+                                (unsigned long long)a);
+        a = m->end;
+    }
+    /* A fill failure leaves its reason in t->err; a cached failure has only its status. */
+    t->err.code = CL_OK;
+    int rc = cl_pagecache_read(&t->cache, addr, buf, len);
+    if (rc != 0 && (int)t->err.code != rc)
+        cl_error_set(&t->err, rc, "cannot read %zu bytes at 0x%llx (%s)", len,
+                     (unsigned long long)addr, cl_status_name(rc));
+    return rc;
+}
+
+int cl_read_u64(struct cl_target *t, uint64_t addr, uint64_t *out)
+{
+    return cl_read(t, addr, out, sizeof *out);
+}
+
+int cl_read_u32(struct cl_target *t, uint64_t addr, uint32_t *out)
+{
+    return cl_read(t, addr, out, sizeof *out);
+}
+
+int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return CL_E_INTERNAL;
+    for (size_t i = 0; i < cap;) {
+        /* Up to the page end at most, so a string near an unmapped page still reads. */
+        size_t n = CL_PAGE_SIZE - (size_t)((addr + i) % CL_PAGE_SIZE);
+        if (n > cap - i)
+            n = cap - i;
+        int rc = cl_read(t, addr + i, buf + i, n);
+        if (rc)
+            return rc;
+        if (memchr(buf + i, '\0', n))
+            return 0;
+        i += n;
+    }
+    buf[cap - 1] = '\0';
+    return cl_error_set(&t->err, CL_E_UNREADABLE, "no string terminator within %zu bytes at 0x%llx",
+                        cap, (unsigned long long)addr);
+}
+
+static char *existing(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    if (!p)
+        return NULL;
+    snprintf(p, n, "%s%s%s", a, (*a && a[strlen(a) - 1] != '/' && *b != '/') ? "/" : "", b);
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe)
+{
+    if (is_exe && loc->exe)
+        return access(loc->exe, R_OK) == 0 ? strdup(loc->exe) : NULL;
+    if (!target_path || target_path[0] != '/')
+        return NULL;
+    char *p;
+    if (loc->sysroot && (p = existing(loc->sysroot, target_path)))
+        return p;
+    const char *base = strrchr(target_path, '/') + 1;
+    for (size_t i = 0; i < loc->nlib_dirs; i++)
+        if ((p = existing(loc->lib_dirs[i], base)))
+            return p;
+    if (loc->sysroot)   /* a sysroot means "these files, not the host's" */
+        return NULL;
+    return existing("", target_path);
+}

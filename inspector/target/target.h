@@ -1,0 +1,84 @@
+/* The memory-source interface every walker reads through. A target is a stopped live process, a
+ * core file, or (in the gdb plugin) whatever gdb is debugging; walkers see only cl_read() and the
+ * address-space map, never which kind it is. Targets are never written to. */
+#ifndef CULEAK_TARGET_TARGET_H
+#define CULEAK_TARGET_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "target/mappings.h"
+#include "target/pagecache.h"
+#include "util/error.h"
+
+enum cl_target_kind { CL_TARGET_LIVE, CL_TARGET_CORE, CL_TARGET_GDB };
+
+struct cl_thread {
+    int tid;
+    int pending_signal;   /* live: a signal caught while stopping, re-delivered on detach */
+};
+
+struct cl_target;
+
+struct cl_target_ops {
+    /* Reads one whole page at a page-aligned address: 0 or a cl_status, message in t->err. */
+    int (*read_page)(struct cl_target *t, uint64_t addr, void *page);
+    void (*close)(struct cl_target *t);
+};
+
+/* How file-backed memory that a core does not contain is found on this machine. */
+struct cl_file_locator {
+    const char *sysroot;        /* prefix for every absolute path, for cores from elsewhere */
+    const char *const *lib_dirs;/* searched by basename, in order */
+    size_t nlib_dirs;
+    const char *exe;            /* the executable, overriding the path the target recorded */
+};
+
+struct cl_target {
+    const struct cl_target_ops *ops;
+    enum cl_target_kind kind;
+    int pid;
+    char *exe_path;             /* the executable as the target names it */
+    struct cl_thread *threads;
+    size_t nthreads;
+    struct cl_mappings maps;
+    struct cl_file_locator locator;
+    struct cl_pagecache cache;
+    struct cl_error err;        /* the last failure's details */
+    char *warnings;             /* newline-separated notes gathered while opening; NULL if none */
+    void *impl;
+};
+
+struct cl_open_options {
+    struct cl_file_locator locator;
+    bool assume_stopped;        /* live: a debugger already holds the process stopped */
+    size_t cache_pages;         /* 0: default */
+};
+
+/* Opens a live process, stopping all its threads (unless assume_stopped). */
+int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_target **out,
+                        struct cl_error *err);
+/* Opens an ELF core file. */
+int cl_target_open_core(const char *path, const struct cl_open_options *opt,
+                        struct cl_target **out, struct cl_error *err);
+/* Detaches (a live process resumes exactly as it was) and frees everything. */
+void cl_target_close(struct cl_target *t);
+
+/* Reads exactly len bytes or fails with a cl_status (message in t->err). Bounds and mapping
+ * checks are done here, so walkers may pass any address they read from the target. */
+int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len);
+int cl_read_u64(struct cl_target *t, uint64_t addr, uint64_t *out);
+int cl_read_u32(struct cl_target *t, uint64_t addr, uint32_t *out);
+/* Reads a NUL-terminated string of at most cap-1 bytes; fails if no NUL comes within cap. */
+int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
+
+/* Resolves a path the target recorded to a file on this machine, honouring the locator. Returns a
+ * malloc'ed path, or NULL if no candidate exists. is_exe selects the --exe override. */
+char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe);
+
+/* Shared by the implementations. */
+int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt);
+void cl_target_warn(struct cl_target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
