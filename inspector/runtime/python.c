@@ -155,15 +155,32 @@ static uint64_t version_from_name(const struct cl_module *m)
     return 0;
 }
 
+/* Without the files a core was made from there are no symbols, which must not read as "not
+ * Python": say which file is missing instead. */
+static int no_runtime(struct cl_target *t, const struct cl_symbols *syms, struct cl_error *err)
+{
+    const struct cl_module *lib = cl_symbols_module_named(syms, "libpython3");
+    for (size_t i = 0; i < syms->n; i++) {
+        const struct cl_module *m = &syms->mods[i];
+        bool is_exe = t->exe_path && strcmp(m->path, t->exe_path) == 0;
+        if ((m == lib || (is_exe && !lib)) && m->state != CL_MODULE_OK)
+            return cl_error_set(err, m->state == CL_MODULE_MISSING ? CL_E_IO : CL_E_EXE_MISMATCH,
+                                "cannot look for the Python runtime: %s %s (use --sysroot, "
+                                "--lib-path or --exe)", m->path,
+                                m->state == CL_MODULE_MISSING ? "is not on this machine"
+                                                              : "on this machine is another build");
+    }
+    return cl_error_set(err, CL_E_NOT_PYTHON, "%s is not a Python process: no CPython runtime "
+                        "(_PyRuntime) in any loaded module", t->exe_path ? t->exe_path : "the target");
+}
+
 int cl_python_detect(struct cl_target *t, const struct cl_symbols *syms,
                      struct cl_python_info *info, struct cl_error *err)
 {
     memset(info, 0, sizeof *info);
     const struct cl_module *m = find_runtime(t, syms, info);
     if (!m)
-        return cl_error_set(err, CL_E_NOT_PYTHON, "%s is not a Python process: no CPython runtime "
-                            "(_PyRuntime) in any loaded module",
-                            t->exe_path ? t->exe_path : "the target");
+        return no_runtime(t, syms, err);
     info->module = m;
     info->has_dwarf = cl_module_has_dwarf(m);
     info->has_symtab = cl_module_has_symtab(m);

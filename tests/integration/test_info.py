@@ -1,0 +1,58 @@
+"""`culeak info` on real interpreters, live and from both kinds of core, checked against what each
+scenario process reported about itself."""
+import harness
+from harness import check, check_eq
+
+
+def check_report(info, truth, kind):
+    check_eq(info["target"]["kind"], kind, "target.kind")
+    check_eq(info["target"]["pid"], truth["pid"], "target.pid")
+    check_eq(info["target"]["executable"], truth["executable"], "target.executable")
+    check_eq(sorted(info["target"]["threads"]), truth["threads"], "target.threads")
+    check_eq(info["python"]["version"], truth["version"], "python.version")
+    check_eq(info["torch"]["version"], truth["torch"], "torch.version")
+    check_eq(info["torch"]["cuda"], truth["torch_cuda"], "torch.cuda")
+
+
+def check_untouched(p):
+    """After culeak detached, the process runs on, untraced."""
+    st = p.status()
+    check_eq(st["TracerPid"], "0", "TracerPid after culeak")
+    check(st["State"][0] in "SR", "process state after culeak: %s" % st["State"])
+    check(p.proc.poll() is None, "process died")
+
+
+def live(python, args):
+    def test():
+        with harness.Process(python, "idle.py", *args) as p:
+            info = harness.culeak_json("info", "--pid", p.pid)
+            check_report(info, p.truth, "live")
+            check_untouched(p)
+            text = harness.culeak("info", "--pid", p.pid).stdout
+            check("python      %s" % p.truth["version"] in text, "text output: %s" % text)
+    return test
+
+
+def gcore(python, args):
+    def test():
+        with harness.tempdir() as d, harness.Process(python, "idle.py", *args) as p:
+            core = harness.gcore(p.pid, d)
+            check_report(harness.culeak_json("info", "--core", core), p.truth, "core")
+    return test
+
+
+def kernel(python, args):
+    def test():
+        with harness.tempdir() as d:
+            truth, core = harness.kernel_core(python, "idle.py", args, d)
+            check_report(harness.culeak_json("info", "--core", core), truth, "core")
+    return test
+
+
+def tests():
+    targets = [(name, py, []) for name, py in harness.interpreters()]
+    targets.append(("torch-2.13", harness.TORCH_VENV, ["--torch"]))
+    for name, python, args in targets:
+        yield "%s:live" % name, live(python, args)
+        yield "%s:gcore" % name, gcore(python, args)
+        yield "%s:kernel-core" % name, kernel(python, args)
