@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/layout_check.h"
 #include "engine/session.h"
 #include "report/info.h"
 #include "report/json.h"
@@ -27,7 +28,8 @@ static const char usage_text[] =
     "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n"
     "\n"
     "commands:\n"
-    "  info        the target, its Python runtime and its PyTorch build\n"
+    "  info          the target, its Python runtime and its PyTorch build\n"
+    "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "\n"
     "target:\n"
     "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
@@ -119,6 +121,42 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *e
     return 0;
 }
 
+static int cmd_info(const struct cli *cli, struct cl_session *s)
+{
+    if (cli->json)
+        cl_report_info_json(stdout, s);
+    else
+        cl_report_info_text(stdout, s);
+    return 0;
+}
+
+static int cmd_check_layout(const struct cli *cli, struct cl_session *s)
+{
+    struct cl_error err = {0};
+    const struct cl_python_info *py = &s->python;
+    const struct py_layout *l = py_layout_for(py->version_hex >> 24, (py->version_hex >> 16) & 0xff);
+    if (!l) {
+        cl_error_set(&err, CL_E_UNSUPPORTED, "culeak has no layout table for Python %s", py->version);
+        return fail(cli, &err);
+    }
+    struct py_layout_check r;
+    if (!py_layout_check_dwarf(l, py->module, stdout, !cli->json, &r)) {
+        cl_error_set(&err, CL_E_UNSUPPORTED, "%s has no DWARF to check against", py->module->path);
+        return fail(cli, &err);
+    }
+    printf("layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing\n", l->name,
+           py->module->path, r.checked, r.mismatched, r.missing);
+    return r.mismatched || r.missing ? CL_E_UNSUPPORTED : 0;
+}
+
+static const struct command {
+    const char *name;
+    int (*run)(const struct cli *cli, struct cl_session *s);
+} commands[] = {
+    {"info", cmd_info},
+    {"check-layout", cmd_check_layout},
+};
+
 int main(int argc, char **argv)
 {
     struct cli cli = {0};
@@ -128,17 +166,18 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &cli, &err);
     if (rc)
         return fail(&cli, &err);
-    if (strcmp(cli.command, "info") != 0) {
+    const struct command *cmd = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands && !cmd; i++)
+        if (strcmp(cli.command, commands[i].name) == 0)
+            cmd = &commands[i];
+    if (!cmd) {
         cl_error_set(&err, CL_E_USAGE, "unknown command '%s' (see --help)", cli.command);
         return fail(&cli, &err);
     }
     struct cl_session *s;
     if ((rc = cl_session_open(&cli.session, &s, &err)))
         return fail(&cli, &err);
-    if (cli.json)
-        cl_report_info_json(stdout, s);
-    else
-        cl_report_info_text(stdout, s);
+    rc = cmd->run(&cli, s);
     cl_session_close(s);
-    return 0;
+    return rc;
 }

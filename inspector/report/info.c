@@ -22,6 +22,8 @@ void cl_report_info_text(FILE *out, const struct cl_session *s)
     fprintf(out, "target      %s, pid %d\n",
             t->kind == CL_TARGET_LIVE ? "live process" : t->kind == CL_TARGET_CORE ? "core file" : "gdb inferior",
             t->pid);
+    if (t->kind == CL_TARGET_CORE)
+        fprintf(out, "signal      %s\n", t->signal ? strsignal(t->signal) : "none (made by gcore?)");
     fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
     fprintf(out, "threads     %zu:", t->nthreads);
     for (size_t i = 0; i < t->nthreads && i < 16; i++)
@@ -71,6 +73,10 @@ void cl_report_info_json(FILE *out, const struct cl_session *s)
     cl_json_int(&j, t->pid);
     cl_json_key(&j, "executable");
     cl_json_string(&j, t->exe_path);
+    if (t->kind == CL_TARGET_CORE) {
+        cl_json_key(&j, "signal");
+        cl_json_int(&j, t->signal);
+    }
     cl_json_key(&j, "threads");
     cl_json_begin_array(&j);
     for (size_t i = 0; i < t->nthreads; i++)

@@ -218,8 +218,11 @@ static int on_note(const struct cl_note *n, void *arg)
     switch (n->type) {
     case NT_PRSTATUS: {
         struct cl_prstatus ps;
-        if (cl_prstatus_parse(n->desc, n->descsz, &ps) == 0)
-            return add_thread(st->t, ps.pid);
+        if (cl_prstatus_parse(n->desc, n->descsz, &ps) != 0)
+            break;
+        if (st->t->nthreads == 0)   /* the first thread is the one that took the signal */
+            st->t->signal = ps.cursig;
+        return add_thread(st->t, ps.pid);
         break;
     }
     case NT_PRPSINFO: {

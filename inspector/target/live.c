@@ -373,7 +373,10 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
         free(lv);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     }
-    *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = true};
+    /* CULEAK_NO_PROCESS_VM_READV=1 forces the /proc/PID/mem path (for systems that refuse
+     * process_vm_readv only sometimes, and for testing that path). */
+    const char *no_vm = getenv("CULEAK_NO_PROCESS_VM_READV");
+    *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = !(no_vm && *no_vm == '1')};
     t->ops = &live_ops;
     t->kind = CL_TARGET_LIVE;
     t->pid = pid;

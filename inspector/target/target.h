@@ -40,6 +40,7 @@ struct cl_target {
     enum cl_target_kind kind;
     int pid;
     char *exe_path;             /* the executable as the target names it */
+    int signal;                 /* core: the signal that made the dump (0 for gcore) */
     struct cl_thread *threads;
     size_t nthreads;
     struct cl_mappings maps;

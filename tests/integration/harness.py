@@ -91,11 +91,12 @@ class Process:
         self.kill()
 
 
-def culeak(*args, expect_rc=0, user=None):
+def culeak(*args, expect_rc=0, user=None, env=None):
     cmd = [CULEAK] + [str(a) for a in args]
     if user is not None:
         cmd = ["setpriv", "--reuid=%s" % user, "--regid=%s" % user, "--clear-groups"] + cmd
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, **env) if env else None)
     if expect_rc is not None and r.returncode != expect_rc:
         raise Failure("culeak %s exited %d (want %d): %s" % (
             " ".join(map(str, args)), r.returncode, expect_rc, (r.stderr or r.stdout)[-2000:]))

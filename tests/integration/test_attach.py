@@ -39,6 +39,14 @@ def debugger_holds_it():
         check_eq(p.status()["TracerPid"], "0", "TracerPid after gdb left")
 
 
+def proc_mem_fallback():
+    """Where process_vm_readv is refused, /proc/PID/mem serves the same reads."""
+    with harness.Process(SYSTEM_PY, "idle.py") as p:
+        info = harness.culeak_json("info", "--pid", p.pid, env={"CULEAK_NO_PROCESS_VM_READV": "1"})
+        check_eq(info["python"]["version"], p.truth["version"], "python.version")
+        check_eq(info["python"]["build"].split()[0], p.truth["version"], "banner read from .bss")
+
+
 def tests():
-    for fn in (stopped_stays_stopped, debugger_holds_it):
+    for fn in (stopped_stays_stopped, debugger_holds_it, proc_mem_fallback):
         yield fn.__name__, fn

@@ -37,7 +37,9 @@ def gcore(python, args):
     def test():
         with harness.tempdir() as d, harness.Process(python, "idle.py", *args) as p:
             core = harness.gcore(p.pid, d)
-            check_report(harness.culeak_json("info", "--core", core), p.truth, "core")
+            info = harness.culeak_json("info", "--core", core)
+            check_report(info, p.truth, "core")
+            check_eq(info["target"]["signal"], 0, "target.signal of a gcore")
     return test
 
 
@@ -45,7 +47,38 @@ def kernel(python, args):
     def test():
         with harness.tempdir() as d:
             truth, core = harness.kernel_core(python, "idle.py", args, d)
-            check_report(harness.culeak_json("info", "--core", core), truth, "core")
+            info = harness.culeak_json("info", "--core", core)
+            check_report(info, truth, "core")
+            check_eq(info["target"]["signal"], 6, "target.signal (SIGABRT)")
+    return test
+
+
+def stripped_libpython(python):
+    """The same pyenv interpreter with a stripped copy of its libpython (no .symtab, no DWARF): the
+    runtime is found through .dynsym and sections alone, and reported as without debug info."""
+    def test():
+        import glob
+        import os
+        import shutil
+        import subprocess
+        with harness.tempdir() as d:
+            lib = glob.glob(os.path.join(os.path.dirname(os.path.dirname(python)), "lib",
+                                         "libpython3.*.so.1.0"))[0]
+            copy = os.path.join(d, os.path.basename(lib))
+            shutil.copy(lib, copy)
+            subprocess.run(["strip", "--strip-all", copy], check=True)
+            env = dict(os.environ, LD_LIBRARY_PATH=d)
+            with harness.Process(python, "idle.py", env=env) as p:
+                info = harness.culeak_json("info", "--pid", p.pid)
+                check_report(info, p.truth, "live")
+                check_eq(info["python"]["module"], copy, "python.module")
+                check_eq(info["python"]["debug_info"], False, "python.debug_info")
+                check_eq(info["python"]["symtab"], False, "python.symtab")
+                core = harness.gcore(p.pid, d)
+                check_report(harness.culeak_json("info", "--core", core), p.truth, "core")
+            with harness.Process(python, "idle.py") as p:
+                info = harness.culeak_json("info", "--pid", p.pid)
+                check_eq(info["python"]["debug_info"], True, "python.debug_info (unstripped)")
     return test
 
 
@@ -56,3 +89,5 @@ def tests():
         yield "%s:live" % name, live(python, args)
         yield "%s:gcore" % name, gcore(python, args)
         yield "%s:kernel-core" % name, kernel(python, args)
+        if name.startswith("pyenv-"):
+            yield "%s:stripped-libpython" % name, stripped_libpython(python)

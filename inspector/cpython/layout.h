@@ -1,0 +1,103 @@
+/* Where CPython keeps what culeak reads, per minor version. The tables (layouts.c) are data; the
+ * walkers never test a version number, they read the table. Offsets are bytes, x86-64, default
+ * (GIL) builds. A field a version lacks is NONE. */
+#ifndef CULEAK_CPYTHON_LAYOUT_H
+#define CULEAK_CPYTHON_LAYOUT_H
+
+#include <stdint.h>
+
+#define PY_NONE UINT16_MAX
+
+/* How a thread's frames are chained. */
+enum py_frame_model {
+    PY_FRAMES_OBJECTS,        /* 3.9/3.10: tstate->frame, PyFrameObject.f_back */
+    PY_FRAMES_CFRAME,         /* 3.11/3.12: tstate->cframe->current_frame, iframe->previous */
+    PY_FRAMES_CURRENT,        /* 3.13: tstate->current_frame, iframe->previous */
+};
+
+/* How instance attributes of classes without an explicit tp_dictoffset are stored. */
+enum py_dict_model {
+    PY_DICT_OFFSET,           /* 3.9/3.10: tp_dictoffset only */
+    PY_DICT_MANAGED_311,      /* dict at obj-24, else values at obj-32 */
+    PY_DICT_MANAGED_312,      /* obj-24 holds a dict, or values-1 tagged with bit 0 */
+    PY_DICT_MANAGED_313,      /* dict at obj-24, else inline values at obj+basicsize */
+};
+
+enum py_dictkeys_model {
+    PY_KEYS_310,              /* dk_size (ssize), 40-byte header, 24-byte entries */
+    PY_KEYS_311,              /* dk_log2_size, dk_kind, 32-byte header, 16-byte unicode entries */
+};
+
+struct py_layout {
+    const char *name;                 /* "3.11" */
+    unsigned minor;
+    enum py_frame_model frames;
+    enum py_dict_model dicts;
+    enum py_dictkeys_model keys;
+
+    /* _PyRuntimeState */
+    uint16_t rt_interpreters_head, rt_main_thread;
+    /* PyInterpreterState */
+    uint16_t is_next, is_threads_head, is_gc, is_modules, is_sysdict, is_builtins;
+    /* PyThreadState */
+    uint16_t ts_next, ts_interp, ts_frame, ts_cframe, ts_current_frame, ts_thread_id,
+        ts_native_thread_id, ts_dict, ts_curexc_type, ts_curexc_value, ts_curexc_traceback,
+        ts_current_exception, ts_exc_info, ts_context;
+    /* _PyErr_StackItem (what exc_info points to) */
+    uint16_t ei_exc_type, ei_exc_value, ei_exc_traceback;
+    /* _PyCFrame */
+    uint16_t cf_current_frame;
+    /* _PyInterpreterFrame (3.11+) */
+    uint16_t if_code, if_previous, if_funcobj, if_globals, if_locals, if_frame_obj, if_stacktop,
+        if_owner, if_localsplus;
+    uint8_t owner_cstack;             /* FRAME_OWNED_BY_CSTACK, or 0xff */
+    /* PyFrameObject */
+    uint16_t f_back, f_frame, f_code, f_globals, f_locals, f_trace, f_localsplus, f_lasti,
+        f_stacktop, f_lineno;
+    /* PyCodeObject */
+    uint16_t co_nlocals, co_nlocalsplus, co_firstlineno, co_consts, co_names, co_varnames,
+        co_freevars, co_cellvars, co_localsplusnames, co_localspluskinds, co_filename, co_name,
+        co_qualname;
+    /* _gc_runtime_state (relative to interp + is_gc) */
+    uint16_t gc_generations, gc_permanent, gc_collecting, gc_garbage;
+    /* PyTypeObject / PyHeapTypeObject */
+    uint16_t tp_name, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
+        tp_dictoffset, tp_bases, tp_mro, ht_cached_keys, ht_qualname;
+    /* containers */
+    uint16_t tuple_items;
+    uint16_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
+    uint16_t dv_values;               /* PyDictValues.values */
+    /* functions, generators, exceptions */
+    uint16_t fn_globals, fn_code, fn_defaults, fn_kwdefaults, fn_closure, fn_dict, fn_module,
+        fn_qualname;
+    uint16_t gen_frame, gen_frame_state, gen_iframe;
+    int8_t gen_completed;             /* frame states >= this have no live locals */
+    uint16_t exc_traceback, exc_context, exc_cause;
+    uint16_t lru_cache, lru_func, lru_dict;
+    /* str */
+    uint16_t ascii_data, compact_data, unicode_legacy_data;
+    /* int: 3.12+ uses lv_tag, earlier a signed digit count */
+    uint8_t long_tagged;
+    /* Pre-header: bytes in front of a GC object for a managed dict (3.11+). */
+    int8_t managed_dict_offset;       /* -24 where managed dicts exist, else 0 */
+    int8_t managed_values_offset;     /* 3.11: -32 */
+};
+
+/* The table for a minor version, or NULL when culeak has none. */
+const struct py_layout *py_layout_for(unsigned major, unsigned minor);
+
+/* Flags (tp_flags). */
+#define PY_TPFLAGS_INLINE_VALUES (1ul << 2)
+#define PY_TPFLAGS_MANAGED_DICT (1ul << 4)
+#define PY_TPFLAGS_HEAPTYPE (1ul << 9)
+#define PY_TPFLAGS_HAVE_GC (1ul << 14)
+#define PY_TPFLAGS_LONG_SUBCLASS (1ul << 24)
+#define PY_TPFLAGS_LIST_SUBCLASS (1ul << 25)
+#define PY_TPFLAGS_TUPLE_SUBCLASS (1ul << 26)
+#define PY_TPFLAGS_BYTES_SUBCLASS (1ul << 27)
+#define PY_TPFLAGS_UNICODE_SUBCLASS (1ul << 28)
+#define PY_TPFLAGS_DICT_SUBCLASS (1ul << 29)
+#define PY_TPFLAGS_BASE_EXC_SUBCLASS (1ul << 30)
+#define PY_TPFLAGS_TYPE_SUBCLASS (1ul << 31)
+
+#endif

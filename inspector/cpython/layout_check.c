@@ -1,0 +1,165 @@
+#include "cpython/layout_check.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "symbols/dwarf.h"
+
+/* One table field and where DWARF has it: "type" and member path(s), alternatives separated by
+ * '|' for fields renamed across versions. A NULL member means sizeof(type). */
+struct field {
+    size_t at;
+    const char *type, *member;
+};
+
+#define F(field, type, member) {offsetof(struct py_layout, field), type, member}
+
+static const struct field fields[] = {
+    F(rt_interpreters_head, "_PyRuntimeState", "interpreters.head"),
+    F(rt_main_thread, "_PyRuntimeState", "main_thread"),
+    F(is_next, "PyInterpreterState", "next"),
+    F(is_threads_head, "PyInterpreterState", "tstate_head|threads.head"),
+    F(is_gc, "PyInterpreterState", "gc"),
+    F(is_modules, "PyInterpreterState", "modules|imports.modules"),
+    F(is_sysdict, "PyInterpreterState", "sysdict"),
+    F(is_builtins, "PyInterpreterState", "builtins"),
+    F(ts_next, "PyThreadState", "next"),
+    F(ts_interp, "PyThreadState", "interp"),
+    F(ts_frame, "PyThreadState", "frame"),
+    F(ts_cframe, "PyThreadState", "cframe"),
+    F(ts_current_frame, "PyThreadState", "current_frame"),
+    F(ts_thread_id, "PyThreadState", "thread_id"),
+    F(ts_native_thread_id, "PyThreadState", "native_thread_id"),
+    F(ts_dict, "PyThreadState", "dict"),
+    F(ts_curexc_type, "PyThreadState", "curexc_type"),
+    F(ts_curexc_value, "PyThreadState", "curexc_value"),
+    F(ts_curexc_traceback, "PyThreadState", "curexc_traceback"),
+    F(ts_current_exception, "PyThreadState", "current_exception"),
+    F(ts_exc_info, "PyThreadState", "exc_info"),
+    F(ts_context, "PyThreadState", "context"),
+    F(ei_exc_type, "_PyErr_StackItem", "exc_type"),
+    F(ei_exc_value, "_PyErr_StackItem", "exc_value"),
+    F(ei_exc_traceback, "_PyErr_StackItem", "exc_traceback"),
+    F(cf_current_frame, "_PyCFrame", "current_frame"),
+    F(if_code, "_PyInterpreterFrame", "f_code|f_executable"),
+    F(if_previous, "_PyInterpreterFrame", "previous"),
+    F(if_funcobj, "_PyInterpreterFrame", "f_func|f_funcobj"),
+    F(if_globals, "_PyInterpreterFrame", "f_globals"),
+    F(if_locals, "_PyInterpreterFrame", "f_locals"),
+    F(if_frame_obj, "_PyInterpreterFrame", "frame_obj"),
+    F(if_stacktop, "_PyInterpreterFrame", "stacktop"),
+    F(if_owner, "_PyInterpreterFrame", "owner"),
+    F(if_localsplus, "_PyInterpreterFrame", "localsplus"),
+    F(f_back, "PyFrameObject", "f_back"),
+    F(f_frame, "PyFrameObject", "f_frame"),
+    F(f_code, "PyFrameObject", "f_code"),
+    F(f_globals, "PyFrameObject", "f_globals"),
+    F(f_locals, "PyFrameObject", "f_locals"),
+    F(f_trace, "PyFrameObject", "f_trace"),
+    F(f_localsplus, "PyFrameObject", "f_localsplus|_f_frame_data"),
+    F(f_lasti, "PyFrameObject", "f_lasti"),
+    F(f_stacktop, "PyFrameObject", "f_stacktop"),
+    F(f_lineno, "PyFrameObject", "f_lineno"),
+    F(co_nlocals, "PyCodeObject", "co_nlocals"),
+    F(co_nlocalsplus, "PyCodeObject", "co_nlocalsplus"),
+    F(co_firstlineno, "PyCodeObject", "co_firstlineno"),
+    F(co_consts, "PyCodeObject", "co_consts"),
+    F(co_names, "PyCodeObject", "co_names"),
+    F(co_varnames, "PyCodeObject", "co_varnames"),
+    F(co_freevars, "PyCodeObject", "co_freevars"),
+    F(co_cellvars, "PyCodeObject", "co_cellvars"),
+    F(co_localsplusnames, "PyCodeObject", "co_localsplusnames"),
+    F(co_localspluskinds, "PyCodeObject", "co_localspluskinds"),
+    F(co_filename, "PyCodeObject", "co_filename"),
+    F(co_name, "PyCodeObject", "co_name"),
+    F(co_qualname, "PyCodeObject", "co_qualname"),
+    F(gc_generations, "_gc_runtime_state", "generations"),
+    F(gc_permanent, "_gc_runtime_state", "permanent_generation"),
+    F(gc_collecting, "_gc_runtime_state", "collecting"),
+    F(gc_garbage, "_gc_runtime_state", "garbage"),
+    F(tp_name, "PyTypeObject", "tp_name"),
+    F(tp_basicsize, "PyTypeObject", "tp_basicsize"),
+    F(tp_itemsize, "PyTypeObject", "tp_itemsize"),
+    F(tp_flags, "PyTypeObject", "tp_flags"),
+    F(tp_members, "PyTypeObject", "tp_members"),
+    F(tp_base, "PyTypeObject", "tp_base"),
+    F(tp_dict, "PyTypeObject", "tp_dict"),
+    F(tp_dictoffset, "PyTypeObject", "tp_dictoffset"),
+    F(tp_bases, "PyTypeObject", "tp_bases"),
+    F(tp_mro, "PyTypeObject", "tp_mro"),
+    F(ht_cached_keys, "PyHeapTypeObject", "ht_cached_keys"),
+    F(ht_qualname, "PyHeapTypeObject", "ht_qualname"),
+    F(tuple_items, "PyTupleObject", "ob_item"),
+    F(dk_size, "PyDictKeysObject", "dk_size"),
+    F(dk_log2_size, "PyDictKeysObject", "dk_log2_size"),
+    F(dk_log2_index_bytes, "PyDictKeysObject", "dk_log2_index_bytes"),
+    F(dk_kind, "PyDictKeysObject", "dk_kind"),
+    F(dk_nentries, "PyDictKeysObject", "dk_nentries"),
+    F(dk_indices, "PyDictKeysObject", "dk_indices"),
+    F(dv_values, "PyDictValues", "values"),
+    F(fn_globals, "PyFunctionObject", "func_globals"),
+    F(fn_code, "PyFunctionObject", "func_code"),
+    F(fn_defaults, "PyFunctionObject", "func_defaults"),
+    F(fn_kwdefaults, "PyFunctionObject", "func_kwdefaults"),
+    F(fn_closure, "PyFunctionObject", "func_closure"),
+    F(fn_dict, "PyFunctionObject", "func_dict"),
+    F(fn_module, "PyFunctionObject", "func_module"),
+    F(fn_qualname, "PyFunctionObject", "func_qualname"),
+    F(gen_frame, "PyGenObject", "gi_frame"),
+    F(gen_frame_state, "PyGenObject", "gi_frame_state"),
+    F(gen_iframe, "PyGenObject", "gi_iframe"),
+    F(exc_traceback, "PyBaseExceptionObject", "traceback"),
+    F(exc_context, "PyBaseExceptionObject", "context"),
+    F(exc_cause, "PyBaseExceptionObject", "cause"),
+    F(lru_cache, "lru_cache_object", "cache"),
+    F(lru_func, "lru_cache_object", "func"),
+    F(lru_dict, "lru_cache_object", "dict"),
+    F(ascii_data, "PyASCIIObject", NULL),
+    F(compact_data, "PyCompactUnicodeObject", NULL),
+    F(unicode_legacy_data, "PyUnicodeObject", "data"),
+};
+
+static bool dwarf_value(const struct cl_module *m, const struct field *f, uint64_t *v)
+{
+    if (!f->member)
+        return cl_dwarf_type_size(m, f->type, v);
+    char alts[128];
+    snprintf(alts, sizeof alts, "%s", f->member);
+    char *save;
+    for (char *alt = strtok_r(alts, "|", &save); alt; alt = strtok_r(NULL, "|", &save))
+        if (cl_dwarf_member_offset(m, f->type, alt, v))
+            return true;
+    return false;
+}
+
+bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *runtime, FILE *out,
+                           bool verbose, struct py_layout_check *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!cl_module_has_dwarf(runtime))
+        return false;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        const struct field *f = &fields[i];
+        uint16_t want;
+        memcpy(&want, (const char *)l + f->at, sizeof want);
+        uint64_t have;
+        bool found = dwarf_value(runtime, f, &have);
+        const char *what = f->member ? f->member : "sizeof";
+        if (!found && want == PY_NONE) {
+            continue;   /* absent in this version, and the table agrees */
+        } else if (!found) {
+            r->missing++;
+            fprintf(out, "missing   %s.%s: table says %u, DWARF has no such field\n", f->type, what,
+                    want);
+        } else if (want == PY_NONE || have != want) {
+            r->mismatched++;
+            fprintf(out, "MISMATCH  %s.%s: table %s%u, DWARF %llu\n", f->type, what,
+                    want == PY_NONE ? "none " : "", want == PY_NONE ? 0 : want,
+                    (unsigned long long)have);
+        } else if (verbose) {
+            fprintf(out, "ok        %s.%s = %llu\n", f->type, what, (unsigned long long)have);
+        }
+        r->checked++;
+    }
+    return true;
+}

@@ -1,0 +1,176 @@
+/* Per-version CPython layouts (x86-64, default build). Transcribed from DWARF of the pyenv builds
+ * 3.9.18, 3.10.13, 3.11.7, 3.12.1 and 3.13.0 (../shared/notes/cpython-heap.md) and re-checked
+ * against DWARF by `py_layout_check_dwarf` in the tests. Data only. */
+#include <stddef.h>
+
+#include "cpython/layout.h"
+
+#define N PY_NONE
+
+/* Fields that are the same in every supported version. */
+#define COMMON_TYPE                                                                               \
+    .tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
+    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344,         \
+    .tuple_items = 24, .gc_generations = 24, .gc_permanent = 104, .gc_collecting = 200,           \
+    .gc_garbage = 208, .ts_next = 8, .ts_interp = 16, .lru_cache = 72, .lru_func = 88,            \
+    .gen_completed = 1
+
+static const struct py_layout py39 = {
+    .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
+    .keys = PY_KEYS_310, COMMON_TYPE,
+    .rt_interpreters_head = 32, .rt_main_thread = 72,
+    .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
+    .is_builtins = 880,
+    .ts_frame = 24, .ts_cframe = N, .ts_current_frame = N, .ts_thread_id = 176,
+    .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
+    .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
+    .ei_exc_type = 0, .ei_exc_value = 8, .ei_exc_traceback = 16,
+    .cf_current_frame = N,
+    .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
+    .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N, .owner_cstack = 0xff,
+    .f_back = 24, .f_frame = N, .f_code = 32, .f_globals = 48, .f_locals = 56, .f_trace = 80,
+    .f_localsplus = 360, .f_lasti = 104, .f_stacktop = 72, .f_lineno = 108,
+    .co_nlocals = 28, .co_nlocalsplus = N, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
+    .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
+    .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
+    .ht_cached_keys = 864, .ht_qualname = 856,
+    .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
+    .dk_indices = 40, .dv_values = N,
+    .fn_globals = 24, .fn_code = 16, .fn_defaults = 32, .fn_kwdefaults = 40, .fn_closure = 48,
+    .fn_dict = 72, .fn_module = 88, .fn_qualname = 104,
+    .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
+    .lru_dict = 120,
+    .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
+    .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
+    .managed_dict_offset = 0, .managed_values_offset = 0,
+};
+
+static const struct py_layout py310 = {
+    .name = "3.10", .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
+    .keys = PY_KEYS_310, COMMON_TYPE,
+    .rt_interpreters_head = 32, .rt_main_thread = 72,
+    .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
+    .is_builtins = 880,
+    .ts_frame = 24, .ts_cframe = 48, .ts_current_frame = N, .ts_thread_id = 176,
+    .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
+    .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
+    .ei_exc_type = 0, .ei_exc_value = 8, .ei_exc_traceback = 16,
+    .cf_current_frame = N,
+    .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
+    .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N, .owner_cstack = 0xff,
+    .f_back = 24, .f_frame = N, .f_code = 32, .f_globals = 48, .f_locals = 56, .f_trace = 72,
+    .f_localsplus = 352, .f_lasti = 96, .f_stacktop = N, .f_lineno = 100,
+    .co_nlocals = 28, .co_nlocalsplus = N, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
+    .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
+    .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
+    .ht_cached_keys = 872, .ht_qualname = 864,
+    .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
+    .dk_indices = 40, .dv_values = N,
+    .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
+    .lru_dict = 136,
+    .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
+    .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
+    .managed_dict_offset = 0, .managed_values_offset = 0,
+};
+
+static const struct py_layout py311 = {
+    .name = "3.11", .minor = 11, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_311,
+    .keys = PY_KEYS_311, COMMON_TYPE,
+    .rt_interpreters_head = 40, .rt_main_thread = 80,
+    .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
+    .is_builtins = 912,
+    .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 152,
+    .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = 96, .ts_curexc_value = 104,
+    .ts_curexc_traceback = 112, .ts_current_exception = N, .ts_exc_info = 120, .ts_context = 224,
+    .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
+    .cf_current_frame = 8,
+    .if_code = 32, .if_previous = 48, .if_funcobj = 0, .if_globals = 8, .if_locals = 24,
+    .if_frame_obj = 40, .if_stacktop = 64, .if_owner = 69, .if_localsplus = 72,
+    .owner_cstack = 0xff,
+    .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
+    .f_localsplus = 48, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
+    .co_nlocals = 80, .co_nlocalsplus = 76, .co_firstlineno = 72, .co_consts = 24, .co_names = 32,
+    .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
+    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
+    .ht_cached_keys = 872, .ht_qualname = 864,
+    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+    .dk_indices = 32, .dv_values = 0,
+    .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .gen_frame = N, .gen_frame_state = 75, .gen_iframe = 80,
+    .lru_dict = 136,
+    .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
+    .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
+    .managed_dict_offset = -24, .managed_values_offset = -32,
+};
+
+static const struct py_layout py312 = {
+    .name = "3.12", .minor = 12, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_312,
+    .keys = PY_KEYS_311, COMMON_TYPE,
+    .rt_interpreters_head = 40, .rt_main_thread = 64,
+    .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
+    .is_builtins = 360,
+    .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 136,
+    .ts_native_thread_id = 144, .ts_dict = 112, .ts_curexc_type = N, .ts_curexc_value = N,
+    .ts_curexc_traceback = N, .ts_current_exception = 96, .ts_exc_info = 104, .ts_context = 208,
+    .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
+    .cf_current_frame = 0,
+    .if_code = 0, .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40,
+    .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72, .owner_cstack = 3,
+    .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
+    .f_localsplus = 48, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
+    .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
+    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
+    .ht_cached_keys = 880, .ht_qualname = 872,
+    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+    .dk_indices = 32, .dv_values = 0,
+    .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72,
+    .lru_dict = 136,
+    .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
+    .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
+    .managed_dict_offset = -24, .managed_values_offset = 0,
+};
+
+static const struct py_layout py313 = {
+    .name = "3.13", .minor = 13, .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313,
+    .keys = PY_KEYS_311, COMMON_TYPE,
+    .rt_interpreters_head = 632, .rt_main_thread = 656,
+    .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400, .is_modules = 7656,
+    .is_sysdict = 7640, .is_builtins = 7648,
+    .ts_frame = N, .ts_cframe = N, .ts_current_frame = 72, .ts_thread_id = 152,
+    .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = N, .ts_curexc_value = N,
+    .ts_curexc_traceback = N, .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208,
+    .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
+    .cf_current_frame = N,
+    .if_code = 0, .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40,
+    .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72, .owner_cstack = 3,
+    .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
+    .f_localsplus = 64, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
+    .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
+    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
+    .ht_cached_keys = 880, .ht_qualname = 872,
+    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+    .dk_indices = 32, .dv_values = 8,
+    .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72,
+    .lru_dict = 136,
+    .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
+    .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
+    .managed_dict_offset = -24, .managed_values_offset = 0,
+};
+
+const struct py_layout *py_layout_for(unsigned major, unsigned minor)
+{
+    static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313};
+    for (size_t i = 0; major == 3 && i < sizeof all / sizeof *all; i++)
+        if (all[i]->minor == minor)
+            return all[i];
+    return NULL;
+}

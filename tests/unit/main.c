@@ -1,0 +1,34 @@
+/* The unit-test runner: every tests/unit/**_test.c registers one suite here. Exits 1 when any
+ * test or assertion failed. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <CUnit/Basic.h>
+
+#include "suites.h"
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) {
+        fprintf(stderr, "unit_tests: %s\n", CU_get_error_msg());
+        return 1;
+    }
+    register_target_corenotes_tests();
+    register_target_mappings_tests();
+    register_target_pagecache_tests();
+    register_target_target_tests();
+    register_target_core_tests();
+    register_target_live_tests();
+    register_symbols_tests();
+    register_runtime_python_tests();
+    register_runtime_torch_tests();
+    register_report_json_tests();
+    register_util_error_tests();
+
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_ErrorCode rc = CU_basic_run_tests();
+    unsigned tests_failed = CU_get_number_of_tests_failed();
+    unsigned failures = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return rc != CUE_SUCCESS || tests_failed || failures ? 1 : 0;
+}

@@ -1,0 +1,17 @@
+/* One registration function per test file; main.c calls them all. */
+#ifndef CULEAK_TESTS_UNIT_SUITES_H
+#define CULEAK_TESTS_UNIT_SUITES_H
+
+void register_target_corenotes_tests(void);
+void register_target_mappings_tests(void);
+void register_target_pagecache_tests(void);
+void register_target_target_tests(void);
+void register_target_core_tests(void);
+void register_target_live_tests(void);
+void register_symbols_tests(void);
+void register_runtime_python_tests(void);
+void register_runtime_torch_tests(void);
+void register_report_json_tests(void);
+void register_util_error_tests(void);
+
+#endif
