@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpython/layout_check.h"
 #include "engine/session.h"
 #include "report/info.h"
+#include "report/objects.h"
 #include "report/json.h"
 
 #ifndef CULEAK_VERSION
@@ -14,12 +16,18 @@
 #endif
 
 #define MAX_LIB_DIRS 32
+#define MAX_ADDRS 256
 
 struct cli {
     const char *command;
     struct cl_session_options session;
     const char *lib_dirs[MAX_LIB_DIRS];
     bool json;
+    size_t top;
+    uint64_t addrs[MAX_ADDRS];
+    size_t naddrs;
+    const char *type;
+    struct py_walk_options walk;
 };
 
 static const char usage_text[] =
@@ -29,6 +37,8 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  info          the target, its Python runtime and its PyTorch build\n"
+    "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
+    "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "\n"
     "target:\n"
@@ -37,6 +47,11 @@ static const char usage_text[] =
     "  --exe PATH       the executable the core was made from, if it has moved\n"
     "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
     "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n"
+    "selection:\n"
+    "  --top N          objects: only the N most common types\n"
+    "  --addr ADDR      refs: this object (hex; repeatable)\n"
+    "  --type NAME      refs: every object of this type (e.g. Tensor, collections.deque)\n"
+    "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "output:\n"
     "  --json           one JSON object instead of text\n"
     "\n"
@@ -76,12 +91,16 @@ static int parse_pid(const char *s, int *pid)
 
 static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *err)
 {
-    enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION };
+    enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
+           O_ADDR, O_TYPE, O_MAX_OBJECTS };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
         {"lib-path", required_argument, 0, O_LIBPATH}, {"json", no_argument, 0, O_JSON},
         {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
+        {"top", required_argument, 0, O_TOP},         {"addr", required_argument, 0, O_ADDR},
+        {"type", required_argument, 0, O_TYPE},
+        {"max-objects", required_argument, 0, O_MAX_OBJECTS},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
@@ -100,6 +119,30 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *e
             cli->lib_dirs[loc->nlib_dirs++] = optarg;
             break;
         case O_JSON: cli->json = true; break;
+        case O_TOP:
+        case O_MAX_OBJECTS: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (!*optarg || *end || v == 0)
+                return cl_error_set(err, CL_E_USAGE, "%s wants a positive number, not '%s'",
+                                    c == O_TOP ? "--top" : "--max-objects", optarg);
+            if (c == O_TOP)
+                cli->top = (size_t)v;
+            else
+                cli->walk.max_objects = v;
+            break;
+        }
+        case O_ADDR: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 16);
+            if (!*optarg || *end || v == 0)
+                return cl_error_set(err, CL_E_USAGE, "--addr wants a hex address, not '%s'", optarg);
+            if (cli->naddrs == MAX_ADDRS)
+                return cl_error_set(err, CL_E_USAGE, "at most %d --addr", MAX_ADDRS);
+            cli->addrs[cli->naddrs++] = v;
+            break;
+        }
+        case O_TYPE: cli->type = optarg; break;
         case 'h':
         case O_HELP: fputs(usage_text, stdout); exit(0);
         case O_VERSION: printf("culeak %s\n", CULEAK_VERSION); exit(0);
@@ -130,6 +173,31 @@ static int cmd_info(const struct cli *cli, struct cl_session *s)
     return 0;
 }
 
+static int cmd_objects(const struct cli *cli, struct cl_session *s)
+{
+    struct cl_error err = {0};
+    struct py_heap *h;
+    if (cl_session_heap(s, &cli->walk, &h, &err))
+        return fail(cli, &err);
+    cl_report_objects(stdout, h, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json);
+    return 0;
+}
+
+static int cmd_refs(const struct cli *cli, struct cl_session *s)
+{
+    struct cl_error err = {0};
+    if (!cli->naddrs == !cli->type) {
+        cl_error_set(&err, CL_E_USAGE, "refs wants --addr ADDR or --type NAME");
+        return fail(cli, &err);
+    }
+    struct py_heap *h;
+    if (cl_session_heap(s, &cli->walk, &h, &err))
+        return fail(cli, &err);
+    struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type};
+    cl_report_refs(stdout, h, &q, cli->json);
+    return 0;
+}
+
 static int cmd_check_layout(const struct cli *cli, struct cl_session *s)
 {
     struct cl_error err = {0};
@@ -154,6 +222,8 @@ static const struct command {
     int (*run)(const struct cli *cli, struct cl_session *s);
 } commands[] = {
     {"info", cmd_info},
+    {"objects", cmd_objects},
+    {"refs", cmd_refs},
     {"check-layout", cmd_check_layout},
 };
 
@@ -174,6 +244,8 @@ int main(int argc, char **argv)
         cl_error_set(&err, CL_E_USAGE, "unknown command '%s' (see --help)", cli.command);
         return fail(&cli, &err);
     }
+    if (isatty(2))
+        cli.walk.progress = stderr;
     struct cl_session *s;
     if ((rc = cl_session_open(&cli.session, &s, &err)))
         return fail(&cli, &err);

@@ -28,7 +28,22 @@ void cl_session_close(struct cl_session *s)
 {
     if (!s)
         return;
+    if (s->heap_built)
+        py_heap_free(&s->heap);
     cl_symbols_free(s->symbols);
     cl_target_close(s->target);
     free(s);
+}
+
+int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
+                    struct cl_error *err)
+{
+    if (!s->heap_built) {
+        int rc = py_runtime_open(s->target, &s->python, &s->py_runtime, err);
+        if (rc || (rc = py_heap_build(&s->py_runtime, opt, &s->heap, err)))
+            return rc;
+        s->heap_built = true;
+    }
+    *out = &s->heap;
+    return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef CULEAK_ENGINE_SESSION_H
 #define CULEAK_ENGINE_SESSION_H
 
+#include "cpython/heap.h"
 #include "runtime/python.h"
 #include "runtime/torch.h"
 #include "symbols/symbols.h"
@@ -13,6 +14,9 @@ struct cl_session {
     struct cl_symbols *symbols;
     struct cl_python_info python;
     struct cl_torch_info torch;
+    struct py_runtime py_runtime;
+    struct py_heap heap;
+    bool heap_built;
 };
 
 struct cl_session_options {
@@ -26,5 +30,9 @@ struct cl_session_options {
 int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
                     struct cl_error *err);
 void cl_session_close(struct cl_session *s);
+
+/* The Python object graph, built on first use. */
+int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
+                    struct cl_error *err);
 
 #endif

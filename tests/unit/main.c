@@ -1,4 +1,4 @@
-/* The unit-test runner: every tests/unit/**_test.c registers one suite here. Exits 1 when any
+/* The unit-test runner: each *_test.c file under tests/unit registers one suite here. Exits 1
  * test or assertion failed. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -227,13 +227,17 @@ static void test_nt_file_malformed(void)
 
     /* count larger than the buffer holds */
     nt_file(&nb, 2, 4096, e, two_names, 2);
-    memcpy(nb.b, &(uint64_t){3}, 8);
+    memcpy(nb.b, &(uint64_t){5}, 8);   /* 5 * 24 > the 100 bytes after the header */
     CU_ASSERT_EQUAL(cl_nt_file_parse(nb.b, nb.len, &ms), CL_E_NOT_CORE);
     memcpy(nb.b, &(uint64_t){UINT64_MAX}, 8);
     CU_ASSERT_EQUAL(cl_nt_file_parse(nb.b, nb.len, &ms), CL_E_NOT_CORE);
     memcpy(nb.b, &(uint64_t){UINT64_MAX / 24 + 1}, 8);   /* count * 24 would wrap */
     CU_ASSERT_EQUAL(cl_nt_file_parse(nb.b, nb.len, &ms), CL_E_NOT_CORE);
     CU_ASSERT_EQUAL(ms.n, 0);
+    /* 3 entries fit only by reading names as entries: then the names run out */
+    memcpy(nb.b, &(uint64_t){3}, 8);
+    CU_ASSERT_EQUAL(cl_nt_file_parse(nb.b, nb.len, &ms), CL_E_NOT_CORE);
+    cl_mappings_free(&ms);
 
     /* shorter than the 16-byte header */
     CU_ASSERT_EQUAL(cl_nt_file_parse(nb.b, 15, &ms), CL_E_NOT_CORE);

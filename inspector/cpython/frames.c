@@ -1,0 +1,121 @@
+/* Frames: the named locals of a frame (cells unwrapped to their contents) and a frame's
+ * description for root names. 3.9/3.10 frames are PyFrameObjects; 3.11+ frames are
+ * _PyInterpreterFrames living on thread data stacks, in generators or in frame objects. */
+#include <string.h>
+
+#include "cpython/heap.h"
+
+#define MAX_LOCALS 65536
+#define CO_FAST_CELL 0x40
+#define CO_FAST_FREE 0x80
+
+static uint64_t word(struct py_objects *o, uint64_t addr)
+{
+    uint64_t v = 0;
+    return cl_read_u64(o->rt->t, addr, &v) == 0 ? v : 0;
+}
+
+/* The code object of a frame, or 0 for frames that are not Python code (3.12+ shim frames). */
+static uint64_t frame_code(struct py_objects *o, uint64_t frame)
+{
+    const struct py_layout *l = o->rt->l;
+    if (l->if_owner != PY_NONE && l->frames != PY_FRAMES_OBJECTS) {
+        uint8_t owner;
+        if (cl_read(o->rt->t, frame + l->if_owner, &owner, 1) || owner == l->owner_cstack)
+            return 0;
+    }
+    uint64_t code = word(o, frame + (l->frames == PY_FRAMES_OBJECTS ? l->f_code : l->if_code));
+    const struct py_type *ty = code ? py_object_type(o, code) : NULL;
+    return ty && ty->family == PY_F_CODE ? code : 0;
+}
+
+static int64_t tuple_len(struct py_objects *o, uint64_t tuple)
+{
+    int64_t n = 0;
+    const struct py_type *ty = tuple ? py_object_type(o, tuple) : NULL;
+    if (!ty || ty->family != PY_F_TUPLE || cl_read(o->rt->t, tuple + 16, &n, 8) || n < 0 || n > MAX_LOCALS)
+        return 0;
+    return n;
+}
+
+static uint64_t tuple_item(struct py_objects *o, uint64_t tuple, int64_t i)
+{
+    return word(o, tuple + o->rt->l->tuple_items + 8 * (uint64_t)i);
+}
+
+/* Locals i of a frame: its value, name and whether the slot holds a cell. */
+struct slot { uint64_t value, name; bool cell; };
+
+static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, struct slot *out,
+                           int64_t cap)
+{
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    int64_t n = 0;
+    if (l->frames == PY_FRAMES_OBJECTS) {
+        int32_t nlocals;
+        uint64_t vars = word(o, code + l->co_varnames), cells = word(o, code + l->co_cellvars),
+                 frees = word(o, code + l->co_freevars);
+        if (cl_read(t, code + l->co_nlocals, &nlocals, 4) || nlocals < 0 || nlocals > MAX_LOCALS)
+            return 0;
+        int64_t nc = tuple_len(o, cells), nf = tuple_len(o, frees);
+        for (int64_t i = 0; i < nlocals + nc + nf && n < cap; i++, n++) {
+            out[n].name = i < nlocals ? tuple_item(o, vars, i)
+                        : i < nlocals + nc ? tuple_item(o, cells, i - nlocals)
+                                           : tuple_item(o, frees, i - nlocals - nc);
+            out[n].cell = i >= nlocals;
+            out[n].value = word(o, frame + l->f_localsplus + 8 * (uint64_t)i);
+        }
+        return n;
+    }
+    int32_t count;
+    uint64_t names = word(o, code + l->co_localsplusnames), kinds = word(o, code + l->co_localspluskinds);
+    if (cl_read(t, code + l->co_nlocalsplus, &count, 4) || count < 0 || count > MAX_LOCALS ||
+        count > tuple_len(o, names))
+        return 0;
+    unsigned char kind[256];
+    for (int64_t i = 0; i < count && n < cap; i++, n++) {
+        if (i % 256 == 0 && cl_read(t, kinds + 32 + (uint64_t)i, kind,
+                                    count - i < 256 ? (size_t)(count - i) : 256) != 0)
+            return n;
+        out[n].name = tuple_item(o, names, i);
+        out[n].cell = (kind[i % 256] & (CO_FAST_CELL | CO_FAST_FREE)) != 0;
+        out[n].value = word(o, frame + l->if_localsplus + 8 * (uint64_t)i);
+    }
+    return n;
+}
+
+void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
+{
+    struct py_objects *o = &e->h->objects;
+    uint64_t code = frame_code(o, frame);
+    if (!code)
+        return;
+    static struct slot slots[4096];   /* frames have few locals; the rest are not reported */
+    int64_t n = frame_slots(o, frame, code, slots, 4096);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = slots[i].value;
+        if (!v || !slots[i].name)
+            continue;
+        if (slots[i].cell) {
+            const struct py_type *ty = py_object_type(o, v);
+            if (ty && ty->family == PY_F_CELL && !(v = word(o, v + 16)))
+                continue;   /* an empty cell: the variable is unbound */
+        }
+        py_emit(e, v, edge, slots[i].name);
+    }
+}
+
+bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap)
+{
+    const struct py_layout *l = o->rt->l;
+    uint64_t code = frame_code(o, frame);
+    char name[128], file[512];
+    if (!code || !py_str_read(o, word(o, code + l->co_name), name, sizeof name))
+        return false;
+    if (!py_str_read(o, word(o, code + l->co_filename), file, sizeof file))
+        strcpy(file, "?");
+    const char *base = strrchr(file, '/');
+    snprintf(out, cap, "%s() at %s", name, base ? base + 1 : file);
+    return true;
+}

@@ -1,0 +1,436 @@
+/* Building the object graph: roots first (modules, then thread frames and thread state, then
+ * the interpreter's own references), one breadth-first pass over referents, then the GC lists
+ * for what no root reaches. */
+#include "cpython/heap.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_OBJECTS 50000000u
+#define MAX_THREADS 4096
+#define MAX_FRAMES 100000           /* per thread */
+#define MAX_GC_LIST 200000000u
+
+static uint64_t word(struct py_objects *o, uint64_t addr)
+{
+    uint64_t v = 0;
+    return cl_read_u64(o->rt->t, addr, &v) == 0 ? v : 0;
+}
+
+static void warn(struct py_heap *h, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t old = h->warnings ? strlen(h->warnings) : 0;
+    char *w = realloc(h->warnings, old + strlen(line) + 2);
+    if (w) {
+        sprintf(w + old, "%s\n", line);
+        h->warnings = w;
+    }
+}
+
+static uint32_t add_root(struct py_heap *h, const char *name)
+{
+    char **v = realloc(h->roots, (h->nroots + 1) * sizeof *v);
+    if (!v)
+        return PY_NO_NODE;
+    h->roots = v;
+    if (!(h->roots[h->nroots] = strdup(name)))
+        return PY_NO_NODE;
+    return h->nroots++;
+}
+
+static uint64_t max_objects;   /* set per build; a bound, not state */
+
+void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
+{
+    struct py_heap *h = e->h;
+    if (e->visit) {
+        e->visit(e->arg, dst, edge, payload);
+        return;
+    }
+    if (!dst || cl_addrmap_get(&h->index, dst) != PY_NO_NODE || h->n >= max_objects)
+        return;
+    const struct py_type *ty = py_object_type(&h->objects, dst);
+    if (!ty)
+        return;
+    if (h->n == h->cap) {
+        uint32_t cap = h->cap ? h->cap * 2 : 65536;
+        struct py_node *v = realloc(h->nodes, (size_t)cap * sizeof *v);
+        if (!v)
+            return;
+        h->nodes = v;
+        h->cap = cap;
+    }
+    bool inserted;
+    if (cl_addrmap_put(&h->index, dst, h->n, &inserted) == PY_NO_NODE)
+        return;
+    uint8_t tracked = 0;
+    if (ty->flags & PY_TPFLAGS_HAVE_GC)
+        tracked = word(&h->objects, dst - 16) != 0;   /* PyGC_Head._gc_next sits right before */
+    h->nodes[h->n++] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge, tracked};
+}
+
+uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
+{
+    return cl_addrmap_get(&h->index, addr);
+}
+
+/* ---- attribute lookups for naming threads ---- */
+
+struct find_str { struct py_objects *o; const char *want; uint64_t found; };
+
+static bool match_str_key(void *arg, uint64_t key, uint64_t value)
+{
+    struct find_str *f = arg;
+    char s[128];
+    if (py_str_read(f->o, key, s, sizeof s) && strcmp(s, f->want) == 0) {
+        f->found = value;
+        return false;
+    }
+    return true;
+}
+
+static uint64_t dict_get(struct py_objects *o, uint64_t dict, const char *key)
+{
+    struct find_str f = {o, key, 0};
+    if (dict)
+        py_dict_items(o, dict, match_str_key, &f);
+    return f.found;
+}
+
+struct find_int { struct py_objects *o; int64_t want; uint64_t found; };
+
+static bool match_int_key(void *arg, uint64_t key, uint64_t value)
+{
+    struct find_int *f = arg;
+    int64_t v;
+    if (py_int_read(f->o, key, &v) && v == f->want) {
+        f->found = value;
+        return false;
+    }
+    return true;
+}
+
+struct name_probe { struct py_objects *o; char *out; size_t cap; };
+
+static void probe_name(void *arg, uint64_t dst, enum py_edge edge, uint64_t payload)
+{
+    struct name_probe *p = arg;
+    char key[64];
+    if (p->out[0])
+        return;
+    if (edge == PY_E_ATTR && py_str_read(p->o, payload, key, sizeof key) && strcmp(key, "_name") == 0)
+        py_str_read(p->o, dst, p->out, p->cap);
+    else if (edge == PY_E_NAMED && strcmp((const char *)(uintptr_t)payload, ".__dict__") == 0)
+        py_str_read(p->o, dict_get(p->o, dst, "_name"), p->out, p->cap);
+}
+
+/* threading._active[ident]._name, or "" when it cannot be read. */
+static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, char *out, size_t cap)
+{
+    struct py_objects *o = &h->objects;
+    out[0] = '\0';
+    uint64_t threading = dict_get(o, modules, "threading");
+    uint64_t mdict = threading ? word(o, threading + 16) : 0;
+    uint64_t active = dict_get(o, mdict, "_active");
+    struct find_int f = {o, (int64_t)ident, 0};
+    if (active)
+        py_dict_items(o, active, match_int_key, &f);
+    if (!f.found)
+        return;
+    /* The Thread's attributes: its instance dict (or values) through the referent walker. */
+    struct name_probe p = {o, out, cap};
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name, .arg = &p};
+    const struct py_type *ty = py_object_type(o, f.found);
+    if (ty)
+        py_referents(&e, f.found, ty);
+}
+
+/* ---- roots ---- */
+
+struct module_roots { struct py_heap *h; bool main_only; };
+
+static bool add_module_root(void *arg, uint64_t key, uint64_t module)
+{
+    struct module_roots *m = arg;
+    struct py_heap *h = m->h;
+    char name[256];
+    if (!py_str_read(&h->objects, key, name, sizeof name))
+        return true;
+    if ((strcmp(name, "__main__") == 0) != m->main_only)
+        return true;
+    uint32_t r = add_root(h, name);
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = r};
+    py_emit(&e, module, PY_E_SELF, 0);
+    const struct py_type *ty = py_object_type(&h->objects, module);
+    if (ty && ty->family == PY_F_MODULE)   /* so `mod.__dict__['x']` prints as `mod.x` */
+        py_emit(&e, word(&h->objects, module + 16), PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
+    return true;
+}
+
+static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, const char *label)
+{
+    if (!obj || py_heap_find(h, obj) != PY_NO_NODE || !py_object_type(&h->objects, obj))
+        return;
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, name)};
+    py_emit(&e, obj, label ? PY_E_NAMED : PY_E_SELF, (uint64_t)(uintptr_t)label);
+}
+
+static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, bool main)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    char who[128], name[96], desc[512], root[700];
+    uint64_t ident = word(o, tstate + l->ts_thread_id);
+    if (main)
+        strcpy(who, "main");
+    else {
+        thread_name(h, modules, ident, name, sizeof name);
+        if (name[0])
+            snprintf(who, sizeof who, "%s", name);
+        else if (l->ts_native_thread_id != PY_NONE)
+            snprintf(who, sizeof who, "tid %llu", (unsigned long long)word(o, tstate + l->ts_native_thread_id));
+        else
+            snprintf(who, sizeof who, "0x%llx", (unsigned long long)ident);
+    }
+    uint64_t frame = 0;
+    switch (l->frames) {
+    case PY_FRAMES_OBJECTS: frame = word(o, tstate + l->ts_frame); break;
+    case PY_FRAMES_CFRAME: frame = word(o, word(o, tstate + l->ts_cframe) + l->cf_current_frame); break;
+    case PY_FRAMES_CURRENT: frame = word(o, tstate + l->ts_current_frame); break;
+    }
+    uint16_t back = l->frames == PY_FRAMES_OBJECTS ? l->f_back : l->if_previous;
+    for (int i = 0; frame && i < MAX_FRAMES; i++, frame = word(o, frame + back)) {
+        if (!py_frame_describe(o, frame, desc, sizeof desc))
+            continue;
+        snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
+        struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, root)};
+        py_frame_locals(&e, frame, PY_E_ATTR);
+    }
+    snprintf(root, sizeof root, "<thread %s: exception being raised>", who);
+    if (l->ts_current_exception != PY_NONE)
+        add_self_root(h, root, word(o, tstate + l->ts_current_exception), NULL);
+    else
+        add_self_root(h, root, word(o, tstate + l->ts_curexc_value), NULL);
+    snprintf(root, sizeof root, "<thread %s: exception being handled>", who);
+    uint64_t item = word(o, tstate + l->ts_exc_info);
+    uint16_t prev = l->ei_exc_type == PY_NONE ? 8 : 24;   /* _PyErr_StackItem.previous_item */
+    for (int i = 0; item && i < MAX_FRAMES; i++, item = word(o, item + prev))
+        add_self_root(h, root, word(o, item + l->ei_exc_value), NULL);
+    snprintf(root, sizeof root, "<thread %s: thread state dict>", who);
+    add_self_root(h, root, word(o, tstate + l->ts_dict), NULL);
+}
+
+static void seed_roots(struct py_heap *h)
+{
+    struct py_objects *o = &h->objects;
+    struct py_runtime *rt = o->rt;
+    const struct py_layout *l = rt->l;
+    uint64_t modules = word(o, rt->interp + l->is_modules);
+    /* __main__ first: where both reach an object at the same depth, its path is the one users want. */
+    struct module_roots mr = {h, true};
+    py_dict_items(o, modules, add_module_root, &mr);
+    mr.main_only = false;
+    py_dict_items(o, modules, add_module_root, &mr);
+
+    uint64_t main_ident = word(o, rt->runtime + l->rt_main_thread);
+    uint64_t ts = word(o, rt->interp + l->is_threads_head);
+    for (int i = 0; ts && i < MAX_THREADS; i++, ts = word(o, ts + l->ts_next))
+        thread_roots(h, ts, modules, word(o, ts + l->ts_thread_id) == main_ident);
+
+    add_self_root(h, "sys", word(o, rt->interp + l->is_sysdict), ".__dict__");
+    add_self_root(h, "builtins", word(o, rt->interp + l->is_builtins), ".__dict__");
+    uint64_t gc = rt->interp + l->is_gc;
+    add_self_root(h, "gc.garbage", word(o, gc + l->gc_garbage), NULL);
+}
+
+static void expand(struct py_heap *h, const struct py_walk_options *opt)
+{
+    for (uint32_t i = 0; i < h->n; i++) {
+        struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
+        struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
+        if (ty)
+            py_referents(&e, h->nodes[i].addr, ty);
+        if (opt && opt->progress && i && i % 1000000 == 0)
+            fprintf(opt->progress, "culeak: %u objects walked, %u found\n", i, h->n);
+    }
+}
+
+/* Objects on the GC lists that no root reached: garbage cycles awaiting collection, or objects
+ * held only from C. */
+static void seed_gc_lists(struct py_heap *h)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    uint64_t gc = o->rt->interp + l->is_gc;
+    int32_t collecting = 0;
+    cl_read(o->rt->t, gc + l->gc_collecting, &collecting, 4);
+    h->gc_collecting = collecting != 0;
+    if (h->gc_collecting)
+        warn(h, "the process was stopped during a garbage collection: GC lists may be "
+                "inconsistent, and unreachable objects may be missing");
+    uint64_t heads[4] = {gc + l->gc_generations, gc + l->gc_generations + 24,
+                         gc + l->gc_generations + 48, gc + l->gc_permanent};
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
+    for (int g = 0; g < 4; g++) {
+        uint64_t n = 0, p = word(o, heads[g]) & ~3ull;
+        for (; p && p != heads[g] && n < MAX_GC_LIST; n++, p = word(o, p) & ~3ull)
+            py_emit(&e, p + 16, PY_E_SELF, 0);
+        if (p != heads[g])
+            warn(h, "GC generation %d list is broken after %llu objects", g, (unsigned long long)n);
+        h->gc_listed += n;
+    }
+}
+
+int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, struct py_heap *h,
+                  struct cl_error *err)
+{
+    memset(h, 0, sizeof *h);
+    py_objects_init(&h->objects, rt);
+    max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
+    seed_roots(h);
+    expand(h, opt);
+    h->nreachable = h->n;
+    seed_gc_lists(h);
+    expand(h, opt);
+    if (h->n >= max_objects)
+        warn(h, "stopped after %llu objects (--max-objects); counts and paths are partial",
+             (unsigned long long)max_objects);
+    if (h->nroots == 0 || h->nreachable == 0) {
+        py_heap_free(h);
+        return cl_error_set(err, CL_E_UNSUPPORTED, "found no Python roots (no modules, no threads)");
+    }
+    return 0;
+}
+
+void py_heap_free(struct py_heap *h)
+{
+    for (uint32_t i = 0; i < h->nroots; i++)
+        free(h->roots[i]);
+    free(h->roots);
+    free(h->nodes);
+    free(h->warnings);
+    cl_addrmap_free(&h->index);
+    py_objects_free(&h->objects);
+    memset(h, 0, sizeof *h);
+}
+
+/* ---- paths ---- */
+
+struct out { char *p; size_t cap, len; };
+
+static void put(struct out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->p + o->len, o->len < o->cap ? o->cap - o->len : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->len = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
+}
+
+static bool identifier(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && (unsigned char)*s < 0x80)
+            return false;
+    return true;
+}
+
+static void put_quoted(struct out *o, const char *s)
+{
+    put(o, "'");
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\')
+            put(o, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            put(o, "\\x%02x", (unsigned char)*s);
+        else
+            put(o, "%c", *s);
+    }
+    put(o, "'");
+}
+
+static void put_key(struct py_heap *h, struct out *o, uint64_t key)
+{
+    char s[256];
+    int64_t v;
+    const struct py_type *ty = py_object_type(&h->objects, key);
+    if (py_str_read(&h->objects, key, s, sizeof s)) {
+        put(o, "[");
+        put_quoted(o, s);
+        put(o, "]");
+    } else if (py_int_read(&h->objects, key, &v)) {
+        put(o, "[%lld]", (long long)v);
+    } else {
+        put(o, "[<%s at 0x%llx>]", ty ? ty->name : "?", (unsigned long long)key);
+    }
+}
+
+bool py_heap_path(struct py_heap *h, uint32_t i, char *buf, size_t cap)
+{
+    struct out o = {buf, cap, 0};
+    buf[0] = '\0';
+    if (i >= h->nreachable)
+        return false;
+    uint32_t chain[4096], n = 0;
+    for (uint32_t c = i; c != PY_NO_NODE && n < 4096; c = h->nodes[c].parent)
+        chain[n++] = c;
+    const struct py_node *top = &h->nodes[chain[n - 1]];
+    put(&o, "%s", top->root < h->nroots ? h->roots[top->root] : "?");
+    char s[256];
+    for (uint32_t k = n; k-- > 0;) {
+        const struct py_node *e = &h->nodes[chain[k]];
+        const char *named = (const char *)(uintptr_t)e->payload;
+        switch (e->edge) {
+        case PY_E_SELF:
+            break;
+        case PY_E_NAMED:
+            /* `.__dict__['name']` reads better, and pastes the same, as `.name`. */
+            if (strcmp(named, ".__dict__") == 0 && k > 0 && h->nodes[chain[k - 1]].edge == PY_E_KEY &&
+                py_str_read(&h->objects, h->nodes[chain[k - 1]].payload, s, sizeof s) && identifier(s)) {
+                put(&o, ".%s", s);
+                k--;
+            } else {
+                put(&o, "%s", named);
+            }
+            break;
+        case PY_E_ATTR:
+            put(&o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
+            break;
+        case PY_E_CATTR: {
+            char m[128] = "?";
+            cl_read_cstr(h->objects.rt->t, e->payload, m, sizeof m);
+            put(&o, ".%s", m);
+            break;
+        }
+        case PY_E_KEY:
+            put_key(h, &o, e->payload);
+            break;
+        case PY_E_INDEX:
+            put(&o, "[%llu]", (unsigned long long)e->payload);
+            break;
+        case PY_E_FRAMELOCAL:
+        case PY_E_GENLOCAL:
+            put(&o, "%s[", e->edge == PY_E_GENLOCAL ? ".gi_frame.f_locals" : ".f_locals");
+            put_quoted(&o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
+            put(&o, "]");
+            break;
+        case PY_E_DICTKEY:
+            put(&o, ".keys()");
+            break;
+        case PY_E_SETITEM:
+            put(&o, "{…}");
+            break;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,87 @@
+/* The object graph of a CPython heap: every object reachable from a root, each with the edge it
+ * was first reached by in a multi-source breadth-first search (so following parents gives the
+ * shortest chain from a root), then every GC-tracked object no root reaches. */
+#ifndef CULEAK_CPYTHON_HEAP_H
+#define CULEAK_CPYTHON_HEAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cpython/object.h"
+
+#define PY_NO_NODE UINT32_MAX
+
+/* How an edge is printed; the payload's meaning depends on the kind. */
+enum py_edge {
+    PY_E_SELF,        /* the root itself: prints nothing */
+    PY_E_NAMED,       /* payload: a static C string of culeak's, e.g. ".__closure__" */
+    PY_E_ATTR,        /* payload: a str object; prints ".name" */
+    PY_E_CATTR,       /* payload: a C string in the target (a PyMemberDef name); ".name" */
+    PY_E_KEY,         /* payload: the key object; prints "['k']", "[3]" */
+    PY_E_INDEX,       /* payload: the index; prints "[i]" */
+    PY_E_FRAMELOCAL,  /* payload: a str object; prints ".f_locals['name']" */
+    PY_E_GENLOCAL,    /* payload: a str object; prints ".gi_frame.f_locals['name']" */
+    PY_E_DICTKEY,     /* a dict key as such; prints ".keys()" */
+    PY_E_SETITEM,     /* prints "{…}" */
+};
+
+struct py_node {
+    uint64_t addr, type;
+    uint64_t payload;
+    uint32_t parent;          /* PY_NO_NODE for a root's own referents */
+    uint32_t root;            /* index into roots, or PY_NO_NODE for unreachable objects */
+    uint8_t edge;             /* enum py_edge */
+    uint8_t tracked;          /* on a GC list (_gc_next != 0) */
+};
+
+struct py_heap {
+    struct py_objects objects;
+    struct py_node *nodes;
+    uint32_t n, cap;
+    uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root */
+    struct cl_addrmap index;  /* address -> node */
+    char **roots;
+    uint32_t nroots;
+    bool gc_collecting;       /* stopped inside a collection: GC lists may be inconsistent */
+    uint64_t gc_listed;       /* objects found on the GC lists */
+    char *warnings;
+};
+
+struct py_walk_options {
+    uint64_t max_objects;     /* 0: default (50 million) */
+    FILE *progress;           /* progress lines on long walks, or NULL */
+};
+
+/* Builds the graph. On error the heap is freed. */
+int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, struct py_heap *h,
+                  struct cl_error *err);
+void py_heap_free(struct py_heap *h);
+
+/* The node of an object, or PY_NO_NODE. */
+uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);
+/* The shortest chain from a root to node i as a Python-like path; false when unreachable. */
+bool py_heap_path(struct py_heap *h, uint32_t i, char *out, size_t cap);
+
+/* What the referent walkers call for each strong reference they find. */
+struct py_emitter {
+    struct py_heap *h;
+    uint32_t from;            /* the node being expanded, or PY_NO_NODE for a root's referents */
+    uint32_t root;
+    /* When set, referents go here instead of into the graph (lookups that build nothing). */
+    void (*visit)(void *arg, uint64_t dst, enum py_edge edge, uint64_t payload);
+    void *arg;
+};
+void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
+
+/* Per-type referents (referents.c) and frame locals (frames.c). */
+void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *ty);
+/* Emits the named locals of an interpreter frame (3.11+) or frame object (3.9/3.10) with edge. */
+void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge);
+/* Describes a frame as "func() at file.py" for root names; false if it is not a Python frame. */
+bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap);
+/* Iterates a dict's live entries; fn returns false to stop. */
+void py_dict_items(struct py_objects *o, uint64_t dict,
+                   bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg);
+
+#endif

@@ -1,0 +1,290 @@
+#include "cpython/object.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BASES 64   /* tp_base chains are short; corrupt ones are cut here */
+
+void py_objects_init(struct py_objects *o, struct py_runtime *rt)
+{
+    memset(o, 0, sizeof *o);
+    o->rt = rt;
+}
+
+void py_objects_free(struct py_objects *o)
+{
+    cl_addrmap_free(&o->type_index);
+    for (size_t i = 0; i < o->ntypes; i++) {
+        free(o->types[i]->slots);
+        free(o->types[i]);
+    }
+    free(o->types);
+    memset(o, 0, sizeof *o);
+}
+
+static void read_name(struct cl_target *t, uint64_t p, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (size_t got = 0; got + 1 < cap;) {
+        size_t n = 16 < cap - 1 - got ? 16 : cap - 1 - got;
+        if (cl_read(t, p + got, out + got, n) != 0)
+            break;
+        out[got + n] = '\0';
+        if (memchr(out + got, '\0', n))
+            return;
+        got += n;
+    }
+}
+
+static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t flags)
+{
+    struct py_runtime *rt = o->rt;
+    struct cl_target *t = rt->t;
+    uint64_t base = type;
+    for (int i = 0; i < MAX_BASES && base; i++) {
+        for (int f = 0; f < PY_F_COUNT; f++)
+            if (f != PY_F_OBJECT && rt->family_type[f] == base)
+                return (enum py_family)f;
+        if (base == rt->coro_type || base == rt->asyncgen_type)
+            return PY_F_GEN;
+        /* Extension types have fixed dotted names (static types before 3.12, heap types from
+         * PyType_FromSpec after); a class statement cannot make a dotted name. */
+        uint64_t np;
+        char name[64];
+        if (cl_read_u64(t, base + rt->l->tp_name, &np) == 0) {
+            read_name(t, np, name, sizeof name);
+            if (strcmp(name, "collections.deque") == 0)
+                return PY_F_DEQUE;
+            if (strcmp(name, "functools.partial") == 0)
+                return PY_F_PARTIAL;
+            if (strcmp(name, "functools._lru_cache_wrapper") == 0)
+                return PY_F_LRU_CACHE;
+            if (strcmp(name, "functools._lru_list_elem") == 0)
+                return PY_F_LRU_ELEM;
+        }
+        if (cl_read_u64(t, base + rt->l->tp_base, &base) != 0)
+            break;
+    }
+    return flags & PY_TPFLAGS_BASE_EXC_SUBCLASS ? PY_F_EXCEPTION : PY_F_OTHER;
+}
+
+/* A type object is an object whose own type is `type` or a subclass of it (a metaclass). */
+static bool is_type_object(struct py_objects *o, uint64_t addr)
+{
+    struct py_runtime *rt = o->rt;
+    uint64_t meta = 0, flags;
+    if (cl_read_u64(rt->t, addr + 8, &meta) != 0 || !meta)
+        return false;
+    if (meta == rt->family_type[PY_F_TYPE])
+        return true;
+    uint64_t metameta;
+    return cl_read_u64(rt->t, meta + rt->l->tp_flags, &flags) == 0 &&
+           (flags & PY_TPFLAGS_TYPE_SUBCLASS) && cl_read_u64(rt->t, meta + 8, &metameta) == 0 &&
+           (metameta == rt->family_type[PY_F_TYPE] || metameta == meta);
+}
+
+struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
+{
+    uint32_t i = cl_addrmap_get(&o->type_index, addr);
+    if (i != UINT32_MAX)
+        return o->types[i];
+    if (!addr || (addr & 7) || !is_type_object(o, addr))
+        return NULL;
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    struct py_type ty = {.addr = addr, .nslots = -1};
+    uint64_t np = 0;
+    if (cl_read_u64(t, addr + l->tp_flags, &ty.flags) || cl_read_u64(t, addr + l->tp_name, &np) ||
+        cl_read(t, addr + l->tp_basicsize, &ty.basicsize, 8) ||
+        cl_read(t, addr + l->tp_itemsize, &ty.itemsize, 8) ||
+        cl_read(t, addr + l->tp_dictoffset, &ty.dictoffset, 8) ||
+        cl_read_u64(t, addr + l->tp_members, &ty.members) || cl_read_u64(t, addr + l->tp_dict, &ty.dict))
+        return NULL;
+    if (ty.basicsize < 16 || ty.basicsize > (1 << 20) || ty.itemsize < 0 || ty.itemsize > (1 << 16))
+        return NULL;
+    read_name(t, np, ty.name, sizeof ty.name);
+    ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
+    ty.family = family_of(o, addr, ty.flags);
+    if (o->ntypes == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 256;
+        struct py_type **v = realloc(o->types, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        o->types = v;
+        o->cap = cap;
+    }
+    struct py_type *copy = malloc(sizeof *copy);
+    bool inserted;
+    if (!copy || cl_addrmap_put(&o->type_index, addr, (uint32_t)o->ntypes, &inserted) == UINT32_MAX) {
+        free(copy);
+        return NULL;
+    }
+    *copy = ty;
+    o->types[o->ntypes++] = copy;
+    return copy;
+}
+
+struct py_type *py_object_type(struct py_objects *o, uint64_t addr)
+{
+    uint64_t type;
+    if (!addr || (addr & 7) || cl_read_u64(o->rt->t, addr + 8, &type) != 0)
+        return NULL;
+    return py_type_at(o, type);
+}
+
+#define T_OBJECT 6
+#define T_OBJECT_EX 16
+#define PY_RELATIVE_OFFSET 8
+#define MAX_SLOTS 256
+
+const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, int *n)
+{
+    if (ty->nslots >= 0) {
+        *n = ty->nslots;
+        return ty->slots;
+    }
+    struct cl_target *t = o->rt->t;
+    const struct py_layout *l = o->rt->l;
+    ty->nslots = 0;
+    uint64_t base = ty->addr;
+    for (int depth = 0; depth < MAX_BASES && base; depth++) {
+        uint64_t members;
+        if (cl_read_u64(t, base + l->tp_members, &members) != 0)
+            break;
+        /* PyMemberDef: name @0, type @8 (int), offset @16, flags @24 (int); 40 bytes. */
+        for (int i = 0; members && i < MAX_SLOTS; i++) {
+            unsigned char md[40];
+            if (cl_read(t, members + 40u * (unsigned)i, md, sizeof md) != 0)
+                break;
+            uint64_t name, offset;
+            int32_t type, flags;
+            memcpy(&name, md, 8);
+            memcpy(&type, md + 8, 4);
+            memcpy(&offset, md + 16, 8);
+            memcpy(&flags, md + 24, 4);
+            if (!name)
+                break;
+            if ((type != T_OBJECT && type != T_OBJECT_EX) || (flags & PY_RELATIVE_OFFSET) ||
+                offset < 16 || offset > (1u << 20))
+                continue;
+            char mname[16];
+            read_name(t, name, mname, sizeof mname);
+            if (strcmp(mname, "__weakref__") == 0 || strcmp(mname, "__dict__") == 0)
+                continue;   /* weak, or handled as the instance dict */
+            bool dup = false;
+            for (int j = 0; j < ty->nslots && !dup; j++)
+                dup = ty->slots[j].offset == offset;
+            struct py_member *v = dup ? NULL : realloc(ty->slots, (size_t)(ty->nslots + 1) * sizeof *v);
+            if (!v)
+                continue;
+            ty->slots = v;
+            ty->slots[ty->nslots++] = (struct py_member){offset, name};
+        }
+        if (cl_read_u64(t, base + l->tp_base, &base) != 0)
+            break;
+    }
+    *n = ty->nslots;
+    return ty->slots;
+}
+
+/* Appends code point cp as UTF-8. */
+static size_t put_utf8(char *out, size_t room, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xc0 | cp >> 6);
+        b[1] = (char)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xe0 | cp >> 12);
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        b[0] = (char)(0xf0 | (cp >> 18 & 0x07));
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        b[3] = (char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    if (n > room)
+        return 0;
+    memcpy(out, b, n);
+    return n;
+}
+
+bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
+{
+    const struct py_type *ty = py_object_type(o, addr);
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    if (!ty || ty->family != PY_F_STR || cap == 0)
+        return false;
+    int64_t length;
+    uint32_t state;
+    if (cl_read(t, addr + 16, &length, 8) || cl_read_u32(t, addr + 32, &state) || length < 0)
+        return false;
+    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+    if (kind != 1 && kind != 2 && kind != 4)
+        return false;   /* a not-ready (wstr-only) legacy string: rare, not decoded */
+    uint64_t data = addr + (compact ? (ascii ? l->ascii_data : l->compact_data) : 0);
+    if (!compact && cl_read_u64(t, addr + l->unicode_legacy_data, &data))
+        return false;
+    size_t w = 0, limit = (size_t)length < 4096 ? (size_t)length : 4096;
+    unsigned char buf[4096 * 4];
+    if (cl_read(t, data, buf, limit * kind))
+        return false;
+    for (size_t i = 0; i < limit; i++) {
+        uint32_t cp = kind == 1 ? buf[i] : kind == 2 ? ((uint16_t *)buf)[i] : ((uint32_t *)buf)[i];
+        size_t n = put_utf8(out + w, cap - 1 - w, cp);
+        if (!n)
+            break;
+        w += n;
+    }
+    out[w] = '\0';
+    return true;
+}
+
+bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
+{
+    const struct py_type *ty = py_object_type(o, addr);
+    struct cl_target *t = o->rt->t;
+    int64_t head;
+    if (!ty || ty->family != PY_F_INT || cl_read(t, addr + 16, &head, 8))
+        return false;
+    int64_t ndigits, sign;
+    if (o->rt->l->long_tagged) {
+        ndigits = (int64_t)((uint64_t)head >> 3);
+        sign = 1 - (head & 3);
+    } else {
+        ndigits = head < 0 ? -head : head;
+        sign = head < 0 ? -1 : head > 0;
+    }
+    if (ndigits > 2)
+        return false;   /* beyond 60 bits: not an index culeak prints */
+    uint32_t d[2] = {0, 0};
+    if (ndigits && cl_read(t, addr + 24, d, (size_t)ndigits * 4))
+        return false;
+    int64_t v = (int64_t)d[0] | (int64_t)d[1] << 30;
+    *value = sign < 0 ? -v : v;
+    return true;
+}
+
+uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_type *ty)
+{
+    uint64_t size = (uint64_t)ty->basicsize;
+    int64_t n;
+    if (ty->itemsize && cl_read(o->rt->t, addr + 16, &n, 8) == 0) {
+        if (ty->family == PY_F_INT && o->rt->l->long_tagged)
+            n = (int64_t)((uint64_t)n >> 3);
+        n = n < 0 ? -n : n;
+        if (n < (1 << 28))
+            size += (uint64_t)n * (uint64_t)ty->itemsize;
+    }
+    return size;
+}

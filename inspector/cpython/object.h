@@ -1,0 +1,58 @@
+/* Reading objects: validating that an address holds an object, what its type is (cached per
+ * type), and decoding the small values paths are made of (str, int). */
+#ifndef CULEAK_CPYTHON_OBJECT_H
+#define CULEAK_CPYTHON_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpython/runtime.h"
+#include "util/addrmap.h"
+
+/* An object-typed member (a __slots__ slot or a C struct member) of instances of a type. */
+struct py_member {
+    uint64_t offset;
+    uint64_t name;             /* C string in the target */
+};
+
+struct py_type {
+    uint64_t addr;
+    uint64_t flags;
+    int64_t basicsize, itemsize, dictoffset;
+    uint64_t members;          /* tp_members */
+    uint64_t dict;             /* tp_dict */
+    enum py_family family;     /* of the nearest builtin base */
+    bool heap;
+    char name[80];             /* tp_name, truncated */
+    struct py_member *slots;   /* object members along the base chain, computed on first use */
+    int nslots;                /* -1 until computed */
+};
+
+struct py_objects {
+    struct py_runtime *rt;
+    struct cl_addrmap type_index;
+    struct py_type **types;    /* individually allocated: pointers stay valid as types are added */
+    size_t ntypes, cap;
+};
+
+void py_objects_init(struct py_objects *o, struct py_runtime *rt);
+void py_objects_free(struct py_objects *o);
+
+/* The type of the object at addr, or NULL if addr does not hold a valid object header. */
+struct py_type *py_object_type(struct py_objects *o, uint64_t addr);
+/* Type info for a type object, or NULL if addr is not one. */
+struct py_type *py_type_at(struct py_objects *o, uint64_t addr);
+
+/* The object members of a type's instances (T_OBJECT / T_OBJECT_EX along tp_base). */
+const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, int *n);
+
+/* A str's text as UTF-8 (non-ASCII code points encoded; truncated to cap-1 bytes). False if addr
+ * is not a readable str. */
+bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap);
+/* An int's value when it fits in 64 bits. */
+bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value);
+/* The shallow size of an object (basicsize + items), like sys.getsizeof without the GC header. */
+uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_type *ty);
+
+#endif

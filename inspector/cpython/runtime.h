@@ -1,0 +1,35 @@
+/* The CPython runtime of a target, located and validated: the layout table, the main interpreter,
+ * and the well-known static types by address, so walkers dispatch on addresses, not names. */
+#ifndef CULEAK_CPYTHON_RUNTIME_H
+#define CULEAK_CPYTHON_RUNTIME_H
+
+#include "cpython/layout.h"
+#include "runtime/python.h"
+#include "symbols/symbols.h"
+#include "target/target.h"
+
+/* The builtin type families whose instances have a referent rule of their own. */
+enum py_family {
+    PY_F_OTHER, PY_F_TYPE, PY_F_DICT, PY_F_LIST, PY_F_TUPLE, PY_F_STR, PY_F_INT, PY_F_FLOAT,
+    PY_F_BYTES, PY_F_SET, PY_F_CELL, PY_F_FUNCTION, PY_F_METHOD, PY_F_MODULE, PY_F_CODE,
+    PY_F_FRAME, PY_F_GEN, PY_F_PROPERTY, PY_F_STATICMETHOD, PY_F_CLASSMETHOD, PY_F_TRACEBACK,
+    PY_F_CFUNCTION, PY_F_WEAKREF, PY_F_EXCEPTION, PY_F_DEQUE, PY_F_PARTIAL, PY_F_LRU_CACHE,
+    PY_F_LRU_ELEM,
+    PY_F_OBJECT, PY_F_COUNT
+};
+
+struct py_runtime {
+    struct cl_target *t;
+    const struct py_layout *l;
+    uint64_t runtime, interp;
+    uint64_t family_type[PY_F_COUNT];   /* the static type of each family, 0 if not found */
+    uint64_t coro_type, asyncgen_type;  /* share the generator layout */
+    uint64_t none;                      /* _Py_NoneStruct */
+};
+
+/* Selects the layout for the detected version and validates it on the target: the interpreter's
+ * first thread points back to it, `type` is its own type, sys.modules is a dict. */
+int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct py_runtime *rt,
+                    struct cl_error *err);
+
+#endif

@@ -1,0 +1,167 @@
+#include "report/objects.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/json.h"
+
+#define PATH_MAX_LEN 4096
+
+struct type_count {
+    uint64_t type, count, bytes, tracked;
+};
+
+static int by_count(const void *a, const void *b)
+{
+    const struct type_count *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+static void put_warnings(struct cl_json *j, const char *w)
+{
+    cl_json_key(j, "warnings");
+    cl_json_begin_array(j);
+    for (; w && *w;) {
+        const char *nl = strchr(w, '\n');
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
+        cl_json_string(j, line);
+        w = nl + 1;
+    }
+    cl_json_end_array(j);
+}
+
+void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json)
+{
+    struct cl_addrmap index = {0};
+    struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
+    size_t n = 0;
+    for (uint32_t i = 0; counts && i < h->n; i++) {
+        const struct py_node *node = &h->nodes[i];
+        bool inserted;
+        uint32_t k = cl_addrmap_put(&index, node->type, (uint32_t)n, &inserted);
+        if (k == UINT32_MAX || k > h->objects.ntypes)
+            continue;
+        if (inserted)
+            counts[n++].type = node->type;
+        struct py_type *ty = py_type_at(&h->objects, node->type);
+        counts[k].count++;
+        counts[k].tracked += node->tracked;
+        counts[k].bytes += ty ? py_object_size(&h->objects, node->addr, ty) : 0;
+    }
+    qsort(counts, n, sizeof *counts, by_count);
+    if (top == 0 || top > n)
+        top = n;
+    if (json) {
+        struct cl_json j;
+        cl_json_init(&j, out);
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "objects");
+        cl_json_int(&j, h->n);
+        cl_json_key(&j, "reachable");
+        cl_json_int(&j, h->nreachable);
+        cl_json_key(&j, "types");
+        cl_json_begin_array(&j);
+        for (size_t i = 0; i < top; i++) {
+            struct py_type *ty = py_type_at(&h->objects, counts[i].type);
+            cl_json_begin_object(&j);
+            cl_json_key(&j, "type");
+            cl_json_string(&j, ty ? ty->name : "?");
+            cl_json_key(&j, "count");
+            cl_json_int(&j, (long long)counts[i].count);
+            cl_json_key(&j, "size");
+            cl_json_int(&j, (long long)counts[i].bytes);
+            cl_json_key(&j, "tracked");
+            cl_json_int(&j, (long long)counts[i].tracked);
+            cl_json_end_object(&j);
+        }
+        cl_json_end_array(&j);
+        put_warnings(&j, h->warnings);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    } else {
+        fprintf(out, "%u objects: %u reachable from a root, %u only on GC lists\n", h->n,
+                h->nreachable, h->n - h->nreachable);
+        fprintf(out, "%10s %12s %10s  %s\n", "count", "bytes", "gc-tracked", "type");
+        for (size_t i = 0; i < top; i++) {
+            struct py_type *ty = py_type_at(&h->objects, counts[i].type);
+            fprintf(out, "%10llu %12llu %10llu  %s\n", (unsigned long long)counts[i].count,
+                    (unsigned long long)counts[i].bytes, (unsigned long long)counts[i].tracked,
+                    ty ? ty->name : "?");
+        }
+        for (const char *w = h->warnings; w && *w;) {
+            const char *nl = strchr(w, '\n');
+            fprintf(out, "warning: %.*s\n", (int)(nl - w), w);
+            w = nl + 1;
+        }
+    }
+    free(counts);
+    cl_addrmap_free(&index);
+}
+
+static bool type_matches(const char *name, const char *want)
+{
+    size_t n = strlen(name), w = strlen(want);
+    return strcmp(name, want) == 0 || (n > w && name[n - w - 1] == '.' && strcmp(name + n - w, want) == 0);
+}
+
+static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i)
+{
+    char path[PATH_MAX_LEN];
+    struct py_type *ty = i != PY_NO_NODE ? py_type_at(&h->objects, h->nodes[i].type) : NULL;
+    bool reachable = i != PY_NO_NODE && py_heap_path(h, i, path, sizeof path);
+    const char *tname = ty ? ty->name : "(not an object culeak found)";
+    if (j) {
+        cl_json_begin_object(j);
+        cl_json_key(j, "address");
+        cl_json_hex(j, addr);
+        cl_json_key(j, "type");
+        cl_json_string(j, ty ? ty->name : NULL);
+        cl_json_key(j, "paths");
+        cl_json_begin_array(j);
+        if (reachable)
+            cl_json_string(j, path);
+        cl_json_end_array(j);
+        cl_json_key(j, "reachable");
+        cl_json_bool(j, reachable);
+        cl_json_end_object(j);
+    } else {
+        fprintf(out, "0x%llx %s\n    %s\n", (unsigned long long)addr, tname,
+                reachable ? path
+                : i == PY_NO_NODE ? "not found in the heap"
+                                  : "reachable from no root (a garbage cycle awaiting collection, or "
+                                    "held only from C)");
+    }
+}
+
+size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *q, bool json)
+{
+    struct cl_json j;
+    size_t matched = 0;
+    if (json) {
+        cl_json_init(&j, out);
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "objects");
+        cl_json_begin_array(&j);
+    }
+    for (size_t k = 0; k < q->naddrs; k++, matched++)
+        report_one(out, json ? &j : NULL, h, q->addrs[k], py_heap_find(h, q->addrs[k]));
+    for (uint32_t i = 0; q->type && i < h->n; i++) {
+        struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
+        if (ty && type_matches(ty->name, q->type)) {
+            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i);
+            matched++;
+        }
+    }
+    if (json) {
+        cl_json_end_array(&j);
+        put_warnings(&j, h->warnings);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    } else if (matched == 0) {
+        fprintf(out, "no matching objects\n");
+    }
+    return matched;
+}

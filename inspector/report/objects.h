@@ -1,0 +1,21 @@
+/* `culeak objects` (counts and sizes by type) and `culeak refs` (objects with their shortest
+ * chain from a root). */
+#ifndef CULEAK_REPORT_OBJECTS_H
+#define CULEAK_REPORT_OBJECTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cpython/heap.h"
+
+void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json);
+
+struct cl_refs_query {
+    const uint64_t *addrs;       /* objects by address, or */
+    size_t naddrs;
+    const char *type;            /* every object whose type name is this (or ends in ".this") */
+};
+/* Returns the number of objects matched. */
+size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *q, bool json);
+
+#endif

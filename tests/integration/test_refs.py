@@ -1,0 +1,154 @@
+"""`culeak refs` and `culeak objects` on real interpreters, live and from both kinds of core, checked
+against the markers.py scenario: every Marker it planted is found at its address with the one
+referrer path it has (the unreachable cycle with none), and the per-type tracked counts equal the
+scenario's own gc.get_objects() counts.
+
+Each test reports every mismatch it finds at once, not just the first."""
+import harness
+from harness import Failure, check
+
+SCENARIO = "markers.py"
+COUNTED = ("Marker", "Holder", "Slotted")
+
+
+def address(text):
+    return int(text, 16)
+
+
+def path_problem(want, paths):
+    """Why PATHS (shortest first) does not match the ground-truth entry WANT, or None."""
+    if not want["reachable"]:
+        return None if paths == [] else "unreachable, but paths %r" % paths
+    if not paths:
+        return "reachable, but no paths"
+    got = paths[0]
+    if "root_prefix" in want:   # a thread-frame local: <thread NAME: func() at file.py...>.local
+        ok = got.startswith(want["root_prefix"]) and got.endswith(">" + want["path"])
+        return None if ok else "paths[0] %r, want %r...>%s" % (
+            got, want["root_prefix"], want["path"])
+    if "path_prefix" in want:   # on through internals (the lru_cache's dict and key tuple)
+        ok = got.startswith(want["path_prefix"])
+        return None if ok else "paths[0] %r, want %r..." % (got, want["path_prefix"])
+    return None if got == want["path"] else "paths[0] %r, want %r" % (got, want["path"])
+
+
+def refs_problems(doc, truth):
+    """Every planted Marker is reported once, typed Marker, with its path; and no other Marker."""
+    problems = []
+    objects = doc.get("objects")
+    if not isinstance(objects, list):
+        return ["refs: no `objects` list in %r" % str(doc)[:300]]
+    found = {}
+    for o in objects:
+        a = address(o["address"])
+        if a in found:
+            problems.append("object %s reported twice" % o["address"])
+        found[a] = o
+    planted = {address(w["address"]): tag for tag, w in truth["markers"].items()}
+    for tag, want in sorted(truth["markers"].items()):
+        o = found.get(address(want["address"]))
+        if o is None:
+            problems.append("%s: marker at %s not reported" % (tag, want["address"]))
+            continue
+        if o.get("type") != "Marker":
+            problems.append("%s: type %r, want 'Marker'" % (tag, o.get("type")))
+        if o.get("reachable") is not want["reachable"]:
+            problems.append("%s: reachable %r, want %r" % (tag, o.get("reachable"),
+                                                          want["reachable"]))
+        why = path_problem(want, o.get("paths"))
+        if why:
+            problems.append("%s: %s" % (tag, why))
+    extra = sorted(o["address"] for a, o in found.items() if a not in planted)
+    if extra:
+        problems.append("%d objects reported that the scenario did not plant: %s" % (
+            len(extra), ", ".join(extra[:5])))
+    return problems
+
+
+def objects_problems(doc, truth):
+    """`tracked` per type equals the scenario's gc.get_objects() count."""
+    types = doc.get("types")
+    if not isinstance(types, list):
+        return ["objects: no `types` list in %r" % str(doc)[:300]]
+    by_name = {}
+    for t in types:
+        by_name.setdefault(t["type"], []).append(t)
+    problems = []
+    for name in COUNTED:
+        rows = by_name.get(name, [])
+        want = truth["counts"][name]
+        if len(rows) != 1:
+            problems.append("objects: %d rows for type %s, want 1" % (len(rows), name))
+            continue
+        if rows[0]["tracked"] != want:
+            problems.append("objects: %s tracked %r, want %d" % (name, rows[0]["tracked"], want))
+        if rows[0]["count"] < rows[0]["tracked"]:
+            problems.append("objects: %s count %r below tracked %r" % (
+                name, rows[0]["count"], rows[0]["tracked"]))
+    return problems
+
+
+def check_target(target, truth):
+    """refs and objects on one target (["--pid", PID] or ["--core", PATH]); all problems at once."""
+    problems = []
+    for what, args, judge in (
+            ("refs", ["refs"] + target + ["--type", "Marker"], refs_problems),
+            ("objects", ["objects"] + target, objects_problems)):
+        try:
+            problems += judge(harness.culeak_json(*args), truth)
+        except Failure as e:
+            problems.append("%s: %s" % (what, e))
+    if problems:
+        raise Failure("%d problems:\n%s" % (len(problems), "\n".join(problems)))
+
+
+def live(python):
+    def test():
+        with harness.Process(python, SCENARIO) as p:
+            check_target(["--pid", p.pid], p.truth)
+            check(p.proc.poll() is None, "scenario died under culeak")
+            check(p.status()["TracerPid"] == "0", "still traced after culeak")
+    return test
+
+
+def gcore(python):
+    def test():
+        with harness.tempdir() as d, harness.Process(python, SCENARIO) as p:
+            check_target(["--core", harness.gcore(p.pid, d)], p.truth)
+    return test
+
+
+def kernel(python):
+    def test():
+        with harness.tempdir() as d:
+            truth, core = harness.kernel_core(python, SCENARIO, [], d)
+            check_target(["--core", core], truth)
+    return test
+
+
+def by_address(python, tag="history-17"):
+    """`refs --addr ADDR`: just that object, with its path."""
+    def test():
+        with harness.Process(python, SCENARIO) as p:
+            want = p.truth["markers"][tag]
+            doc = harness.culeak_json("refs", "--pid", p.pid, "--addr", want["address"])
+            objects = doc.get("objects")
+            check(isinstance(objects, list) and len(objects) == 1,
+                  "refs --addr: want exactly one object, got %r" % str(doc)[:300])
+            o = objects[0]
+            check(address(o["address"]) == address(want["address"]),
+                  "refs --addr: address %r, want %r" % (o["address"], want["address"]))
+            check(o.get("type") == "Marker", "refs --addr: type %r" % o.get("type"))
+            check(o.get("reachable") is True, "refs --addr: reachable %r" % o.get("reachable"))
+            why = path_problem(want, o.get("paths"))
+            check(why is None, "refs --addr %s: %s" % (tag, why))
+    return test
+
+
+def tests():
+    pythons = harness.interpreters()
+    for name, python in pythons:
+        yield "%s:live" % name, live(python)
+        yield "%s:gcore" % name, gcore(python)
+        yield "%s:kernel-core" % name, kernel(python)
+    yield "pyenv-3.12:addr", by_address(dict(pythons)["pyenv-3.12"])

@@ -1,0 +1,182 @@
+/* Live targets: a forked child is stopped while open, read through cl_read, and resumes exactly
+ * as it was on close. Needs ptrace rights over our own children (root, or ptrace_scope <= 1). */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "suites.h"
+#include "target/target.h"
+#include "testutil.h"
+
+#define MAGIC 0x5ca1ab1e0ddba11ull
+
+/* Set before fork, changed after it in the parent: the child's copy keeps MAGIC at the same
+ * address. */
+static volatile uint64_t live_magic;
+static const char live_text[] = "culeak live target text";
+
+static struct cl_target *open_live(pid_t pid)
+{
+    struct cl_target *t = NULL;
+    struct cl_error err = {0};
+    int rc = cl_target_open_live(pid, NULL, &t, &err);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc)
+        fprintf(stderr, "\n  open pid %d: %s\n", (int)pid, err.msg);
+    return t;
+}
+
+static void test_open_read_close(void)
+{
+    live_magic = MAGIC;
+    pid_t child = tu_fork_paused_child();
+    CU_ASSERT_FATAL(child > 0);
+    live_magic = 1;
+    CU_ASSERT_EQUAL(tu_proc_state(child), 'S');
+    CU_ASSERT_EQUAL(tu_tracer_pid(child), 0);
+
+    struct cl_target *t = open_live(child);
+    if (t) {
+        CU_ASSERT_EQUAL(t->kind, CL_TARGET_LIVE);
+        CU_ASSERT_EQUAL(t->pid, child);
+        CU_ASSERT_EQUAL(t->nthreads, 1);
+        CU_ASSERT_EQUAL(t->threads[0].tid, child);
+        CU_ASSERT_EQUAL(tu_proc_state(child), 't');
+        CU_ASSERT_EQUAL(tu_tracer_pid(child), getpid());
+        CU_ASSERT(t->maps.n > 5);
+        CU_ASSERT_PTR_NOT_NULL(t->exe_path);
+
+        uint64_t v = 0;
+        CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)&live_magic, &v), 0);
+        CU_ASSERT_EQUAL(v, MAGIC);
+        char s[64];
+        CU_ASSERT_EQUAL(cl_read_cstr(t, (uint64_t)(uintptr_t)live_text, s, sizeof s), 0);
+        CU_ASSERT_STRING_EQUAL(s, live_text);
+        CU_ASSERT_EQUAL(cl_read_u64(t, 8, &v), CL_E_UNREADABLE);   /* page 0 is never mapped */
+        cl_target_close(t);
+    }
+    CU_ASSERT_EQUAL(tu_wait_state(child, "S"), 'S');   /* resumed: asleep in pause() again */
+    CU_ASSERT_EQUAL(tu_tracer_pid(child), 0);
+    CU_ASSERT(tu_kill_child(child));
+}
+
+/* The /proc/PID/mem fallback, forced as on systems that refuse process_vm_readv. */
+static void test_proc_mem_fallback(void)
+{
+    live_magic = MAGIC ^ 0xff;
+    pid_t child = tu_fork_paused_child();
+    CU_ASSERT_FATAL(child > 0);
+    live_magic = 2;
+    setenv("CULEAK_NO_PROCESS_VM_READV", "1", 1);
+    struct cl_target *t = open_live(child);
+    unsetenv("CULEAK_NO_PROCESS_VM_READV");
+    if (t) {
+        uint64_t v = 0;
+        CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)&live_magic, &v), 0);
+        CU_ASSERT_EQUAL(v, MAGIC ^ 0xff);
+        char s[64];
+        CU_ASSERT_EQUAL(cl_read_cstr(t, (uint64_t)(uintptr_t)live_text, s, sizeof s), 0);
+        CU_ASSERT_STRING_EQUAL(s, live_text);
+        cl_target_close(t);
+    }
+    CU_ASSERT(tu_kill_child(child));
+}
+
+static void *thread_pause(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static int count_tasks(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_all_threads_stopped(void)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    CU_ASSERT_FATAL(child >= 0);
+    if (child == 0) {
+        pthread_t th;
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th, NULL, thread_pause, NULL);
+        for (;;)
+            pause();
+    }
+    for (int i = 0; i < 500 && count_tasks(child) < 3; i++)
+        tu_sleep_ms(10);
+    CU_ASSERT_EQUAL_FATAL(count_tasks(child), 3);
+    struct cl_target *t = open_live(child);
+    if (t) {
+        CU_ASSERT_EQUAL(t->nthreads, 3);
+        for (size_t i = 0; i < t->nthreads; i++) {
+            CU_ASSERT_EQUAL(tu_proc_state(t->threads[i].tid), 't');
+            CU_ASSERT_EQUAL(t->threads[i].pending_signal, 0);
+        }
+        cl_target_close(t);
+    }
+    CU_ASSERT_EQUAL(tu_tracer_pid(child), 0);
+    CU_ASSERT(tu_kill_child(child));
+}
+
+static void test_no_process(void)
+{
+    struct cl_target *t = NULL;
+    struct cl_error err = {0};
+    /* a pid nobody has: a child's pid after it was reaped (not reused this soon) */
+    fflush(NULL);
+    pid_t gone = fork();
+    CU_ASSERT_FATAL(gone >= 0);
+    if (gone == 0)
+        _exit(0);
+    CU_ASSERT_FATAL(waitpid(gone, NULL, 0) == gone);
+    CU_ASSERT_EQUAL(cl_target_open_live(gone, NULL, &t, &err), CL_E_NO_PROCESS);
+    CU_ASSERT_EQUAL(err.code, CL_E_NO_PROCESS);
+    CU_ASSERT_PTR_NULL(t);
+
+    /* a zombie: exited, not yet reaped */
+    pid_t zombie = fork();
+    CU_ASSERT_FATAL(zombie >= 0);
+    if (zombie == 0)
+        _exit(0);
+    siginfo_t si;
+    CU_ASSERT_EQUAL_FATAL(waitid(P_PID, (id_t)zombie, &si, WEXITED | WNOWAIT), 0);
+    CU_ASSERT_EQUAL(tu_proc_state(zombie), 'Z');
+    CU_ASSERT_EQUAL(cl_target_open_live(zombie, NULL, &t, &err), CL_E_NO_PROCESS);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "zombie"));
+    CU_ASSERT_PTR_NULL(t);
+    CU_ASSERT(waitpid(zombie, NULL, 0) == zombie);
+
+    /* not a pid at all, and ourselves */
+    CU_ASSERT_EQUAL(cl_target_open_live(0, NULL, &t, &err), CL_E_USAGE);
+    CU_ASSERT_EQUAL(cl_target_open_live(-5, NULL, &t, &err), CL_E_USAGE);
+    CU_ASSERT_EQUAL(cl_target_open_live(getpid(), NULL, &t, &err), CL_E_USAGE);
+    CU_ASSERT_PTR_NULL(t);
+}
+
+void register_target_live_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"open, read, close a stopped child", test_open_read_close},
+        {"/proc/PID/mem fallback", test_proc_mem_fallback},
+        {"every thread is stopped", test_all_threads_stopped},
+        {"no process, zombie, bad pid", test_no_process},
+        {NULL, NULL},
+    };
+    tu_add_suite("target/live", tests);
+}
