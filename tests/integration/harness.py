@@ -14,6 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CULEAK = os.path.join(ROOT, "build", "culeak")
 SCENARIOS = os.path.join(ROOT, "tests", "scenarios")
 TORCH_VENV = os.path.join(ROOT, "build", "venv", "torch-2.13", "bin", "python")
+CUDA_TORCH_VENV = os.path.join(ROOT, "build", "venv", "torch-2.14-cuda", "bin", "python")
 PYENV = os.path.expanduser("~/.pyenv/versions")
 
 

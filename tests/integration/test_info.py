@@ -82,9 +82,22 @@ def stripped_libpython(python):
     return test
 
 
+def cuda_build():
+    """The CUDA 13 wheel, imported on a machine without a GPU: a CUDA build whose caching allocator
+    library is mapped."""
+    with harness.Process(harness.CUDA_TORCH_VENV, "idle.py", "--torch") as p:
+        info = harness.culeak_json("info", "--pid", p.pid)
+        check_report(info, p.truth, "live")
+        check_eq(info["torch"]["cuda_build"], True, "torch.cuda_build")
+        check_eq(info["torch"]["c10_cuda_mapped"], True, "torch.c10_cuda_mapped")
+        check(any(l.endswith("/libc10_cuda.so") for l in info["torch"]["libraries"]),
+              "libc10_cuda.so in %r" % info["torch"]["libraries"])
+
+
 def tests():
     targets = [(name, py, []) for name, py in harness.interpreters()]
     targets.append(("torch-2.13", harness.TORCH_VENV, ["--torch"]))
+    yield "torch-2.14-cuda:live", cuda_build
     for name, python, args in targets:
         yield "%s:live" % name, live(python, args)
         yield "%s:gcore" % name, gcore(python, args)

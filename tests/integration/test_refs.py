@@ -98,6 +98,8 @@ def check_target(target, truth):
             problems += judge(harness.culeak_json(*args), truth)
         except Failure as e:
             problems.append("%s: %s" % (what, e))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            problems.append("%s: malformed output (%s: %s)" % (what, type(e).__name__, e))
     if problems:
         raise Failure("%d problems:\n%s" % (len(problems), "\n".join(problems)))
 
