@@ -47,6 +47,8 @@ static void test_version_py_fields(void)
     field(cpu_version_py, "git_version", "f0d6a2b1c3e4d5f60718293a4b5c6d7e8f901234");
     field(cpu_version_py, "rocm", "");          /* missing */
     field(cpu_version_py, "__all__", "");       /* a list */
+    field("hip = None or None\n", "hip", "");     /* expressions are not string literals */
+    field("debug = 0 if x else 0\n", "debug", "");
     field(cuda_version_py, "__version__", "2.13.0+cu130");
     field(cuda_version_py, "cuda", "13.0");
     field("cuda = '13.0'\n", "cuda", "13.0");   /* without an annotation */
