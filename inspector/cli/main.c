@@ -207,14 +207,21 @@ static int cmd_check_layout(const struct cli *cli, struct cl_session *s)
         cl_error_set(&err, CL_E_UNSUPPORTED, "culeak has no layout table for Python %s", py->version);
         return fail(cli, &err);
     }
+    unsigned checked;
+    int debug_bad = py_layout_check_debug_offsets(l, s->target, py->runtime_addr, stdout, &checked);
+    if (debug_bad >= 0)
+        printf("layout %s vs _Py_DebugOffsets: %u fields checked, %d mismatched\n", l->name,
+               checked, debug_bad);
     struct py_layout_check r;
     if (!py_layout_check_dwarf(l, py->module, stdout, !cli->json, &r)) {
+        if (debug_bad >= 0)
+            return debug_bad ? CL_E_UNSUPPORTED : 0;
         cl_error_set(&err, CL_E_UNSUPPORTED, "%s has no DWARF to check against", py->module->path);
         return fail(cli, &err);
     }
     printf("layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing\n", l->name,
            py->module->path, r.checked, r.mismatched, r.missing);
-    return r.mismatched || r.missing ? CL_E_UNSUPPORTED : 0;
+    return r.mismatched || r.missing || debug_bad > 0 ? CL_E_UNSUPPORTED : 0;
 }
 
 static const struct command {

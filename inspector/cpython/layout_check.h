@@ -7,6 +7,7 @@
 
 #include "cpython/layout.h"
 #include "symbols/symbols.h"
+#include "target/target.h"
 
 struct py_layout_check {
     unsigned checked, mismatched, missing;   /* missing: the field is not in the DWARF */
@@ -16,5 +17,11 @@ struct py_layout_check {
  * per field with verbose). Returns false when the module has no DWARF. */
 bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *runtime, FILE *out,
                            bool verbose, struct py_layout_check *result);
+
+/* 3.13+: compares every table field that _Py_DebugOffsets covers with the values the runtime
+ * carries at runtime_addr. Returns the number of mismatches (each printed to out if non-NULL);
+ * -1 when the target has no _Py_DebugOffsets culeak knows (before 3.13). */
+int py_layout_check_debug_offsets(const struct py_layout *l, struct cl_target *t,
+                                  uint64_t runtime_addr, FILE *out, unsigned *checked);
 
 #endif

@@ -1,5 +1,7 @@
 #include "cpython/runtime.h"
 
+#include "cpython/layout_check.h"
+
 #include <string.h>
 
 static const struct { enum py_family f; const char *symbol; } family_symbols[] = {
@@ -31,6 +33,11 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
                             "(supported: 3.9 to 3.13)", py->version);
     rt->runtime = py->runtime_addr;
     const struct py_layout *l = rt->l;
+    unsigned checked;
+    if (py_layout_check_debug_offsets(l, t, rt->runtime, NULL, &checked) > 0)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout table disagrees with the "
+                            "runtime's own _Py_DebugOffsets (run check-layout for the fields); "
+                            "this build is not one culeak knows", l->name);
     for (size_t i = 0; i < sizeof family_symbols / sizeof *family_symbols; i++) {
         uint64_t a;
         if (!cl_module_symbol(py->module, family_symbols[i].symbol, &a, NULL))

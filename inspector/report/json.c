@@ -46,8 +46,19 @@ void cl_json_end_array(struct cl_json *j) { close_scope(j, ']'); }
  * from it may hold any bytes; invalid ones become U+FFFD to keep the output valid JSON. */
 static int utf8_len(const unsigned char *p)
 {
-    int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-    for (int i = 1; i < n; i++)
+    int n;
+    unsigned char lo = 0x80, hi = 0xbf;   /* allowed range of the second byte */
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        n = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        n = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+    else
+        return 0;   /* overlong leads, continuation bytes, and beyond U+10FFFF */
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
         if ((p[i] & 0xc0) != 0x80)
             return 0;
     return n;

@@ -51,6 +51,13 @@ uint64_t cl_python_parse_banner(const char *s, size_t len)
     }
     if (i < len && s[i] == '+')
         i++;
+    /* Free-threaded builds say so between the version and the build info. */
+    static const char *const ft[] = {" experimental free-threading build", " free-threading build"};
+    for (size_t k = 0; k < 2; k++)
+        if (len - i > strlen(ft[k]) && strncmp(s + i, ft[k], strlen(ft[k])) == 0) {
+            i += strlen(ft[k]);
+            break;
+        }
     if (i + 1 >= len || s[i] != ' ' || s[i + 1] != '(' || major != 3 || minor > 50 || micro > 99 ||
         serial > 15)
         return 0;

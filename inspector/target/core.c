@@ -415,7 +415,8 @@ int cl_target_open_core(const char *path, const struct cl_open_options *opt,
         return cl_error_set(err, rc, "out of memory");
     }
     struct stat st;
-    if ((c->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(c->fd, &st) != 0) {
+    /* O_NONBLOCK: a FIFO given as --core must not block the open. */
+    if ((c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(c->fd, &st) != 0) {
         rc = errno == EACCES ? CL_E_PERMISSION : CL_E_IO;
         cl_error_set(err, rc, "cannot open core %s: %s", path, strerror(errno));
         cl_target_close(t);

@@ -129,6 +129,8 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
     if (loc->sysroot && (p = existing(loc->sysroot, target_path)))
         return p;
     const char *base = strrchr(target_path, '/') + 1;
+    if (!*base)
+        return NULL;
     for (size_t i = 0; i < loc->nlib_dirs; i++)
         if ((p = existing(loc->lib_dirs[i], base)))
             return p;

@@ -13,5 +13,6 @@ void register_runtime_python_tests(void);
 void register_runtime_torch_tests(void);
 void register_report_json_tests(void);
 void register_util_error_tests(void);
+void register_util_addrmap_tests(void);
 
 #endif

@@ -34,17 +34,14 @@ static void test_parse_banner_real(void)
     CU_ASSERT_EQUAL(parse_str("3.10.15rc1+ (x"), 0x030a0fc1);
 }
 
-#ifdef CULEAK_TEST_KNOWN_BUGS
 /* Free-threaded builds write "3.13.1 experimental free-threading build (...)" (3.13) and
- * "3.14.0 free-threading build (...)" (3.14+) into sys.version (Python/getversion.c); the parser
- * wants " (" right after the version, so these banners are not recognised. */
+ * "3.14.0 free-threading build (...)" (3.14+) into sys.version (Python/getversion.c). */
 static void test_parse_banner_free_threading(void)
 {
     CU_ASSERT_EQUAL(parse_str("3.13.1 experimental free-threading build (main, Dec  4 2024)"),
                     0x030d01f0);
     CU_ASSERT_EQUAL(parse_str("3.14.0 free-threading build (main, Oct  7 2025)"), 0x030e00f0);
 }
-#endif
 
 static void test_parse_banner_rejects(void)
 {
@@ -109,9 +106,7 @@ void register_runtime_python_tests(void)
     static const struct tu_test tests[] = {
         {"parse real banners", test_parse_banner_real},
         {"reject garbage and truncation", test_parse_banner_rejects},
-#ifdef CULEAK_TEST_KNOWN_BUGS
-        {"free-threading banners (known bug)", test_parse_banner_free_threading},
-#endif
+        {"free-threading banners", test_parse_banner_free_threading},
         {"version string", test_version_string},
         {"banner -> hex -> string round trip", test_round_trip},
         {NULL, NULL},
