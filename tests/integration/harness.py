@@ -169,3 +169,14 @@ def kernel_core(python, script, args, directory):
     check(os.path.exists(path), "no kernel core at %s (core_pattern %s)" % (
         path, open(CORE_PATTERN).read().strip()))
     return p.truth, path
+
+
+def stripped_libpython(python, directory):
+    """An environment in which the pyenv interpreter `python` loads a stripped copy (no .symtab,
+    no DWARF) of its libpython, made in directory; returns (env, path of the copy)."""
+    lib = glob.glob(os.path.join(os.path.dirname(os.path.dirname(python)), "lib",
+                                 "libpython3.*.so.1.0"))[0]
+    copy = os.path.join(directory, os.path.basename(lib))
+    shutil.copy(lib, copy)
+    subprocess.run(["strip", "--strip-all", copy], check=True)
+    return dict(os.environ, LD_LIBRARY_PATH=directory), copy

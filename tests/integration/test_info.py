@@ -57,17 +57,8 @@ def stripped_libpython(python):
     """The same pyenv interpreter with a stripped copy of its libpython (no .symtab, no DWARF): the
     runtime is found through .dynsym and sections alone, and reported as without debug info."""
     def test():
-        import glob
-        import os
-        import shutil
-        import subprocess
         with harness.tempdir() as d:
-            lib = glob.glob(os.path.join(os.path.dirname(os.path.dirname(python)), "lib",
-                                         "libpython3.*.so.1.0"))[0]
-            copy = os.path.join(d, os.path.basename(lib))
-            shutil.copy(lib, copy)
-            subprocess.run(["strip", "--strip-all", copy], check=True)
-            env = dict(os.environ, LD_LIBRARY_PATH=d)
+            env, copy = harness.stripped_libpython(python, d)
             with harness.Process(python, "idle.py", env=env) as p:
                 info = harness.culeak_json("info", "--pid", p.pid)
                 check_report(info, p.truth, "live")

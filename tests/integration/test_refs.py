@@ -128,6 +128,19 @@ def kernel(python):
     return test
 
 
+def stripped(python):
+    """The no-DWARF path on every version: the same interpreter with a stripped libpython."""
+    def test():
+        with harness.tempdir() as d:
+            env, _ = harness.stripped_libpython(python, d)
+            with harness.Process(python, SCENARIO, env=env) as p:
+                info = harness.culeak_json("info", "--pid", p.pid)
+                check(info["python"]["debug_info"] is False, "libpython copy still has DWARF")
+                check_target(["--pid", p.pid], p.truth)
+                check_target(["--core", harness.gcore(p.pid, d)], p.truth)
+    return test
+
+
 def by_address(python, tag="history-17"):
     """`refs --addr ADDR`: just that object, with its path."""
     def test():
@@ -153,4 +166,6 @@ def tests():
         yield "%s:live" % name, live(python)
         yield "%s:gcore" % name, gcore(python)
         yield "%s:kernel-core" % name, kernel(python)
+        if name.startswith("pyenv-"):
+            yield "%s:stripped-libpython" % name, stripped(python)
     yield "pyenv-3.12:addr", by_address(dict(pythons)["pyenv-3.12"])
