@@ -27,6 +27,7 @@ struct cli {
     uint64_t addrs[MAX_ADDRS];
     size_t naddrs;
     const char *type;
+    size_t max_paths;
     struct py_walk_options walk;
 };
 
@@ -51,6 +52,7 @@ static const char usage_text[] =
     "  --top N          objects: only the N most common types\n"
     "  --addr ADDR      refs: this object (hex; repeatable)\n"
     "  --type NAME      refs: every object of this type (e.g. Tensor, collections.deque)\n"
+    "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "output:\n"
     "  --json           one JSON object instead of text\n"
@@ -92,7 +94,7 @@ static int parse_pid(const char *s, int *pid)
 static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *err)
 {
     enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
-           O_ADDR, O_TYPE, O_MAX_OBJECTS };
+           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
@@ -101,6 +103,7 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *e
         {"top", required_argument, 0, O_TOP},         {"addr", required_argument, 0, O_ADDR},
         {"type", required_argument, 0, O_TYPE},
         {"max-objects", required_argument, 0, O_MAX_OBJECTS},
+        {"max-paths", required_argument, 0, O_MAX_PATHS},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
@@ -120,16 +123,19 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *e
             break;
         case O_JSON: cli->json = true; break;
         case O_TOP:
-        case O_MAX_OBJECTS: {
+        case O_MAX_OBJECTS:
+        case O_MAX_PATHS: {
             char *end;
             unsigned long long v = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || v == 0)
-                return cl_error_set(err, CL_E_USAGE, "%s wants a positive number, not '%s'",
-                                    c == O_TOP ? "--top" : "--max-objects", optarg);
+            if (!*optarg || *end || v == 0 || (c == O_MAX_PATHS && v > 64))
+                return cl_error_set(err, CL_E_USAGE, "%s wants a positive number%s, not '%s'",
+                                    argv[optind - 2], c == O_MAX_PATHS ? " up to 64" : "", optarg);
             if (c == O_TOP)
                 cli->top = (size_t)v;
-            else
+            else if (c == O_MAX_OBJECTS)
                 cli->walk.max_objects = v;
+            else
+                cli->max_paths = (size_t)v;
             break;
         }
         case O_ADDR: {
@@ -191,9 +197,11 @@ static int cmd_refs(const struct cli *cli, struct cl_session *s)
         return fail(cli, &err);
     }
     struct py_heap *h;
-    if (cl_session_heap(s, &cli->walk, &h, &err))
+    struct py_walk_options walk = cli->walk;
+    walk.keep_refs = cli->max_paths > 1;
+    if (cl_session_heap(s, &walk, &h, &err))
         return fail(cli, &err);
-    struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type};
+    struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
     cl_report_refs(stdout, h, &q, cli->json);
     return 0;
 }

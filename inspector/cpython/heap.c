@@ -47,6 +47,26 @@ static uint32_t add_root(struct py_heap *h, const char *name)
 
 static uint64_t max_objects;   /* set per build; a bound, not state */
 
+static void keep_ref(struct py_heap *h, const struct py_emitter *e, uint32_t dst, enum py_edge edge,
+                     uint64_t payload)
+{
+    if (h->nrefs == h->refs_cap) {
+        size_t cap = h->refs_cap ? h->refs_cap * 2 : 65536;
+        struct py_ref *v = realloc(h->refs, cap * sizeof *v);
+        if (!v)
+            return;
+        h->refs = v;
+        h->refs_cap = cap;
+    }
+    h->refs[h->nrefs++] = (struct py_ref){e->from, e->root, dst, (uint8_t)edge, payload};
+}
+
+static int by_dst(const void *a, const void *b)
+{
+    const struct py_ref *x = a, *y = b;
+    return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
 {
     struct py_heap *h = e->h;
@@ -54,7 +74,15 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         e->visit(e->arg, dst, edge, payload);
         return;
     }
-    if (!dst || cl_addrmap_get(&h->index, dst) != PY_NO_NODE || h->n >= max_objects)
+    if (!dst)
+        return;
+    uint32_t seen = cl_addrmap_get(&h->index, dst);
+    if (seen != PY_NO_NODE) {
+        if (h->keep_refs && seen != e->from && (e->from != PY_NO_NODE || e->root != PY_NO_NODE))
+            keep_ref(h, e, seen, edge, payload);
+        return;
+    }
+    if (h->n >= max_objects)
         return;
     const struct py_type *ty = py_object_type(&h->objects, dst);
     if (!ty)
@@ -250,9 +278,10 @@ static void seed_roots(struct py_heap *h)
     add_self_root(h, "gc.garbage", word(o, gc + l->gc_garbage), NULL);
 }
 
-static void expand(struct py_heap *h, const struct py_walk_options *opt)
+/* Expands nodes [from, n) and everything they discover. */
+static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_t from)
 {
-    for (uint32_t i = 0; i < h->n; i++) {
+    for (uint32_t i = from; i < h->n; i++) {
         struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
         struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
         if (ty)
@@ -293,12 +322,15 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
 {
     memset(h, 0, sizeof *h);
     py_objects_init(&h->objects, rt);
+    h->keep_refs = opt && opt->keep_refs;
     max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
     seed_roots(h);
-    expand(h, opt);
+    expand(h, opt, 0);
     h->nreachable = h->n;
     seed_gc_lists(h);
-    expand(h, opt);
+    expand(h, opt, h->nreachable);
+    if (h->nrefs)
+        qsort(h->refs, h->nrefs, sizeof *h->refs, by_dst);
     if (h->n >= max_objects)
         warn(h, "stopped after %llu objects (--max-objects); counts and paths are partial",
              (unsigned long long)max_objects);
@@ -315,6 +347,7 @@ void py_heap_free(struct py_heap *h)
         free(h->roots[i]);
     free(h->roots);
     free(h->nodes);
+    free(h->refs);
     free(h->warnings);
     cl_addrmap_free(&h->index);
     py_objects_free(&h->objects);
@@ -375,62 +408,137 @@ static void put_key(struct py_heap *h, struct out *o, uint64_t key)
     }
 }
 
+/* One edge's text; k indexes steps (the edge into steps[k]), the next step may be consumed. */
+struct step { uint8_t edge; uint64_t payload; };
+
+static size_t put_step(struct py_heap *h, struct out *o, const struct step *steps, size_t k, size_t n)
+{
+    const struct step *e = &steps[k];
+    const char *named = (const char *)(uintptr_t)e->payload;
+    char s[256];
+    switch (e->edge) {
+    case PY_E_SELF:
+        break;
+    case PY_E_NAMED:
+        /* `.__dict__['name']` reads better, and pastes the same, as `.name`. */
+        if (strcmp(named, ".__dict__") == 0 && k + 1 < n && steps[k + 1].edge == PY_E_KEY &&
+            py_str_read(&h->objects, steps[k + 1].payload, s, sizeof s) && identifier(s)) {
+            put(o, ".%s", s);
+            return 2;
+        }
+        put(o, "%s", named);
+        break;
+    case PY_E_ATTR:
+        put(o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
+        break;
+    case PY_E_CATTR: {
+        char m[128] = "?";
+        cl_read_cstr(h->objects.rt->t, e->payload, m, sizeof m);
+        put(o, ".%s", m);
+        break;
+    }
+    case PY_E_KEY:
+        put_key(h, o, e->payload);
+        break;
+    case PY_E_INDEX:
+        put(o, "[%llu]", (unsigned long long)e->payload);
+        break;
+    case PY_E_FRAMELOCAL:
+    case PY_E_GENLOCAL:
+        put(o, "%s[", e->edge == PY_E_GENLOCAL ? ".gi_frame.f_locals" : ".f_locals");
+        put_quoted(o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
+        put(o, "]");
+        break;
+    case PY_E_DICTKEY:
+        put(o, ".keys()");
+        break;
+    case PY_E_SETITEM:
+        put(o, "{…}");
+        break;
+    }
+    return 1;
+}
+
+#define MAX_DEPTH 4096
+
+/* Renders root name + the steps from the root down to node i, then `last` if given. */
+static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct step *last,
+                   char *buf, size_t cap)
+{
+    static struct step steps[MAX_DEPTH + 1];
+    struct out o = {buf, cap, 0};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t c = i; c != PY_NO_NODE && n < MAX_DEPTH; c = h->nodes[c].parent) {
+        steps[n++] = (struct step){h->nodes[c].edge, h->nodes[c].payload};
+        root = h->nodes[c].root;
+    }
+    if (root >= h->nroots)
+        return false;
+    for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {   /* root first */
+        struct step tmp = steps[a];
+        steps[a] = steps[b];
+        steps[b] = tmp;
+    }
+    if (last)
+        steps[n++] = *last;
+    put(&o, "%s", h->roots[root]);
+    for (size_t k = 0; k < n;)
+        k += put_step(h, &o, steps, k, n);
+    return true;
+}
+
 bool py_heap_path(struct py_heap *h, uint32_t i, char *buf, size_t cap)
 {
-    struct out o = {buf, cap, 0};
     buf[0] = '\0';
-    if (i >= h->nreachable)
-        return false;
-    uint32_t chain[4096], n = 0;
-    for (uint32_t c = i; c != PY_NO_NODE && n < 4096; c = h->nodes[c].parent)
-        chain[n++] = c;
-    const struct py_node *top = &h->nodes[chain[n - 1]];
-    put(&o, "%s", top->root < h->nroots ? h->roots[top->root] : "?");
-    char s[256];
-    for (uint32_t k = n; k-- > 0;) {
-        const struct py_node *e = &h->nodes[chain[k]];
-        const char *named = (const char *)(uintptr_t)e->payload;
-        switch (e->edge) {
-        case PY_E_SELF:
-            break;
-        case PY_E_NAMED:
-            /* `.__dict__['name']` reads better, and pastes the same, as `.name`. */
-            if (strcmp(named, ".__dict__") == 0 && k > 0 && h->nodes[chain[k - 1]].edge == PY_E_KEY &&
-                py_str_read(&h->objects, h->nodes[chain[k - 1]].payload, s, sizeof s) && identifier(s)) {
-                put(&o, ".%s", s);
-                k--;
-            } else {
-                put(&o, "%s", named);
-            }
-            break;
-        case PY_E_ATTR:
-            put(&o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
-            break;
-        case PY_E_CATTR: {
-            char m[128] = "?";
-            cl_read_cstr(h->objects.rt->t, e->payload, m, sizeof m);
-            put(&o, ".%s", m);
-            break;
-        }
-        case PY_E_KEY:
-            put_key(h, &o, e->payload);
-            break;
-        case PY_E_INDEX:
-            put(&o, "[%llu]", (unsigned long long)e->payload);
-            break;
-        case PY_E_FRAMELOCAL:
-        case PY_E_GENLOCAL:
-            put(&o, "%s[", e->edge == PY_E_GENLOCAL ? ".gi_frame.f_locals" : ".f_locals");
-            put_quoted(&o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
-            put(&o, "]");
-            break;
-        case PY_E_DICTKEY:
-            put(&o, ".keys()");
-            break;
-        case PY_E_SETITEM:
-            put(&o, "{…}");
-            break;
-        }
+    return i < h->nreachable && render(h, i, PY_NO_NODE, NULL, buf, cap);
+}
+
+static uint32_t depth(const struct py_heap *h, uint32_t i)
+{
+    uint32_t d = 0;
+    for (; i != PY_NO_NODE && d < MAX_DEPTH; i = h->nodes[i].parent)
+        d++;
+    return d;
+}
+
+size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096])
+{
+    if (max == 0 || !py_heap_path(h, i, out[0], sizeof out[0]))
+        return 0;
+    size_t n = 1;
+    /* Other referrers, each giving its own shortest path plus the edge to i; shortest first. */
+    size_t lo = 0, hi = h->nrefs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->refs[mid].dst < i)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return true;
+    size_t first = lo, count = 0;
+    while (first + count < h->nrefs && h->refs[first + count].dst == i)
+        count++;
+    bool *used = calloc(count ? count : 1, sizeof *used);
+    for (; used && n < max; n++) {
+        size_t best = count;
+        uint32_t best_depth = UINT32_MAX;
+        for (size_t k = 0; k < count; k++) {
+            const struct py_ref *r = &h->refs[first + k];
+            uint32_t d = r->src == PY_NO_NODE ? 0 : depth(h, r->src);
+            if (!used[k] && (r->src == PY_NO_NODE || r->src < h->nreachable) && d < best_depth) {
+                best = k;
+                best_depth = d;
+            }
+        }
+        if (best == count)
+            break;
+        used[best] = true;
+        const struct py_ref *r = &h->refs[first + best];
+        struct step last = {r->edge, r->payload};
+        if (!render(h, r->src, r->src_root, &last, out[n], sizeof out[n]))
+            n--;
+    }
+    free(used);
+    return n;
 }

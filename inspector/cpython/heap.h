@@ -35,6 +35,15 @@ struct py_node {
     uint8_t tracked;          /* on a GC list (_gc_next != 0) */
 };
 
+/* A reference that did not discover its target (kept only when alternative paths are wanted). */
+struct py_ref {
+    uint32_t src;             /* node, or PY_NO_NODE when a root refers directly */
+    uint32_t src_root;
+    uint32_t dst;
+    uint8_t edge;
+    uint64_t payload;
+};
+
 struct py_heap {
     struct py_objects objects;
     struct py_node *nodes;
@@ -43,6 +52,9 @@ struct py_heap {
     struct cl_addrmap index;  /* address -> node */
     char **roots;
     uint32_t nroots;
+    struct py_ref *refs;      /* sorted by dst after the build */
+    size_t nrefs, refs_cap;
+    bool keep_refs;
     bool gc_collecting;       /* stopped inside a collection: GC lists may be inconsistent */
     uint64_t gc_listed;       /* objects found on the GC lists */
     char *warnings;
@@ -51,6 +63,7 @@ struct py_heap {
 struct py_walk_options {
     uint64_t max_objects;     /* 0: default (50 million) */
     FILE *progress;           /* progress lines on long walks, or NULL */
+    bool keep_refs;           /* remember every reference, for alternative paths */
 };
 
 /* Builds the graph. On error the heap is freed. */
@@ -62,6 +75,9 @@ void py_heap_free(struct py_heap *h);
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);
 /* The shortest chain from a root to node i as a Python-like path; false when unreachable. */
 bool py_heap_path(struct py_heap *h, uint32_t i, char *out, size_t cap);
+/* Up to max paths to node i, shortest first, each through a different referrer (needs
+ * keep_refs for more than one). Returns how many were written to out[k] (each cap bytes). */
+size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096]);
 
 /* What the referent walkers call for each strong reference they find. */
 struct py_emitter {

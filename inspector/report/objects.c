@@ -5,7 +5,6 @@
 
 #include "report/json.h"
 
-#define PATH_MAX_LEN 4096
 
 struct type_count {
     uint64_t type, count, bytes, tracked;
@@ -107,12 +106,12 @@ static bool type_matches(const char *name, const char *want)
     return strcmp(name, want) == 0 || (n > w && name[n - w - 1] == '.' && strcmp(name + n - w, want) == 0);
 }
 
-static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i)
+static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i,
+                       size_t max_paths)
 {
-    char path[PATH_MAX_LEN];
+    static char paths[64][4096];
     struct py_type *ty = i != PY_NO_NODE ? py_type_at(&h->objects, h->nodes[i].type) : NULL;
-    bool reachable = i != PY_NO_NODE && py_heap_path(h, i, path, sizeof path);
-    const char *tname = ty ? ty->name : "(not an object culeak found)";
+    size_t n = i != PY_NO_NODE ? py_heap_paths(h, i, max_paths, paths) : 0;
     if (j) {
         cl_json_begin_object(j);
         cl_json_key(j, "address");
@@ -121,25 +120,29 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
         cl_json_string(j, ty ? ty->name : NULL);
         cl_json_key(j, "paths");
         cl_json_begin_array(j);
-        if (reachable)
-            cl_json_string(j, path);
+        for (size_t k = 0; k < n; k++)
+            cl_json_string(j, paths[k]);
         cl_json_end_array(j);
         cl_json_key(j, "reachable");
-        cl_json_bool(j, reachable);
+        cl_json_bool(j, n > 0);
         cl_json_end_object(j);
-    } else {
-        fprintf(out, "0x%llx %s\n    %s\n", (unsigned long long)addr, tname,
-                reachable ? path
-                : i == PY_NO_NODE ? "not found in the heap"
+        return;
+    }
+    fprintf(out, "0x%llx %s\n", (unsigned long long)addr, ty ? ty->name : "(not an object culeak found)");
+    for (size_t k = 0; k < n; k++)
+        fprintf(out, "    %s\n", paths[k]);
+    if (n == 0)
+        fprintf(out, "    %s\n", i == PY_NO_NODE ? "not found in the heap"
                                   : "reachable from no root (a garbage cycle awaiting collection, or "
                                     "held only from C)");
-    }
 }
 
 size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *q, bool json)
 {
     struct cl_json j;
-    size_t matched = 0;
+    size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
+    if (max_paths > 64)
+        max_paths = 64;
     if (json) {
         cl_json_init(&j, out);
         cl_json_begin_object(&j);
@@ -147,11 +150,11 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *
         cl_json_begin_array(&j);
     }
     for (size_t k = 0; k < q->naddrs; k++, matched++)
-        report_one(out, json ? &j : NULL, h, q->addrs[k], py_heap_find(h, q->addrs[k]));
+        report_one(out, json ? &j : NULL, h, q->addrs[k], py_heap_find(h, q->addrs[k]), max_paths);
     for (uint32_t i = 0; q->type && i < h->n; i++) {
         struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
         if (ty && type_matches(ty->name, q->type)) {
-            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i);
+            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths);
             matched++;
         }
     }

@@ -14,6 +14,7 @@ struct cl_refs_query {
     const uint64_t *addrs;       /* objects by address, or */
     size_t naddrs;
     const char *type;            /* every object whose type name is this (or ends in ".this") */
+    size_t max_paths;            /* paths per object, shortest first (0: 1) */
 };
 /* Returns the number of objects matched. */
 size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *q, bool json);

@@ -160,6 +160,24 @@ def by_address(python, tag="history-17"):
     return test
 
 
+def max_paths(python):
+    """--max-paths N: the shortest path first, then one per other referrer, no duplicates."""
+    def test():
+        with harness.Process(python, "multipath.py") as p:
+            addr = p.truth["address"]
+            def paths(*extra):
+                doc = harness.culeak_json("refs", "--pid", p.pid, "--addr", addr, *extra)
+                check(len(doc["objects"]) == 1, "objects: %r" % doc["objects"])
+                return doc["objects"][0]["paths"]
+            want = p.truth["paths"]
+            check(paths() == want[:1], "default: %r" % paths())
+            check(paths("--max-paths", "2")[0] == want[0], "first of two")
+            got = paths("--max-paths", "10")
+            check(got[0] == want[0] and sorted(got) == sorted(want),
+                  "--max-paths 10: got %r, want %r" % (got, want))
+    return test
+
+
 def tests():
     pythons = harness.interpreters()
     for name, python in pythons:
@@ -168,4 +186,6 @@ def tests():
         yield "%s:kernel-core" % name, kernel(python)
         if name.startswith("pyenv-"):
             yield "%s:stripped-libpython" % name, stripped(python)
+    for name, python in pythons:
+        yield "%s:max-paths" % name, max_paths(python)
     yield "pyenv-3.12:addr", by_address(dict(pythons)["pyenv-3.12"])
