@@ -1,9 +1,13 @@
 /* Frames: the named locals of a frame (cells unwrapped to their contents) and a frame's
  * description for root names. 3.9/3.10 frames are PyFrameObjects; 3.11+ frames are
  * _PyInterpreterFrames living on thread data stacks, in generators or in frame objects. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpython/heap.h"
+#include "cpython/linetable.h"
+
+#define MAX_LINETABLE (1u << 20)
 
 #define MAX_LOCALS 65536
 #define CO_FAST_CELL 0x40
@@ -106,6 +110,38 @@ void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
     }
 }
 
+/* The line a frame is executing, or -1 when it cannot be told. */
+static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
+{
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    int32_t first;
+    int64_t len;
+    uint64_t addr, table = word(o, code + l->co_linetable);
+    if (cl_read(t, code + l->co_firstlineno, &first, 4) || !table ||
+        cl_read(t, table + 16, &len, 8) || len < 0 || (uint64_t)len > MAX_LINETABLE)
+        return -1;
+    if (l->lines == PY_LINES_LOCATIONS) {
+        uint64_t instr = word(o, frame + l->if_instr), base = code + l->co_code_adaptive;
+        if (instr < base)
+            return -1;
+        addr = instr - base;
+    } else {
+        int32_t lasti;
+        if (cl_read(t, frame + l->f_lasti, &lasti, 4) || lasti < 0)
+            return -1;
+        addr = (uint64_t)lasti * (l->lines == PY_LINES_LINETABLE ? 2 : 1);
+    }
+    uint8_t *bytes = malloc((size_t)len + 1);
+    int line = -1;
+    if (bytes && cl_read(t, table + 32, bytes, (size_t)len) == 0)
+        line = l->lines == PY_LINES_LNOTAB       ? py_line_lnotab(bytes, (size_t)len, first, addr)
+             : l->lines == PY_LINES_LINETABLE    ? py_line_linetable(bytes, (size_t)len, first, addr)
+                                                 : py_line_locations(bytes, (size_t)len, first, addr);
+    free(bytes);
+    return line;
+}
+
 bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap)
 {
     const struct py_layout *l = o->rt->l;
@@ -116,6 +152,10 @@ bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t c
     if (!py_str_read(o, word(o, code + l->co_filename), file, sizeof file))
         strcpy(file, "?");
     const char *base = strrchr(file, '/');
-    snprintf(out, cap, "%s() at %s", name, base ? base + 1 : file);
+    int line = frame_line(o, frame, code);
+    if (line > 0)
+        snprintf(out, cap, "%s() at %s:%d", name, base ? base + 1 : file, line);
+    else
+        snprintf(out, cap, "%s() at %s", name, base ? base + 1 : file);
     return true;
 }

@@ -23,6 +23,13 @@ enum py_dict_model {
     PY_DICT_MANAGED_313,      /* dict at obj-24, else inline values at obj+basicsize */
 };
 
+/* How a code object maps instruction offsets to line numbers. */
+enum py_line_model {
+    PY_LINES_LNOTAB,          /* 3.9: co_lnotab (byte delta, line delta) pairs, f_lasti in bytes */
+    PY_LINES_LINETABLE,       /* 3.10: co_linetable (byte delta, line delta), f_lasti in code units */
+    PY_LINES_LOCATIONS,       /* 3.11+: the PEP 657 location table, frame instruction pointers */
+};
+
 enum py_dictkeys_model {
     PY_KEYS_310,              /* dk_size (ssize), 40-byte header, 24-byte entries */
     PY_KEYS_311,              /* dk_log2_size, dk_kind, 32-byte header, 16-byte unicode entries */
@@ -34,6 +41,7 @@ struct py_layout {
     enum py_frame_model frames;
     enum py_dict_model dicts;
     enum py_dictkeys_model keys;
+    enum py_line_model lines;
 
     /* _PyRuntimeState */
     uint16_t rt_interpreters_head, rt_main_thread;
@@ -48,8 +56,8 @@ struct py_layout {
     /* _PyCFrame */
     uint16_t cf_current_frame;
     /* _PyInterpreterFrame (3.11+) */
-    uint16_t if_code, if_previous, if_funcobj, if_globals, if_locals, if_frame_obj, if_stacktop,
-        if_owner, if_localsplus;
+    uint16_t if_code, if_previous, if_funcobj, if_globals, if_locals, if_frame_obj, if_instr,
+        if_stacktop, if_owner, if_localsplus;
     uint8_t owner_cstack;             /* FRAME_OWNED_BY_CSTACK, or 0xff */
     /* PyFrameObject */
     uint16_t f_back, f_frame, f_code, f_globals, f_locals, f_trace, f_localsplus, f_lasti,
@@ -57,7 +65,7 @@ struct py_layout {
     /* PyCodeObject */
     uint16_t co_nlocals, co_nlocalsplus, co_firstlineno, co_consts, co_names, co_varnames,
         co_freevars, co_cellvars, co_localsplusnames, co_localspluskinds, co_filename, co_name,
-        co_qualname;
+        co_qualname, co_linetable, co_code_adaptive;
     /* _gc_runtime_state (relative to interp + is_gc) */
     uint16_t gc_generations, gc_permanent, gc_collecting, gc_garbage;
     /* PyTypeObject / PyHeapTypeObject */

@@ -178,6 +178,27 @@ def max_paths(python):
     return test
 
 
+def frame_lines(python, kind):
+    """Frame roots name the thread, the function and the line it is executing."""
+    def judge(target, truth):
+        doc = harness.culeak_json("refs", *target, "--type", "Marker")
+        got = {o["address"]: o["paths"] for o in doc["objects"]}
+        for name, m in truth["markers"].items():
+            paths = got.get(hex(int(m["address"], 16)))
+            check(paths == [m["path"]], "%s: got %r, want %r" % (name, paths, m["path"]))
+
+    def test():
+        with harness.tempdir() as d:
+            if kind == "kernel-core":
+                truth, core = harness.kernel_core(python, "frames.py", [], d)
+                judge(["--core", core], truth)
+                return
+            with harness.Process(python, "frames.py") as p:
+                judge(["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)],
+                      p.truth)
+    return test
+
+
 def tests():
     pythons = harness.interpreters()
     for name, python in pythons:
@@ -188,4 +209,6 @@ def tests():
             yield "%s:stripped-libpython" % name, stripped(python)
     for name, python in pythons:
         yield "%s:max-paths" % name, max_paths(python)
+        for kind in ("live", "gcore", "kernel-core"):
+            yield "%s:frame-lines-%s" % (name, kind), frame_lines(python, kind)
     yield "pyenv-3.12:addr", by_address(dict(pythons)["pyenv-3.12"])
