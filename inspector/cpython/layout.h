@@ -47,6 +47,10 @@ struct py_layout {
     uint16_t rt_interpreters_head, rt_main_thread;
     /* PyInterpreterState */
     uint16_t is_next, is_threads_head, is_gc, is_modules, is_sysdict, is_builtins;
+    /* 3.12+: static builtin types keep their dicts in the interpreter, in an array indexed by
+     * tp_subclasses - 1 */
+    uint32_t is_static_types;
+    uint16_t static_type_size, static_type_dict;
     /* PyThreadState */
     uint16_t ts_next, ts_interp, ts_frame, ts_cframe, ts_current_frame, ts_thread_id,
         ts_native_thread_id, ts_dict, ts_curexc_type, ts_curexc_value, ts_curexc_traceback,
@@ -70,7 +74,7 @@ struct py_layout {
     uint16_t gc_generations, gc_permanent, gc_collecting, gc_garbage;
     /* PyTypeObject / PyHeapTypeObject */
     uint16_t tp_name, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
-        tp_dictoffset, tp_bases, tp_mro, ht_cached_keys, ht_qualname;
+        tp_dictoffset, tp_bases, tp_mro, tp_subclasses, ht_cached_keys, ht_qualname;
     /* containers */
     uint16_t tuple_items;
     uint16_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
@@ -95,6 +99,7 @@ struct py_layout {
 const struct py_layout *py_layout_for(unsigned major, unsigned minor);
 
 /* Flags (tp_flags). */
+#define PY_TPFLAGS_STATIC_BUILTIN (1ul << 1)
 #define PY_TPFLAGS_INLINE_VALUES (1ul << 2)
 #define PY_TPFLAGS_MANAGED_DICT (1ul << 4)
 #define PY_TPFLAGS_HEAPTYPE (1ul << 9)

@@ -10,9 +10,10 @@
 struct field {
     size_t at;
     const char *type, *member;
+    bool wide;                 /* a uint32_t field rather than uint16_t */
 };
 
-#define F(field, type, member) {offsetof(struct py_layout, field), type, member}
+#define F(field, type, member) {offsetof(struct py_layout, field), type, member, false}
 
 static const struct field fields[] = {
     F(rt_interpreters_head, "_PyRuntimeState", "interpreters.head"),
@@ -23,6 +24,10 @@ static const struct field fields[] = {
     F(is_modules, "PyInterpreterState", "modules|imports.modules"),
     F(is_sysdict, "PyInterpreterState", "sysdict"),
     F(is_builtins, "PyInterpreterState", "builtins"),
+    {offsetof(struct py_layout, is_static_types), "PyInterpreterState",
+     "types.builtins.initialized|types.builtins", true},
+    F(static_type_size, "static_builtin_state|managed_static_type_state", NULL),
+    F(static_type_dict, "static_builtin_state|managed_static_type_state", "tp_dict"),
     F(ts_next, "PyThreadState", "next"),
     F(ts_interp, "PyThreadState", "interp"),
     F(ts_frame, "PyThreadState", "frame"),
@@ -90,6 +95,7 @@ static const struct field fields[] = {
     F(tp_dictoffset, "PyTypeObject", "tp_dictoffset"),
     F(tp_bases, "PyTypeObject", "tp_bases"),
     F(tp_mro, "PyTypeObject", "tp_mro"),
+    F(tp_subclasses, "PyTypeObject", "tp_subclasses"),
     F(ht_cached_keys, "PyHeapTypeObject", "ht_cached_keys"),
     F(ht_qualname, "PyHeapTypeObject", "ht_qualname"),
     F(tuple_items, "PyTupleObject", "ob_item"),
@@ -122,16 +128,23 @@ static const struct field fields[] = {
     F(unicode_legacy_data, "PyUnicodeObject", "data"),
 };
 
+/* Tries each '|'-separated alternative of the type and member names. */
 static bool dwarf_value(const struct cl_module *m, const struct field *f, uint64_t *v)
 {
-    if (!f->member)
-        return cl_dwarf_type_size(m, f->type, v);
-    char alts[128];
-    snprintf(alts, sizeof alts, "%s", f->member);
-    char *save;
-    for (char *alt = strtok_r(alts, "|", &save); alt; alt = strtok_r(NULL, "|", &save))
-        if (cl_dwarf_member_offset(m, f->type, alt, v))
-            return true;
+    char types[128], members[128];
+    char *ts, *ms;
+    snprintf(types, sizeof types, "%s", f->type);
+    for (char *type = strtok_r(types, "|", &ts); type; type = strtok_r(NULL, "|", &ts)) {
+        if (!f->member) {
+            if (cl_dwarf_type_size(m, type, v))
+                return true;
+            continue;
+        }
+        snprintf(members, sizeof members, "%s", f->member);
+        for (char *alt = strtok_r(members, "|", &ms); alt; alt = strtok_r(NULL, "|", &ms))
+            if (cl_dwarf_member_offset(m, type, alt, v))
+                return true;
+    }
     return false;
 }
 
@@ -143,8 +156,14 @@ bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *ru
         return false;
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         const struct field *f = &fields[i];
-        uint16_t want;
-        memcpy(&want, (const char *)l + f->at, sizeof want);
+        uint32_t want;
+        uint16_t narrow;
+        if (f->wide) {
+            memcpy(&want, (const char *)l + f->at, sizeof want);
+        } else {
+            memcpy(&narrow, (const char *)l + f->at, sizeof narrow);
+            want = narrow == PY_NONE ? PY_NONE : narrow;
+        }
         uint64_t have;
         bool found = dwarf_value(runtime, f, &have);
         const char *what = f->member ? f->member : "sizeof";

@@ -10,7 +10,7 @@
 /* Fields that are the same in every supported version. */
 #define COMMON_TYPE                                                                               \
     .tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
-    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344,         \
+    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344, .tp_subclasses = 360,         \
     .tuple_items = 24, .gc_generations = 24, .gc_permanent = 104, .gc_collecting = 200,           \
     .gc_garbage = 208, .ts_next = 8, .ts_interp = 16, .lru_cache = 72, .lru_func = 88,            \
     .gen_completed = 1
@@ -20,7 +20,8 @@ static const struct py_layout py39 = {
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
-    .is_builtins = 880,
+    .is_builtins = 880, .is_static_types = N, .static_type_size = N,
+    .static_type_dict = N,
     .ts_frame = 24, .ts_cframe = N, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
     .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
@@ -50,7 +51,8 @@ static const struct py_layout py310 = {
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
-    .is_builtins = 880,
+    .is_builtins = 880, .is_static_types = N, .static_type_size = N,
+    .static_type_dict = N,
     .ts_frame = 24, .ts_cframe = 48, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
     .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
@@ -80,7 +82,8 @@ static const struct py_layout py311 = {
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 80,
     .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
-    .is_builtins = 912,
+    .is_builtins = 912, .is_static_types = N, .static_type_size = N,
+    .static_type_dict = N,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = 96, .ts_curexc_value = 104,
     .ts_curexc_traceback = 112, .ts_current_exception = N, .ts_exc_info = 120, .ts_context = 224,
@@ -111,7 +114,8 @@ static const struct py_layout py312 = {
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 64,
     .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
-    .is_builtins = 360,
+    .is_builtins = 360, .is_static_types = 373704, .static_type_size = 40,
+    .static_type_dict = 16,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 136,
     .ts_native_thread_id = 144, .ts_dict = 112, .ts_curexc_type = N, .ts_curexc_value = N,
     .ts_curexc_traceback = N, .ts_current_exception = 96, .ts_exc_info = 104, .ts_context = 208,
@@ -141,7 +145,8 @@ static const struct py_layout py313 = {
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 632, .rt_main_thread = 656,
     .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400, .is_modules = 7656,
-    .is_sysdict = 7640, .is_builtins = 7648,
+    .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968, .static_type_size = 48,
+    .static_type_dict = 24,
     .ts_frame = N, .ts_cframe = N, .ts_current_frame = 72, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = N, .ts_curexc_value = N,
     .ts_curexc_traceback = N, .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208,

@@ -256,6 +256,22 @@ static void emit_frame_object(struct py_emitter *e, uint64_t obj)
     }
 }
 
+/* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it. */
+static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
+{
+    struct py_objects *o = &e->h->objects;
+    const struct py_layout *l = o->rt->l;
+    uint64_t flags = word(o, type + l->tp_flags), index = word(o, type + l->tp_subclasses);
+    if (l->is_static_types == PY_NONE || !(flags & PY_TPFLAGS_STATIC_BUILTIN) ||
+        (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > 1024)
+        return;
+    uint64_t slot = o->rt->interp + l->is_static_types + (index - 1) * l->static_type_size;
+    if (word(o, slot) != type)   /* the slot names its type: a cheap check of the index */
+        return;
+    emit_named(e, slot + l->static_type_dict, ".__dict__");
+    emit_named(e, slot + l->static_type_dict + 8, ".__subclasses__()");   /* tp_subclasses follows */
+}
+
 void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
 {
     struct py_objects *o = &e->h->objects;
@@ -341,6 +357,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
     case PY_F_TYPE:
         emit_named(e, obj + l->tp_mro, ".__mro__");
         emit_named(e, obj + l->tp_bases, ".__bases__");
+        emit_named(e, obj + l->tp_subclasses, ".__subclasses__()");   /* a dict of weakrefs */
+        emit_static_type_dict(e, obj);
         break;
     case PY_F_LRU_ELEM:
         emit_named(e, obj + 48, ".result");
