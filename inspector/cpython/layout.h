@@ -45,6 +45,7 @@ struct py_layout {
 
     /* _PyRuntimeState */
     uint16_t rt_interpreters_head, rt_main_thread;
+    uint32_t rt_main_interpreter;     /* 3.11+: the main interpreter is embedded in _PyRuntime */
     /* PyInterpreterState */
     uint16_t is_next, is_threads_head, is_gc, is_modules, is_sysdict, is_builtins;
     /* 3.12+: static builtin types keep their dicts in the interpreter, in an array indexed by

@@ -18,6 +18,7 @@ struct field {
 static const struct field fields[] = {
     F(rt_interpreters_head, "_PyRuntimeState", "interpreters.head"),
     F(rt_main_thread, "_PyRuntimeState", "main_thread"),
+    {offsetof(struct py_layout, rt_main_interpreter), "_PyRuntimeState", "_main_interpreter", true},
     F(is_next, "PyInterpreterState", "next"),
     F(is_threads_head, "PyInterpreterState", "tstate_head|threads.head"),
     F(is_gc, "PyInterpreterState", "gc"),

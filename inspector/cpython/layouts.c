@@ -18,7 +18,7 @@
 static const struct py_layout py39 = {
     .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
-    .rt_interpreters_head = 32, .rt_main_thread = 72,
+    .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
     .is_builtins = 880, .is_static_types = N, .static_type_size = N,
     .static_type_dict = N,
@@ -49,7 +49,7 @@ static const struct py_layout py39 = {
 static const struct py_layout py310 = {
     .name = "3.10", .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
-    .rt_interpreters_head = 32, .rt_main_thread = 72,
+    .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
     .is_builtins = 880, .is_static_types = N, .static_type_size = N,
     .static_type_dict = N,
@@ -80,7 +80,7 @@ static const struct py_layout py310 = {
 static const struct py_layout py311 = {
     .name = "3.11", .minor = 11, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_311,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
-    .rt_interpreters_head = 40, .rt_main_thread = 80,
+    .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
     .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
     .is_builtins = 912, .is_static_types = N, .static_type_size = N,
     .static_type_dict = N,
@@ -112,7 +112,7 @@ static const struct py_layout py311 = {
 static const struct py_layout py312 = {
     .name = "3.12", .minor = 12, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_312,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
-    .rt_interpreters_head = 40, .rt_main_thread = 64,
+    .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
     .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
     .is_builtins = 360, .is_static_types = 373704, .static_type_size = 40,
     .static_type_dict = 16,
@@ -143,7 +143,7 @@ static const struct py_layout py312 = {
 static const struct py_layout py313 = {
     .name = "3.13", .minor = 13, .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
-    .rt_interpreters_head = 632, .rt_main_thread = 656,
+    .rt_interpreters_head = 632, .rt_main_thread = 656, .rt_main_interpreter = 88352,
     .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400, .is_modules = 7656,
     .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968, .static_type_size = 48,
     .static_type_dict = 24,

@@ -74,3 +74,68 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
                             "sys.modules is not a dict", l->name);
     return 0;
 }
+
+#define SCAN_MAX (64u << 20)
+#define SCAN_CHUNK (1u << 16)
+
+/* Whether p is a _PyRuntime under layout l: the interpreter list's head and main agree (checked
+ * by the caller), the interpreter's first thread points back to it, the runtime's main thread is
+ * one of its threads, and (3.11+) the main interpreter is the one embedded in the runtime. */
+static bool runtime_fits(struct cl_target *t, const struct py_layout *l, uint64_t p, uint64_t interp)
+{
+    uint64_t ts, back, main_thread, id;
+    if ((interp & 7) || (l->rt_main_interpreter != PY_NONE && interp != p + l->rt_main_interpreter) ||
+        cl_read_u64(t, interp + l->is_threads_head, &ts) || !ts || (ts & 7) ||
+        cl_read_u64(t, ts + l->ts_interp, &back) || back != interp ||
+        cl_read_u64(t, p + l->rt_main_thread, &main_thread) || !main_thread)
+        return false;
+    for (int i = 0; ts && i < 256; i++) {
+        if (cl_read_u64(t, ts + l->ts_thread_id, &id) == 0 && id == main_thread)
+            return true;
+        if (cl_read_u64(t, ts + l->ts_next, &ts) != 0)
+            return false;
+    }
+    return false;
+}
+
+static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, unsigned only_minor)
+{
+    static uint64_t buf[SCAN_CHUNK / 8];
+    for (uint64_t at = start; at < end; at += SCAN_CHUNK - 1024) {
+        size_t n = end - at < SCAN_CHUNK ? (size_t)(end - at) : SCAN_CHUNK;
+        if (cl_read(t, at, buf, n) != 0)
+            continue;
+        for (unsigned minor = 9; minor <= 13; minor++) {
+            const struct py_layout *l = py_layout_for(3, minor);
+            if (only_minor && minor != only_minor)
+                continue;
+            size_t head = l->rt_interpreters_head / 8;   /* interpreters.main follows head */
+            for (size_t w = 0; w + head + 1 < n / 8; w++) {
+                uint64_t interp = buf[w + head];
+                if (interp && interp == buf[w + head + 1] &&
+                    runtime_fits(t, l, at + 8 * w, interp))
+                    return at + 8 * w;
+            }
+        }
+    }
+    return 0;
+}
+
+uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor)
+{
+    uint64_t scanned = 0, after = 0;
+    for (size_t i = 0; i < t->maps.n && scanned < SCAN_MAX; i++) {
+        const struct cl_mapping *map = &t->maps.v[i];
+        bool mine = map->path && strcmp(map->path, m->path) == 0;
+        bool bss = !map->path && map->start == after;   /* anonymous, right after the module */
+        if (mine)
+            after = map->end;
+        if (!(map->perms & CL_MAP_W) || (!mine && !bss))
+            continue;
+        uint64_t found = scan_range(t, map->start, map->end, minor);
+        if (found)
+            return found;
+        scanned += map->end - map->start;
+    }
+    return 0;
+}

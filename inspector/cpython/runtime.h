@@ -32,4 +32,10 @@ struct py_runtime {
 int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct py_runtime *rt,
                     struct cl_error *err);
 
+/* Looks for _PyRuntime in the writable memory of module m (and the .bss mapping after it) when
+ * neither its symbol nor its section is there: a word where the interpreter list's head and main
+ * entries agree and that interpreter's first thread points back to it, under some layout table.
+ * minor restricts the tables tried (0: all). Returns the address, or 0. */
+uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor);
+
 #endif

@@ -1,5 +1,7 @@
 #include "runtime/python.h"
 
+#include "cpython/runtime.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +101,16 @@ static uint64_t scan_banner(struct cl_target *t, const struct cl_module *m, char
     return found;
 }
 
+static uint64_t version_from_name(const struct cl_module *m)
+{
+    const char *base = strrchr(m->path, '/');
+    unsigned minor;
+    base = base ? base + 1 : m->path;
+    if (sscanf(base, "libpython3.%u", &minor) == 1 || sscanf(base, "python3.%u", &minor) == 1)
+        return 3u << 24 | minor << 16;
+    return 0;
+}
+
 static const struct cl_module *find_runtime(struct cl_target *t, const struct cl_symbols *syms,
                                             struct cl_python_info *info)
 {
@@ -119,6 +131,20 @@ static const struct cl_module *find_runtime(struct cl_target *t, const struct cl
             continue;
         info->shared = i == 0;
         return m;
+    }
+    /* Neither symbol nor section (a fully stripped build): look for the structure itself, in
+     * libpython, or in an executable that is evidently Python by name. */
+    for (size_t i = 0; i < 2; i++) {
+        const struct cl_module *m = cands[i];
+        const char *base = m ? strrchr(m->path, '/') : NULL;
+        if (!m || (i == 1 && (!base || strncmp(base + 1, "python3", 7) != 0)))
+            continue;
+        uint64_t named = version_from_name(m);
+        if ((info->runtime_addr = py_runtime_scan(t, m, (unsigned)(named >> 16) & 0xff))) {
+            info->runtime_found_by = "scan of writable memory";
+            info->shared = i == 0;
+            return m;
+        }
     }
     return NULL;
 }
@@ -152,15 +178,6 @@ static int take(struct cl_python_info *info, const char *source, uint64_t hex, s
     return 0;
 }
 
-static uint64_t version_from_name(const struct cl_module *m)
-{
-    const char *base = strrchr(m->path, '/');
-    unsigned minor;
-    base = base ? base + 1 : m->path;
-    if (sscanf(base, "libpython3.%u", &minor) == 1 || sscanf(base, "python3.%u", &minor) == 1)
-        return 3u << 24 | minor << 16;
-    return 0;
-}
 
 /* Without the files a core was made from there are no symbols, which must not read as "not
  * Python": say which file is missing instead. */

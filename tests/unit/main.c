@@ -26,6 +26,7 @@ int main(void)
     register_util_error_tests();
     register_util_addrmap_tests();
     register_cpython_linetable_tests();
+    register_cpython_runtime_scan_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_ErrorCode rc = CU_basic_run_tests();

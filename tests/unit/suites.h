@@ -15,5 +15,6 @@ void register_report_json_tests(void);
 void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
 void register_cpython_linetable_tests(void);
+void register_cpython_runtime_scan_tests(void);
 
 #endif

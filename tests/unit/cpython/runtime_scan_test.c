@@ -1,0 +1,90 @@
+/* The _PyRuntime scan, on real interpreters where the symbol gives the answer to compare with:
+ * every pyenv build 3.9-3.13 and the stripped system Python. */
+#include <glob.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "cpython/runtime.h"
+#include "engine/session.h"
+#include "suites.h"
+#include "testutil.h"
+
+extern char **environ;
+
+/* Starts python, waits until its runtime is up (it prints a line), returns its pid or -1. */
+static pid_t start_python(const char *python)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    char *argv[] = {(char *)python, "-c", "import time; print('up', flush=True); time.sleep(60)", NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, python, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    char line[8];
+    if (rc != 0 || read(fds[0], line, sizeof line) <= 0)
+        pid = -1;
+    close(fds[0]);
+    return pid;
+}
+
+static void check_scan(const char *python)
+{
+    pid_t pid = start_python(python);
+    CU_ASSERT_FATAL(pid > 0);
+    struct cl_session_options so = {.pid = pid};
+    struct cl_session *s;
+    struct cl_error err;
+    int rc = cl_session_open(&so, &s, &err);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc == 0) {
+        CU_ASSERT_STRING_EQUAL(s->python.runtime_found_by, "symbol _PyRuntime");
+        uint64_t found = py_runtime_scan(s->target, s->python.module, 0);
+        if (found != s->python.runtime_addr)
+            fprintf(stderr, "\n%s: scan found 0x%llx, symbol says 0x%llx\n", python,
+                    (unsigned long long)found, (unsigned long long)s->python.runtime_addr);
+        CU_ASSERT_EQUAL(found, s->python.runtime_addr);
+        cl_session_close(s);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static void test_scan_pyenv(void)
+{
+    static const char *const minors[] = {"3.9", "3.10", "3.11", "3.12", "3.13"};
+    for (size_t i = 0; i < sizeof minors / sizeof *minors; i++) {
+        char pattern[256];
+        snprintf(pattern, sizeof pattern, "%s/.pyenv/versions/%s.*/bin/python%s",
+                 getenv("HOME") ? getenv("HOME") : "/root", minors[i], minors[i]);
+        glob_t g;
+        int found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+        CU_ASSERT_TRUE(found);   /* the test machines have every pyenv build */
+        if (found)
+            check_scan(g.gl_pathv[g.gl_pathc - 1]);
+        globfree(&g);
+    }
+}
+
+static void test_scan_system(void) { check_scan("/usr/bin/python3"); }
+
+void register_cpython_runtime_scan_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"scan finds _PyRuntime (pyenv 3.9-3.13)", test_scan_pyenv},
+        {"scan finds _PyRuntime (system python)", test_scan_system},
+        {NULL, NULL},
+    };
+    tu_add_suite("cpython/runtime_scan", tests);
+}
