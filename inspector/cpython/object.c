@@ -43,11 +43,9 @@ static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t fl
     struct cl_target *t = rt->t;
     uint64_t base = type;
     for (int i = 0; i < MAX_BASES && base; i++) {
-        for (int f = 0; f < PY_F_COUNT; f++)
-            if (f != PY_F_OBJECT && rt->family_type[f] == base)
-                return (enum py_family)f;
-        if (base == rt->coro_type || base == rt->asyncgen_type)
-            return PY_F_GEN;
+        for (size_t k = 0; k < rt->nknown; k++)
+            if (rt->known[k].type == base && rt->known[k].family != PY_F_OBJECT)
+                return rt->known[k].family;
         /* Extension types have fixed dotted names (static types before 3.12, heap types from
          * PyType_FromSpec after); a class statement cannot make a dotted name. */
         uint64_t np;

@@ -10,6 +10,8 @@ static const struct { enum py_family f; const char *symbol; } family_symbols[] =
     {PY_F_STR, "PyUnicode_Type"},       {PY_F_INT, "PyLong_Type"},
     {PY_F_FLOAT, "PyFloat_Type"},       {PY_F_BYTES, "PyBytes_Type"},
     {PY_F_SET, "PySet_Type"},           {PY_F_CELL, "PyCell_Type"},
+    {PY_F_SET, "PyFrozenSet_Type"},     {PY_F_GEN, "PyCoro_Type"},
+    {PY_F_GEN, "PyAsyncGen_Type"},
     {PY_F_FUNCTION, "PyFunction_Type"}, {PY_F_METHOD, "PyMethod_Type"},
     {PY_F_MODULE, "PyModule_Type"},     {PY_F_CODE, "PyCode_Type"},
     {PY_F_FRAME, "PyFrame_Type"},       {PY_F_GEN, "PyGen_Type"},
@@ -45,11 +47,14 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
         /* PyExc_BaseException is a pointer variable; the others are the type objects. */
         if (family_symbols[i].f == PY_F_EXCEPTION && cl_read_u64(t, a, &a) != 0)
             continue;
-        rt->family_type[family_symbols[i].f] = a;
+        if (!rt->family_type[family_symbols[i].f])
+            rt->family_type[family_symbols[i].f] = a;
+        if (rt->nknown < sizeof rt->known / sizeof *rt->known) {
+            rt->known[rt->nknown].type = a;
+            rt->known[rt->nknown++].family = family_symbols[i].f;
+        }
     }
     cl_module_symbol(py->module, "_Py_NoneStruct", &rt->none, NULL);
-    cl_module_symbol(py->module, "PyCoro_Type", &rt->coro_type, NULL);
-    cl_module_symbol(py->module, "PyAsyncGen_Type", &rt->asyncgen_type, NULL);
     if (!rt->family_type[PY_F_TYPE] || !rt->family_type[PY_F_DICT])
         return cl_error_set(err, CL_E_UNSUPPORTED, "%s does not export PyType_Type and "
                             "PyDict_Type; cannot identify objects", py->module->path);

@@ -22,8 +22,9 @@ struct py_runtime {
     struct cl_target *t;
     const struct py_layout *l;
     uint64_t runtime, interp;
-    uint64_t family_type[PY_F_COUNT];   /* the static type of each family, 0 if not found */
-    uint64_t coro_type, asyncgen_type;  /* share the generator layout */
+    uint64_t family_type[PY_F_COUNT];   /* the main static type of each family, 0 if not found */
+    struct { uint64_t type; enum py_family family; } known[32];   /* every builtin type found */
+    size_t nknown;
     uint64_t none;                      /* _Py_NoneStruct */
 };
 

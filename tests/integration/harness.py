@@ -65,9 +65,11 @@ class Process:
             if line.strip() == "READY":
                 break
         if self.truth is None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            err = self.proc.stderr.read()[-2000:]
             self.kill()
-            raise Failure("scenario %s did not start: %s %s" % (
-                script, "".join(lines), self.proc.stderr.read()[-2000:]))
+            raise Failure("scenario %s did not start: %s %s" % (script, "".join(lines), err))
         self.pid = self.proc.pid
 
     def status(self):

@@ -175,6 +175,25 @@ def max_paths(python):
             got = paths("--max-paths", "10")
             check(got[0] == want[0] and sorted(got) == sorted(want),
                   "--max-paths 10: got %r, want %r" % (got, want))
+            doc = harness.culeak_json("refs", "--pid", p.pid, "--addr", p.truth["set_member"],
+                                      "--max-paths", "5")
+            got = doc["objects"][0]["paths"]
+            check(sorted(got) == sorted(p.truth["set_paths"]), "set member: got %r" % got)
+    return test
+
+
+def gc_collecting(python):
+    """A process stopped inside a garbage collection is walked, with a warning that says so."""
+    def test():
+        with harness.Process(python, "gc_collecting.py") as p:
+            doc = harness.culeak_json("objects", "--pid", p.pid)
+            check(any("during a garbage collection" in w for w in doc["warnings"]),
+                  "warnings: %r" % doc["warnings"])
+            check(doc["objects"] > 1000, "objects: %r" % doc["objects"])
+        with harness.Process(python, "multipath.py") as p:
+            doc = harness.culeak_json("objects", "--pid", p.pid)
+            check(not any("garbage collection" in w for w in doc["warnings"]),
+                  "warning without a collection: %r" % doc["warnings"])
     return test
 
 
@@ -209,6 +228,7 @@ def tests():
             yield "%s:stripped-libpython" % name, stripped(python)
     for name, python in pythons:
         yield "%s:max-paths" % name, max_paths(python)
+        yield "%s:gc-collecting" % name, gc_collecting(python)
         for kind in ("live", "gcore", "kernel-core"):
             yield "%s:frame-lines-%s" % (name, kind), frame_lines(python, kind)
     yield "pyenv-3.12:addr", by_address(dict(pythons)["pyenv-3.12"])
