@@ -137,7 +137,8 @@ static const struct cl_module *find_runtime(struct cl_target *t, const struct cl
     for (size_t i = 0; i < 2; i++) {
         const struct cl_module *m = cands[i];
         const char *base = m ? strrchr(m->path, '/') : NULL;
-        if (!m || (i == 1 && (!base || strncmp(base + 1, "python3", 7) != 0)))
+        if (!m || m->state != CL_MODULE_OK ||   /* without the file, say which one is missing */
+            (i == 1 && (!base || strncmp(base + 1, "python3", 7) != 0)))
             continue;
         uint64_t named = version_from_name(m);
         if ((info->runtime_addr = py_runtime_scan(t, m, (unsigned)(named >> 16) & 0xff))) {
