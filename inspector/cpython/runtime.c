@@ -2,6 +2,7 @@
 
 #include "cpython/layout_check.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct { enum py_family f; const char *symbol; } family_symbols[] = {
@@ -30,6 +31,13 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
     if (py->free_threaded)
         return cl_error_set(err, CL_E_UNSUPPORTED, "Python %s is a free-threaded build; culeak "
                             "walks only default (GIL) builds", py->version);
+    /* Debug builds (sys.abiflags "d": libpython3.12d.so, python3.12d) lay objects out otherwise. */
+    const char *base = strrchr(py->module->path, '/');
+    char tag[32];
+    snprintf(tag, sizeof tag, "%u.%ud", major, minor);
+    if (base && strstr(base, tag))
+        return cl_error_set(err, CL_E_UNSUPPORTED, "%s is a debug build of Python %s; culeak "
+                            "walks only release builds", py->module->path, py->version);
     if (!(rt->l = py_layout_for(major, minor)))
         return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no object layout for Python %s "
                             "(supported: 3.9 to 3.13)", py->version);
