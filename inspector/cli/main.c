@@ -9,6 +9,7 @@
 #include "engine/session.h"
 #include "report/info.h"
 #include "report/objects.h"
+#include "report/tensors.h"
 #include "report/json.h"
 
 #ifndef CULEAK_VERSION
@@ -28,6 +29,7 @@ struct cli {
     size_t naddrs;
     const char *type;
     size_t max_paths;
+    struct cl_tensor_filter tensor_filter;
     struct py_walk_options walk;
 };
 
@@ -40,6 +42,8 @@ static const char usage_text[] =
     "  info          the target, its Python runtime and its PyTorch build\n"
     "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
     "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
+    "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
+    "  summary       tensor bytes by device and by the root that holds them\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "\n"
     "target:\n"
@@ -53,6 +57,8 @@ static const char usage_text[] =
     "  --addr ADDR      refs: this object (hex; repeatable)\n"
     "  --type NAME      refs: every object of this type (e.g. Tensor, collections.deque)\n"
     "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
+    "  --device D       tensors: cpu, cuda or all (default all)\n"
+    "  --min-bytes N    tensors: only storages of at least N bytes\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "output:\n"
     "  --json           one JSON object instead of text\n"
@@ -94,7 +100,7 @@ static int parse_pid(const char *s, int *pid)
 static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *err)
 {
     enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
-           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS };
+           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
@@ -104,6 +110,8 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *e
         {"type", required_argument, 0, O_TYPE},
         {"max-objects", required_argument, 0, O_MAX_OBJECTS},
         {"max-paths", required_argument, 0, O_MAX_PATHS},
+        {"device", required_argument, 0, O_DEVICE},
+        {"min-bytes", required_argument, 0, O_MIN_BYTES},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
@@ -149,6 +157,22 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct cl_error *e
             break;
         }
         case O_TYPE: cli->type = optarg; break;
+        case O_DEVICE:
+            if (strcmp(optarg, "all") == 0)
+                cli->tensor_filter.device = -1;
+            else if (strcmp(optarg, "cpu") == 0 || strcmp(optarg, "cuda") == 0)
+                cli->tensor_filter.device = optarg[1] == 'p' ? 0 : 1;
+            else
+                return cl_error_set(err, CL_E_USAGE, "--device wants cpu, cuda or all, not '%s'", optarg);
+            break;
+        case O_MIN_BYTES: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (!*optarg || *end)
+                return cl_error_set(err, CL_E_USAGE, "--min-bytes wants a number, not '%s'", optarg);
+            cli->tensor_filter.min_bytes = v;
+            break;
+        }
         case 'h':
         case O_HELP: fputs(usage_text, stdout); exit(0);
         case O_VERSION: printf("culeak %s\n", CULEAK_VERSION); exit(0);
@@ -206,6 +230,23 @@ static int cmd_refs(const struct cli *cli, struct cl_session *s)
     return 0;
 }
 
+static int cmd_tensors(const struct cli *cli, struct cl_session *s)
+{
+    struct cl_error err = {0};
+    struct torch_tensors *tt;
+    if (!s->torch.loaded) {
+        cl_error_set(&err, CL_E_UNSUPPORTED, "PyTorch is not loaded in this process");
+        return fail(cli, &err);
+    }
+    if (cl_session_tensors(s, &cli->walk, &tt, &err))
+        return fail(cli, &err);
+    if (strcmp(cli->command, "summary") == 0)
+        cl_report_summary(stdout, &s->heap, tt, cli->json);
+    else
+        cl_report_tensors(stdout, &s->heap, tt, &cli->tensor_filter, cli->json);
+    return 0;
+}
+
 static int cmd_check_layout(const struct cli *cli, struct cl_session *s)
 {
     struct cl_error err = {0};
@@ -239,12 +280,14 @@ static const struct command {
     {"info", cmd_info},
     {"objects", cmd_objects},
     {"refs", cmd_refs},
+    {"tensors", cmd_tensors},
+    {"summary", cmd_tensors},
     {"check-layout", cmd_check_layout},
 };
 
 int main(int argc, char **argv)
 {
-    struct cli cli = {0};
+    struct cli cli = {.tensor_filter = {.device = -1}};
     struct cl_error err = {0};
     /* The command may come first (culeak info --pid 1) or last (culeak --pid 1 info): getopt
      * permutes, so both parse. */

@@ -28,6 +28,8 @@ void cl_session_close(struct cl_session *s)
 {
     if (!s)
         return;
+    if (s->tensors_built)
+        torch_tensors_free(&s->tensors);
     if (s->heap_built)
         py_heap_free(&s->heap);
     cl_symbols_free(s->symbols);
@@ -45,5 +47,21 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
         s->heap_built = true;
     }
     *out = &s->heap;
+    return 0;
+}
+
+int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
+                       struct torch_tensors **out, struct cl_error *err)
+{
+    struct py_heap *h;
+    int rc = cl_session_heap(s, opt, &h, err);
+    if (rc)
+        return rc;
+    if (!s->tensors_built) {
+        if ((rc = torch_tensors_collect(h, &s->torch, &s->tensors, err)))
+            return rc;
+        s->tensors_built = true;
+    }
+    *out = &s->tensors;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "runtime/python.h"
 #include "runtime/torch.h"
 #include "symbols/symbols.h"
+#include "torch/tensors.h"
 #include "target/target.h"
 
 struct cl_session {
@@ -17,6 +18,8 @@ struct cl_session {
     struct py_runtime py_runtime;
     struct py_heap heap;
     bool heap_built;
+    struct torch_tensors tensors;
+    bool tensors_built;
 };
 
 struct cl_session_options {
@@ -34,5 +37,9 @@ void cl_session_close(struct cl_session *s);
 /* The Python object graph, built on first use. */
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err);
+
+/* The tensors of the heap, built on first use. */
+int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
+                       struct torch_tensors **out, struct cl_error *err);
 
 #endif

@@ -1,0 +1,262 @@
+#include "report/tensors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/json.h"
+
+static void device_text(char *out, size_t cap, int8_t type, int8_t index)
+{
+    if (index >= 0 && type != 0)
+        snprintf(out, cap, "%s:%d", torch_device_name(type), index);
+    else
+        snprintf(out, cap, "%s", torch_device_name(type));
+}
+
+static void shape_text(char *out, size_t cap, const struct torch_tensor *x)
+{
+    size_t len = (size_t)snprintf(out, cap, "[");
+    for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS && len < cap; d++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", d ? ", " : "", (long long)x->sizes[d]);
+    if (x->ndim > TORCH_MAX_DIMS && len < cap)
+        len += (size_t)snprintf(out + len, cap - len, ", ...");
+    if (len < cap)
+        snprintf(out + len, cap - len, "]");
+}
+
+static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
+{
+    if (!x->pyobj)
+        return x->via_grad ? "c++ tensor (.grad, no Python object yet)" : "c++ tensor (saved for backward)";
+    struct py_type *ty = py_type_at(&h->objects, x->pytype);
+    return ty ? ty->name : "?";
+}
+
+/* The tensor's path: its Python path, or the chain through its holder for a C++ tensor. */
+static bool tensor_path(struct py_heap *h, const struct torch_tensor *x, char *out, size_t cap)
+{
+    if (x->pyobj)
+        return py_heap_path(h, x->node, out, cap);
+    if (!x->autograd_path)
+        return false;
+    snprintf(out, cap, "%s", x->autograd_path);
+    return true;
+}
+
+static bool selected(const struct torch_storage *st, const struct cl_tensor_filter *f)
+{
+    return (!f || f->device < 0 || st->device_type == f->device) && (!f || st->nbytes >= f->min_bytes);
+}
+
+static void put_lines(struct cl_json *j, FILE *out, const char *w)
+{
+    for (; w && *w;) {
+        const char *nl = strchr(w, '\n');
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
+        if (j)
+            cl_json_string(j, line);
+        else
+            fprintf(out, "warning: %s\n", line);
+        w = nl + 1;
+    }
+}
+
+/* The heap's warnings and the tensor walk's, as a JSON array or as text lines. */
+static void put_warnings(struct cl_json *j, FILE *out, const char *heap, const char *tensors)
+{
+    if (j) {
+        cl_json_key(j, "warnings");
+        cl_json_begin_array(j);
+    }
+    put_lines(j, out, heap);
+    put_lines(j, out, tensors);
+    if (j)
+        cl_json_end_array(j);
+}
+
+void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                       const struct cl_tensor_filter *f, bool json)
+{
+    static char path[4096];
+    char dev[32], shape[256];
+    struct cl_json j;
+    if (json) {
+        cl_json_init(&j, out);
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "tensors");
+        cl_json_begin_array(&j);
+    }
+    uint64_t shown = 0, bytes = 0;
+    for (uint32_t s = 0; s < tt->nstorages; s++) {
+        const struct torch_storage *st = &tt->storages[s];
+        if (!selected(st, f))
+            continue;
+        shown++;
+        bytes += st->nbytes;
+        device_text(dev, sizeof dev, st->device_type, st->device_index);
+        if (!json)
+            fprintf(out, "storage 0x%llx  %s  %llu bytes  held by %s\n", (unsigned long long)st->impl,
+                    dev, (unsigned long long)st->nbytes, torch_holder_name(st->held_by));
+        for (uint32_t k = 0; k < st->ntensors; k++) {
+            const struct torch_tensor *x = &tt->v[st->tensors[k]];
+            bool has_path = tensor_path(h, x, path, sizeof path);
+            shape_text(shape, sizeof shape, x);
+            if (!json) {
+                fprintf(out, "  0x%llx %s %s %s%s%s%s\n      %s\n",
+                        (unsigned long long)(x->pyobj ? x->pyobj : x->impl), type_name(h, x),
+                        torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
+                        x->grad_fn ? " grad_fn=" : "", x->grad_fn ? x->grad_fn_name : "",
+                        has_path ? path : x->pyobj ? "reachable from no root (a garbage cycle "
+                                                     "awaiting collection, or held only from C)"
+                                                   : "held from C++ by an unknown owner");
+                continue;
+            }
+            cl_json_begin_object(&j);
+            cl_json_key(&j, "address");
+            cl_json_hex(&j, x->pyobj ? x->pyobj : x->impl);
+            cl_json_key(&j, "type");
+            cl_json_string(&j, type_name(h, x));
+            cl_json_key(&j, "device");
+            cl_json_string(&j, dev);
+            cl_json_key(&j, "dtype");
+            cl_json_string(&j, torch_dtype_name(x->dtype));
+            cl_json_key(&j, "shape");
+            cl_json_begin_array(&j);
+            for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS; d++)
+                cl_json_int(&j, x->sizes[d]);
+            cl_json_end_array(&j);
+            cl_json_key(&j, "nbytes");
+            cl_json_int(&j, (long long)st->nbytes);
+            cl_json_key(&j, "storage");
+            cl_json_hex(&j, st->impl);
+            cl_json_key(&j, "data_ptr");
+            cl_json_hex(&j, x->data_ptr);
+            cl_json_key(&j, "requires_grad");
+            cl_json_bool(&j, x->requires_grad);
+            cl_json_key(&j, "grad_fn");
+            cl_json_string(&j, x->grad_fn ? x->grad_fn_name : NULL);
+            cl_json_key(&j, "held_by");
+            cl_json_string(&j, torch_holder_name(st->held_by));
+            cl_json_key(&j, "paths");
+            cl_json_begin_array(&j);
+            if (has_path)
+                cl_json_string(&j, path);
+            cl_json_end_array(&j);
+            cl_json_end_object(&j);
+        }
+    }
+    if (json) {
+        cl_json_end_array(&j);
+        put_warnings(&j, out, h->warnings, tt->warnings);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    } else {
+        fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown, (unsigned long long)bytes);
+        put_warnings(NULL, out, h->warnings, tt->warnings);
+    }
+}
+
+struct total { char key[256]; uint64_t storages, bytes; };
+
+static void add_total(struct total **v, size_t *n, const char *key, uint64_t bytes)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].key, key) == 0) {
+            (*v)[i].storages++;
+            (*v)[i].bytes += bytes;
+            return;
+        }
+    struct total *nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return;
+    *v = nv;
+    snprintf(nv[*n].key, sizeof nv[*n].key, "%s", key);
+    nv[*n].storages = 1;
+    nv[*n].bytes = bytes;
+    (*n)++;
+}
+
+static int by_total_bytes(const void *a, const void *b)
+{
+    const struct total *x = a, *y = b;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->key, y->key);
+}
+
+/* The root a path starts from: `__main__`, `sys`, `<thread main: f() at x.py:3>`. */
+static void owner_of(const char *path, char *out, size_t cap)
+{
+    const char *close = path[0] == '<' ? strchr(path, '>') : NULL;
+    size_t n = close ? (size_t)(close - path) + 1 : strcspn(path, ".[{");
+    snprintf(out, cap, "%.*s", (int)n, path);
+}
+
+static void print_totals(FILE *out, struct cl_json *j, const char *key, struct total *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_total_bytes);
+    if (j) {
+        cl_json_key(j, key);
+        cl_json_begin_array(j);
+        for (size_t i = 0; i < n; i++) {
+            cl_json_begin_object(j);
+            cl_json_key(j, "name");
+            cl_json_string(j, v[i].key);
+            cl_json_key(j, "storages");
+            cl_json_int(j, (long long)v[i].storages);
+            cl_json_key(j, "bytes");
+            cl_json_int(j, (long long)v[i].bytes);
+            cl_json_end_object(j);
+        }
+        cl_json_end_array(j);
+        return;
+    }
+    fprintf(out, "by %s:\n", key);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %14llu bytes %6llu storages  %s\n", (unsigned long long)v[i].bytes,
+                (unsigned long long)v[i].storages, v[i].key);
+}
+
+void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt, bool json)
+{
+    static char path[4096];
+    struct total *devices = NULL, *owners = NULL;
+    size_t ndev = 0, nown = 0;
+    char dev[32], owner[256];
+    for (uint32_t s = 0; s < tt->nstorages; s++) {
+        const struct torch_storage *st = &tt->storages[s];
+        device_text(dev, sizeof dev, st->device_type, st->device_index);
+        add_total(&devices, &ndev, dev, st->nbytes);
+        bool found = false;
+        for (uint32_t k = 0; k < st->ntensors && !found; k++)
+            found = tensor_path(h, &tt->v[st->tensors[k]], path, sizeof path);
+        if (found)
+            owner_of(path, owner, sizeof owner);
+        else
+            snprintf(owner, sizeof owner, "(%s)", torch_holder_name(st->held_by));
+        add_total(&owners, &nown, owner, st->nbytes);
+    }
+    struct cl_json j;
+    if (json) {
+        cl_json_init(&j, out);
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "objects");
+        cl_json_int(&j, h->n);
+        cl_json_key(&j, "tensors");
+        cl_json_int(&j, tt->n);
+        cl_json_key(&j, "storages");
+        cl_json_int(&j, tt->nstorages);
+    } else {
+        fprintf(out, "%u Python objects, %u tensors in %u storages\n", h->n, tt->n, tt->nstorages);
+    }
+    print_totals(out, json ? &j : NULL, "device", devices, ndev);
+    print_totals(out, json ? &j : NULL, "owner", owners, nown);
+    if (json) {
+        put_warnings(&j, out, h->warnings, tt->warnings);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    } else {
+        put_warnings(NULL, out, h->warnings, tt->warnings);
+    }
+    free(devices);
+    free(owners);
+}

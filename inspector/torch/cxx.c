@@ -1,0 +1,54 @@
+#include "torch/cxx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap)
+{
+    uint64_t vptr, typeinfo, name;
+    if (!obj || (obj & 7) || cl_read_u64(t, obj, &vptr) || !vptr || (vptr & 7))
+        return false;
+    /* vtables live in .data.rel.ro: read-only after relocation, and backed by the library file */
+    const struct cl_mapping *m = cl_mappings_find(&t->maps, vptr);
+    if (!m || !m->path || m->path[0] != '/' || (m->perms & (CL_MAP_W | CL_MAP_X)))
+        return false;
+    if (cl_read_u64(t, vptr - 8, &typeinfo) || !typeinfo || cl_read_u64(t, typeinfo + 8, &name) ||
+        !name || cl_read_cstr(t, name, out, cap) != 0)
+        return false;
+    return out[0] != '\0';
+}
+
+void cxx_short_name(const char *mangled, char *out, size_t cap)
+{
+    const char *p = mangled, *last = NULL;
+    size_t last_len = 0;
+    if (*p == 'N')
+        p++;
+    while (*p >= '1' && *p <= '9') {
+        size_t len = 0;
+        while (*p >= '0' && *p <= '9')
+            len = len * 10 + (size_t)(*p++ - '0');
+        if (len > strlen(p))
+            break;
+        last = p;
+        last_len = len;
+        p += len;
+    }
+    if (last)
+        snprintf(out, cap, "%.*s", (int)last_len, last);
+    else
+        snprintf(out, cap, "%s", mangled);
+}
+
+uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max)
+{
+    uint64_t head;
+    if (!ptr || (ptr & 15) || cl_read_u64(t, ptr - 8, &head))
+        return 0;
+    uint64_t size = head & ~7ull;
+    /* bit 1: IS_MMAPPED (the header then counts two words); bit 2: NON_MAIN_ARENA */
+    uint64_t overhead = (head & 2) ? 16 : 8;
+    if (size < 32 || size <= overhead || size - overhead > max)
+        return 0;
+    return size - overhead;
+}

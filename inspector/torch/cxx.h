@@ -1,0 +1,23 @@
+/* Reading C++ objects in the target without their headers: the RTTI class name of a polymorphic
+ * object, and the usable size of a glibc malloc allocation. */
+#ifndef CULEAK_TORCH_CXX_H
+#define CULEAK_TORCH_CXX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "target/target.h"
+
+/* The mangled class name (typeinfo name, e.g. "N3c1010TensorImplE") of the polymorphic object at
+ * obj, read through its vtable; false when obj's first word is not a vtable pointer into a
+ * read-only, file-backed mapping. */
+bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap);
+/* The innermost name of a mangled nested name: "N5torch8autograd9generated12SumBackward0E" ->
+ * "SumBackward0". Copies the input when it is not one. Pure. */
+void cxx_short_name(const char *mangled, char *out, size_t cap);
+/* Usable bytes of the glibc malloc chunk that starts at ptr, or 0 when the header is implausible
+ * (ptr is not the start of a chunk, or the size exceeds max). */
+uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max);
+
+#endif

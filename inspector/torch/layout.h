@@ -1,0 +1,29 @@
+/* Where PyTorch keeps a tensor's facts, per release line. Data only, chosen by the detected torch
+ * version and confirmed on live data (RTTI names, the PyObject back-pointer) before use. */
+#ifndef CULEAK_TORCH_LAYOUT_H
+#define CULEAK_TORCH_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct torch_layout {
+    const char *name;           /* "2.10-2.14" */
+    bool verified;              /* checked against a real wheel here, not only read from headers */
+    /* THPVariable (the Python object) */
+    uint16_t thp_impl;          /* TensorImpl* */
+    /* c10::TensorImpl */
+    uint16_t ti_storage, ti_autograd_meta, ti_pyobj, ti_sizes_strides, ti_storage_offset, ti_numel,
+        ti_dtype, ti_device;
+    bool device_engaged_last;   /* std::optional<Device>: {type, index, engaged}; c10::optional:
+                                   {engaged, type, index} */
+    /* c10::StorageImpl */
+    uint16_t si_data, si_device, si_size_bytes;
+    /* torch::autograd::AutogradMeta */
+    uint16_t am_grad, am_grad_fn, am_requires_grad;
+    uint8_t dtype_undefined;    /* the first ScalarType value that is not a real dtype */
+};
+
+/* The table for torch major.minor, or NULL when culeak has none. */
+const struct torch_layout *torch_layout_for(unsigned major, unsigned minor);
+
+#endif

@@ -1,0 +1,55 @@
+/* PyTorch layouts (x86-64). The 2.10-2.14 line was read off live 2.13.0 (CPU) and 2.14.1 (CUDA)
+ * processes here; the older lines come from ../shared/notes/pytorch-layouts.md (1.13 partly run,
+ * the rest computed from headers) and are used only when the live checks agree. */
+#include <stddef.h>
+
+#include "torch/layout.h"
+
+static const struct torch_layout torch113 = {
+    .name = "1.13", .verified = false, .thp_impl = 24,
+    .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,
+    .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
+    .device_engaged_last = false,
+    .si_data = 24, .si_device = 48, .si_size_bytes = 56,
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 136, .dtype_undefined = 18,
+};
+
+static const struct torch_layout torch20 = {
+    .name = "2.0-2.1", .verified = false, .thp_impl = 24,
+    .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,
+    .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
+    .device_engaged_last = false,
+    .si_data = 24, .si_device = 48, .si_size_bytes = 56,
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 44,
+};
+
+static const struct torch_layout torch24 = {
+    .name = "2.4-2.6", .verified = false, .thp_impl = 24,
+    .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
+    .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
+    .device_engaged_last = true,
+    .si_data = 16, .si_device = 40, .si_size_bytes = 48,
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 44,
+};
+
+static const struct torch_layout torch210 = {
+    .name = "2.10-2.14", .verified = true, .thp_impl = 16,
+    .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 48, .ti_sizes_strides = 56,
+    .ti_storage_offset = 144, .ti_numel = 152, .ti_dtype = 160, .ti_device = 162,
+    .device_engaged_last = true,
+    .si_data = 16, .si_device = 40, .si_size_bytes = 48,
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 128, .dtype_undefined = 47,
+};
+
+const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
+{
+    if (major == 1 && minor == 13)
+        return &torch113;
+    if (major == 2 && minor <= 1)
+        return &torch20;
+    if (major == 2 && minor >= 4 && minor <= 6)
+        return &torch24;
+    if (major == 2 && minor >= 10 && minor <= 14)
+        return &torch210;
+    return NULL;
+}
