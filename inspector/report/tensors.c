@@ -35,8 +35,8 @@ static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
 /* The tensor's path: its Python path, or the chain through its holder for a C++ tensor. */
 static bool tensor_path(struct py_heap *h, const struct torch_tensor *x, char *out, size_t cap)
 {
-    if (x->pyobj)
-        return py_heap_path(h, x->node, out, cap);
+    if (x->pyobj && py_heap_path(h, x->node, out, cap))
+        return true;
     if (!x->autograd_path)
         return false;
     snprintf(out, cap, "%s", x->autograd_path);

@@ -282,9 +282,31 @@ static char *graph_path(struct walk *w, uint32_t g, const char *suffix)
     return s;
 }
 
+/* A Python tensor that no root reaches is held from C++ (its object is kept alive for it): name
+ * that holder. */
+static bool adopt(struct walk *w, uint64_t impl, const char *base, const char *suffix, uint32_t g,
+                  bool via_grad)
+{
+    uint32_t k = cl_addrmap_get(&w->impl_index, impl);
+    if (k == UINT32_MAX)
+        return false;
+    struct torch_tensor *x = &w->out->v[k];
+    if (x->pyobj && x->node >= w->h->nreachable && !x->autograd_path) {
+        if (base) {
+            size_t n = strlen(base) + strlen(suffix) + 1;
+            if ((x->autograd_path = malloc(n)))
+                snprintf(x->autograd_path, n, "%s%s", base, suffix);
+        } else {
+            x->autograd_path = graph_path(w, g, suffix);
+        }
+        x->via_grad = via_grad;
+    }
+    return true;
+}
+
 static void saved_tensor(struct walk *w, uint32_t g, uint64_t impl)
 {
-    if (cl_addrmap_get(&w->impl_index, impl) != UINT32_MAX)
+    if (adopt(w, impl, NULL, " (saved)", g, false))
         return;   /* already known: a Python tensor, or saved by a node found earlier */
     struct torch_tensor *x = new_tensor(w);
     if (!x || !read_impl(w, impl, x) || word(w, impl + w->l->ti_pyobj))
@@ -334,9 +356,9 @@ static void grad_tensor(struct walk *w, uint32_t owner)
     uint64_t meta = word(w, w->out->v[owner].impl + w->l->ti_autograd_meta);
     uint64_t grad = meta ? word(w, meta + w->l->am_grad) : 0;
     char cls[96], base[4096];
-    if (!grad || cl_addrmap_get(&w->impl_index, grad) != UINT32_MAX ||
-        !cxx_class_name(w->t, grad, cls, sizeof cls) || strstr(cls, "Undefined") ||
-        !py_heap_path(w->h, w->out->v[owner].node, base, sizeof base))
+    if (!grad || !cxx_class_name(w->t, grad, cls, sizeof cls) || strstr(cls, "Undefined") ||
+        !py_heap_path(w->h, w->out->v[owner].node, base, sizeof base) ||
+        adopt(w, grad, base, ".grad", 0, true))
         return;
     struct torch_tensor *x = new_tensor(w);
     if (!x || !read_impl(w, grad, x) || word(w, grad + w->l->ti_pyobj))
@@ -418,11 +440,11 @@ static int group_storages(struct walk *w)
         st->tensors = v;
         st->tensors[st->ntensors++] = i;
         /* python beats autograd beats unreachable: the most direct holder names the storage */
-        enum torch_holder h = x->pyobj ? (x->node < w->h->nreachable ? TORCH_HELD_PYTHON
-                                                                     : TORCH_HELD_UNREACHABLE)
-                            : x->via_grad      ? TORCH_HELD_PYTHON
-                            : x->autograd_path ? TORCH_HELD_AUTOGRAD
-                                               : TORCH_HELD_UNKNOWN;
+        enum torch_holder h = x->pyobj && x->node < w->h->nreachable ? TORCH_HELD_PYTHON
+                            : x->via_grad                               ? TORCH_HELD_PYTHON
+                            : x->autograd_path                          ? TORCH_HELD_AUTOGRAD
+                            : x->pyobj                                  ? TORCH_HELD_UNREACHABLE
+                                                                        : TORCH_HELD_UNKNOWN;
         if (h < st->held_by)
             st->held_by = h;
     }

@@ -1,0 +1,92 @@
+"""`culeak tensors` and `summary` on real PyTorch processes: each leak scenario's tensor with the
+exact chain that holds it, live and from both kinds of core, on the CPU wheel (2.13) and the CUDA
+wheel (2.14.1, imported without a GPU); and a non-leaking loop that shows no growth."""
+import re
+import time
+
+import harness
+from harness import check
+
+VENVS = [("torch-2.13", harness.TORCH_VENV), ("torch-2.14-cuda", harness.CUDA_TORCH_VENV)]
+
+
+def path_ok(want, got):
+    if want.startswith("re:"):
+        return re.search(want[3:], got) is not None
+    return want == got
+
+
+def judge(doc, truth):
+    problems = []
+    by_address = {int(t["address"], 16): t for t in doc["tensors"]}
+    for name, want in truth["tensors"].items():
+        t = by_address.get(int(want["address"], 16))
+        if t is None:
+            problems.append("%s: tensor %s not reported" % (name, want["address"]))
+            continue
+        if t["held_by"] != want["held_by"]:
+            problems.append("%s: held_by %r, want %r" % (name, t["held_by"], want["held_by"]))
+        if int(t["data_ptr"], 16) != int(want["data_ptr"], 16):
+            problems.append("%s: data_ptr %s, want %s" % (name, t["data_ptr"], want["data_ptr"]))
+        if want["path"] is None:
+            if t["paths"]:
+                problems.append("%s: paths %r, want none" % (name, t["paths"]))
+        elif not t["paths"] or not path_ok(want["path"], t["paths"][0]):
+            problems.append("%s: paths %r, want %r" % (name, t["paths"], want["path"]))
+    saved = [t for t in doc["tensors"] if t["held_by"] == "autograd"]
+    root = truth["autograd_root"]
+    good = [t for t in saved if t["paths"] and t["paths"][0].startswith(root + " → ")
+            and t["paths"][0].endswith(" (saved)") and t["nbytes"] == 256]
+    if len(good) < 2:
+        problems.append("autograd: want the two 256-byte activations saved under %s, got %r" % (
+            root, [t["paths"] for t in saved]))
+    if problems:
+        raise harness.Failure("\n".join(problems))
+
+
+def leaks(python, kind):
+    def test():
+        with harness.tempdir() as d:
+            if kind == "kernel-core":
+                truth, core = harness.kernel_core(python, "leaks.py", [], d)
+                judge(harness.culeak_json("tensors", "--core", core), truth)
+                return
+            with harness.Process(python, "leaks.py") as p:
+                target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
+                judge(harness.culeak_json("tensors", *target), p.truth)
+    return test
+
+
+def no_growth(python):
+    """Two inspections of a loop that does not leak agree on what modules hold."""
+    def test():
+        with harness.Process(python, "training.py") as p:
+            def held():
+                doc = harness.culeak_json("summary", "--pid", p.pid)
+                return {o["name"]: o["bytes"] for o in doc["owner"] if not o["name"].startswith("<")}
+            first = held()
+            time.sleep(1.5)   # several more training steps
+            second = held()
+            check(first == second, "module-held bytes changed: %r -> %r" % (first, second))
+            check(first.get("__main__", 0) > 0, "nothing held by __main__: %r" % first)
+    return test
+
+
+def filters():
+    with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
+        every = harness.culeak_json("tensors", "--pid", p.pid)["tensors"]
+        cpu = harness.culeak_json("tensors", "--pid", p.pid, "--device", "cpu")["tensors"]
+        cuda = harness.culeak_json("tensors", "--pid", p.pid, "--device", "cuda")["tensors"]
+        big = harness.culeak_json("tensors", "--pid", p.pid, "--min-bytes", "100")["tensors"]
+        check(len(cpu) == len(every) > 0 and cuda == [], "device filter: %d/%d/%d" % (
+            len(every), len(cpu), len(cuda)))
+        check(big and all(t["nbytes"] >= 100 for t in big) and len(big) < len(every),
+              "--min-bytes 100 kept %r" % [t["nbytes"] for t in big])
+
+
+def tests():
+    for name, python in VENVS:
+        for kind in ("live", "gcore", "kernel-core"):
+            yield "%s:leaks-%s" % (name, kind), leaks(python, kind)
+        yield "%s:no-growth" % name, no_growth(python)
+    yield "torch-2.13:filters", filters

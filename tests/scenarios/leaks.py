@@ -1,0 +1,135 @@
+"""Scenario: the ways training jobs leak tensors, each planted once, on the CPU. Prints one JSON
+line with every planted tensor's address (id of the Python object, or data_ptr for tensors only
+C++ holds) and the path culeak must print for it, then READY, and waits (or aborts with --abort).
+
+A path may be given as a regular expression ("re:" prefix) where it contains an address."""
+import functools
+import gc
+import json
+import os
+import re
+import sys
+import threading
+import time
+
+import torch
+
+gc.disable()   # keeps the planted reference cycle uncollected
+torch.manual_seed(0)
+truth = {"pid": os.getpid(), "torch": torch.__version__, "tensors": {}}
+
+
+def plant(name, tensor, path, by="python"):
+    truth["tensors"][name] = {"address": hex(id(tensor)), "data_ptr": hex(tensor.data_ptr()),
+                              "path": path, "held_by": by}
+
+
+# 1. tensors accumulated in a global list
+history = [torch.full((4,), float(i)) for i in range(20)]
+plant("history", history[17], "__main__.history[17]")
+
+# 2. loss accumulated with its graph: the activation saved by the graph stays alive
+w_total = torch.nn.Parameter(torch.ones(3))
+total_loss = 0
+for step in range(2):
+    act = torch.full((64,), 2.0) * w_total.sum()   # act lives on only inside the graph
+    total_loss = total_loss + (act * act).sum()
+del act, step
+truth["autograd_root"] = "__main__.total_loss.grad_fn"
+
+# 3. an exception and its traceback kept in a variable
+def failing_step():
+    activations = torch.zeros(8)
+    raise RuntimeError("CUDA out of memory (simulated)")
+
+
+try:
+    failing_step()
+except RuntimeError as e:
+    saved_exc = e
+plant("traceback", saved_exc.__traceback__.tb_next.tb_frame.f_locals["activations"],
+      "__main__.saved_exc.__traceback__.tb_next.tb_frame.f_locals['activations']")
+
+# 4. lru_cache on a method holds self (and self's tensors) after the model is gone
+class Featurizer:
+    def __init__(self):
+        self.weight = torch.ones(16)
+
+    @functools.lru_cache(maxsize=None)
+    def features(self, n):
+        return n
+
+
+featurizer = Featurizer()
+featurizer.features(3)
+plant("lru_cache", featurizer.weight, "re:^__main__\\.Featurizer\\.features\\.<lru_cache>\\.keys\\(\\)\\[0\\]\\.weight$")
+del featurizer
+
+# 5. optimizer state of parameters whose module was deleted
+model = torch.nn.Linear(4, 2)
+opt = torch.optim.Adam(model.parameters())
+model(torch.ones(1, 4)).sum().backward()
+opt.step()
+plant("exp_avg", opt.state[model.weight]["exp_avg"],
+      "re:^__main__\\.opt\\.state\\[<Parameter at 0x[0-9a-f]+>\\]\\['exp_avg'\\]$")
+del model
+
+# 6. a tensor captured by a lambda registered as a module hook
+def shape_logger(captured):
+    return lambda module, inputs, output: captured.shape
+
+
+hooked = torch.nn.ReLU()
+hooked.register_forward_hook(shape_logger(torch.ones(5)))
+plant("hook", next(iter(hooked._forward_hooks.values())).__closure__[0].cell_contents,
+      "re:^__main__\\.hooked\\._forward_hooks\\[\\d+\\]\\.__closure__\\[0\\]\\.cell_contents$")
+
+# 7. a reference cycle awaiting collection
+class Node:
+    pass
+
+
+cycle = Node()
+cycle.me = cycle
+cycle.payload = torch.ones(6)
+plant("cycle", cycle.payload, None, by="unreachable")
+del cycle
+
+# 8. a generator suspended with a tensor local
+def batches():
+    x = torch.ones(7)
+    yield x.shape
+
+
+gen = batches()
+next(gen)
+plant("generator", gen.gi_frame.f_locals["x"], "__main__.gen.gi_frame.f_locals['x']")
+
+# 9. an output history dict like IPython's Out
+Out = {1: torch.ones(9), 2: torch.ones(10)}
+plant("out_history", Out[2], "__main__.Out[2]")
+
+# 10. a stale alias after del model
+net = torch.nn.Linear(3, 3)
+stale_weight = net.weight
+del net
+plant("stale_alias", stale_weight, "__main__.stale_weight")
+
+# 11. a tensor local in a non-main thread's frame
+ready = threading.Event()
+
+
+def worker_body():
+    buf = torch.ones(11)
+    plant("thread_local", buf, "re:^<thread worker: worker_body\\(\\) at leaks\\.py:\\d+>\\.buf$")
+    ready.set()
+    time.sleep(3600)
+
+
+threading.Thread(target=worker_body, name="worker", daemon=True).start()
+ready.wait()
+print(json.dumps(truth), flush=True)
+print("READY", flush=True)
+if "--abort" in sys.argv:
+    os.abort()
+time.sleep(3600)

@@ -1,0 +1,31 @@
+"""Scenario: a training loop that does not leak (the control). Trains a small model on the CPU
+between sleeps, so an inspection almost always finds it between steps. Prints its ground truth,
+then READY after the warm-up, and keeps training."""
+import json
+import os
+import time
+
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+losses = []   # floats, not tensors: nothing of the graph is kept
+
+
+def step():
+    x, y = torch.randn(16, 32), torch.randint(0, 4, (16,))
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+
+
+for _ in range(5):
+    step()
+print(json.dumps({"pid": os.getpid(), "torch": torch.__version__}), flush=True)
+print("READY", flush=True)
+while True:
+    time.sleep(0.2)
+    step()
