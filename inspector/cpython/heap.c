@@ -159,6 +159,16 @@ static void probe_name(void *arg, uint64_t dst, enum py_edge edge, uint64_t payl
         py_str_read(p->o, dict_get(p->o, dst, "_name"), p->out, p->cap);
 }
 
+bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
+                        size_t cap)
+{
+    struct py_objects *o = &h->objects;
+    uint64_t modules = word(o, o->rt->interp + o->rt->l->is_modules);
+    uint64_t mod = dict_get(o, modules, module);
+    const struct py_type *ty = mod ? py_object_type(o, mod) : NULL;
+    return ty && ty->family == PY_F_MODULE && py_str_read(o, dict_get(o, word(o, mod + 16), attr), out, cap);
+}
+
 /* threading._active[ident]._name, or "" when it cannot be read. */
 static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, char *out, size_t cap)
 {

@@ -79,6 +79,10 @@ bool py_heap_path(struct py_heap *h, uint32_t i, char *out, size_t cap);
  * keep_refs for more than one). Returns how many were written to out[k] (each cap bytes). */
 size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096]);
 
+/* sys.modules[module].attr when it is a str (e.g. torch.version.__version__); false otherwise. */
+bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
+                        size_t cap);
+
 /* What the referent walkers call for each strong reference they find. */
 struct py_emitter {
     struct py_heap *h;

@@ -1,5 +1,6 @@
 #include "engine/session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
@@ -58,6 +59,13 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
     if (rc)
         return rc;
     if (!s->tensors_built) {
+        /* Without torch/version.py (a core brought without its site-packages) the running
+         * interpreter still knows its torch version. */
+        if (s->torch.loaded && !s->torch.version[0] &&
+            py_heap_module_str(h, "torch.version", "__version__", s->torch.version,
+                               sizeof s->torch.version))
+            snprintf(s->torch.version_file, sizeof s->torch.version_file,
+                     "(from the heap: torch.version.__version__)");
         if ((rc = torch_tensors_collect(h, &s->torch, &s->tensors, err)))
             return rc;
         s->tensors_built = true;

@@ -126,6 +126,13 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS; d++)
                 cl_json_int(&j, x->sizes[d]);
             cl_json_end_array(&j);
+            cl_json_key(&j, "strides");
+            cl_json_begin_array(&j);
+            for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS; d++)
+                cl_json_int(&j, x->strides[d]);
+            cl_json_end_array(&j);
+            cl_json_key(&j, "storage_offset");
+            cl_json_int(&j, x->storage_offset);
             cl_json_key(&j, "nbytes");
             cl_json_int(&j, (long long)st->nbytes);
             cl_json_key(&j, "storage");

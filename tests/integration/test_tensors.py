@@ -28,6 +28,12 @@ def judge(doc, truth):
             problems.append("%s: held_by %r, want %r" % (name, t["held_by"], want["held_by"]))
         if int(t["data_ptr"], 16) != int(want["data_ptr"], 16):
             problems.append("%s: data_ptr %s, want %s" % (name, t["data_ptr"], want["data_ptr"]))
+        for field in ("shape", "strides", "storage_offset", "dtype", "nbytes", "requires_grad",
+                      "type"):
+            if t[field] != want[field]:
+                problems.append("%s: %s %r, want %r" % (name, field, t[field], want[field]))
+        if t["device"] != "cpu":
+            problems.append("%s: device %r" % (name, t["device"]))
         if want["path"] is None:
             if t["paths"]:
                 problems.append("%s: paths %r, want none" % (name, t["paths"]))
@@ -84,9 +90,27 @@ def filters():
               "--min-bytes 100 kept %r" % [t["nbytes"] for t in big])
 
 
+def version_from_heap():
+    """A core whose torch/version.py is not on this machine: the version comes from the heap."""
+    import os
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "leaks.py") as p:
+        root = os.path.join(d, "sysroot")
+        files = {line.split(None, 5)[5].strip() for line in open("/proc/%d/maps" % p.pid)
+                 if len(line.split(None, 5)) == 6 and line.split(None, 5)[5].startswith("/")}
+        for f in files:   # every mapped file, through links; version.py is not mapped
+            os.makedirs(os.path.dirname(root + f), exist_ok=True)
+            os.symlink(f, root + f)
+        core = harness.gcore(p.pid, d)
+        info = harness.culeak_json("info", "--core", core, "--sysroot", root)
+        check(info["torch"]["loaded"] and info["torch"]["version"] is None,
+              "info without version.py: %r" % info["torch"])
+        judge(harness.culeak_json("tensors", "--core", core, "--sysroot", root), p.truth)
+
+
 def tests():
     for name, python in VENVS:
         for kind in ("live", "gcore", "kernel-core"):
             yield "%s:leaks-%s" % (name, kind), leaks(python, kind)
         yield "%s:no-growth" % name, no_growth(python)
     yield "torch-2.13:filters", filters
+    yield "torch-2.13:version-from-heap", version_from_heap

@@ -20,13 +20,21 @@ truth = {"pid": os.getpid(), "torch": torch.__version__, "tensors": {}}
 
 
 def plant(name, tensor, path, by="python"):
-    truth["tensors"][name] = {"address": hex(id(tensor)), "data_ptr": hex(tensor.data_ptr()),
-                              "path": path, "held_by": by}
+    truth["tensors"][name] = {
+        "address": hex(id(tensor)), "data_ptr": hex(tensor.data_ptr()), "path": path, "held_by": by,
+        "shape": list(tensor.shape), "strides": list(tensor.stride()),
+        "storage_offset": tensor.storage_offset(), "dtype": str(tensor.dtype).split(".")[-1],
+        "nbytes": tensor.untyped_storage().nbytes(), "requires_grad": tensor.requires_grad,
+        "type": type(tensor).__name__}
 
 
 # 1. tensors accumulated in a global list
 history = [torch.full((4,), float(i)) for i in range(20)]
 plant("history", history[17], "__main__.history[17]")
+
+# a view: shape, strides and offset differ from its storage's
+view = torch.arange(24, dtype=torch.float64).reshape(2, 3, 4)[:, 1:, :]
+plant("view", view, "__main__.view")
 
 # 2. loss accumulated with its graph: the activation saved by the graph stays alive
 w_total = torch.nn.Parameter(torch.ones(3))
