@@ -10,7 +10,7 @@
 #define MAX_GRAPH_NODES 1000000u     /* over all graphs */
 #define MAX_NODE_BYTES (64u << 10)   /* a Node's allocation, and a buffer it points to */
 #define MAX_INDIRECT 64              /* buffers followed per node (vectors of edges, saved lists) */
-#define CHECKED_TENSORS 16           /* tensors whose back-pointer confirms the layout */
+#define CHECKED_TENSORS 64           /* reachable tensors that vote on the layout */
 
 static const char *const dtype_names[] = {
     "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex32",
@@ -204,10 +204,14 @@ static uint32_t add_impl(struct walk *w, struct torch_tensor *x)
     return i;
 }
 
+/* Every Python tensor must point to a TensorImpl that points back to it: that both confirms the
+ * layout table and drops objects being torn down (whose cdata is already undefined). The back
+ * pointer's low bits may carry a tag (1.13 marks a PyObject the TensorImpl owns). */
 static int collect_python(struct walk *w, struct cl_error *err)
 {
     struct py_heap *h = w->h;
-    unsigned checked = 0;
+    unsigned confirmed = 0, refuted = 0, skipped = 0;
+    uint64_t first_bad = 0;
     for (uint32_t i = 0; i < h->n; i++) {
         if (!is_tensor_type(w, h->nodes[i].type))
             continue;
@@ -219,21 +223,27 @@ static int collect_python(struct walk *w, struct cl_error *err)
         x->node = i;
         uint64_t impl = word(w, x->pyobj + w->l->thp_impl);
         char cls[96];
-        bool ok = impl && read_impl(w, impl, x);
-        if (ok && checked < CHECKED_TENSORS) {
-            /* The layout is right only if the TensorImpl is one and points back at its object. */
-            ok = cxx_class_name(w->t, impl, cls, sizeof cls) && strstr(cls, "TensorImpl") &&
-                 word(w, impl + w->l->ti_pyobj) == x->pyobj;
-            if (!ok)
-                return cl_error_set(err, CL_E_UNSUPPORTED, "the torch %s layout does not fit this "
-                                    "process (tensor at 0x%llx fails the TensorImpl checks); "
-                                    "tensors cannot be reported", w->l->name,
-                                    (unsigned long long)x->pyobj);
-            checked++;
+        bool ok = impl && (word(w, impl + w->l->ti_pyobj) & ~7ull) == x->pyobj &&
+                  cxx_class_name(w->t, impl, cls, sizeof cls) && strstr(cls, "TensorImpl") &&
+                  read_impl(w, impl, x);
+        if (i < h->nreachable && confirmed + refuted < CHECKED_TENSORS) {
+            ok ? confirmed++ : refuted++;
+            if (!ok && !first_bad)
+                first_bad = x->pyobj;
         }
         if (ok)
             add_impl(w, x);
+        else
+            skipped++;
     }
+    if (refuted > confirmed)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the torch %s layout does not fit this process "
+                            "(%u of %u tensors checked fail the TensorImpl checks, e.g. 0x%llx); "
+                            "tensors cannot be reported", w->l->name, refuted, refuted + confirmed,
+                            (unsigned long long)first_bad);
+    if (skipped)
+        warn(w->out, "%u tensor objects have no live TensorImpl (being torn down) and are not "
+             "listed", skipped);
     return 0;
 }
 

@@ -7,7 +7,8 @@ import time
 import harness
 from harness import check
 
-VENVS = [("torch-2.13", harness.TORCH_VENV), ("torch-2.14-cuda", harness.CUDA_TORCH_VENV)]
+VENVS = [("torch-2.13", harness.TORCH_VENV), ("torch-2.14-cuda", harness.CUDA_TORCH_VENV),
+         ("system-torch-1.13", "/usr/bin/python3")]   # Debian's python3-torch
 
 
 def path_ok(want, got):

@@ -19,12 +19,18 @@ torch.manual_seed(0)
 truth = {"pid": os.getpid(), "torch": torch.__version__, "tensors": {}}
 
 
+def storage_nbytes(tensor):
+    if hasattr(tensor, "untyped_storage"):
+        return tensor.untyped_storage().nbytes()
+    return tensor.storage().nbytes()   # torch < 2.0
+
+
 def plant(name, tensor, path, by="python"):
     truth["tensors"][name] = {
         "address": hex(id(tensor)), "data_ptr": hex(tensor.data_ptr()), "path": path, "held_by": by,
         "shape": list(tensor.shape), "strides": list(tensor.stride()),
         "storage_offset": tensor.storage_offset(), "dtype": str(tensor.dtype).split(".")[-1],
-        "nbytes": tensor.untyped_storage().nbytes(), "requires_grad": tensor.requires_grad,
+        "nbytes": storage_nbytes(tensor), "requires_grad": tensor.requires_grad,
         "type": type(tensor).__name__}
 
 
