@@ -3,9 +3,10 @@ tensor, still attached to its autograd graph, to a global list, so each step's a
 alive. Prints its ground truth as one JSON line and READY after the warm-up steps, then keeps
 training slowly so the leak goes on growing while it is inspected.
 
-argv: [STEPS_BEFORE_READY]"""
+argv: [STEPS_BEFORE_READY] [--pause]   (--pause: SIGSTOP itself after every step, as training.py)"""
 import json
 import os
+import signal
 import sys
 import time
 
@@ -27,11 +28,14 @@ def step():
     history.append(loss)
 
 
-warmup = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+warmup = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 20
 for _ in range(warmup):
     step()
 print(json.dumps({"pid": os.getpid(), "steps": len(history), "torch": torch.__version__}), flush=True)
 print("READY", flush=True)
 for _ in range(3600):
-    time.sleep(0.5)
+    if "--pause" in sys.argv:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    else:
+        time.sleep(0.5)
     step()

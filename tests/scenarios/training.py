@@ -1,8 +1,12 @@
-"""Scenario: a training loop that does not leak (the control). Trains a small model on the CPU
-between sleeps, so an inspection almost always finds it between steps. Prints its ground truth,
-then READY after the warm-up, and keeps training."""
+"""Scenario: a training loop that does not leak (the control). Prints its ground truth, then READY
+after the warm-up, and keeps training on the CPU. With --pause it stops itself (SIGSTOP) after
+every step, so each inspection sees the same point of the loop; SIGCONT runs one more step.
+
+argv: [--pause]"""
 import json
 import os
+import signal
+import sys
 import time
 
 import torch
@@ -27,5 +31,8 @@ for _ in range(5):
 print(json.dumps({"pid": os.getpid(), "torch": torch.__version__}), flush=True)
 print("READY", flush=True)
 while True:
-    time.sleep(0.2)
+    if "--pause" in sys.argv:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    else:
+        time.sleep(0.2)
     step()
