@@ -3,7 +3,9 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    := build
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration -Iinspector
+CFLAGS   += -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror=implicit-function-declaration -Iinspector
+# gdb's Python headers: any 3.8+ will do, the plugin uses the stable ABI only.
+PY_INCLUDES ?= $(shell /usr/bin/python3-config --includes 2>/dev/null)
 LDLIBS   := -ldw -lelf
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -16,12 +18,12 @@ LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 
 .PHONY: all install demo check test-unit test-unit-san test-integration deps clean
-all: $(BUILD)/culeak
+all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
-$(BUILD)/obj/%.o: %.c $(HDRS)
+$(BUILD)/obj/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(BUILD)/san/%.o: %.c $(HDRS)
+$(BUILD)/san/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 
@@ -33,6 +35,13 @@ $(BUILD)/libculeak-san.a: $(LIB_SAN_OBJ)
 $(BUILD)/culeak: $(CLI_SRC) $(BUILD)/libculeak.a $(HDRS)
 	$(CC) $(CFLAGS) $(CLI_SRC) $(BUILD)/libculeak.a $(LDLIBS) -o $@
 
+# The gdb plugin: no libpython linked (gdb has it loaded); only PyInit exported.
+$(BUILD)/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
+	$(CC) $(CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
+	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -o $@
+$(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
+	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
+
 # Unit tests: one CUnit binary, plain and under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(BUILD)/unit_tests: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a
 	$(CC) $(CFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a $(LDLIBS) -lcunit -o $@
@@ -42,8 +51,11 @@ $(BUILD)/unit_tests_san: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a
 deps:
 	scripts/install-deps
 
-install: $(BUILD)/culeak
+install: all
 	install -D -m 755 $(BUILD)/culeak $(DESTDIR)$(PREFIX)/bin/culeak
+	install -D -m 644 $(BUILD)/culeak_gdb.abi3.so $(DESTDIR)$(PREFIX)/lib/culeak/culeak_gdb.abi3.so
+	install -d $(DESTDIR)$(PREFIX)/share/culeak
+	sed 's|@PLUGIN_DIR@|$(PREFIX)/lib/culeak|' gdbplugin/culeak.gdb.in > $(DESTDIR)$(PREFIX)/share/culeak/culeak.gdb
 
 demo: deps all
 	scripts/demo

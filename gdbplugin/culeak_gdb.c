@@ -1,0 +1,616 @@
+/* culeak inside gdb and cuda-gdb: a C extension for gdb's embedded Python, built against the
+ * stable ABI (3.8+), so one binary loads into any gdb whatever Python it embeds. It registers
+ * culeak-* commands that run the same engine and reports as the CLI, on the process or core gdb
+ * is debugging, and a step-boundary breakpoint that reports what grew at each training step. */
+#define Py_LIMITED_API 0x03080000
+#include <Python.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/command.h"
+#include "engine/snapshot.h"
+
+#define MAX_ARGS 64
+#define MAX_SNAPSHOTS 64
+
+static PyObject *gdb;   /* the gdb module */
+
+/* ---- talking to gdb ---- */
+
+static char *utf8_dup(PyObject *s)
+{
+    PyObject *b = s ? PyUnicode_AsUTF8String(s) : NULL;
+    char *out = b ? strdup(PyBytes_AsString(b)) : NULL;
+    Py_XDECREF(b);
+    return out;
+}
+
+static void gdb_write(const char *text)
+{
+    PyObject *r = PyObject_CallMethod(gdb, "write", "s", text);
+    Py_XDECREF(r);
+    PyErr_Clear();
+}
+
+static PyObject *gdb_error(const char *msg)
+{
+    PyObject *cls = PyObject_GetAttrString(gdb, "GdbError");
+    PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg);
+    Py_XDECREF(cls);
+    return NULL;
+}
+
+/* gdb.execute(cmd, to_string=True), malloc'ed; NULL on error. */
+static char *gdb_capture(const char *cmd)
+{
+    PyObject *r = PyObject_CallMethod(gdb, "execute", "sOO", cmd, Py_False, Py_True);
+    char *out = r ? utf8_dup(r) : NULL;
+    Py_XDECREF(r);
+    PyErr_Clear();
+    return out;
+}
+
+static char *gdb_string_parameter(const char *name)
+{
+    PyObject *r = PyObject_CallMethod(gdb, "parameter", "s", name);
+    char *out = r && PyUnicode_Check(r) ? utf8_dup(r) : NULL;
+    Py_XDECREF(r);
+    PyErr_Clear();
+    return out;
+}
+
+/* ---- the target gdb has ---- */
+
+struct gdb_target {
+    char *core, *exe, *sysroot, *solib_path;
+    const char *lib_dirs[CL_MAX_LIB_DIRS];
+};
+
+static void gdb_target_free(struct gdb_target *g)
+{
+    free(g->core);
+    free(g->exe);
+    free(g->sysroot);
+    free(g->solib_path);
+    memset(g, 0, sizeof *g);
+}
+
+/* The core file's path, from `info target` (gdb has no Python attribute for it before 17). */
+static char *core_path(void)
+{
+    char *text = gdb_capture("info target");
+    const char *at = text ? strstr(text, "Local core dump file:") : NULL;
+    const char *open = at ? strchr(at, '`') : NULL, *close = open ? strstr(open, "', file type") : NULL;
+    char *path = close ? strndup(open + 1, (size_t)(close - open - 1)) : NULL;
+    free(text);
+    return path;
+}
+
+/* Session options for what gdb is debugging: a native live process (read directly; gdb holds it
+ * stopped) or a core (read through culeak's core reader, with gdb's sysroot and
+ * solib-search-path). */
+static int target_options(struct gdb_target *g, struct cl_session_options *so, struct cl_error *err)
+{
+    memset(so, 0, sizeof *so);
+    PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
+    PyObject *pid = inf ? PyObject_GetAttrString(inf, "pid") : NULL;
+    PyObject *conn = inf ? PyObject_GetAttrString(inf, "connection") : NULL;
+    PyObject *type = conn && conn != Py_None ? PyObject_GetAttrString(conn, "type") : NULL;
+    char *kind = type ? utf8_dup(type) : NULL;
+    long p = pid ? PyLong_AsLong(pid) : 0;
+    Py_XDECREF(type);
+    Py_XDECREF(conn);
+    Py_XDECREF(pid);
+    Py_XDECREF(inf);
+    PyErr_Clear();
+    int rc = 0;
+    if (!kind || p <= 0) {
+        rc = cl_error_set(err, CL_E_NO_PROCESS, "gdb has no process: run or attach to one, or "
+                          "load a core (core-file FILE)");
+    } else if (strcmp(kind, "native") == 0) {
+        so->pid = (int)p;
+        so->open.assume_stopped = true;
+    } else if (strcmp(kind, "core") == 0) {
+        if (!(g->core = core_path())) {
+            rc = cl_error_set(err, CL_E_IO, "cannot tell which core file gdb has loaded");
+        } else {
+            so->core = g->core;
+            PyObject *ps = PyObject_CallMethod(gdb, "current_progspace", NULL);
+            PyObject *fn = ps ? PyObject_GetAttrString(ps, "filename") : NULL;
+            if (fn && fn != Py_None)
+                so->open.locator.exe = g->exe = utf8_dup(fn);
+            Py_XDECREF(fn);
+            Py_XDECREF(ps);
+            PyErr_Clear();
+            g->sysroot = gdb_string_parameter("sysroot");
+            if (g->sysroot && *g->sysroot && strncmp(g->sysroot, "target:", 7) != 0)
+                so->open.locator.sysroot = g->sysroot;
+            g->solib_path = gdb_string_parameter("solib-search-path");
+            size_t n = 0;
+            for (char *save, *d = g->solib_path ? strtok_r(g->solib_path, ":", &save) : NULL;
+                 d && n < CL_MAX_LIB_DIRS; d = strtok_r(NULL, ":", &save))
+                g->lib_dirs[n++] = d;
+            so->open.locator.lib_dirs = g->lib_dirs;
+            so->open.locator.nlib_dirs = n;
+        }
+    } else {
+        rc = cl_error_set(err, CL_E_UNSUPPORTED, "culeak reads native processes and core files; "
+                          "this target is '%s' (remote targets are not supported yet)", kind);
+    }
+    free(kind);
+    return rc;
+}
+
+static int open_session(struct gdb_target *g, struct cl_session **s, struct cl_error *err)
+{
+    struct cl_session_options so;
+    int rc = target_options(g, &so, err);
+    return rc ? rc : cl_session_open(&so, s, err);
+}
+
+/* ---- argument parsing ---- */
+
+struct args {
+    int argc;
+    char *argv[MAX_ARGS + 1];
+};
+
+static void args_free(struct args *a)
+{
+    for (int i = 0; i < a->argc; i++)
+        free(a->argv[i]);
+    a->argc = 0;
+}
+
+/* argv[0] = the command's name, then gdb.string_to_argv(arg) (gdb's own quoting rules). */
+static int args_split(const char *name, const char *arg, struct args *a)
+{
+    a->argc = 0;
+    a->argv[a->argc++] = strdup(name);
+    PyObject *list = PyObject_CallMethod(gdb, "string_to_argv", "s", arg);
+    Py_ssize_t n = list ? PyList_Size(list) : -1;
+    for (Py_ssize_t i = 0; i < n && a->argc < MAX_ARGS; i++)
+        a->argv[a->argc++] = utf8_dup(PyList_GetItem(list, i));
+    a->argv[a->argc] = NULL;
+    Py_XDECREF(list);
+    return n < 0 ? -1 : 0;
+}
+
+/* ---- snapshots kept between commands ---- */
+
+static struct named_snapshot {
+    char name[64];
+    struct cl_snapshot snap;
+} snapshots[MAX_SNAPSHOTS];
+
+static struct named_snapshot *snapshot_named(const char *name, bool create)
+{
+    struct named_snapshot *free_slot = NULL;
+    for (int i = 0; i < MAX_SNAPSHOTS; i++) {
+        if (snapshots[i].name[0] && strcmp(snapshots[i].name, name) == 0)
+            return &snapshots[i];
+        if (!snapshots[i].name[0] && !free_slot)
+            free_slot = &snapshots[i];
+    }
+    if (create && free_slot)
+        snprintf(free_slot->name, sizeof free_slot->name, "%s", name);
+    return create ? free_slot : NULL;
+}
+
+/* ---- commands ---- */
+
+static const char *command_of(PyObject *self)
+{
+    static char name[64];
+    PyObject *v = PyObject_GetAttrString(self, "_culeak_command");
+    char *s = utf8_dup(v);
+    Py_XDECREF(v);
+    snprintf(name, sizeof name, "%s", s ? s : "");
+    free(s);
+    return name;
+}
+
+/* Runs an engine command, its output captured and written through gdb (paging, logging). */
+static PyObject *run_engine(const char *command, struct args *a)
+{
+    struct cl_command_line cl = {.tensor_filter = {.device = -1}};
+    struct cl_error err = {0};
+    int rc = cl_command_parse(a->argc, a->argv, 1, false, false, &cl, &err);
+    if (rc == -1 || rc == -2) {
+        gdb_write(cl_command_usage(false));
+        Py_RETURN_NONE;
+    }
+    if (rc)
+        return gdb_error(err.msg);
+    cl.command = command;
+    struct gdb_target g = {0};
+    struct cl_session *s = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return gdb_error("out of memory");
+    rc = open_session(&g, &s, &err);
+    if (!rc)
+        rc = cl_command_run(&cl, s, out, &err);
+    fclose(out);
+    cl_session_close(s);
+    gdb_target_free(&g);
+    if (text && len)
+        gdb_write(text);
+    free(text);
+    if (rc)
+        return gdb_error(err.msg);
+    Py_RETURN_NONE;
+}
+
+static PyObject *snapshot_command(const char *command, struct args *a)
+{
+    struct cl_error err = {0};
+    bool json = a->argc > 1 && strcmp(a->argv[a->argc - 1], "--json") == 0;
+    int names = a->argc - 1 - json;
+    if (strcmp(command, "snapshot") == 0) {
+        if (names != 1)
+            return gdb_error("usage: culeak-snapshot NAME");
+        struct named_snapshot *ns = snapshot_named(a->argv[1], true);
+        if (!ns)
+            return gdb_error("too many snapshots");
+        struct gdb_target g = {0};
+        struct cl_session *s = NULL;
+        struct cl_snapshot snap;
+        int rc = open_session(&g, &s, &err);
+        if (!rc)
+            rc = cl_snapshot_take(s, NULL, &snap, &err);
+        cl_session_close(s);
+        gdb_target_free(&g);
+        if (rc) {
+            ns->name[0] = '\0';
+            return gdb_error(err.msg);
+        }
+        cl_snapshot_free(&ns->snap);
+        ns->snap = snap;
+        char line[256];
+        snprintf(line, sizeof line, "snapshot %s: %llu storages, %llu bytes\n", ns->name,
+                 (unsigned long long)snap.storages, (unsigned long long)snap.bytes);
+        gdb_write(line);
+        Py_RETURN_NONE;
+    }
+    if (names != 2)
+        return gdb_error("usage: culeak-diff A B [--json]  (snapshots taken with culeak-snapshot)");
+    struct named_snapshot *x = snapshot_named(a->argv[1], false), *y = snapshot_named(a->argv[2], false);
+    if (!x || !y)
+        return gdb_error("no such snapshot (take them with culeak-snapshot NAME)");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return gdb_error("out of memory");
+    cl_snapshot_diff(out, &x->snap, &y->snap, json);
+    fclose(out);
+    gdb_write(text);
+    free(text);
+    Py_RETURN_NONE;
+}
+
+static PyObject *break_step_command(struct args *a);
+static PyObject *step_report(void);
+
+static PyObject *cmd_invoke(PyObject *self, PyObject *args)
+{
+    const char *arg;
+    PyObject *from_tty;
+    if (!PyArg_ParseTuple(args, "sO", &arg, &from_tty))
+        return NULL;
+    char command[64];
+    snprintf(command, sizeof command, "%s", command_of(self));
+    struct args a;
+    char full[80];
+    snprintf(full, sizeof full, "culeak-%s", command);
+    if (args_split(full, arg, &a) != 0) {
+        args_free(&a);
+        return NULL;
+    }
+    PyObject *r;
+    if (strcmp(command, "snapshot") == 0 || strcmp(command, "diff") == 0)
+        r = snapshot_command(command, &a);
+    else if (strcmp(command, "break-step") == 0)
+        r = break_step_command(&a);
+    else if (strcmp(command, "step-report") == 0)
+        r = step_report();
+    else if (strcmp(command, "blocks") == 0)
+        r = gdb_error("culeak-blocks needs the CUDA caching-allocator walker, which this culeak "
+                      "does not have yet; culeak-tensors lists tensors by storage");
+    else
+        r = run_engine(command, &a);
+    args_free(&a);
+    return r;
+}
+
+/* TAB completion of options. gdb breaks words at '-', so `word` is what follows the last dash. */
+static PyObject *cmd_complete(PyObject *self, PyObject *args)
+{
+    static const char *const options[] = {"json", "top", "addr", "type", "max-paths", "device",
+                                          "min-bytes", "max-objects", "symbol", "every",
+                                          "stop-on-growth", "off", NULL};
+    const char *text;
+    PyObject *word;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "sO", &text, &word))
+        return NULL;
+    if (word == Py_None)
+        Py_RETURN_NONE;   /* the first phase: let gdb pick word breaks */
+    char *w = utf8_dup(word);
+    const char *last = strrchr(text, ' ');
+    last = last ? last + 1 : text;
+    bool after_dashes = strncmp(last, "--", 2) == 0;
+    PyObject *list = PyList_New(0);
+    for (int i = 0; list && w && options[i]; i++) {
+        if (strncmp(options[i], w, strlen(w)) != 0 && after_dashes)
+            continue;
+        if (!after_dashes && *last)
+            continue;
+        char cand[32];
+        snprintf(cand, sizeof cand, "%s%s", after_dashes ? "" : "--", options[i]);
+        PyObject *s = PyUnicode_FromString(cand);
+        PyList_Append(list, s);
+        Py_XDECREF(s);
+    }
+    free(w);
+    return list;
+}
+
+static PyMethodDef command_methods[] = {
+    {"invoke", cmd_invoke, METH_VARARGS, NULL},
+    {"complete", cmd_complete, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+#define OPTS "\n\nOptions are the CLI's (see `culeak --help`); the target is gdb's own."
+
+static const struct gdb_command {
+    const char *name, *doc;
+} gdb_commands[] = {
+    {"info", "What culeak sees: the target, its Python runtime and PyTorch build.\n"
+             "Usage: culeak-info [--json]" OPTS},
+    {"objects", "Python objects by type: count, bytes, how many the GC tracks.\n"
+                "Usage: culeak-objects [--top N] [--json]" OPTS},
+    {"refs", "Objects and the shortest chain of references from a root to each.\n"
+             "Usage: culeak-refs (--addr ADDR | --type NAME) [--max-paths N] [--json]" OPTS},
+    {"tensors", "Tensors grouped by storage, biggest first, each with what holds it.\n"
+                "Usage: culeak-tensors [--device cpu|cuda|all] [--min-bytes N] [--json]" OPTS},
+    {"summary", "Tensor bytes by device and by the root that holds them.\n"
+                "Usage: culeak-summary [--json]" OPTS},
+    {"blocks", "CUDA caching-allocator segments and blocks with the tensors in them.\n"
+               "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]\n"
+               "Not available yet: the allocator walker is still to come."},
+    {"snapshot", "Remember what holds tensor memory now, under NAME.\n"
+                 "Usage: culeak-snapshot NAME"},
+    {"diff", "What changed between two snapshots, by holding path (indices collapsed).\n"
+             "Usage: culeak-diff A B [--json]"},
+    {"step-report", "Used by culeak-break-step's breakpoint: report this step.\n"
+                    "Usage: culeak-step-report (in the breakpoint's commands)"},
+    {"break-step", "Report what grew at every training step, stopping only on real growth.\n"
+                   "Usage: culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth BYTES]\n"
+                   "       culeak-break-step --off\n"
+                   "Default SYM: the autograd engine's execute in libtorch_cpu (once per "
+                   "backward()). Each hit prints one line: storages and bytes added since the "
+                   "last one, and the paths that grew (indices collapsed)."},
+};
+
+/* ---- step-boundary tracking ---- */
+
+static struct step_tracker {
+    PyObject *bp;              /* the gdb.Breakpoint */
+    unsigned every, hits, steps;
+    int64_t stop_on_growth;    /* stop when the growth since the last report reaches it */
+    bool have_base;
+    struct cl_snapshot base;   /* at the last report */
+} tracker;
+
+/* Breakpoint.stop(): decides cheaply whether this hit is a step to report. The report itself
+ * runs from the breakpoint's commands (culeak-step-report), once gdb has stopped every thread:
+ * inside stop() the other threads may still be running. */
+static PyObject *step_stop(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    /* The same symbol also resolves to a PLT stub in the caller's library: skip those hits. */
+    PyObject *frame = PyObject_CallMethod(gdb, "selected_frame", NULL);
+    PyObject *fn = frame ? PyObject_CallMethod(frame, "name", NULL) : NULL;
+    char *name = fn && fn != Py_None ? utf8_dup(fn) : NULL;
+    bool plt = name && strstr(name, "@plt");
+    free(name);
+    Py_XDECREF(fn);
+    Py_XDECREF(frame);
+    PyErr_Clear();
+    if (plt)
+        Py_RETURN_FALSE;
+    tracker.hits++;
+    if (tracker.every > 1 && tracker.hits % tracker.every != 0)
+        Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}
+
+static void set_stop_variable(bool stop)
+{
+    PyObject *r = PyObject_CallMethod(gdb, "set_convenience_variable", "sO", "culeak_stop",
+                                      stop ? Py_True : Py_False);
+    Py_XDECREF(r);
+    PyErr_Clear();
+}
+
+/* culeak-step-report: one line for this step; $culeak_stop tells the breakpoint's commands
+ * whether to stay stopped (growth crossed --stop-on-growth) or continue. */
+static PyObject *step_report(void)
+{
+    set_stop_variable(false);
+    if (!tracker.bp)
+        return gdb_error("no step tracking (culeak-break-step starts it)");
+    tracker.steps++;
+    struct gdb_target g = {0};
+    struct cl_session *s = NULL;
+    struct cl_error err = {0};
+    struct cl_snapshot now;
+    int rc = open_session(&g, &s, &err);
+    if (!rc)
+        rc = cl_snapshot_take(s, NULL, &now, &err);
+    cl_session_close(s);
+    gdb_target_free(&g);
+    char line[1024];
+    if (rc) {
+        snprintf(line, sizeof line, "culeak: step %u: %s\n", tracker.hits, err.msg);
+        gdb_write(line);
+        Py_RETURN_NONE;
+    }
+    if (!tracker.have_base) {
+        snprintf(line, sizeof line, "culeak: step %u: %llu storages, %llu bytes (baseline)\n",
+                 tracker.hits, (unsigned long long)now.storages, (unsigned long long)now.bytes);
+        gdb_write(line);
+        tracker.base = now;
+        tracker.have_base = true;
+        Py_RETURN_NONE;
+    }
+    char delta[900];
+    int64_t grew = cl_snapshot_delta(&tracker.base, &now, delta, sizeof delta);
+    snprintf(line, sizeof line, "culeak: step %u: %s\n", tracker.hits, delta);
+    gdb_write(line);
+    cl_snapshot_free(&tracker.base);
+    tracker.base = now;
+    if (tracker.stop_on_growth > 0 && grew >= tracker.stop_on_growth) {
+        gdb_write("culeak: growth crossed --stop-on-growth; stopped here\n");
+        set_stop_variable(true);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef breakpoint_methods[] = {
+    {"stop", step_stop, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *breakpoint_type;
+
+static void tracker_off(void)
+{
+    if (tracker.bp) {
+        PyObject *r = PyObject_CallMethod(tracker.bp, "delete", NULL);
+        Py_XDECREF(r);
+        PyErr_Clear();
+        Py_CLEAR(tracker.bp);
+    }
+    if (tracker.have_base)
+        cl_snapshot_free(&tracker.base);
+    memset(&tracker, 0, sizeof tracker);
+}
+
+static PyObject *break_step_command(struct args *a)
+{
+    const char *symbol = "torch::autograd::Engine::execute";
+    unsigned every = 1;
+    long long growth = 0;
+    for (int i = 1; i < a->argc; i++) {
+        const char *o = a->argv[i], *v = i + 1 < a->argc ? a->argv[i + 1] : NULL;
+        if (strcmp(o, "--off") == 0) {
+            tracker_off();
+            gdb_write("culeak: step tracking off\n");
+            Py_RETURN_NONE;
+        } else if (strcmp(o, "--symbol") == 0 && v) {
+            symbol = v;
+            i++;
+        } else if (strcmp(o, "--every") == 0 && v && atoi(v) > 0) {
+            every = (unsigned)atoi(v);
+            i++;
+        } else if (strcmp(o, "--stop-on-growth") == 0 && v && atoll(v) > 0) {
+            growth = atoll(v);
+            i++;
+        } else {
+            return gdb_error("usage: culeak-break-step [--symbol SYM] [--every N] "
+                             "[--stop-on-growth BYTES] | --off");
+        }
+    }
+    tracker_off();
+    PyObject *r = PyObject_CallMethod(gdb, "execute", "s", "set breakpoint pending on");
+    Py_XDECREF(r);
+    PyObject *bp = PyObject_CallFunction(breakpoint_type, "s", symbol);
+    if (!bp)
+        return NULL;
+    PyObject *cmds = PyUnicode_FromString("silent\nculeak-step-report\n"
+                                          "if $culeak_stop == 0\n  continue\nend");
+    int set = cmds ? PyObject_SetAttrString(bp, "commands", cmds) : -1;
+    Py_XDECREF(cmds);
+    if (set != 0) {
+        Py_DECREF(bp);
+        return NULL;
+    }
+    tracker.bp = bp;
+    tracker.every = every;
+    tracker.stop_on_growth = growth;
+    char line[512];
+    snprintf(line, sizeof line, "culeak: tracking steps at %s%s%s\n", symbol,
+             every > 1 ? " (every few hits)" : "", growth ? "; stops on growth" : "");
+    gdb_write(line);
+    Py_RETURN_NONE;
+}
+
+/* ---- module ---- */
+
+static int register_commands(PyObject *module)
+{
+    PyObject *base = PyObject_GetAttrString(gdb, "Command");
+    PyObject *data = PyObject_GetAttrString(gdb, "COMMAND_DATA");
+    PyObject *bases = base ? PyTuple_Pack(1, base) : NULL;
+    int rc = bases && data ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
+        static char names[sizeof gdb_commands / sizeof *gdb_commands][64];
+        snprintf(names[i], sizeof names[i], "culeak_gdb.Culeak_%s", gdb_commands[i].name);
+        PyType_Slot slots[] = {{Py_tp_doc, (void *)gdb_commands[i].doc},
+                               {Py_tp_methods, command_methods},
+                               {0, NULL}};
+        PyType_Spec spec = {names[i], 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+        PyObject *cls = PyType_FromSpecWithBases(&spec, bases);
+        PyObject *cmd = NULL;
+        if (cls && PyObject_SetAttrString(cls, "_culeak_command",
+                                          PyUnicode_FromString(gdb_commands[i].name)) == 0) {
+            char full[80];
+            snprintf(full, sizeof full, "culeak-%s", gdb_commands[i].name);
+            cmd = PyObject_CallFunction(cls, "sO", full, data);
+        }
+        char attr[80];
+        snprintf(attr, sizeof attr, "_%s_command", gdb_commands[i].name);
+        if (!cmd || PyModule_AddObject(module, attr, cmd) != 0)
+            rc = -1;
+        Py_XDECREF(cls);
+    }
+    Py_XDECREF(bases);
+    Py_XDECREF(base);
+    Py_XDECREF(data);
+    if (rc)
+        return rc;
+    PyObject *bp_base = PyObject_GetAttrString(gdb, "Breakpoint");
+    PyObject *bp_bases = bp_base ? PyTuple_Pack(1, bp_base) : NULL;
+    static PyType_Slot bp_slots[] = {{Py_tp_methods, breakpoint_methods}, {0, NULL}};
+    static PyType_Spec bp_spec = {"culeak_gdb.StepBreakpoint", 0, 0,
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, bp_slots};
+    breakpoint_type = bp_bases ? PyType_FromSpecWithBases(&bp_spec, bp_bases) : NULL;
+    Py_XDECREF(bp_bases);
+    Py_XDECREF(bp_base);
+    return breakpoint_type ? 0 : -1;
+}
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "culeak_gdb", "culeak commands for gdb and cuda-gdb", -1,
+    NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit_culeak_gdb(void)
+{
+    gdb = PyImport_ImportModule("gdb");
+    if (!gdb)
+        return NULL;   /* not inside gdb: ImportError says so */
+    PyObject *m = PyModule_Create(&module_def);
+    if (m && register_commands(m) != 0)
+        Py_CLEAR(m);
+    return m;
+}

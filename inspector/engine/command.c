@@ -1,0 +1,287 @@
+#include "engine/command.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpython/layout_check.h"
+#include "report/info.h"
+#include "report/objects.h"
+#include "report/tensors.h"
+
+static const char usage_commands[] =
+    "commands:\n"
+    "  info          the target, its Python runtime and its PyTorch build\n"
+    "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
+    "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
+    "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
+    "  summary       tensor bytes by device and by the root that holds them\n"
+    "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
+    "\n";
+
+static const char usage_target[] =
+    "target:\n"
+    "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
+    "  --core FILE      a core file (kernel core or gdb's gcore)\n"
+    "  --exe PATH       the executable the core was made from, if it has moved\n"
+    "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
+    "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n";
+
+static const char usage_options[] =
+    "selection:\n"
+    "  --top N          objects: only the N most common types\n"
+    "  --addr ADDR      refs: this object (hex; repeatable)\n"
+    "  --type NAME      refs: every object of this type (e.g. Tensor, collections.deque)\n"
+    "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
+    "  --device D       tensors: cpu, cuda or all (default all)\n"
+    "  --min-bytes N    tensors: only storages of at least N bytes\n"
+    "  --max-objects N  stop walking after N objects (default 50 million)\n"
+    "output:\n"
+    "  --json           one JSON object instead of text\n"
+    "\n";
+
+static const char usage_exit[] =
+    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core,\n"
+    "  6 truncated core, 7 executable does not match the core, 8 not a Python process,\n"
+    "  9 unsupported runtime, 10 unreadable memory, 11 I/O error, 1 internal error\n";
+
+const char *cl_command_usage(bool with_target)
+{
+    static char text[4096];
+    snprintf(text, sizeof text, "%s\n%s%s\n%s", usage_commands, with_target ? usage_target : "",
+             usage_options, usage_exit);
+    return text;
+}
+
+static int parse_pid(const char *s, int *pid)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v <= 0 || v > 0x7fffffff)
+        return -1;
+    *pid = (int)v;
+    return 0;
+}
+
+int cl_command_parse(int argc, char **argv, int first, bool want_command, bool allow_target,
+                     struct cl_command_line *cli, struct cl_error *err)
+{
+    enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
+           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES };
+    static const struct option longopts[] = {
+        {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
+        {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
+        {"lib-path", required_argument, 0, O_LIBPATH}, {"json", no_argument, 0, O_JSON},
+        {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
+        {"top", required_argument, 0, O_TOP},         {"addr", required_argument, 0, O_ADDR},
+        {"type", required_argument, 0, O_TYPE},
+        {"max-objects", required_argument, 0, O_MAX_OBJECTS},
+        {"max-paths", required_argument, 0, O_MAX_PATHS},
+        {"device", required_argument, 0, O_DEVICE},
+        {"min-bytes", required_argument, 0, O_MIN_BYTES},
+        {0, 0, 0, 0}};
+    struct cl_file_locator *loc = &cli->session.open.locator;
+    opterr = 0;
+    optind = 0;   /* glibc: 0 restarts the scan, so a plugin can parse many command lines */
+    argc -= first - 1;
+    argv += first - 1;
+    for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
+        switch (c) {
+        case O_PID:
+            if (parse_pid(optarg, &cli->session.pid))
+                return cl_error_set(err, CL_E_USAGE, "--pid wants a process id, not '%s'", optarg);
+            break;
+        case O_CORE: cli->session.core = optarg; break;
+        case O_EXE: loc->exe = optarg; break;
+        case O_SYSROOT: loc->sysroot = optarg; break;
+        case O_LIBPATH:
+            if (loc->nlib_dirs == CL_MAX_LIB_DIRS)
+                return cl_error_set(err, CL_E_USAGE, "at most %d --lib-path", CL_MAX_LIB_DIRS);
+            cli->lib_dirs[loc->nlib_dirs++] = optarg;
+            break;
+        case O_JSON: cli->json = true; break;
+        case O_TOP:
+        case O_MAX_OBJECTS:
+        case O_MAX_PATHS: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (!*optarg || *end || v == 0 || (c == O_MAX_PATHS && v > 64))
+                return cl_error_set(err, CL_E_USAGE, "%s wants a positive number%s, not '%s'",
+                                    argv[optind - 2], c == O_MAX_PATHS ? " up to 64" : "", optarg);
+            if (c == O_TOP)
+                cli->top = (size_t)v;
+            else if (c == O_MAX_OBJECTS)
+                cli->walk.max_objects = v;
+            else
+                cli->max_paths = (size_t)v;
+            break;
+        }
+        case O_ADDR: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 16);
+            if (!*optarg || *end || v == 0)
+                return cl_error_set(err, CL_E_USAGE, "--addr wants a hex address, not '%s'", optarg);
+            if (cli->naddrs == CL_MAX_ADDRS)
+                return cl_error_set(err, CL_E_USAGE, "at most %d --addr", CL_MAX_ADDRS);
+            cli->addrs[cli->naddrs++] = v;
+            break;
+        }
+        case O_TYPE: cli->type = optarg; break;
+        case O_DEVICE:
+            if (strcmp(optarg, "all") == 0)
+                cli->tensor_filter.device = -1;
+            else if (strcmp(optarg, "cpu") == 0 || strcmp(optarg, "cuda") == 0)
+                cli->tensor_filter.device = optarg[1] == 'p' ? 0 : 1;
+            else
+                return cl_error_set(err, CL_E_USAGE, "--device wants cpu, cuda or all, not '%s'", optarg);
+            break;
+        case O_MIN_BYTES: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (!*optarg || *end)
+                return cl_error_set(err, CL_E_USAGE, "--min-bytes wants a number, not '%s'", optarg);
+            cli->tensor_filter.min_bytes = v;
+            break;
+        }
+        case 'h':
+        case O_HELP: return -1;
+        case O_VERSION: return -2;
+        default:
+            return cl_error_set(err, CL_E_USAGE, "unknown or incomplete option '%s' (see --help)",
+                                argv[optind - 1]);
+        }
+    }
+    loc->lib_dirs = cli->lib_dirs;
+    if (want_command) {
+        if (optind >= argc)
+            return cl_error_set(err, CL_E_USAGE, "no command given (see --help)");
+        cli->command = argv[optind++];
+        if (!cl_command_known(cli->command))
+            return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
+    }
+    if (optind < argc)
+        return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
+    bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot || loc->nlib_dirs;
+    if (!allow_target && target)
+        return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --exe, "
+                            "--sysroot and --lib-path do not apply here");
+    if (allow_target && !cli->session.pid == !cli->session.core)
+        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
+    if (cli->session.pid && (loc->exe || loc->sysroot || loc->nlib_dirs))
+        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores only");
+    return 0;
+}
+
+/* ---- the commands ---- */
+
+static int cmd_info(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                    struct cl_error *err)
+{
+    (void)err;
+    if (cli->json)
+        cl_report_info_json(out, s);
+    else
+        cl_report_info_text(out, s);
+    return 0;
+}
+
+static int cmd_objects(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                       struct cl_error *err)
+{
+    struct py_heap *h;
+    int rc = cl_session_heap(s, &cli->walk, &h, err);
+    if (!rc)
+        cl_report_objects(out, h, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json);
+    return rc;
+}
+
+static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                    struct cl_error *err)
+{
+    if (!cli->naddrs == !cli->type)
+        return cl_error_set(err, CL_E_USAGE, "refs wants --addr ADDR or --type NAME");
+    struct py_heap *h;
+    struct py_walk_options walk = cli->walk;
+    walk.keep_refs = cli->max_paths > 1;
+    int rc = cl_session_heap(s, &walk, &h, err);
+    if (!rc) {
+        struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
+        cl_report_refs(out, h, &q, cli->json);
+    }
+    return rc;
+}
+
+static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                       struct cl_error *err)
+{
+    struct torch_tensors *tt;
+    if (!s->torch.loaded)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "PyTorch is not loaded in this process");
+    int rc = cl_session_tensors(s, &cli->walk, &tt, err);
+    if (rc)
+        return rc;
+    if (strcmp(cli->command, "summary") == 0)
+        cl_report_summary(out, &s->heap, tt, cli->json);
+    else
+        cl_report_tensors(out, &s->heap, tt, &cli->tensor_filter, cli->json);
+    return 0;
+}
+
+static int cmd_check_layout(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                            struct cl_error *err)
+{
+    const struct cl_python_info *py = &s->python;
+    const struct py_layout *l = py_layout_for(py->version_hex >> 24, (py->version_hex >> 16) & 0xff);
+    if (!l)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no layout table for Python %s",
+                            py->version);
+    unsigned checked;
+    int debug_bad = py_layout_check_debug_offsets(l, s->target, py->runtime_addr, out, &checked);
+    if (debug_bad >= 0)
+        fprintf(out, "layout %s vs _Py_DebugOffsets: %u fields checked, %d mismatched\n", l->name,
+                checked, debug_bad);
+    struct py_layout_check r;
+    if (!py_layout_check_dwarf(l, py->module, out, !cli->json, &r)) {
+        if (debug_bad >= 0)
+            return debug_bad ? cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees "
+                                            "with _Py_DebugOffsets") : 0;
+        return cl_error_set(err, CL_E_UNSUPPORTED, "%s has no DWARF to check against",
+                            py->module->path);
+    }
+    fprintf(out, "layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing\n",
+            l->name, py->module->path, r.checked, r.mismatched, r.missing);
+    if (r.mismatched || r.missing || debug_bad > 0)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees with the runtime");
+    return 0;
+}
+
+static const struct command {
+    const char *name;
+    int (*run)(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+               struct cl_error *err);
+} commands[] = {
+    {"info", cmd_info},       {"objects", cmd_objects}, {"refs", cmd_refs},
+    {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"check-layout", cmd_check_layout},
+};
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+bool cl_command_known(const char *name)
+{
+    return find(name) != NULL;
+}
+
+int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                   struct cl_error *err)
+{
+    const struct command *c = find(cli->command);
+    if (!c)
+        return cl_error_set(err, CL_E_USAGE, "unknown command '%s'", cli->command ? cli->command : "");
+    return c->run(cli, s, out, err);
+}

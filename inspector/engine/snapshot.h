@@ -1,0 +1,40 @@
+/* Snapshots of what holds tensor memory, and their differences: for "what grew since the last
+ * step". A snapshot aggregates storages by their holding path with indices collapsed
+ * (`__main__.history[17]` counts under `__main__.history[*]`), so growth reads as a pattern. */
+#ifndef CULEAK_ENGINE_SNAPSHOT_H
+#define CULEAK_ENGINE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/session.h"
+
+struct cl_snapshot_entry {
+    char *path;                /* collapsed holder path, or "(unreachable)" etc. */
+    uint64_t storages, bytes;
+};
+
+struct cl_snapshot {
+    struct cl_snapshot_entry *v;
+    size_t n;
+    uint64_t storages, bytes;
+};
+
+int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, struct cl_snapshot *out,
+                     struct cl_error *err);
+void cl_snapshot_free(struct cl_snapshot *snap);
+
+/* Replaces every index and address-bearing key of a path with `[*]`. Pure. */
+void cl_path_collapse(const char *path, char *out, size_t cap);
+
+/* One line: "+3 storages, +393216 bytes; grew: __main__.history[*] +393216". Returns the byte
+ * growth (negative when memory was released). */
+int64_t cl_snapshot_delta(const struct cl_snapshot *before, const struct cl_snapshot *after,
+                          char *line, size_t cap);
+/* Every path whose storages or bytes changed, biggest change first. */
+void cl_snapshot_diff(FILE *out, const struct cl_snapshot *before, const struct cl_snapshot *after,
+                      bool json);
+
+#endif

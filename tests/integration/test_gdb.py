@@ -1,0 +1,119 @@
+"""The gdb plugin in gdb's batch mode: the same reports as the CLI on live processes and cores,
+step-boundary tracking, and clear messages where it cannot work."""
+import json
+import os
+import re
+import subprocess
+
+import harness
+from harness import check
+from test_tensors import judge
+
+PLUGIN = os.path.join(harness.ROOT, "build", "culeak.gdb")
+
+
+def gdb(*args, timeout=300):
+    """gdb -batch with the plugin loaded; returns (exit status, output)."""
+    cmd = ["gdb", "-nx", "-batch", "-iex", "set pagination off", "-x", PLUGIN] + list(args)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return r.returncode, r.stdout + r.stderr
+
+
+def json_from(output):
+    """The last line of output that is a JSON object."""
+    for line in reversed(output.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise harness.Failure("no JSON in gdb's output: %s" % output[-2000:])
+
+
+def live_tensors():
+    with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
+        rc, out = gdb("-p", str(p.pid), "-ex", "culeak-tensors --json")
+        judge(json_from(out), p.truth)
+        check(p.status()["TracerPid"] == "0", "still traced after gdb detached")
+
+
+def core_tensors():
+    with harness.tempdir() as d:
+        with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
+            core = harness.gcore(p.pid, d)
+        rc, out = gdb("-ex", "culeak-tensors --json", harness.TORCH_VENV, core)
+        judge(json_from(out), p.truth)
+
+
+def same_as_cli():
+    """culeak-info, -summary and -refs print what the CLI prints for the same process."""
+    with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
+        cli = {c: harness.culeak(c.split()[0], "--pid", p.pid, *c.split()[1:], "--json").stdout
+               for c in ("summary", "refs --type Featurizer")}
+        for command, want in cli.items():
+            rc, out = gdb("-p", str(p.pid), "-ex", "culeak-%s --json" % command)
+            check(json_from(out) == json.loads(want), "culeak-%s differs from the CLI" % command)
+        rc, out = gdb("-p", str(p.pid), "-ex", "culeak-info")
+        check("torch       %s" % p.truth["torch"] in out, "culeak-info: %s" % out[-1500:])
+
+
+def step_tracking():
+    """A leaking loop grows at every step under __main__.history[*]; a clean one does not."""
+    rc, out = gdb("-ex", "culeak-break-step", "-ex", "run", "--args", harness.TORCH_VENV,
+                  os.path.join(harness.SCENARIOS, "steps.py"), "6", "leak")
+    steps = re.findall(r"^culeak: step (\d+): (.*)$", out, re.M)
+    check(len(steps) == 6, "want 6 step lines: %s" % out[-3000:])
+    for n, line in steps[2:]:
+        check("grew: __main__.history[*] +" in line and line.startswith("+1 storages"),
+              "leaking step %s: %s" % (n, line))
+    rc, out = gdb("-ex", "culeak-break-step", "-ex", "run", "--args", harness.TORCH_VENV,
+                  os.path.join(harness.SCENARIOS, "steps.py"), "6")
+    steps = re.findall(r"^culeak: step (\d+): (.*)$", out, re.M)
+    check(len(steps) == 6, "want 6 step lines: %s" % out[-3000:])
+    for n, line in steps[2:]:
+        check(line == "+0 storages, +0 bytes", "clean step %s: %s" % (n, line))
+
+
+def stop_on_growth():
+    rc, out = gdb("-ex", "culeak-break-step --stop-on-growth 1", "-ex", "run",
+                  "-ex", "python print('stopped at step', gdb.selected_inferior().pid > 0)",
+                  "--args", harness.TORCH_VENV, os.path.join(harness.SCENARIOS, "steps.py"), "6",
+                  "leak")
+    check("stopped here" in out and "stopped at step True" in out,
+          "did not stop on growth: %s" % out[-2000:])
+    check(len(re.findall(r"^culeak: step ", out, re.M)) == 2, "stopped at the first growth? %s"
+          % out[-2000:])
+
+
+def clear_messages():
+    # without the plugin, gdb itself says the command does not exist
+    r = subprocess.run(["gdb", "-nx", "-batch", "-ex", "culeak-info"], capture_output=True, text=True)
+    check("Undefined command: \"culeak-info\"" in r.stderr, "no plugin: %r" % r.stderr)
+    # no process at all
+    rc, out = gdb("-ex", "culeak-info")
+    check("gdb has no process" in out, "no process: %s" % out[-500:])
+    # a process that is not Python
+    sleeper = subprocess.Popen(["sleep", "600"])
+    try:
+        rc, out = gdb("-p", str(sleeper.pid), "-ex", "culeak-tensors")
+        check("not a Python process" in out, "not Python: %s" % out[-800:])
+        with harness.tempdir() as d:
+            core = harness.gcore(sleeper.pid, d)
+            # a core whose libpython is missing: gdb's sysroot points nowhere
+            python = dict(harness.interpreters())["pyenv-3.12"]
+            with harness.Process(python, "idle.py") as p:
+                pycore = harness.gcore(p.pid, d)
+            rc, out = gdb("-ex", "set sysroot %s/none" % d, "-ex", "culeak-info", python, pycore)
+            check(re.search(r"libpython3\.12\.so\.1\.0 is not on this machine", out),
+                  "missing files: %s" % out[-800:])
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    rc, out = gdb("-ex", "help culeak-blocks", "-ex", "complete culeak-tensors --mi",
+                  "-ex", "culeak-blocks")
+    check("Usage: culeak-blocks" in out and "culeak-tensors --min-bytes" in out,
+          "help/complete: %s" % out[-800:])
+    check("allocator walker" in out, "culeak-blocks: %s" % out[-800:])
+
+
+def tests():
+    for fn in (live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
+               clear_messages):
+        yield fn.__name__, fn
