@@ -17,8 +17,9 @@
 
 extern char **environ;
 
-/* Starts python, waits until its runtime is up (it prints a line), returns its pid or -1. */
-static pid_t start_python(const char *python)
+/* Starts python, waits until its runtime is up (it prints a line), returns its pid or -1. The
+ * pipe stays open until the child is gone, so no write of the child's can fail. */
+static pid_t start_python(const char *python, int *pipe_fd)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -32,16 +33,18 @@ static pid_t start_python(const char *python)
     int rc = posix_spawn(&pid, python, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
-    char line[8];
-    if (rc != 0 || read(fds[0], line, sizeof line) <= 0)
-        pid = -1;
-    close(fds[0]);
-    return pid;
+    *pipe_fd = fds[0];
+    char c = 0;
+    while (rc == 0 && c != '\n')
+        if (read(fds[0], &c, 1) != 1)
+            rc = -1;
+    return rc == 0 ? pid : -1;
 }
 
 static void check_scan(const char *python)
 {
-    pid_t pid = start_python(python);
+    int pipe_fd = -1;
+    pid_t pid = start_python(python, &pipe_fd);
     CU_ASSERT_FATAL(pid > 0);
     struct cl_session_options so = {.pid = pid};
     struct cl_session *s;
@@ -59,6 +62,7 @@ static void check_scan(const char *python)
     }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
+    close(pipe_fd);
 }
 
 static void test_scan_pyenv(void)
