@@ -113,7 +113,42 @@ def clear_messages():
     check("allocator walker" in out, "culeak-blocks: %s" % out[-800:])
 
 
+STUB = r"""
+import sys, types
+gdb = types.ModuleType("gdb")
+made = []
+class Command:
+    def __init__(self, name, kind):
+        made.append((name, type(self).__doc__.splitlines()[0]))
+class Breakpoint:
+    pass
+gdb.Command, gdb.Breakpoint, gdb.COMMAND_DATA = Command, Breakpoint, 1
+gdb.write = lambda s: sys.stdout.write(s)
+sys.modules["gdb"] = gdb
+sys.path.insert(0, sys.argv[1])
+import culeak_gdb
+print(len(made), sorted(n for n, _ in made)[0], made[0][1])
+"""
+
+
+def stable_abi():
+    """One binary: the module imports and registers its commands under every Python 3.9-3.13
+    (with a stand-in for gdb's own module), as it must in any gdb or cuda-gdb build."""
+    for name, python in harness.interpreters():
+        r = subprocess.run([python, "-c", STUB, os.path.join(harness.ROOT, "build")],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and r.stdout.startswith("10 culeak-blocks "),
+              "%s: %s %s" % (name, r.stdout, r.stderr[-1000:]))
+    undefined = subprocess.run(["nm", "-D", "--undefined-only",
+                                os.path.join(harness.ROOT, "build", "culeak_gdb.abi3.so")],
+                               capture_output=True, text=True).stdout
+    # Stable-ABI names only: the public Py* API, plus the ABI-only helpers the macros call.
+    abi_only = re.compile(r"_Py_(Dealloc|TrueStruct|FalseStruct|NoneStruct)$|_\w+_SizeT$")
+    for sym in re.findall(r"\bU (_Py\w+)", undefined):
+        check(abi_only.match(sym), "non-stable-ABI symbol %s" % sym)
+
+
 def tests():
-    for fn in (live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
+    for fn in (stable_abi, live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
                clear_messages):
         yield fn.__name__, fn
