@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/notes.h"
+
 #define DEFAULT_MAX_OBJECTS 50000000u
 #define MAX_THREADS 4096
 #define MAX_FRAMES 100000           /* per thread */
@@ -17,21 +19,6 @@ static uint64_t word(struct py_objects *o, uint64_t addr)
 {
     uint64_t v = 0;
     return cl_read_u64(o->rt->t, addr, &v) == 0 ? v : 0;
-}
-
-static void warn(struct py_heap *h, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    size_t old = h->warnings ? strlen(h->warnings) : 0;
-    char *w = realloc(h->warnings, old + strlen(line) + 2);
-    if (w) {
-        sprintf(w + old, "%s\n", line);
-        h->warnings = w;
-    }
 }
 
 static uint32_t add_root(struct py_heap *h, const char *name)
@@ -312,7 +299,7 @@ static void seed_gc_lists(struct py_heap *h)
     cl_read(o->rt->t, gc + l->gc_collecting, &collecting, 4);
     h->gc_collecting = collecting != 0;
     if (h->gc_collecting)
-        warn(h, "the process was stopped during a garbage collection: GC lists may be "
+        cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC lists may be "
                 "inconsistent, and unreachable objects may be missing");
     uint64_t heads[4] = {gc + l->gc_generations, gc + l->gc_generations + 24,
                          gc + l->gc_generations + 48, gc + l->gc_permanent};
@@ -322,7 +309,7 @@ static void seed_gc_lists(struct py_heap *h)
         for (; p && p != heads[g] && n < MAX_GC_LIST; n++, p = word(o, p) & ~3ull)
             py_emit(&e, p + 16, PY_E_SELF, 0);
         if (p != heads[g])
-            warn(h, "GC generation %d list is broken after %llu objects", g, (unsigned long long)n);
+            cl_note_add(&h->warnings, "GC generation %d list is broken after %llu objects", g, (unsigned long long)n);
         h->gc_listed += n;
     }
 }
@@ -342,7 +329,7 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     if (h->nrefs)
         qsort(h->refs, h->nrefs, sizeof *h->refs, by_dst);
     if (h->n >= max_objects)
-        warn(h, "stopped after %llu objects (--max-objects); counts and paths are partial",
+        cl_note_add(&h->warnings, "stopped after %llu objects (--max-objects); counts and paths are partial",
              (unsigned long long)max_objects);
     if (h->nroots == 0 || h->nreachable == 0) {
         py_heap_free(h);

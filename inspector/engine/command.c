@@ -191,7 +191,7 @@ static int cmd_objects(const struct cl_command_line *cli, struct cl_session *s, 
     struct py_heap *h;
     int rc = cl_session_heap(s, &cli->walk, &h, err);
     if (!rc)
-        cl_report_objects(out, h, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json);
+        cl_report_objects(out, s, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json);
     return rc;
 }
 
@@ -206,7 +206,7 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
     int rc = cl_session_heap(s, &walk, &h, err);
     if (!rc) {
         struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
-        cl_report_refs(out, h, &q, cli->json);
+        cl_report_refs(out, s, &q, cli->json);
     }
     return rc;
 }
@@ -214,16 +214,15 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
 static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                        struct cl_error *err)
 {
-    struct torch_tensors *tt;
     if (!s->torch.loaded)
         return cl_error_set(err, CL_E_UNSUPPORTED, "PyTorch is not loaded in this process");
-    int rc = cl_session_tensors(s, &cli->walk, &tt, err);
+    int rc = cl_session_tensors(s, &cli->walk, NULL, err);
     if (rc)
         return rc;
     if (strcmp(cli->command, "summary") == 0)
-        cl_report_summary(out, &s->heap, tt, cli->json);
+        cl_report_summary(out, s, cli->json);
     else
-        cl_report_tensors(out, &s->heap, tt, &cli->tensor_filter, cli->json);
+        cl_report_tensors(out, s, &cli->tensor_filter, cli->json);
     return 0;
 }
 

@@ -70,6 +70,7 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
             return rc;
         s->tensors_built = true;
     }
-    *out = &s->tensors;
+    if (out)
+        *out = &s->tensors;
     return 0;
 }

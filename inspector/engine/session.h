@@ -38,7 +38,7 @@ void cl_session_close(struct cl_session *s);
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err);
 
-/* The tensors of the heap, built on first use. */
+/* The tensors of the heap, built on first use (out may be NULL). */
 int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
                        struct torch_tensors **out, struct cl_error *err);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/json.h"
+#include "report/warnings.h"
 
 static const char *kind_name(enum cl_target_kind k)
 {
@@ -48,12 +49,7 @@ void cl_report_info_text(FILE *out, const struct cl_session *s)
         for (size_t i = 0; i < tc->nlibs; i++)
             fprintf(out, "  lib       %s\n", tc->libs[i]);
     }
-    if (t->warnings)
-        for (const char *w = t->warnings; *w;) {
-            const char *nl = strchr(w, '\n');
-            fprintf(out, "warning     %.*s\n", (int)(nl - w), w);
-            w = nl + 1;
-        }
+    cl_report_warnings(out, NULL, s, "warning     ");
 }
 
 void cl_report_info_json(FILE *out, const struct cl_session *s)
@@ -138,16 +134,7 @@ void cl_report_info_json(FILE *out, const struct cl_session *s)
     cl_json_end_array(&j);
     cl_json_end_object(&j);
 
-    cl_json_key(&j, "warnings");
-    cl_json_begin_array(&j);
-    for (const char *w = t->warnings; w && *w;) {
-        const char *nl = strchr(w, '\n');
-        char line[600];
-        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
-        cl_json_string(&j, line);
-        w = nl + 1;
-    }
-    cl_json_end_array(&j);
+    cl_report_warnings(out, &j, s, NULL);
 
     cl_json_end_object(&j);
     cl_json_finish(&j);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/json.h"
+#include "report/warnings.h"
 
 
 struct type_count {
@@ -18,22 +19,9 @@ static int by_count(const void *a, const void *b)
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
-static void put_warnings(struct cl_json *j, const char *w)
+void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json)
 {
-    cl_json_key(j, "warnings");
-    cl_json_begin_array(j);
-    for (; w && *w;) {
-        const char *nl = strchr(w, '\n');
-        char line[600];
-        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
-        cl_json_string(j, line);
-        w = nl + 1;
-    }
-    cl_json_end_array(j);
-}
-
-void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json)
-{
+    struct py_heap *h = &s->heap;
     struct cl_addrmap index = {0};
     struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
     size_t n = 0;
@@ -77,7 +65,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json)
             cl_json_end_object(&j);
         }
         cl_json_end_array(&j);
-        put_warnings(&j, h->warnings);
+        cl_report_warnings(out, &j, s, NULL);
         cl_json_end_object(&j);
         cl_json_finish(&j);
     } else {
@@ -90,11 +78,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json)
                     (unsigned long long)counts[i].bytes, (unsigned long long)counts[i].tracked,
                     ty ? ty->name : "?");
         }
-        for (const char *w = h->warnings; w && *w;) {
-            const char *nl = strchr(w, '\n');
-            fprintf(out, "warning: %.*s\n", (int)(nl - w), w);
-            w = nl + 1;
-        }
+        cl_report_warnings(out, NULL, s, "warning: ");
     }
     free(counts);
     cl_addrmap_free(&index);
@@ -137,8 +121,9 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
                                     "held only from C)");
 }
 
-size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *q, bool json)
+size_t cl_report_refs(FILE *out, struct cl_session *s, const struct cl_refs_query *q, bool json)
 {
+    struct py_heap *h = &s->heap;
     struct cl_json j;
     size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
     if (max_paths > 64)
@@ -160,7 +145,7 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *
     }
     if (json) {
         cl_json_end_array(&j);
-        put_warnings(&j, h->warnings);
+        cl_report_warnings(out, &j, s, NULL);
         cl_json_end_object(&j);
         cl_json_finish(&j);
     } else if (matched == 0) {

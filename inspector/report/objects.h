@@ -6,9 +6,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cpython/heap.h"
+#include "engine/session.h"
 
-void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json);
+/* Both need the session's heap built (cl_session_heap). */
+void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json);
 
 struct cl_refs_query {
     const uint64_t *addrs;       /* objects by address, or */
@@ -17,6 +18,6 @@ struct cl_refs_query {
     size_t max_paths;            /* paths per object, shortest first (0: 1) */
 };
 /* Returns the number of objects matched. */
-size_t cl_report_refs(FILE *out, struct py_heap *h, const struct cl_refs_query *q, bool json);
+size_t cl_report_refs(FILE *out, struct cl_session *s, const struct cl_refs_query *q, bool json);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/json.h"
+#include "report/warnings.h"
 
 static void device_text(char *out, size_t cap, int8_t type, int8_t index)
 {
@@ -48,36 +49,10 @@ static bool selected(const struct torch_storage *st, const struct cl_tensor_filt
     return (!f || f->device < 0 || st->device_type == f->device) && (!f || st->nbytes >= f->min_bytes);
 }
 
-static void put_lines(struct cl_json *j, FILE *out, const char *w)
+void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_filter *f, bool json)
 {
-    for (; w && *w;) {
-        const char *nl = strchr(w, '\n');
-        char line[600];
-        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
-        if (j)
-            cl_json_string(j, line);
-        else
-            fprintf(out, "warning: %s\n", line);
-        w = nl + 1;
-    }
-}
-
-/* The heap's warnings and the tensor walk's, as a JSON array or as text lines. */
-static void put_warnings(struct cl_json *j, FILE *out, const char *heap, const char *tensors)
-{
-    if (j) {
-        cl_json_key(j, "warnings");
-        cl_json_begin_array(j);
-    }
-    put_lines(j, out, heap);
-    put_lines(j, out, tensors);
-    if (j)
-        cl_json_end_array(j);
-}
-
-void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cl_tensor_filter *f, bool json)
-{
+    struct py_heap *h = &s->heap;
+    const struct torch_tensors *tt = &s->tensors;
     static char path[4096];
     char dev[32], shape[256];
     struct cl_json j;
@@ -155,12 +130,12 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
     }
     if (json) {
         cl_json_end_array(&j);
-        put_warnings(&j, out, h->warnings, tt->warnings);
+        cl_report_warnings(out, &j, s, NULL);
         cl_json_end_object(&j);
         cl_json_finish(&j);
     } else {
         fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown, (unsigned long long)bytes);
-        put_warnings(NULL, out, h->warnings, tt->warnings);
+        cl_report_warnings(out, NULL, s, "warning: ");
     }
 }
 
@@ -223,8 +198,10 @@ static void print_totals(FILE *out, struct cl_json *j, const char *key, struct t
                 (unsigned long long)v[i].storages, v[i].key);
 }
 
-void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt, bool json)
+void cl_report_summary(FILE *out, struct cl_session *s, bool json)
 {
+    struct py_heap *h = &s->heap;
+    const struct torch_tensors *tt = &s->tensors;
     static char path[4096];
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0;
@@ -258,11 +235,11 @@ void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors 
     print_totals(out, json ? &j : NULL, "device", devices, ndev);
     print_totals(out, json ? &j : NULL, "owner", owners, nown);
     if (json) {
-        put_warnings(&j, out, h->warnings, tt->warnings);
+        cl_report_warnings(out, &j, s, NULL);
         cl_json_end_object(&j);
         cl_json_finish(&j);
     } else {
-        put_warnings(NULL, out, h->warnings, tt->warnings);
+        cl_report_warnings(out, NULL, s, "warning: ");
     }
     free(devices);
     free(owners);

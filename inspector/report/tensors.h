@@ -6,15 +6,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "torch/tensors.h"
+#include "engine/session.h"
 
 struct cl_tensor_filter {
     int device;             /* -1 all, else a device type (0 cpu, 1 cuda) */
     uint64_t min_bytes;
 };
 
-void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cl_tensor_filter *f, bool json);
-void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt, bool json);
+/* Both need the session's tensors built (cl_session_tensors). */
+void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_filter *f, bool json);
+void cl_report_summary(FILE *out, struct cl_session *s, bool json);
 
 #endif

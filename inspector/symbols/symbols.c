@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "target/corenotes.h"
+#include "util/notes.h"
 
 static char *debuginfo_path_default = NULL;
 
@@ -60,7 +61,7 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
         m.state = CL_MODULE_MISSING;
     } else if (!same_build(t, base->start, head, len)) {
         m.state = CL_MODULE_MISMATCH;
-        cl_target_warn(t, "%s is not the file the target loaded (build-id differs); its symbols "
+        cl_note_add(&t->warnings, "%s is not the file the target loaded (build-id differs); its symbols "
                        "are not used", file);
     } else {
         m.dwfl = dwfl_report_elf(s->dwfl, base->path, file, -1, base->start, false);

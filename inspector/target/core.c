@@ -13,6 +13,7 @@
 
 #include "target/corenotes.h"
 #include "target/target.h"
+#include "util/notes.h"
 
 #define BUILDID_MAX 64
 
@@ -115,7 +116,7 @@ static void open_backing(struct cl_target *t, struct core *c, struct backing_fil
         b->status = CL_E_EXE_MISMATCH;
         close(b->fd);
         b->fd = -1;
-        cl_target_warn(t, "%s is not the file the core was made from (build-id differs); its "
+        cl_note_add(&t->warnings, "%s is not the file the core was made from (build-id differs); its "
                        "memory is unreadable", b->local_path);
         return;
     }
@@ -389,7 +390,7 @@ static int check_exe(struct cl_target *t, struct core *c, struct cl_error *err)
                             "point 0x%llx, the core's is 0x%llx", exe,
                             (unsigned long long)eh.e_entry, (unsigned long long)c->at_entry);
     if (!nw)
-        cl_target_warn(t, "the core holds no build-id for %s; --exe %s is trusted unchecked",
+        cl_note_add(&t->warnings, "the core holds no build-id for %s; --exe %s is trusted unchecked",
                        t->exe_path, exe);
     return 0;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "target/target.h"
+#include "util/notes.h"
 
 #define MAX_THREADS 65536
 #define SEIZE_ROUNDS 64   /* threads may be created while we stop others; rescan until stable */
@@ -390,7 +391,7 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     } else if (!rc && tracer) {
         rc = adopt_stopped(t, tracer, err);
         if (!rc)
-            cl_target_warn(t, "process %d is held stopped by debugger process %d; reading it "
+            cl_note_add(&t->warnings, "process %d is held stopped by debugger process %d; reading it "
                            "without attaching", pid, tracer);
     } else if (!rc) {
         rc = seize_all(t, err);

@@ -1,6 +1,5 @@
 #include "target/target.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,21 +33,6 @@ void cl_target_close(struct cl_target *t)
     free(t->exe_path);
     free(t->warnings);
     free(t);
-}
-
-void cl_target_warn(struct cl_target *t, const char *fmt, ...)
-{
-    char line[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    size_t old = t->warnings ? strlen(t->warnings) : 0;
-    char *w = realloc(t->warnings, old + strlen(line) + 2);
-    if (!w)
-        return;
-    sprintf(w + old, "%s\n", line);
-    t->warnings = w;
 }
 
 int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)

@@ -80,6 +80,5 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
 
 /* Shared by the implementations. */
 int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt);
-void cl_target_warn(struct cl_target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,11 +1,11 @@
 #include "torch/tensors.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "torch/cxx.h"
+#include "util/notes.h"
 
 #define MAX_GRAPH_NODES 1000000u     /* over all graphs */
 #define MAX_NODE_BYTES (64u << 10)   /* a Node's allocation, and a buffer it points to */
@@ -67,21 +67,6 @@ struct walk {
     struct graph_node *nodes;
     uint32_t nnodes, nodes_cap;
 };
-
-static void warn(struct torch_tensors *tt, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    size_t old = tt->warnings ? strlen(tt->warnings) : 0;
-    char *w = realloc(tt->warnings, old + strlen(line) + 2);
-    if (w) {
-        sprintf(w + old, "%s\n", line);
-        tt->warnings = w;
-    }
-}
 
 static uint64_t word(struct walk *w, uint64_t addr)
 {
@@ -242,7 +227,7 @@ static int collect_python(struct walk *w, struct cl_error *err)
                             "tensors cannot be reported", w->l->name, refuted, refuted + confirmed,
                             (unsigned long long)first_bad);
     if (skipped)
-        warn(w->out, "%u tensor objects have no live TensorImpl (being torn down) and are not "
+        cl_note_add(&w->out->warnings, "%u tensor objects have no live TensorImpl (being torn down) and are not "
              "listed", skipped);
     return 0;
 }
@@ -403,7 +388,7 @@ static void walk_graphs(struct walk *w)
         }
     }
     if (w->nnodes >= MAX_GRAPH_NODES)
-        warn(w->out, "autograd graphs cut at %u nodes", MAX_GRAPH_NODES);
+        cl_note_add(&w->out->warnings, "autograd graphs cut at %u nodes", MAX_GRAPH_NODES);
 }
 
 /* ---- storages ---- */
@@ -477,7 +462,7 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
         return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no tensor layout for torch %s "
                             "(known: 1.13, 2.0-2.1, 2.4-2.6, 2.10-2.14)", torch->version);
     if (!out->l->verified)
-        warn(out, "the torch %s layout was read from headers, not checked on a real %s wheel; "
+        cl_note_add(&out->warnings, "the torch %s layout was read from headers, not checked on a real %s wheel; "
              "the live checks passed", out->l->name, out->l->name);
     struct walk w = {.h = h, .t = h->objects.rt->t, .l = out->l, .out = out};
     int rc = collect_python(&w, err);

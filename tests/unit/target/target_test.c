@@ -139,16 +139,6 @@ static void test_read_cstr(void)
     cl_target_close(t);
 }
 
-static void test_warnings(void)
-{
-    struct cl_target *t = fake_target();
-    CU_ASSERT_PTR_NULL(t->warnings);
-    cl_target_warn(t, "first %d", 1);
-    cl_target_warn(t, "second %s", "two");
-    CU_ASSERT_STRING_EQUAL(t->warnings, "first 1\nsecond two\n");
-    cl_target_close(t);
-}
-
 /* A temporary tree: root/sysroot/usr/lib/libfoo.so, root/libs1/libbar.so, root/libs2/libbar.so,
  * root/libs2/libfoo.so, root/host/libhost.so, root/exe. */
 struct tree {
@@ -246,7 +236,6 @@ void register_target_target_tests(void)
         {"cl_read bounds", test_read_bounds},
         {"cl_read_u64/u32", test_read_ints},
         {"cl_read_cstr", test_read_cstr},
-        {"cl_target_warn", test_warnings},
         {"cl_locate_file", test_locate_file},
         {NULL, NULL},
     };

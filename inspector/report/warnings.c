@@ -1,0 +1,32 @@
+#include "report/warnings.h"
+
+#include <string.h>
+
+static void lines(FILE *out, struct cl_json *j, const char *notes, const char *prefix)
+{
+    for (const char *w = notes; w && *w;) {
+        const char *nl = strchr(w, '\n');
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
+        if (j)
+            cl_json_string(j, line);
+        else
+            fprintf(out, "%s%s\n", prefix, line);
+        w = nl + 1;
+    }
+}
+
+void cl_report_warnings(FILE *out, struct cl_json *j, const struct cl_session *s, const char *prefix)
+{
+    if (j) {
+        cl_json_key(j, "warnings");
+        cl_json_begin_array(j);
+    }
+    lines(out, j, s->target->warnings, prefix);
+    if (s->heap_built)
+        lines(out, j, s->heap.warnings, prefix);
+    if (s->tensors_built)
+        lines(out, j, s->tensors.warnings, prefix);
+    if (j)
+        cl_json_end_array(j);
+}
