@@ -37,7 +37,7 @@ static int64_t tuple_len(struct py_objects *o, uint64_t tuple)
 {
     int64_t n = 0;
     const struct py_type *ty = tuple ? py_object_type(o, tuple) : NULL;
-    if (!ty || ty->family != PY_F_TUPLE || cl_read(o->rt->t, tuple + 16, &n, 8) || n < 0 || n > MAX_LOCALS)
+    if (!ty || ty->family != PY_F_TUPLE || cl_read(o->rt->t, tuple + o->rt->l->ob_size, &n, 8) || n < 0 || n > MAX_LOCALS)
         return 0;
     return n;
 }
@@ -103,7 +103,7 @@ void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
             continue;
         if (slots[i].cell) {
             const struct py_type *ty = py_object_type(o, v);
-            if (ty && ty->family == PY_F_CELL && !(v = word(o, v + 16)))
+            if (ty && ty->family == PY_F_CELL && !(v = word(o, v + o->rt->l->cell_ref)))
                 continue;   /* an empty cell: the variable is unbound */
         }
         py_emit(e, v, edge, slots[i].name);

@@ -153,7 +153,7 @@ bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr,
     uint64_t modules = word(o, o->rt->interp + o->rt->l->is_modules);
     uint64_t mod = dict_get(o, modules, module);
     const struct py_type *ty = mod ? py_object_type(o, mod) : NULL;
-    return ty && ty->family == PY_F_MODULE && py_str_read(o, dict_get(o, word(o, mod + 16), attr), out, cap);
+    return ty && ty->family == PY_F_MODULE && py_str_read(o, dict_get(o, word(o, mod + o->rt->l->module_dict), attr), out, cap);
 }
 
 /* threading._active[ident]._name, or "" when it cannot be read. */
@@ -162,7 +162,7 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
     struct py_objects *o = &h->objects;
     out[0] = '\0';
     uint64_t threading = dict_get(o, modules, "threading");
-    uint64_t mdict = threading ? word(o, threading + 16) : 0;
+    uint64_t mdict = threading ? word(o, threading + o->rt->l->module_dict) : 0;
     uint64_t active = dict_get(o, mdict, "_active");
     struct find_int f = {o, (int64_t)ident, 0};
     if (active)
@@ -195,7 +195,7 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     py_emit(&e, module, PY_E_SELF, 0);
     const struct py_type *ty = py_object_type(&h->objects, module);
     if (ty && ty->family == PY_F_MODULE)   /* so `mod.__dict__['x']` prints as `mod.x` */
-        py_emit(&e, word(&h->objects, module + 16), PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
+        py_emit(&e, word(&h->objects, module + h->objects.rt->l->module_dict), PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
     return true;
 }
 

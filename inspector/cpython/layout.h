@@ -87,8 +87,15 @@ struct py_layout {
     int8_t gen_completed;             /* frame states >= this have no live locals */
     uint16_t exc_traceback, exc_context, exc_cause;
     uint16_t lru_cache, lru_func, lru_dict;
+    /* the same in every supported version, kept here so that every offset is data and checked */
+    uint16_t ob_type, ob_size, list_items, dict_keys, dict_values, set_mask, set_table, cell_ref,
+        method_func, method_self, cfunc_self, prop_get, prop_set, prop_del, sm_callable,
+        tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args, partial_kw,
+        lru_elem_key, lru_elem_result, module_dict, deque_leftblock, deque_leftindex,
+        deque_block_data, deque_block_next;
     /* str */
-    uint16_t ascii_data, compact_data, unicode_legacy_data;
+    uint16_t str_length, str_state, ascii_data, compact_data, unicode_legacy_data;
+    uint16_t long_digits;             /* int: digits follow ob_size (lv_tag from 3.12) */
     /* int: 3.12+ uses lv_tag, earlier a signed digit count */
     uint8_t long_tagged;
     /* Pre-header: bytes in front of a GC object for a managed dict (3.11+). */

@@ -13,7 +13,13 @@
     .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344, .tp_subclasses = 360,         \
     .tuple_items = 24, .gc_generations = 24, .gc_permanent = 104, .gc_collecting = 200,           \
     .gc_garbage = 208, .ts_next = 8, .ts_interp = 16, .lru_cache = 72, .lru_func = 88,            \
-    .gen_completed = 1
+    .gen_completed = 1, .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32, .dict_values = 40,    \
+    .set_mask = 32, .set_table = 40, .cell_ref = 16, .method_func = 16, .method_self = 24,        \
+    .cfunc_self = 24, .prop_get = 16, .prop_set = 24, .prop_del = 32, .sm_callable = 16,          \
+    .tb_next = 16, .tb_frame = 24, .weakref_callback = 24, .exc_args = 24, .partial_fn = 16,      \
+    .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48,              \
+    .module_dict = 16, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
+    .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24
 
 static const struct py_layout py39 = {
     .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,

@@ -72,13 +72,14 @@ static bool is_type_object(struct py_objects *o, uint64_t addr)
 {
     struct py_runtime *rt = o->rt;
     uint64_t meta = 0, flags;
-    if (cl_read_u64(rt->t, addr + 8, &meta) != 0 || !meta)
+    if (cl_read_u64(rt->t, addr + rt->l->ob_type, &meta) != 0 || !meta)
         return false;
     if (meta == rt->family_type[PY_F_TYPE])
         return true;
     uint64_t metameta;
     return cl_read_u64(rt->t, meta + rt->l->tp_flags, &flags) == 0 &&
-           (flags & PY_TPFLAGS_TYPE_SUBCLASS) && cl_read_u64(rt->t, meta + 8, &metameta) == 0 &&
+           (flags & PY_TPFLAGS_TYPE_SUBCLASS) &&
+           cl_read_u64(rt->t, meta + rt->l->ob_type, &metameta) == 0 &&
            (metameta == rt->family_type[PY_F_TYPE] || metameta == meta);
 }
 
@@ -126,7 +127,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
 struct py_type *py_object_type(struct py_objects *o, uint64_t addr)
 {
     uint64_t type;
-    if (!addr || (addr & 7) || cl_read_u64(o->rt->t, addr + 8, &type) != 0)
+    if (!addr || (addr & 7) || cl_read_u64(o->rt->t, addr + o->rt->l->ob_type, &type) != 0)
         return NULL;
     return py_type_at(o, type);
 }
@@ -225,7 +226,8 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
         return false;
     int64_t length;
     uint32_t state;
-    if (cl_read(t, addr + 16, &length, 8) || cl_read_u32(t, addr + 32, &state) || length < 0)
+    if (cl_read(t, addr + l->str_length, &length, 8) || cl_read_u32(t, addr + l->str_state, &state) ||
+        length < 0)
         return false;
     unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
     if (kind != 1 && kind != 2 && kind != 4)
@@ -253,10 +255,11 @@ bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
     const struct py_type *ty = py_object_type(o, addr);
     struct cl_target *t = o->rt->t;
     int64_t head;
-    if (!ty || ty->family != PY_F_INT || cl_read(t, addr + 16, &head, 8))
+    const struct py_layout *l = o->rt->l;
+    if (!ty || ty->family != PY_F_INT || cl_read(t, addr + l->ob_size, &head, 8))
         return false;
     int64_t ndigits, sign;
-    if (o->rt->l->long_tagged) {
+    if (l->long_tagged) {
         ndigits = (int64_t)((uint64_t)head >> 3);
         sign = 1 - (head & 3);
     } else {
@@ -266,7 +269,7 @@ bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
     if (ndigits > 2)
         return false;   /* beyond 60 bits: not an index culeak prints */
     uint32_t d[2] = {0, 0};
-    if (ndigits && cl_read(t, addr + 24, d, (size_t)ndigits * 4))
+    if (ndigits && cl_read(t, addr + l->long_digits, d, (size_t)ndigits * 4))
         return false;
     int64_t v = (int64_t)d[0] | (int64_t)d[1] << 30;
     *value = sign < 0 ? -v : v;
@@ -277,7 +280,7 @@ uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_typ
 {
     uint64_t size = (uint64_t)ty->basicsize;
     int64_t n;
-    if (ty->itemsize && cl_read(o->rt->t, addr + 16, &n, 8) == 0) {
+    if (ty->itemsize && cl_read(o->rt->t, addr + o->rt->l->ob_size, &n, 8) == 0) {
         if (ty->family == PY_F_INT && o->rt->l->long_tagged)
             n = (int64_t)((uint64_t)n >> 3);
         n = n < 0 ? -n : n;

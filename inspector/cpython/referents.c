@@ -105,7 +105,7 @@ void py_dict_items(struct py_objects *o, uint64_t dict,
                    bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg)
 {
     const struct py_layout *l = o->rt->l;
-    uint64_t keys = word(o, dict + 32), values = word(o, dict + 40);
+    uint64_t keys = word(o, dict + l->dict_keys), values = word(o, dict + l->dict_values);
     if (values && l->dv_values != PY_NONE)
         values += l->dv_values;
     keys_foreach(o, keys, values, fn, arg);
@@ -170,7 +170,7 @@ static void emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
     int64_t off = ty->dictoffset;
     if (off < 0) {   /* var-sized objects keep the dict after their items */
         int64_t n;
-        if (cl_read(o->rt->t, obj + 16, &n, 8) != 0)
+        if (cl_read(o->rt->t, obj + l->ob_size, &n, 8) != 0)
             return;
         n = n < 0 ? -n : n;
         off += (ty->basicsize + n * ty->itemsize + 7) & ~7;
@@ -196,8 +196,8 @@ static void emit_set(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     int64_t mask = 0;
-    uint64_t table = word(o, obj + 40);
-    if (cl_read(o->rt->t, obj + 32, &mask, 8) || mask < 0 || (uint64_t)mask >= MAX_ITEMS || !table)
+    uint64_t table = word(o, obj + o->rt->l->set_table);
+    if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, 8) || mask < 0 || (uint64_t)mask >= MAX_ITEMS || !table)
         return;
     for (int64_t i = 0; i <= mask; i++) {
         uint64_t key = word(o, table + 16 * (uint64_t)i);
@@ -211,18 +211,19 @@ static void emit_deque(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     int64_t len, index;
-    uint64_t block = word(o, obj + 24);
-    if (cl_read(o->rt->t, obj + 16, &len, 8) || cl_read(o->rt->t, obj + 40, &index, 8) ||
+    const struct py_layout *l = o->rt->l;
+    uint64_t block = word(o, obj + l->deque_leftblock);
+    if (cl_read(o->rt->t, obj + l->ob_size, &len, 8) || cl_read(o->rt->t, obj + l->deque_leftindex, &index, 8) ||
         len < 0 || (uint64_t)len > MAX_ITEMS || index < 0 || index >= 64)
         return;
     /* Blocks of 64 items: {leftlink @0, data[64] @8, rightlink @520}. */
     for (int64_t i = 0; i < len && block; i++) {
-        uint64_t v = word(o, block + 8 + 8 * (uint64_t)index);
+        uint64_t v = word(o, block + l->deque_block_data + 8 * (uint64_t)index);
         if (v)
             py_emit(e, v, PY_E_INDEX, (uint64_t)i);
         if (++index == 64) {
             index = 0;
-            block = word(o, block + 520);
+            block = word(o, block + l->deque_block_next);
         }
     }
 }
@@ -284,18 +285,18 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         py_dict_items(o, obj, emit_item, &items);
         break;
     case PY_F_LIST:
-        if (cl_read(o->rt->t, obj + 16, &size, 8) == 0)
-            emit_array(e, word(o, obj + 24), size);
+        if (cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0)
+            emit_array(e, word(o, obj + l->list_items), size);
         break;
     case PY_F_TUPLE:
-        if (cl_read(o->rt->t, obj + 16, &size, 8) == 0)
+        if (cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0)
             emit_array(e, obj + l->tuple_items, size);
         break;
     case PY_F_SET:
         emit_set(e, obj);
         break;
     case PY_F_CELL:
-        emit_named(e, obj + 16, ".cell_contents");
+        emit_named(e, obj + l->cell_ref, ".cell_contents");
         break;
     case PY_F_FUNCTION:
         emit_named(e, obj + l->fn_closure, ".__closure__");
@@ -305,8 +306,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->fn_globals, ".__globals__");
         break;
     case PY_F_METHOD:
-        emit_named(e, obj + 24, ".__self__");
-        emit_named(e, obj + 16, ".__func__");
+        emit_named(e, obj + l->method_self, ".__self__");
+        emit_named(e, obj + l->method_func, ".__func__");
         break;
     case PY_F_CODE:
         emit_named(e, obj + l->co_consts, ".co_consts");
@@ -318,37 +319,37 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_generator(e, obj);
         break;
     case PY_F_PROPERTY:
-        emit_named(e, obj + 16, ".fget");
-        emit_named(e, obj + 24, ".fset");
-        emit_named(e, obj + 32, ".fdel");
+        emit_named(e, obj + l->prop_get, ".fget");
+        emit_named(e, obj + l->prop_set, ".fset");
+        emit_named(e, obj + l->prop_del, ".fdel");
         break;
     case PY_F_STATICMETHOD:
-    case PY_F_CLASSMETHOD:
-        emit_named(e, obj + 16, ".__func__");
+    case PY_F_CLASSMETHOD:   /* the same struct as staticmethod */
+        emit_named(e, obj + l->sm_callable, ".__func__");
         break;
     case PY_F_TRACEBACK:
-        emit_named(e, obj + 24, ".tb_frame");
-        emit_named(e, obj + 16, ".tb_next");
+        emit_named(e, obj + l->tb_frame, ".tb_frame");
+        emit_named(e, obj + l->tb_next, ".tb_next");
         break;
     case PY_F_CFUNCTION:
-        emit_named(e, obj + 24, ".__self__");
+        emit_named(e, obj + l->cfunc_self, ".__self__");
         break;
     case PY_F_WEAKREF:
-        emit_named(e, obj + 24, ".__callback__");   /* wr_object @16 is weak: no edge */
+        emit_named(e, obj + l->weakref_callback, ".__callback__");   /* wr_object: weak, no edge */
         break;
     case PY_F_EXCEPTION:
         emit_named(e, obj + l->exc_traceback, ".__traceback__");
         emit_named(e, obj + l->exc_context, ".__context__");
         emit_named(e, obj + l->exc_cause, ".__cause__");
-        emit_named(e, obj + 24, ".args");
+        emit_named(e, obj + l->exc_args, ".args");
         break;
     case PY_F_DEQUE:
         emit_deque(e, obj);
         break;
     case PY_F_PARTIAL:
-        emit_named(e, obj + 16, ".func");
-        emit_named(e, obj + 24, ".args");
-        emit_named(e, obj + 32, ".keywords");
+        emit_named(e, obj + l->partial_fn, ".func");
+        emit_named(e, obj + l->partial_args, ".args");
+        emit_named(e, obj + l->partial_kw, ".keywords");
         break;
     case PY_F_LRU_CACHE:
         emit_named(e, obj + l->lru_func, ".__wrapped__");
@@ -361,8 +362,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_static_type_dict(e, obj);
         break;
     case PY_F_LRU_ELEM:
-        emit_named(e, obj + 48, ".result");
-        emit_named(e, obj + 40, ".key");
+        emit_named(e, obj + l->lru_elem_result, ".result");
+        emit_named(e, obj + l->lru_elem_key, ".key");
         break;
     default:
         break;

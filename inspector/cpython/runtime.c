@@ -69,7 +69,7 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
 
     /* Structural checks: a wrong table fails here, before anything is reported. */
     uint64_t type_of_type, ts, back, modules, modules_type;
-    if (cl_read_u64(t, rt->family_type[PY_F_TYPE] + 8, &type_of_type) ||
+    if (cl_read_u64(t, rt->family_type[PY_F_TYPE] + l->ob_type, &type_of_type) ||
         type_of_type != rt->family_type[PY_F_TYPE])
         return cl_error_set(err, CL_E_UNSUPPORTED, "type(type) is not type: the runtime at 0x%llx "
                             "is not Python %s as detected", (unsigned long long)rt->runtime,
@@ -82,7 +82,8 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
         return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: its "
                             "thread state does not point back to the interpreter", l->name);
     if (cl_read_u64(t, rt->interp + l->is_modules, &modules) || !modules ||
-        cl_read_u64(t, modules + 8, &modules_type) || modules_type != rt->family_type[PY_F_DICT])
+        cl_read_u64(t, modules + l->ob_type, &modules_type) ||
+        modules_type != rt->family_type[PY_F_DICT])
         return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: "
                             "sys.modules is not a dict", l->name);
     return 0;
