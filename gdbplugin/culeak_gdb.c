@@ -64,6 +64,7 @@ static char *gdb_string_parameter(const char *name)
 /* ---- the target gdb has ---- */
 
 struct gdb_target {
+    bool through_gdb;          /* neither native nor a core: read through gdb's read_memory */
     char *core, *exe, *sysroot, *solib_path;
     const char *lib_dirs[CL_MAX_LIB_DIRS];
 };
@@ -136,18 +137,114 @@ static int target_options(struct gdb_target *g, struct cl_session_options *so, s
             so->open.locator.nlib_dirs = n;
         }
     } else {
-        rc = cl_error_set(err, CL_E_UNSUPPORTED, "culeak reads native processes and core files; "
-                          "this target is '%s' (remote targets are not supported yet)", kind);
+        g->through_gdb = true;   /* remote and others: every byte through gdb's read_memory */
+        so->pid = (int)p;
     }
     free(kind);
     return rc;
+}
+
+/* ---- memory through gdb itself (remote targets, anything not native or a core) ---- */
+
+static int read_page_through_gdb(struct cl_target *t, uint64_t addr, void *page)
+{
+    PyObject *inf = t->impl;
+    PyObject *mv = PyObject_CallMethod(inf, "read_memory", "KK", (unsigned long long)addr,
+                                       (unsigned long long)CL_PAGE_SIZE);
+    PyObject *b = mv ? PyObject_CallMethod(mv, "tobytes", NULL) : NULL;
+    int rc = 0;
+    if (b && PyBytes_Size(b) == CL_PAGE_SIZE)
+        memcpy(page, PyBytes_AsString(b), CL_PAGE_SIZE);
+    else
+        rc = cl_error_set(&t->err, CL_E_UNREADABLE, "gdb cannot read 0x%llx", (unsigned long long)addr);
+    Py_XDECREF(b);
+    Py_XDECREF(mv);
+    PyErr_Clear();
+    return rc;
+}
+
+static void close_gdb_source(struct cl_target *t)
+{
+    Py_XDECREF((PyObject *)t->impl);
+}
+
+static const struct cl_target_ops through_gdb_ops = {read_page_through_gdb, close_gdb_source};
+
+/* The address-space map from `info proc mappings` (gdb reads /proc through the remote too). */
+static int maps_from_gdb(struct cl_target *t)
+{
+    char *text = gdb_capture("info proc mappings");
+    for (char *save, *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save)) {
+        unsigned long long start, end, size, offset;
+        char perms[8] = "", path[4096] = "";
+        int n = sscanf(line, " %llx %llx %llx %llx %7s %4095[^\n]", &start, &end, &size, &offset,
+                       perms, path);
+        if (n < 4 || end <= start)
+            continue;
+        if (n >= 5 && !strchr("r-", perms[0])) {   /* gdb before 12 prints no Perms column */
+            snprintf(path, sizeof path, "%s", perms);
+            snprintf(perms, sizeof perms, "r--p");
+        }
+        struct cl_mapping m = {.start = start, .end = end, .offset = offset,
+                               .perms = (perms[0] == 'r' ? CL_MAP_R : 0) |
+                                        (perms[1] == 'w' ? CL_MAP_W : 0) |
+                                        (perms[2] == 'x' ? CL_MAP_X : 0),
+                               .path = path[0] ? path : NULL};
+        if (cl_mappings_add(&t->maps, &m)) {
+            free(text);
+            return CL_E_INTERNAL;
+        }
+    }
+    free(text);
+    cl_mappings_sort(&t->maps);
+    return t->maps.n ? 0 : CL_E_UNSUPPORTED;
+}
+
+static int open_through_gdb(struct gdb_target *g, int pid, struct cl_session **s, struct cl_error *err)
+{
+    PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
+    struct cl_target *t;
+    if (!inf || cl_target_new(&through_gdb_ops, CL_TARGET_GDB, inf, NULL, &t)) {
+        Py_XDECREF(inf);
+        PyErr_Clear();
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    }
+    t->pid = pid;
+    if (maps_from_gdb(t)) {
+        cl_target_close(t);
+        return cl_error_set(err, CL_E_UNSUPPORTED, "gdb gives no memory map for this target "
+                            "(info proc mappings); culeak cannot find the Python runtime");
+    }
+    PyObject *threads = PyObject_CallMethod(inf, "threads", NULL);
+    Py_ssize_t n = threads ? PyTuple_Size(threads) : 0;
+    t->threads = calloc((size_t)(n > 0 ? n : 1), sizeof *t->threads);
+    for (Py_ssize_t i = 0; t->threads && i < n; i++) {
+        PyObject *ptid = PyObject_GetAttrString(PyTuple_GetItem(threads, i), "ptid");
+        PyObject *lwp = ptid ? PyTuple_GetItem(ptid, 1) : NULL;
+        t->threads[t->nthreads++].tid = lwp ? (int)PyLong_AsLong(lwp) : 0;
+        Py_XDECREF(ptid);
+    }
+    Py_XDECREF(threads);
+    PyObject *ps = PyObject_CallMethod(gdb, "current_progspace", NULL);
+    PyObject *fn = ps ? PyObject_GetAttrString(ps, "filename") : NULL;
+    t->exe_path = fn && fn != Py_None ? utf8_dup(fn) : NULL;
+    if (t->exe_path && strncmp(t->exe_path, "target:", 7) == 0)   /* fetched from the remote */
+        memmove(t->exe_path, t->exe_path + 7, strlen(t->exe_path + 7) + 1);
+    Py_XDECREF(fn);
+    Py_XDECREF(ps);
+    PyErr_Clear();
+    (void)g;
+    return cl_session_open_target(t, s, err);
 }
 
 static int open_session(struct gdb_target *g, struct cl_session **s, struct cl_error *err)
 {
     struct cl_session_options so;
     int rc = target_options(g, &so, err);
-    return rc ? rc : cl_session_open(&so, s, err);
+    if (rc)
+        return rc;
+    return g->through_gdb ? open_through_gdb(g, so.pid, s, err) : cl_session_open(&so, s, err);
 }
 
 /* ---- argument parsing ---- */

@@ -6,14 +6,22 @@
 int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
                     struct cl_error *err)
 {
+    struct cl_target *t;
+    int rc = opt->core ? cl_target_open_core(opt->core, &opt->open, &t, err)
+                       : cl_target_open_live(opt->pid, &opt->open, &t, err);
+    return rc ? rc : cl_session_open_target(t, out, err);
+}
+
+int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct cl_error *err)
+{
     *out = NULL;
     struct cl_session *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s) {
+        cl_target_close(t);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
-    int rc = opt->core ? cl_target_open_core(opt->core, &opt->open, &s->target, err)
-                       : cl_target_open_live(opt->pid, &opt->open, &s->target, err);
-    if (!rc)
-        rc = cl_symbols_load(s->target, &s->symbols, err);
+    }
+    s->target = t;
+    int rc = cl_symbols_load(s->target, &s->symbols, err);
     if (!rc)
         rc = cl_python_detect(s->target, s->symbols, &s->python, err);
     if (rc) {

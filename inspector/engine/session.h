@@ -32,6 +32,9 @@ struct cl_session_options {
  * CPython. */
 int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
                     struct cl_error *err);
+/* The same, over a target a front end made itself (the gdb plugin's read_memory source); the
+ * session owns it from here on, also on failure. */
+int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct cl_error *err);
 void cl_session_close(struct cl_session *s);
 
 /* The Python object graph, built on first use. */

@@ -21,6 +21,24 @@ int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt
     return cl_pagecache_init(&t->cache, pages, fill_page, t) == 0 ? 0 : CL_E_INTERNAL;
 }
 
+int cl_target_new(const struct cl_target_ops *ops, enum cl_target_kind kind, void *impl,
+                  const struct cl_open_options *opt, struct cl_target **out)
+{
+    struct cl_target *t = calloc(1, sizeof *t);
+    *out = NULL;
+    if (!t)
+        return CL_E_INTERNAL;
+    t->ops = ops;
+    t->kind = kind;
+    t->impl = impl;
+    if (cl_target_init_common(t, opt)) {
+        free(t);
+        return CL_E_INTERNAL;
+    }
+    *out = t;
+    return 0;
+}
+
 void cl_target_close(struct cl_target *t)
 {
     if (!t)

@@ -78,7 +78,10 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
  * malloc'ed path, or NULL if no candidate exists. is_exe selects the --exe override. */
 char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe);
 
-/* Shared by the implementations. */
+/* A target over a memory source of the caller's (ops, impl); maps, threads, pid and exe are the
+ * caller's to fill. Shared by the implementations. */
+int cl_target_new(const struct cl_target_ops *ops, enum cl_target_kind kind, void *impl,
+                  const struct cl_open_options *opt, struct cl_target **out);
 int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt);
 
 #endif

@@ -148,7 +148,32 @@ def stable_abi():
         check(abi_only.match(sym), "non-stable-ABI symbol %s" % sym)
 
 
+def remote_target():
+    """A remote target (gdbserver on loopback): every byte through gdb's read_memory."""
+    import socket
+    import time
+    from test_refs import refs_problems
+    python = dict(harness.interpreters())["pyenv-3.12"]
+    with harness.Process(python, "markers.py") as p:
+        with socket.socket() as s:   # a free loopback port
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = subprocess.Popen(["gdbserver", "--attach", "127.0.0.1:%d" % port, str(p.pid)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.time() + 30
+            while "Listening on port" not in server.stdout.readline():
+                check(time.time() < deadline and server.poll() is None, "gdbserver did not start")
+            rc, out = gdb("-ex", "target remote 127.0.0.1:%d" % port,
+                          "-ex", "culeak-refs --type Marker --json")
+            problems = refs_problems(json_from(out), p.truth)
+            check(not problems, "\n".join(problems))
+        finally:
+            server.kill()
+            server.wait()
+
+
 def tests():
     for fn in (stable_abi, live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
-               clear_messages):
+               remote_target, clear_messages):
         yield fn.__name__, fn
