@@ -399,22 +399,14 @@ int cl_target_open_core(const char *path, const struct cl_open_options *opt,
                         struct cl_target **out, struct cl_error *err)
 {
     *out = NULL;
-    struct cl_target *t = calloc(1, sizeof *t);
+    struct cl_target *t;
     struct core *c = calloc(1, sizeof *c);
-    if (!t || !c) {
-        free(t);
+    if (!c || cl_target_new(&core_ops, CL_TARGET_CORE, c, opt, &t)) {
         free(c);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     }
-    t->ops = &core_ops;
-    t->kind = CL_TARGET_CORE;
-    t->impl = c;
     c->fd = -1;
-    int rc = cl_target_init_common(t, opt);
-    if (rc) {
-        cl_target_close(t);
-        return cl_error_set(err, rc, "out of memory");
-    }
+    int rc;
     struct stat st;
     /* O_NONBLOCK: a FIFO given as --core must not block the open. */
     if ((c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(c->fd, &st) != 0) {

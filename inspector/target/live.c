@@ -367,10 +367,9 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     if (pid == getpid())
         return cl_error_set(err, CL_E_USAGE, "culeak cannot inspect itself");
 
-    struct cl_target *t = calloc(1, sizeof *t);
+    struct cl_target *t;
     struct live *lv = calloc(1, sizeof *lv);
-    if (!t || !lv) {
-        free(t);
+    if (!lv || cl_target_new(&live_ops, CL_TARGET_LIVE, lv, opt, &t)) {
         free(lv);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     }
@@ -378,22 +377,16 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
      * process_vm_readv only sometimes, and for testing that path). */
     const char *no_vm = getenv("CULEAK_NO_PROCESS_VM_READV");
     *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = !(no_vm && *no_vm == '1')};
-    t->ops = &live_ops;
-    t->kind = CL_TARGET_LIVE;
     t->pid = pid;
-    t->impl = lv;
-    int rc = cl_target_init_common(t, opt);
-    if (rc)
-        cl_error_set(err, rc, "out of memory");
-    int tracer = rc ? 0 : tracer_pid(pid);
-    if (!rc && (opt && opt->assume_stopped)) {
+    int rc, tracer = tracer_pid(pid);
+    if (opt && opt->assume_stopped) {
         rc = adopt_stopped(t, tracer ? tracer : pid, err);
-    } else if (!rc && tracer) {
+    } else if (tracer) {
         rc = adopt_stopped(t, tracer, err);
         if (!rc)
-            cl_note_add(&t->warnings, "process %d is held stopped by debugger process %d; reading it "
-                           "without attaching", pid, tracer);
-    } else if (!rc) {
+            cl_note_add(&t->warnings, "process %d is held stopped by debugger process %d; reading "
+                        "it without attaching", pid, tracer);
+    } else {
         rc = seize_all(t, err);
     }
     if (!rc)

@@ -13,7 +13,7 @@ static int fill_page(void *source, uint64_t addr, void *page)
     return t->ops->read_page(t, addr, page);
 }
 
-int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt)
+static int init_common(struct cl_target *t, const struct cl_open_options *opt)
 {
     size_t pages = opt && opt->cache_pages ? opt->cache_pages : DEFAULT_CACHE_PAGES;
     if (opt)
@@ -31,7 +31,7 @@ int cl_target_new(const struct cl_target_ops *ops, enum cl_target_kind kind, voi
     t->ops = ops;
     t->kind = kind;
     t->impl = impl;
-    if (cl_target_init_common(t, opt)) {
+    if (init_common(t, opt)) {
         free(t);
         return CL_E_INTERNAL;
     }

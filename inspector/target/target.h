@@ -82,6 +82,5 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
  * caller's to fill. Shared by the implementations. */
 int cl_target_new(const struct cl_target_ops *ops, enum cl_target_kind kind, void *impl,
                   const struct cl_open_options *opt, struct cl_target **out);
-int cl_target_init_common(struct cl_target *t, const struct cl_open_options *opt);
 
 #endif
