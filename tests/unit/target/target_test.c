@@ -33,11 +33,9 @@ static struct cl_target *fake_target(void)
     for (size_t i = 0; i < sizeof tmem; i++)
         tmem[i] = (unsigned char)(i * 7u + 1u);
     fills = 0;
-    struct cl_target *t = calloc(1, sizeof *t);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    t->ops = &fake_ops;
+    struct cl_target *t;
     struct cl_open_options opt = {.cache_pages = 16};
-    CU_ASSERT_EQUAL_FATAL(cl_target_init_common(t, &opt), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_target_new(&fake_ops, CL_TARGET_GDB, NULL, &opt, &t), 0);
     const struct cl_mapping ms[] = {
         {0x10000, 0x12000, 0, CL_MAP_R, NULL},
         {0x12000, 0x13000, 0, CL_MAP_R | CL_MAP_W, NULL},
