@@ -57,7 +57,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/culeak
 	sed 's|@PLUGIN_DIR@|$(PREFIX)/lib/culeak|' gdbplugin/culeak.gdb.in > $(DESTDIR)$(PREFIX)/share/culeak/culeak.gdb
 
-demo: deps all
+# The demo needs only the CPU wheel: skip the CUDA wheel and Debian's torch the tests use.
+demo:
+	CULEAK_NO_CUDA_TORCH=1 CULEAK_NO_DISTRO_TORCH=1 scripts/install-deps
+	$(MAKE) all
 	scripts/demo
 
 test-unit: $(BUILD)/unit_tests
