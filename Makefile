@@ -17,7 +17,7 @@ HDRS     := $(shell find inspector -name '*.h')
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all install demo check test-unit test-unit-san test-integration deps clean
+.PHONY: all install demo check test-unit test-unit-san test-integration deps clean simgpu
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
 $(BUILD)/obj/%.o: %.c $(HDRS) Makefile
@@ -41,6 +41,24 @@ $(BUILD)/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
 	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -o $@
 $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
+
+# The simulated CUDA device (simgpu/): stand-ins for libcudart.so.13 and libcuda.so.1, their
+# stubs generated from the real runtime of the CUDA wheel's venv and the CUDA headers.
+CUDA_INC   ?= /usr/local/cuda/include
+REAL_CUDART = $(firstword $(wildcard $(BUILD)/venv/torch-2.14-cuda/lib/python3*/site-packages/nvidia/cu13/lib/libcudart.so.13))
+simgpu: $(BUILD)/simgpu/libcudart.so.13 $(BUILD)/simgpu/libcuda.so.1
+$(BUILD)/simgpu/libcudart.so.13: simgpu/cudart.c simgpu/cudart.map simgpu/gen-stubs.py
+	@mkdir -p $(dir $@)
+	@test -n "$(REAL_CUDART)" || { echo "simgpu: no CUDA wheel venv (run scripts/install-deps)"; exit 1; }
+	/usr/bin/python3 simgpu/gen-stubs.py runtime $(REAL_CUDART) simgpu/cudart.c $(BUILD)/simgpu/cudart_stubs.c
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -Wno-unused-parameter -I$(CUDA_INC) simgpu/cudart.c \
+	    $(BUILD)/simgpu/cudart_stubs.c -Wl,--version-script=simgpu/cudart.map \
+	    -Wl,-soname,libcudart.so.13 -lpthread -o $@
+$(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
+	@mkdir -p $(dir $@)
+	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c \
+	    -Wl,-soname,libcuda.so.1 -o $@
 
 # Unit tests: one CUnit binary, plain and under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(BUILD)/unit_tests: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a
@@ -71,7 +89,7 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps
-	$(MAKE) all $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+	$(MAKE) all simgpu $(BUILD)/unit_tests $(BUILD)/unit_tests_san
 	scripts/run-tests
 
 clean:

@@ -155,12 +155,13 @@ def kernel_core_pattern():
                 f.write(old)
 
 
-def kernel_core(python, script, args, directory):
+def kernel_core(python, script, args, directory, env=None):
     """Runs a scenario that aborts, with unlimited core size; returns (truth, core path)."""
     def unlimited():
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    p = Process(python, script, *(list(args) + ["--abort"]), cwd=directory, preexec=unlimited)
+    p = Process(python, script, *(list(args) + ["--abort"]), cwd=directory, env=env,
+                preexec=unlimited)
     p.proc.wait(timeout=120)
     p.kill()
     check(p.proc.returncode == -signal.SIGABRT, "scenario did not abort: rc %s" % p.proc.returncode)
@@ -182,3 +183,11 @@ def stripped_libpython(python, directory):
     shutil.copy(lib, copy)
     subprocess.run(["strip", "--strip-all", copy], check=True)
     return dict(os.environ, LD_LIBRARY_PATH=directory), copy
+
+
+def simgpu_env():
+    """The environment scripts/simgpu-run sets: the simulated CUDA device (make simgpu builds it)."""
+    lib = os.path.join(ROOT, "build", "simgpu")
+    if not os.path.exists(os.path.join(lib, "libcudart.so.13")):
+        raise Failure("the simulated device is not built (make simgpu)")
+    return dict(os.environ, LD_PRELOAD=os.path.join(lib, "libcudart.so.13"), LD_LIBRARY_PATH=lib)

@@ -34,8 +34,8 @@ def judge(doc, truth):
                       "type"):
             if t[field] != want[field]:
                 problems.append("%s: %s %r, want %r" % (name, field, t[field], want[field]))
-        if t["device"] != "cpu":
-            problems.append("%s: device %r" % (name, t["device"]))
+        if t["device"] != want.get("device", "cpu"):
+            problems.append("%s: device %r, want %r" % (name, t["device"], want.get("device", "cpu")))
         if want["path"] is None:
             if t["paths"]:
                 problems.append("%s: paths %r, want none" % (name, t["paths"]))
@@ -43,11 +43,12 @@ def judge(doc, truth):
             problems.append("%s: paths %r, want %r" % (name, t["paths"], want["path"]))
     saved = [t for t in doc["tensors"] if t["held_by"] == "autograd"]
     root = truth["autograd_root"]
+    size = truth.get("saved_nbytes", 256)
     good = [t for t in saved if t["paths"] and t["paths"][0].startswith(root + " → ")
-            and t["paths"][0].endswith(" (saved)") and t["nbytes"] == 256]
+            and t["paths"][0].endswith(" (saved)") and t["nbytes"] == size]
     if len(good) < 2:
-        problems.append("autograd: want the two 256-byte activations saved under %s, got %r" % (
-            root, [t["paths"] for t in saved]))
+        problems.append("autograd: want the two %d-byte activations saved under %s, got %r" % (
+            size, root, [t["paths"] for t in saved]))
     if problems:
         raise harness.Failure("\n".join(problems))
 

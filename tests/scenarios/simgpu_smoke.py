@@ -1,0 +1,35 @@
+"""The simulated device behaves like a GPU to PyTorch's real caching allocator, as its
+documentation describes: a freed block is reused for the same size, small allocations share a
+2 MiB segment, empty_cache() releases free segments, memory_stats() and _snapshot() describe it,
+and autograd runs (kernels are no-ops: only memory is real). Exits non-zero on any difference."""
+import torch
+
+assert torch.cuda.is_available() and torch.cuda.device_count() == 1
+assert "simulated" in torch.cuda.get_device_name(0)
+
+a = torch.empty(1 << 20, device="cuda")
+ptr = a.data_ptr()
+del a
+b = torch.empty(1 << 20, device="cuda")
+assert b.data_ptr() == ptr, "a freed block is reused for the same size"
+
+s1, s2 = torch.empty(128, device="cuda"), torch.empty(128, device="cuda")
+snap = torch.cuda.memory._snapshot()
+seg = [g for g in snap["segments"] if any(x["address"] == s1.data_ptr() for x in g["blocks"])]
+assert len(seg) == 1 and seg[0]["total_size"] == 2 << 20 and seg[0]["segment_type"] == "small"
+assert any(x["address"] == s2.data_ptr() for x in seg[0]["blocks"]), "small blocks share a segment"
+
+host = torch.arange(10, dtype=torch.float32)
+assert torch.equal(host.cuda().cpu(), host), "copies both ways are real"
+
+del b, s1, s2
+assert torch.cuda.memory_reserved() > 0
+torch.cuda.empty_cache()
+assert torch.cuda.memory_reserved() == 0, "empty_cache releases free segments"
+
+x = torch.randn(64, 32, device="cuda", requires_grad=True)
+(x * 2).relu().sum().backward()
+assert x.grad is not None and x.grad.device.type == "cuda"
+stats = torch.cuda.memory_stats()
+assert stats["allocation.all.current"] >= 2 and stats["allocated_bytes.all.current"] > 0
+print("simulated device ok")
