@@ -312,7 +312,7 @@ static const char *command_of(PyObject *self)
 /* Runs an engine command, its output captured and written through gdb (paging, logging). */
 static PyObject *run_engine(const char *command, struct args *a)
 {
-    struct cl_command_line cl = {.tensor_filter = {.device = -1}};
+    struct cl_command_line cl = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
     int rc = cl_command_parse(a->argc, a->argv, 1, false, false, &cl, &err);
     if (rc == -1 || rc == -2) {
@@ -416,9 +416,6 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
         r = break_step_command(&a);
     else if (strcmp(command, "step-report") == 0)
         r = step_report();
-    else if (strcmp(command, "blocks") == 0)
-        r = gdb_error("culeak-blocks needs the CUDA caching-allocator walker, which this culeak "
-                      "does not have yet; culeak-tensors lists tensors by storage");
     else
         r = run_engine(command, &a);
     args_free(&a);
@@ -429,7 +426,7 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
 static PyObject *cmd_complete(PyObject *self, PyObject *args)
 {
     static const char *const options[] = {"json", "top", "addr", "type", "max-paths", "device",
-                                          "min-bytes", "max-objects", "symbol", "every",
+                                          "min-bytes", "max-objects", "state", "symbol", "every",
                                           "stop-on-growth", "off", NULL};
     const char *text;
     PyObject *word;
@@ -480,8 +477,7 @@ static const struct gdb_command {
     {"summary", "Tensor bytes by device and by the root that holds them.\n"
                 "Usage: culeak-summary [--json]" OPTS},
     {"blocks", "CUDA caching-allocator segments and blocks with the tensors in them.\n"
-               "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]\n"
-               "Not available yet: the allocator walker is still to come."},
+               "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]" OPTS},
     {"snapshot", "Remember what holds tensor memory now, under NAME.\n"
                  "Usage: culeak-snapshot NAME"},
     {"diff", "What changed between two snapshots, by holding path (indices collapsed).\n"

@@ -32,7 +32,7 @@ static int fail(const struct cl_command_line *cli, const struct cl_error *err)
 
 int main(int argc, char **argv)
 {
-    struct cl_command_line cli = {.tensor_filter = {.device = -1}};
+    struct cl_command_line cli = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
     /* The command may come first (culeak info --pid 1) or last (culeak --pid 1 info): getopt
      * permutes, so both parse. */

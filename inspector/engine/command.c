@@ -8,6 +8,7 @@
 #include "report/info.h"
 #include "report/objects.h"
 #include "report/tensors.h"
+#include "util/notes.h"
 
 static const char usage_commands[] =
     "commands:\n"
@@ -16,6 +17,7 @@ static const char usage_commands[] =
     "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
     "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
     "  summary       tensor bytes by device and by the root that holds them\n"
+    "  blocks        the CUDA caching allocator: segments, blocks, the tensors in them\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "\n";
 
@@ -33,7 +35,8 @@ static const char usage_options[] =
     "  --addr ADDR      refs: this object (hex; repeatable)\n"
     "  --type NAME      refs: every object of this type (e.g. Tensor, collections.deque)\n"
     "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
-    "  --device D       tensors: cpu, cuda or all (default all)\n"
+    "  --device D       tensors: cpu, cuda or all (default all); blocks: a device number\n"
+    "  --state S        blocks: allocated, free or all (default all)\n"
     "  --min-bytes N    tensors: only storages of at least N bytes\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "output:\n"
@@ -67,7 +70,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
                      struct cl_command_line *cli, struct cl_error *err)
 {
     enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
-           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES };
+           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
@@ -79,6 +82,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         {"max-paths", required_argument, 0, O_MAX_PATHS},
         {"device", required_argument, 0, O_DEVICE},
         {"min-bytes", required_argument, 0, O_MIN_BYTES},
+        {"state", required_argument, 0, O_STATE},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
@@ -128,12 +132,26 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         }
         case O_TYPE: cli->type = optarg; break;
         case O_DEVICE:
-            if (strcmp(optarg, "all") == 0)
+            if (*optarg >= '0' && *optarg <= '9') {   /* a CUDA device number */
+                cli->block_filter.device = atoi(optarg);
+                cli->tensor_filter.device = 1;
+            } else if (strcmp(optarg, "all") == 0)
                 cli->tensor_filter.device = -1;
             else if (strcmp(optarg, "cpu") == 0 || strcmp(optarg, "cuda") == 0)
                 cli->tensor_filter.device = optarg[1] == 'p' ? 0 : 1;
             else
                 return cl_error_set(err, CL_E_USAGE, "--device wants cpu, cuda or all, not '%s'", optarg);
+            break;
+        case O_STATE:
+            if (strcmp(optarg, "all") == 0)
+                cli->block_filter.state = 0;
+            else if (strcmp(optarg, "allocated") == 0)
+                cli->block_filter.state = 1;
+            else if (strcmp(optarg, "free") == 0)
+                cli->block_filter.state = 2;
+            else
+                return cl_error_set(err, CL_E_USAGE, "--state wants allocated, free or all, not '%s'",
+                                    optarg);
             break;
         case O_MIN_BYTES: {
             char *end;
@@ -219,10 +237,30 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
     int rc = cl_session_tensors(s, &cli->walk, NULL, err);
     if (rc)
         return rc;
-    if (strcmp(cli->command, "summary") == 0)
+    if (strcmp(cli->command, "summary") == 0) {
+        struct cl_error no_allocator;   /* a CPU-only process: the summary just has no CUDA part */
+        struct cc_allocator *a;
+        cl_session_allocator(s, &a, &no_allocator);
         cl_report_summary(out, s, cli->json);
-    else
+    } else {
         cl_report_tensors(out, s, &cli->tensor_filter, cli->json);
+    }
+    return 0;
+}
+
+static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                      struct cl_error *err)
+{
+    struct cc_allocator *a;
+    int rc = cl_session_allocator(s, &a, err);
+    if (rc)
+        return rc;
+    /* The tensors name each block's holders; without them the blocks still stand on their own. */
+    struct cl_error ignored;
+    if (cl_session_tensors(s, &cli->walk, NULL, &ignored))
+        cl_note_add(&s->target->warnings, "tensors could not be read (%s); blocks are listed "
+                    "without their holders", ignored.msg);
+    cl_report_blocks(out, s, &cli->block_filter, cli->json);
     return 0;
 }
 
@@ -260,7 +298,8 @@ static const struct command {
                struct cl_error *err);
 } commands[] = {
     {"info", cmd_info},       {"objects", cmd_objects}, {"refs", cmd_refs},
-    {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"check-layout", cmd_check_layout},
+    {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"blocks", cmd_blocks},
+    {"check-layout", cmd_check_layout},
 };
 
 static const struct command *find(const char *name)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "engine/session.h"
+#include "report/blocks.h"
 #include "report/tensors.h"
 
 #define CL_MAX_LIB_DIRS 32
@@ -24,6 +25,7 @@ struct cl_command_line {
     const char *type;
     size_t max_paths;
     struct cl_tensor_filter tensor_filter;
+    struct cl_block_filter block_filter;
     struct py_walk_options walk;
 };
 

@@ -37,6 +37,8 @@ void cl_session_close(struct cl_session *s)
 {
     if (!s)
         return;
+    if (s->allocator_built)
+        cc_free(&s->allocator);
     if (s->tensors_built)
         torch_tensors_free(&s->tensors);
     if (s->heap_built)
@@ -80,5 +82,17 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
     }
     if (out)
         *out = &s->tensors;
+    return 0;
+}
+
+int cl_session_allocator(struct cl_session *s, struct cc_allocator **out, struct cl_error *err)
+{
+    if (!s->allocator_built) {
+        int rc = cc_walk(s->target, s->symbols, &s->torch, &s->allocator, err);
+        if (rc)
+            return rc;
+        s->allocator_built = true;
+    }
+    *out = &s->allocator;
     return 0;
 }

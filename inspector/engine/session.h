@@ -4,6 +4,7 @@
 #define CULEAK_ENGINE_SESSION_H
 
 #include "cpython/heap.h"
+#include "cudacache/walk.h"
 #include "runtime/python.h"
 #include "runtime/torch.h"
 #include "symbols/symbols.h"
@@ -20,6 +21,8 @@ struct cl_session {
     bool heap_built;
     struct torch_tensors tensors;
     bool tensors_built;
+    struct cc_allocator allocator;
+    bool allocator_built;
 };
 
 struct cl_session_options {
@@ -40,6 +43,9 @@ void cl_session_close(struct cl_session *s);
 /* The Python object graph, built on first use. */
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err);
+
+/* The CUDA caching allocator's segments and blocks, walked on first use. */
+int cl_session_allocator(struct cl_session *s, struct cc_allocator **out, struct cl_error *err);
 
 /* The tensors of the heap, built on first use (out may be NULL). */
 int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,

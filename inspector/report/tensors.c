@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/blocks.h"
 #include "report/json.h"
 #include "report/warnings.h"
 
@@ -234,6 +235,38 @@ void cl_report_summary(FILE *out, struct cl_session *s, bool json)
     }
     print_totals(out, json ? &j : NULL, "device", devices, ndev);
     print_totals(out, json ? &j : NULL, "owner", owners, nown);
+    /* What the CUDA caching allocator holds, when it could be walked. */
+    const struct cc_allocator *a = s->allocator_built ? &s->allocator : NULL;
+    if (json) {
+        cl_json_key(&j, "cuda");
+        cl_json_begin_array(&j);
+    } else if (a) {
+        fprintf(out, "cuda caching allocator:\n");
+    }
+    for (uint32_t i = 0; a && i < a->ndevices; i++) {
+        const struct cc_device *d = &a->devices[i];
+        uint64_t unattributed = cl_blocks_unattributed(s, d);
+        if (json) {
+            cl_json_begin_object(&j);
+            cl_json_key(&j, "device");
+            cl_json_int(&j, d->index);
+            cl_json_key(&j, "reserved");
+            cl_json_int(&j, (long long)d->reserved);
+            cl_json_key(&j, "allocated");
+            cl_json_int(&j, (long long)d->allocated);
+            cl_json_key(&j, "cached");
+            cl_json_int(&j, (long long)(d->reserved - d->allocated));
+            cl_json_key(&j, "unattributed");
+            cl_json_int(&j, (long long)unattributed);
+            cl_json_end_object(&j);
+        } else {
+            fprintf(out, "  cuda:%d  %llu reserved, %llu allocated, %llu cached, %llu unattributed\n",
+                    d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
+                    (unsigned long long)(d->reserved - d->allocated), (unsigned long long)unattributed);
+        }
+    }
+    if (json)
+        cl_json_end_array(&j);
     if (json) {
         cl_report_warnings(out, &j, s, NULL);
         cl_json_end_object(&j);

@@ -110,7 +110,7 @@ def clear_messages():
                   "-ex", "culeak-blocks")
     check("Usage: culeak-blocks" in out and "culeak-tensors --min-bytes" in out,
           "help/complete: %s" % out[-800:])
-    check("allocator walker" in out, "culeak-blocks: %s" % out[-800:])
+    check("gdb has no process" in out, "culeak-blocks without a process: %s" % out[-800:])
 
 
 STUB = r"""
@@ -173,7 +173,15 @@ def remote_target():
             server.wait()
 
 
+def blocks_on_simulated_device():
+    """culeak-blocks in gdb, on the real allocator running on the simulated device."""
+    from test_blocks import compare
+    with harness.Process(harness.CUDA_TORCH_VENV, "cuda_blocks.py", env=harness.simgpu_env()) as p:
+        rc, out = gdb("-p", str(p.pid), "-ex", "culeak-blocks --json")
+        compare(json_from(out), p.truth)
+
+
 def tests():
     for fn in (stable_abi, live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
-               remote_target, clear_messages):
+               remote_target, blocks_on_simulated_device, clear_messages):
         yield fn.__name__, fn

@@ -1,0 +1,52 @@
+/* The CUDA caching allocator's segments and blocks, per device, read from outside. */
+#ifndef CULEAK_CUDACACHE_WALK_H
+#define CULEAK_CUDACACHE_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cudacache/layout.h"
+#include "runtime/torch.h"
+#include "symbols/symbols.h"
+
+/* Named as in torch.cuda.memory._snapshot(). */
+enum cc_state { CC_ACTIVE_ALLOCATED, CC_ACTIVE_PENDING_FREE, CC_INACTIVE, CC_UNMAPPED };
+
+struct cc_block {
+    uint64_t addr;            /* the Block struct */
+    uint64_t ptr, size, requested;
+    enum cc_state state;
+};
+
+struct cc_segment {
+    uint64_t addr, size, stream;
+    const char *pool;         /* "small", "large", "private" */
+    bool expandable;
+    uint32_t first, nblocks;  /* into the device's blocks, in address order */
+};
+
+struct cc_device {
+    int index;
+    uint64_t dca;
+    uint64_t reserved, allocated;   /* the allocator's own statistics */
+    struct cc_segment *segments;
+    uint32_t nsegments;
+    struct cc_block *blocks;
+    uint32_t nblocks;
+};
+
+struct cc_allocator {
+    const struct cc_layout *l;
+    uint64_t object;          /* the NativeCachingAllocator */
+    struct cc_device *devices;
+    uint32_t ndevices;
+};
+
+/* Walks the native allocator. CL_E_UNSUPPORTED (with the reason) for another backend
+ * (cudaMallocAsync, pluggable), an unknown torch line, or a layout the structure refutes. */
+int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_torch_info *torch,
+            struct cc_allocator *out, struct cl_error *err);
+void cc_free(struct cc_allocator *a);
+const char *cc_state_name(enum cc_state s);
+
+#endif

@@ -1,0 +1,162 @@
+#include "report/blocks.h"
+
+#include <string.h>
+
+#include "report/json.h"
+#include "report/warnings.h"
+
+static bool wanted(const struct cl_block_filter *f, enum cc_state st)
+{
+    bool active = st == CC_ACTIVE_ALLOCATED || st == CC_ACTIVE_PENDING_FREE;
+    return f->state == 0 || (f->state == 1) == active;
+}
+
+/* Storages whose data lies in [ptr, ptr+size): their tensors, with paths. */
+static unsigned block_tensors(FILE *out, struct cl_json *j, struct cl_session *s, uint64_t ptr,
+                              uint64_t size)
+{
+    static char path[4096];
+    unsigned n = 0;
+    for (uint32_t k = 0; s->tensors_built && k < s->tensors.nstorages; k++) {
+        const struct torch_storage *st = &s->tensors.storages[k];
+        if (st->device_type != 1 || st->data < ptr || st->data >= ptr + size)
+            continue;
+        for (uint32_t i = 0; i < st->ntensors; i++) {
+            const struct torch_tensor *x = &s->tensors.v[st->tensors[i]];
+            bool has = (x->pyobj && py_heap_path(&s->heap, x->node, path, sizeof path)) ||
+                       (x->autograd_path && snprintf(path, sizeof path, "%s", x->autograd_path) > 0);
+            n++;
+            if (j) {
+                cl_json_begin_object(j);
+                cl_json_key(j, "address");
+                cl_json_hex(j, x->pyobj ? x->pyobj : x->impl);
+                cl_json_key(j, "paths");
+                cl_json_begin_array(j);
+                if (has)
+                    cl_json_string(j, path);
+                cl_json_end_array(j);
+                cl_json_key(j, "held_by");
+                cl_json_string(j, torch_holder_name(st->held_by));
+                cl_json_end_object(j);
+            } else {
+                fprintf(out, "        tensor 0x%llx  %s\n", (unsigned long long)(x->pyobj ? x->pyobj : x->impl),
+                        has ? path : torch_holder_name(st->held_by));
+            }
+        }
+    }
+    return n;
+}
+
+uint64_t cl_blocks_unattributed(struct cl_session *s, const struct cc_device *d)
+{
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < d->nblocks; i++) {
+        const struct cc_block *b = &d->blocks[i];
+        bool held = false;
+        for (uint32_t k = 0; s->tensors_built && k < s->tensors.nstorages && !held; k++) {
+            const struct torch_storage *st = &s->tensors.storages[k];
+            held = st->device_type == 1 && st->data >= b->ptr && st->data < b->ptr + b->size;
+        }
+        if (b->state == CC_ACTIVE_ALLOCATED && !held)
+            bytes += b->size;
+    }
+    return bytes;
+}
+
+void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_filter *f, bool json)
+{
+    const struct cc_allocator *a = &s->allocator;
+    struct cl_json j;
+    if (json) {
+        cl_json_init(&j, out);
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "devices");
+        cl_json_begin_array(&j);
+    }
+    for (uint32_t di = 0; di < a->ndevices; di++) {
+        const struct cc_device *d = &a->devices[di];
+        if (f->device >= 0 && d->index != f->device)
+            continue;
+        if (json) {
+            cl_json_begin_object(&j);
+            cl_json_key(&j, "device");
+            cl_json_int(&j, d->index);
+            cl_json_key(&j, "reserved");
+            cl_json_int(&j, (long long)d->reserved);
+            cl_json_key(&j, "allocated");
+            cl_json_int(&j, (long long)d->allocated);
+            cl_json_key(&j, "segments");
+            cl_json_begin_array(&j);
+        } else {
+            fprintf(out, "device %d: %llu bytes reserved, %llu allocated, %u segments\n", d->index,
+                    (unsigned long long)d->reserved, (unsigned long long)d->allocated, d->nsegments);
+        }
+        for (uint32_t si = 0; si < d->nsegments; si++) {
+            const struct cc_segment *seg = &d->segments[si];
+            if (json) {
+                cl_json_begin_object(&j);
+                cl_json_key(&j, "address");
+                cl_json_hex(&j, seg->addr);
+                cl_json_key(&j, "size");
+                cl_json_int(&j, (long long)seg->size);
+                cl_json_key(&j, "stream");
+                cl_json_hex(&j, seg->stream);
+                cl_json_key(&j, "pool");
+                cl_json_string(&j, seg->pool);
+                cl_json_key(&j, "expandable");
+                cl_json_bool(&j, seg->expandable);
+                cl_json_key(&j, "blocks");
+                cl_json_begin_array(&j);
+            } else {
+                fprintf(out, "  segment 0x%llx  %llu bytes  %s pool  stream 0x%llx%s\n",
+                        (unsigned long long)seg->addr, (unsigned long long)seg->size, seg->pool,
+                        (unsigned long long)seg->stream, seg->expandable ? "  expandable" : "");
+            }
+            for (uint32_t bi = seg->first; bi < seg->first + seg->nblocks; bi++) {
+                const struct cc_block *b = &d->blocks[bi];
+                if (!wanted(f, b->state))
+                    continue;
+                if (json) {
+                    cl_json_begin_object(&j);
+                    cl_json_key(&j, "address");
+                    cl_json_hex(&j, b->ptr);
+                    cl_json_key(&j, "size");
+                    cl_json_int(&j, (long long)b->size);
+                    cl_json_key(&j, "requested_size");
+                    cl_json_int(&j, (long long)b->requested);
+                    cl_json_key(&j, "state");
+                    cl_json_string(&j, cc_state_name(b->state));
+                    cl_json_key(&j, "tensors");
+                    cl_json_begin_array(&j);
+                    unsigned n = b->state == CC_ACTIVE_ALLOCATED ? block_tensors(out, &j, s, b->ptr, b->size) : 0;
+                    cl_json_end_array(&j);
+                    cl_json_key(&j, "unattributed");
+                    cl_json_bool(&j, b->state == CC_ACTIVE_ALLOCATED && n == 0);
+                    cl_json_end_object(&j);
+                } else {
+                    fprintf(out, "    block 0x%llx  %llu bytes  %s\n", (unsigned long long)b->ptr,
+                            (unsigned long long)b->size, cc_state_name(b->state));
+                    if (b->state == CC_ACTIVE_ALLOCATED && block_tensors(out, NULL, s, b->ptr, b->size) == 0)
+                        fprintf(out, "        unattributed: no tensor known from Python or the "
+                                     "autograd graph holds it\n");
+                }
+            }
+            if (json) {
+                cl_json_end_array(&j);
+                cl_json_end_object(&j);
+            }
+        }
+        if (json) {
+            cl_json_end_array(&j);
+            cl_json_end_object(&j);
+        }
+    }
+    if (json) {
+        cl_json_end_array(&j);
+        cl_report_warnings(out, &j, s, NULL);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    } else {
+        cl_report_warnings(out, NULL, s, "warning: ");
+    }
+}

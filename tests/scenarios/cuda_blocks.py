@@ -1,0 +1,36 @@
+"""Scenario on the simulated CUDA device: allocator states of every kind (split and merged
+blocks, small and large pools, two streams, a block freed while another stream still uses it),
+with tensors leaked into a list, and a raw caching_allocator_alloc() that no tensor holds. Prints, as ground truth, what torch.cuda.memory._snapshot()
+says of the allocator just before pausing, then READY, and waits (or aborts with --abort)."""
+import json
+import os
+import sys
+import time
+
+import torch
+
+history = [torch.empty(n, device="cuda") for n in (100, 5000, 300000, 64)]   # small and large
+scratch = [torch.empty(200000, device="cuda") for _ in range(3)]
+del scratch[1]                      # a hole inside a large segment: a split, inactive block
+side = torch.cuda.Stream()
+with torch.cuda.stream(side):
+    other = torch.empty(700000, device="cuda")   # a segment of the second stream
+raw = torch.cuda.caching_allocator_alloc(4096)   # memory no tensor accounts for
+shared = torch.empty(50000, device="cuda")
+shared.record_stream(side)          # used on the side stream too...
+del shared                          # ...so freeing waits for its event (last: a malloc would
+                                    # process the event)
+snap = torch.cuda.memory._snapshot()
+truth = {"pid": os.getpid(), "reserved": torch.cuda.memory_reserved(),
+         "allocated": torch.cuda.memory_allocated(),
+         "segments": [{"address": s["address"], "size": s["total_size"], "pool": s["segment_type"],
+                       "stream": s["stream"],
+                       "blocks": [[b["address"], b["size"], b["state"]] for b in s["blocks"]]}
+                      for s in snap["segments"]],
+         "held": {hex(t.data_ptr()): "__main__.history[%d]" % i for i, t in enumerate(history)},
+         "unattributed": hex(raw)}
+print(json.dumps(truth), flush=True)
+print("READY", flush=True)
+if "--abort" in sys.argv:
+    os.abort()
+time.sleep(3600)
