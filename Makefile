@@ -45,15 +45,22 @@ $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 # The simulated CUDA device (simgpu/): stand-ins for libcudart.so.13 and libcuda.so.1, their
 # stubs generated from the real runtime of the CUDA wheel's venv and the CUDA headers.
 CUDA_INC   ?= /usr/local/cuda/include
-REAL_CUDART = $(firstword $(wildcard $(BUILD)/venv/torch-2.14-cuda/lib/python3*/site-packages/nvidia/cu13/lib/libcudart.so.13))
-simgpu: $(BUILD)/simgpu/libcudart.so.13 $(BUILD)/simgpu/libcuda.so.1
-$(BUILD)/simgpu/libcudart.so.13: simgpu/cudart.c simgpu/cudart.map simgpu/gen-stubs.py
-	@mkdir -p $(dir $@)
-	@test -n "$(REAL_CUDART)" || { echo "simgpu: no CUDA wheel venv (run scripts/install-deps)"; exit 1; }
-	/usr/bin/python3 simgpu/gen-stubs.py runtime $(REAL_CUDART) simgpu/cudart.c $(BUILD)/simgpu/cudart_stubs.c
-	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -Wno-unused-parameter -I$(CUDA_INC) simgpu/cudart.c \
-	    $(BUILD)/simgpu/cudart_stubs.c -Wl,--version-script=simgpu/cudart.map \
-	    -Wl,-soname,libcudart.so.13 -lpthread -o $@
+CUDA_LIBS   = $(firstword $(wildcard $(BUILD)/venv/torch-2.14-cuda/lib/python3*/site-packages/nvidia/cu13/lib))
+SIMGPU_LIBS = $(BUILD)/simgpu/libcudart.so.13 $(BUILD)/simgpu/libcublas.so.13 $(BUILD)/simgpu/libcublasLt.so.13
+simgpu: $(SIMGPU_LIBS) $(BUILD)/simgpu/libcuda.so.1
+# NAME SOURCE STUB-CODE EXTRA-FLAGS: a stand-in with the real library's soname and version node.
+define simgpu_lib
+$(BUILD)/simgpu/$(1): $(2) simgpu/gen-stubs.py
+	@mkdir -p $$(dir $$@)
+	@test -n "$(CUDA_LIBS)" || { echo "simgpu: no CUDA wheel venv (run scripts/install-deps)"; exit 1; }
+	/usr/bin/python3 simgpu/gen-stubs.py library $(CUDA_LIBS)/$(1) $(2) $$@.stubs.c $(3)
+	echo '$(1) { global: *; };' > $$@.map
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -I$(CUDA_INC) $(4) $(2) $$@.stubs.c \
+	    -Wl,--version-script=$$@.map -Wl,-soname,$(1) -lpthread -o $$@
+endef
+$(eval $(call simgpu_lib,libcudart.so.13,simgpu/cudart.c,801,))
+$(eval $(call simgpu_lib,libcublas.so.13,simgpu/cublas.c,15,-I$(CUDA_LIBS)/../include))
+$(eval $(call simgpu_lib,libcublasLt.so.13,simgpu/cublas.c,15,-DLT -I$(CUDA_LIBS)/../include))
 $(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
 	@mkdir -p $(dir $@)
 	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c

@@ -18,3 +18,9 @@ int cuDevicePrimaryCtxGetState(int dev, unsigned *flags, int *active)
     *active = 1;
     return 0;
 }
+
+/* PyTorch checks for a current context and makes the primary one current. */
+static int context = 1;
+int cuCtxGetCurrent(void **ctx) { *ctx = &context; return 0; }
+int cuCtxSetCurrent(void *ctx) { (void)ctx; return 0; }
+int cuDevicePrimaryCtxRetain(void **ctx, int dev) { (void)dev; *ctx = &context; return 0; }

@@ -2,14 +2,16 @@
 interface that the hand-written part does not, each failing loudly (message on stderr, error
 code 801, "not supported").
 
-usage: gen-stubs.py runtime REAL_LIBCUDART HANDWRITTEN.c OUT.c
-       gen-stubs.py driver CUDA_H HANDWRITTEN.c OUT.c"""
+usage: gen-stubs.py library REAL_LIBRARY HANDWRITTEN.c OUT.c [CODE]
+       gen-stubs.py driver CUDA_H HANDWRITTEN.c OUT.c
+CODE is what the stubs return (801, cudaErrorNotSupported, by default)."""
 import re
 import subprocess
 import sys
 
 kind, source, written, out = sys.argv[1:5]
-if kind == "runtime":   # the names the real libcudart exports
+code = int(sys.argv[5]) if len(sys.argv) > 5 else 801
+if kind == "library":   # the names the real library exports
     nm = subprocess.run(["nm", "-D", "--defined-only", source], capture_output=True, text=True,
                         check=True).stdout
     names = {line.split()[2].split("@")[0] for line in nm.splitlines() if line.split()[1] == "T"}
@@ -23,4 +25,4 @@ with open(out, "w") as f:
     f.write("#include <stdio.h>\n")
     for name in sorted(names - have):
         f.write('int %s(void) { fprintf(stderr, "simulated device: %s is not implemented\\n");'
-                ' return 801; }\n' % (name, name))
+                ' return %d; }\n' % (name, name, code))

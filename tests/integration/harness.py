@@ -190,4 +190,6 @@ def simgpu_env():
     lib = os.path.join(ROOT, "build", "simgpu")
     if not os.path.exists(os.path.join(lib, "libcudart.so.13")):
         raise Failure("the simulated device is not built (make simgpu)")
-    return dict(os.environ, LD_PRELOAD=os.path.join(lib, "libcudart.so.13"), LD_LIBRARY_PATH=lib)
+    preload = ":".join(os.path.join(lib, name) for name in
+                       ("libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13"))
+    return dict(os.environ, LD_PRELOAD=preload, LD_LIBRARY_PATH=lib)

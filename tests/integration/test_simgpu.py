@@ -6,6 +6,7 @@ import subprocess
 
 import harness
 from harness import check
+from test_blocks import compare
 from test_tensors import judge
 
 PYTHON = harness.CUDA_TORCH_VENV
@@ -27,18 +28,24 @@ def simgpu_run():
 
 
 def cuda_leaks(kind):
+    """The tensors issue's leak scenarios on CUDA: every chain as on the CPU, and the allocator's
+    segments and blocks equal to the snapshot the process took of itself."""
+    def check_target(target, truth):
+        judge(harness.culeak_json("tensors", *target, "--device", "cuda"), truth)
+        compare(harness.culeak_json("blocks", *target), truth)
+
     def test():
         env = harness.simgpu_env()
         with harness.tempdir() as d:
             if kind == "kernel-core":
-                truth, core = harness.kernel_core(PYTHON, "cuda_leaks.py", [], d, env=env)
-                judge(harness.culeak_json("tensors", "--core", core, "--device", "cuda"), truth)
+                truth, core = harness.kernel_core(PYTHON, "leaks.py", ["--cuda"], d, env=env)
+                check_target(["--core", core], truth)
                 return
-            with harness.Process(PYTHON, "cuda_leaks.py", env=env) as p:
+            with harness.Process(PYTHON, "leaks.py", "--cuda", env=env) as p:
                 info = harness.culeak_json("info", "--pid", p.pid)
                 check(info["torch"]["c10_cuda_mapped"], "libc10_cuda.so not mapped")
                 target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
-                judge(harness.culeak_json("tensors", *target, "--device", "cuda"), p.truth)
+                check_target(target, p.truth)
     return test
 
 

@@ -2,7 +2,11 @@
 line with every planted tensor's address (id of the Python object, or data_ptr for tensors only
 C++ holds) and the path culeak must print for it, then READY, and waits (or aborts with --abort).
 
-A path may be given as a regular expression ("re:" prefix) where it contains an address."""
+A path may be given as a regular expression ("re:" prefix) where it contains an address.
+With --cuda every tensor lives on CUDA (the simulated device in the tests), and the ground truth
+also holds what torch.cuda.memory._snapshot() says of the caching allocator.
+
+argv: [--cuda] [--abort]"""
 import functools
 import gc
 import json
@@ -15,6 +19,7 @@ import time
 import torch
 
 gc.disable()   # keeps the planted reference cycle uncollected
+DEV = "cuda" if "--cuda" in sys.argv else "cpu"
 torch.manual_seed(0)
 truth = {"pid": os.getpid(), "torch": torch.__version__, "tensors": {}}
 
@@ -31,29 +36,29 @@ def plant(name, tensor, path, by="python"):
         "shape": list(tensor.shape), "strides": list(tensor.stride()),
         "storage_offset": tensor.storage_offset(), "dtype": str(tensor.dtype).split(".")[-1],
         "nbytes": storage_nbytes(tensor), "requires_grad": tensor.requires_grad,
-        "type": type(tensor).__name__}
+        "type": type(tensor).__name__, "device": str(tensor.device)}
 
 
 # 1. tensors accumulated in a global list
-history = [torch.full((4,), float(i)) for i in range(20)]
+history = [torch.full((4,), float(i), device=DEV) for i in range(20)]
 plant("history", history[17], "__main__.history[17]")
 
 # a view: shape, strides and offset differ from its storage's
-view = torch.arange(24, dtype=torch.float64).reshape(2, 3, 4)[:, 1:, :]
+view = torch.arange(24, dtype=torch.float64, device=DEV).reshape(2, 3, 4)[:, 1:, :]
 plant("view", view, "__main__.view")
 
 # 2. loss accumulated with its graph: the activation saved by the graph stays alive
-w_total = torch.nn.Parameter(torch.ones(3))
+w_total = torch.nn.Parameter(torch.ones(3, device=DEV))
 total_loss = 0
 for step in range(2):
-    act = torch.full((64,), 2.0) * w_total.sum()   # act lives on only inside the graph
+    act = torch.full((64,), 2.0, device=DEV) * w_total.sum()   # act lives on only inside the graph
     total_loss = total_loss + (act * act).sum()
 del act, step
 truth["autograd_root"] = "__main__.total_loss.grad_fn"
 
 # 3. an exception and its traceback kept in a variable
 def failing_step():
-    activations = torch.zeros(8)
+    activations = torch.zeros(8, device=DEV)
     raise RuntimeError("CUDA out of memory (simulated)")
 
 
@@ -67,7 +72,7 @@ plant("traceback", saved_exc.__traceback__.tb_next.tb_frame.f_locals["activation
 # 4. lru_cache on a method holds self (and self's tensors) after the model is gone
 class Featurizer:
     def __init__(self):
-        self.weight = torch.ones(16)
+        self.weight = torch.ones(16, device=DEV)
 
     @functools.lru_cache(maxsize=None)
     def features(self, n):
@@ -80,9 +85,9 @@ plant("lru_cache", featurizer.weight, "re:^__main__\\.Featurizer\\.features\\.<l
 del featurizer
 
 # 5. optimizer state of parameters whose module was deleted
-model = torch.nn.Linear(4, 2)
+model = torch.nn.Linear(4, 2).to(DEV)
 opt = torch.optim.Adam(model.parameters())
-model(torch.ones(1, 4)).sum().backward()
+model(torch.ones(1, 4, device=DEV)).sum().backward()
 opt.step()
 plant("exp_avg", opt.state[model.weight]["exp_avg"],
       "re:^__main__\\.opt\\.state\\[<Parameter at 0x[0-9a-f]+>\\]\\['exp_avg'\\]$")
@@ -94,7 +99,7 @@ def shape_logger(captured):
 
 
 hooked = torch.nn.ReLU()
-hooked.register_forward_hook(shape_logger(torch.ones(5)))
+hooked.register_forward_hook(shape_logger(torch.ones(5, device=DEV)))
 plant("hook", next(iter(hooked._forward_hooks.values())).__closure__[0].cell_contents,
       "re:^__main__\\.hooked\\._forward_hooks\\[\\d+\\]\\.__closure__\\[0\\]\\.cell_contents$")
 
@@ -105,13 +110,13 @@ class Node:
 
 cycle = Node()
 cycle.me = cycle
-cycle.payload = torch.ones(6)
+cycle.payload = torch.ones(6, device=DEV)
 plant("cycle", cycle.payload, None, by="unreachable")
 del cycle
 
 # 8. a generator suspended with a tensor local
 def batches():
-    x = torch.ones(7)
+    x = torch.ones(7, device=DEV)
     yield x.shape
 
 
@@ -120,11 +125,11 @@ next(gen)
 plant("generator", gen.gi_frame.f_locals["x"], "__main__.gen.gi_frame.f_locals['x']")
 
 # 9. an output history dict like IPython's Out
-Out = {1: torch.ones(9), 2: torch.ones(10)}
+Out = {1: torch.ones(9, device=DEV), 2: torch.ones(10, device=DEV)}
 plant("out_history", Out[2], "__main__.Out[2]")
 
 # 10. a stale alias after del model
-net = torch.nn.Linear(3, 3)
+net = torch.nn.Linear(3, 3).to(DEV)
 stale_weight = net.weight
 del net
 plant("stale_alias", stale_weight, "__main__.stale_weight")
@@ -134,7 +139,7 @@ ready = threading.Event()
 
 
 def worker_body():
-    buf = torch.ones(11)
+    buf = torch.ones(11, device=DEV)
     plant("thread_local", buf, "re:^<thread worker: worker_body\\(\\) at leaks\\.py:\\d+>\\.buf$")
     ready.set()
     time.sleep(3600)
@@ -142,6 +147,13 @@ def worker_body():
 
 threading.Thread(target=worker_body, name="worker", daemon=True).start()
 ready.wait()
+if DEV == "cuda":
+    snap = torch.cuda.memory._snapshot()
+    truth.update(reserved=torch.cuda.memory_reserved(), allocated=torch.cuda.memory_allocated(),
+                 segments=[{"address": g["address"], "size": g["total_size"], "pool": g["segment_type"],
+                            "stream": g["stream"],
+                            "blocks": [[b["address"], b["size"], b["state"]] for b in g["blocks"]]}
+                           for g in snap["segments"]])
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 if "--abort" in sys.argv:

@@ -1,7 +1,8 @@
 """The simulated device behaves like a GPU to PyTorch's real caching allocator, as its
 documentation describes: a freed block is reused for the same size, small allocations share a
 2 MiB segment, empty_cache() releases free segments, memory_stats() and _snapshot() describe it,
-and autograd runs (kernels are no-ops: only memory is real). Exits non-zero on any difference."""
+and autograd and an MLP's training step run (kernels and matrix products are no-ops: only
+memory is real). Exits non-zero on any difference."""
 import torch
 
 assert torch.cuda.is_available() and torch.cuda.device_count() == 1
@@ -30,6 +31,14 @@ assert torch.cuda.memory_reserved() == 0, "empty_cache releases free segments"
 x = torch.randn(64, 32, device="cuda", requires_grad=True)
 (x * 2).relu().sum().backward()
 assert x.grad is not None and x.grad.device.type == "cuda"
+
+# a small MLP trains (through the cuBLAS stand-ins): forward, backward, an optimizer step
+model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4)).cuda()
+opt = torch.optim.Adam(model.parameters())
+loss = torch.nn.functional.cross_entropy(model(x), torch.randint(0, 4, (64,), device="cuda"))
+loss.backward()
+opt.step()
+assert all(p.grad is not None for p in model.parameters()) and len(opt.state) == 4
 stats = torch.cuda.memory_stats()
 assert stats["allocation.all.current"] >= 2 and stats["allocated_bytes.all.current"] > 0
 print("simulated device ok")
