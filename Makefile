@@ -67,6 +67,11 @@ $(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
 	$(CC) -O2 -g -fPIC -shared -Wall -Wextra simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c \
 	    -Wl,-soname,libcuda.so.1 -o $@
 
+# The simulated runtime's own CUnit tests, linked against the stand-in itself.
+$(BUILD)/simgpu_tests: tests/simgpu/cudart_test.c $(BUILD)/simgpu/libcudart.so.13
+	$(CC) -O1 -g -Wall -Wextra -I$(CUDA_INC) tests/simgpu/cudart_test.c \
+	    $(BUILD)/simgpu/libcudart.so.13 -Wl,-rpath,$(abspath $(BUILD))/simgpu -lcunit -o $@
+
 # Unit tests: one CUnit binary, plain and under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(BUILD)/unit_tests: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a
 	$(CC) $(CFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a $(LDLIBS) -lcunit -o $@
@@ -96,7 +101,7 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps
-	$(MAKE) all simgpu $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+	$(MAKE) all simgpu $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
 	scripts/run-tests
 
 clean:
