@@ -63,6 +63,30 @@ uint64_t cl_blocks_unattributed(struct cl_session *s, const struct cc_device *d)
     return bytes;
 }
 
+/* How a segment is used: what is allocated, the largest free block, and the free bytes that
+ * empty_cache() cannot give back because live blocks share the segment. A segment whose live
+ * blocks fill less than an eighth of it is pinned by them. */
+struct usage { uint64_t allocated, largest_free, inactive_split; bool pinned; };
+
+static struct usage segment_usage(const struct cc_device *d, const struct cc_segment *seg)
+{
+    struct usage u = {0};
+    uint64_t free_bytes = 0;
+    for (uint32_t i = seg->first; i < seg->first + seg->nblocks; i++) {
+        const struct cc_block *b = &d->blocks[i];
+        if (b->state == CC_ACTIVE_ALLOCATED)
+            u.allocated += b->size;
+        if (b->state == CC_INACTIVE) {
+            free_bytes += b->size;
+            if (b->size > u.largest_free)
+                u.largest_free = b->size;
+        }
+    }
+    u.inactive_split = u.allocated ? free_bytes : 0;
+    u.pinned = u.allocated && u.allocated * 8 < seg->size;
+    return u;
+}
+
 void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_filter *f, bool json)
 {
     const struct cc_allocator *a = &s->allocator;
@@ -93,6 +117,7 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
         }
         for (uint32_t si = 0; si < d->nsegments; si++) {
             const struct cc_segment *seg = &d->segments[si];
+            struct usage u = segment_usage(d, seg);
             if (json) {
                 cl_json_begin_object(&j);
                 cl_json_key(&j, "address");
@@ -105,12 +130,24 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
                 cl_json_string(&j, seg->pool);
                 cl_json_key(&j, "expandable");
                 cl_json_bool(&j, seg->expandable);
+                cl_json_key(&j, "allocated_size");
+                cl_json_int(&j, (long long)u.allocated);
+                cl_json_key(&j, "largest_free");
+                cl_json_int(&j, (long long)u.largest_free);
+                cl_json_key(&j, "inactive_split");
+                cl_json_int(&j, (long long)u.inactive_split);
+                cl_json_key(&j, "pinned");
+                cl_json_bool(&j, u.pinned);
                 cl_json_key(&j, "blocks");
                 cl_json_begin_array(&j);
             } else {
-                fprintf(out, "  segment 0x%llx  %llu bytes  %s pool  stream 0x%llx%s\n",
+                fprintf(out, "  segment 0x%llx  %llu bytes  %s pool  stream 0x%llx%s\n"
+                             "    %llu allocated, largest free block %llu, %llu free but split%s\n",
                         (unsigned long long)seg->addr, (unsigned long long)seg->size, seg->pool,
-                        (unsigned long long)seg->stream, seg->expandable ? "  expandable" : "");
+                        (unsigned long long)seg->stream, seg->expandable ? "  expandable" : "",
+                        (unsigned long long)u.allocated, (unsigned long long)u.largest_free,
+                        (unsigned long long)u.inactive_split,
+                        u.pinned ? "; pinned: its few live blocks keep the whole segment reserved" : "");
             }
             for (uint32_t bi = seg->first; bi < seg->first + seg->nblocks; bi++) {
                 const struct cc_block *b = &d->blocks[bi];

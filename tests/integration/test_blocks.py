@@ -24,6 +24,18 @@ def compare(doc, truth):
     want = sorted(truth["segments"], key=lambda s: s["address"])
     if got != want:
         problems.append("segments differ from the snapshot:\n  culeak   %r\n  snapshot %r" % (got, want))
+    for s in d["segments"]:   # fragmentation figures, recomputed from the snapshot's own blocks
+        snap = next((w for w in want if w["address"] == int(s["address"], 16)), None)
+        if not snap:
+            continue
+        alloc = sum(b[1] for b in snap["blocks"] if b[2] == "active_allocated")
+        free = [b[1] for b in snap["blocks"] if b[2] == "inactive"]
+        expect = {"allocated_size": alloc, "largest_free": max(free, default=0),
+                  "inactive_split": sum(free) if alloc else 0,
+                  "pinned": bool(alloc) and alloc * 8 < snap["size"]}
+        have = {k: s[k] for k in expect}
+        if have != expect:
+            problems.append("segment %s usage %r, want %r" % (s["address"], have, expect))
     paths = {}
     for s in d["segments"]:
         for b in s["blocks"]:
