@@ -50,13 +50,7 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, st
         return rc;
     for (uint32_t k = 0; k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
-        bool found = false;
-        for (uint32_t i = 0; i < st->ntensors && !found; i++) {
-            const struct torch_tensor *x = &tt->v[st->tensors[i]];
-            found = (x->pyobj && py_heap_path(&s->heap, x->node, path, sizeof path)) ||
-                    (x->autograd_path && snprintf(path, sizeof path, "%s", x->autograd_path) > 0);
-        }
-        if (found)
+        if (torch_storage_path(&s->heap, tt, st, path, sizeof path))
             cl_path_collapse(path, collapsed, sizeof collapsed);
         else
             snprintf(collapsed, sizeof collapsed, "(%s)", torch_holder_name(st->held_by));

@@ -11,6 +11,12 @@ static bool wanted(const struct cl_block_filter *f, enum cc_state st)
     return f->state == 0 || (f->state == 1) == active;
 }
 
+/* Whether a CUDA storage's data lies in [ptr, ptr+size). */
+static bool in_block(const struct torch_storage *st, uint64_t ptr, uint64_t size)
+{
+    return st->device_type == 1 && st->data >= ptr && st->data < ptr + size;
+}
+
 /* Storages whose data lies in [ptr, ptr+size): their tensors, with paths. */
 static unsigned block_tensors(FILE *out, struct cl_json *j, struct cl_session *s, uint64_t ptr,
                               uint64_t size)
@@ -19,12 +25,11 @@ static unsigned block_tensors(FILE *out, struct cl_json *j, struct cl_session *s
     unsigned n = 0;
     for (uint32_t k = 0; s->tensors_built && k < s->tensors.nstorages; k++) {
         const struct torch_storage *st = &s->tensors.storages[k];
-        if (st->device_type != 1 || st->data < ptr || st->data >= ptr + size)
+        if (!in_block(st, ptr, size))
             continue;
         for (uint32_t i = 0; i < st->ntensors; i++) {
             const struct torch_tensor *x = &s->tensors.v[st->tensors[i]];
-            bool has = (x->pyobj && py_heap_path(&s->heap, x->node, path, sizeof path)) ||
-                       (x->autograd_path && snprintf(path, sizeof path, "%s", x->autograd_path) > 0);
+            bool has = torch_tensor_path(&s->heap, x, path, sizeof path);
             n++;
             if (j) {
                 cl_json_begin_object(j);
@@ -54,8 +59,7 @@ uint64_t cl_blocks_unattributed(struct cl_session *s, const struct cc_device *d)
         const struct cc_block *b = &d->blocks[i];
         bool held = false;
         for (uint32_t k = 0; s->tensors_built && k < s->tensors.nstorages && !held; k++) {
-            const struct torch_storage *st = &s->tensors.storages[k];
-            held = st->device_type == 1 && st->data >= b->ptr && st->data < b->ptr + b->size;
+            held = in_block(&s->tensors.storages[k], b->ptr, b->size);
         }
         if (b->state == CC_ACTIVE_ALLOCATED && !held)
             bytes += b->size;

@@ -34,17 +34,6 @@ static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
     return ty ? ty->name : "?";
 }
 
-/* The tensor's path: its Python path, or the chain through its holder for a C++ tensor. */
-static bool tensor_path(struct py_heap *h, const struct torch_tensor *x, char *out, size_t cap)
-{
-    if (x->pyobj && py_heap_path(h, x->node, out, cap))
-        return true;
-    if (!x->autograd_path)
-        return false;
-    snprintf(out, cap, "%s", x->autograd_path);
-    return true;
-}
-
 static bool selected(const struct torch_storage *st, const struct cl_tensor_filter *f)
 {
     return (!f || f->device < 0 || st->device_type == f->device) && (!f || st->nbytes >= f->min_bytes);
@@ -76,7 +65,7 @@ void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_f
                     dev, (unsigned long long)st->nbytes, torch_holder_name(st->held_by));
         for (uint32_t k = 0; k < st->ntensors; k++) {
             const struct torch_tensor *x = &tt->v[st->tensors[k]];
-            bool has_path = tensor_path(h, x, path, sizeof path);
+            bool has_path = torch_tensor_path(h, x, path, sizeof path);
             shape_text(shape, sizeof shape, x);
             if (!json) {
                 fprintf(out, "  0x%llx %s %s %s%s%s%s\n      %s\n",
@@ -207,14 +196,11 @@ void cl_report_summary(FILE *out, struct cl_session *s, bool json)
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0;
     char dev[32], owner[256];
-    for (uint32_t s = 0; s < tt->nstorages; s++) {
-        const struct torch_storage *st = &tt->storages[s];
+    for (uint32_t k = 0; k < tt->nstorages; k++) {
+        const struct torch_storage *st = &tt->storages[k];
         device_text(dev, sizeof dev, st->device_type, st->device_index);
         add_total(&devices, &ndev, dev, st->nbytes);
-        bool found = false;
-        for (uint32_t k = 0; k < st->ntensors && !found; k++)
-            found = tensor_path(h, &tt->v[st->tensors[k]], path, sizeof path);
-        if (found)
+        if (torch_storage_path(h, tt, st, path, sizeof path))
             owner_of(path, owner, sizeof owner);
         else
             snprintf(owner, sizeof owner, "(%s)", torch_holder_name(st->held_by));

@@ -37,6 +37,25 @@ const char *torch_device_name(int8_t type)
                                                                                 : "unknown";
 }
 
+bool torch_tensor_path(struct py_heap *h, const struct torch_tensor *x, char *out, size_t cap)
+{
+    if (x->pyobj && py_heap_path(h, x->node, out, cap))
+        return true;
+    if (!x->autograd_path)
+        return false;
+    snprintf(out, cap, "%s", x->autograd_path);
+    return true;
+}
+
+bool torch_storage_path(struct py_heap *h, const struct torch_tensors *tt,
+                        const struct torch_storage *st, char *out, size_t cap)
+{
+    for (uint32_t i = 0; i < st->ntensors; i++)
+        if (torch_tensor_path(h, &tt->v[st->tensors[i]], out, cap))
+            return true;
+    return false;
+}
+
 const char *torch_holder_name(enum torch_holder h)
 {
     static const char *const names[] = {"python", "autograd", "unreachable", "unknown"};

@@ -60,6 +60,13 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
                           struct torch_tensors *out, struct cl_error *err);
 void torch_tensors_free(struct torch_tensors *tt);
 
+/* The chain that holds a tensor: its Python path, or for a tensor only C++ holds, the chain
+ * through its holder. False when there is none. */
+bool torch_tensor_path(struct py_heap *h, const struct torch_tensor *x, char *out, size_t cap);
+/* The first such chain among a storage's tensors. */
+bool torch_storage_path(struct py_heap *h, const struct torch_tensors *tt,
+                        const struct torch_storage *st, char *out, size_t cap);
+
 const char *torch_dtype_name(uint8_t dtype);
 const char *torch_device_name(int8_t type);
 const char *torch_holder_name(enum torch_holder h);
