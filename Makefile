@@ -47,7 +47,7 @@ $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 CUDA_INC   ?= /usr/local/cuda/include
 CUDA_LIBS   = $(firstword $(wildcard $(BUILD)/venv/torch-2.14-cuda/lib/python3*/site-packages/nvidia/cu13/lib))
 SIMGPU_LIBS = $(BUILD)/simgpu/libcudart.so.13 $(BUILD)/simgpu/libcublas.so.13 $(BUILD)/simgpu/libcublasLt.so.13
-simgpu: $(SIMGPU_LIBS) $(BUILD)/simgpu/libcuda.so.1
+simgpu: $(SIMGPU_LIBS) $(BUILD)/simgpu/libcuda.so.1 $(BUILD)/simgpu/libnvidia-ml.so.1
 # NAME SOURCE STUB-CODE EXTRA-FLAGS: a stand-in with the real library's soname and version node.
 define simgpu_lib
 $(BUILD)/simgpu/$(1): $(2) simgpu/gen-stubs.py
@@ -64,8 +64,11 @@ $(eval $(call simgpu_lib,libcublasLt.so.13,simgpu/cublas.c,15,-DLT -I$(CUDA_LIBS
 $(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
 	@mkdir -p $(dir $@)
 	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c
-	$(CC) -O2 -g -fPIC -shared -Wall -Wextra simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c \
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -I$(CUDA_INC) simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c \
 	    -Wl,-soname,libcuda.so.1 -o $@
+$(BUILD)/simgpu/libnvidia-ml.so.1: simgpu/nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra simgpu/nvml.c -Wl,-soname,libnvidia-ml.so.1 -o $@
 
 # The simulated runtime's own CUnit tests, linked against the stand-in itself.
 $(BUILD)/simgpu_tests: tests/simgpu/cudart_test.c $(BUILD)/simgpu/libcudart.so.13

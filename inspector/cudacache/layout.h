@@ -1,25 +1,40 @@
 /* Where PyTorch's native CUDA caching allocator keeps its state, per release line. Data only,
  * chosen by torch version and confirmed by the structure itself (the allocator's RTTI name, the
- * allocator's own statistics equal to the walk's totals, block chains that link both ways). */
+ * allocator's own statistics equal to the walk's totals, block chains that link both ways, every
+ * block in a known pool). */
 #ifndef CULEAK_CUDACACHE_LAYOUT_H
 #define CULEAK_CUDACACHE_LAYOUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct cc_layout {
-    const char *name;
+    const char *name;                   /* what --allocator-layout takes */
+    unsigned major, first_minor, last_minor;   /* the torch releases it was read off */
     /* NativeCachingAllocator */
     uint32_t nca_device_allocator;            /* std::vector<DeviceCachingAllocator*> */
     /* DeviceCachingAllocator */
     uint32_t dca_allocated_bytes, dca_reserved_bytes;   /* Stat[AGGREGATE].current */
-    uint32_t dca_large_blocks, dca_small_blocks;        /* BlockPool; its std::set at +0 */
+    uint32_t dca_large_blocks, dca_small_blocks;        /* BlockPool */
     uint32_t dca_active_blocks;                         /* ska::flat_hash_set<Block*> */
+    uint32_t dca_graph_pools;       /* ska::flat_hash_map<MempoolId_t, unique_ptr<PrivatePool>> */
+    /* BlockPool: free mapped blocks (std::set) at +0 */
+    uint16_t bp_unmapped;           /* std::set of expandable-segment ranges without memory */
+    uint16_t bp_is_small, bp_owner; /* bool; PrivatePool*, NULL for the device's own pools */
+    /* PrivatePool: MempoolId_t (two u64) at +0 */
+    uint16_t pp_large_blocks, pp_small_blocks;
     /* Block */
     uint16_t blk_stream, blk_size, blk_requested, blk_pool, blk_ptr, blk_allocated, blk_mapped,
-        blk_prev, blk_next, blk_event_count, blk_expandable;
+        blk_prev, blk_next, blk_expandable;
 };
 
-/* The table for torch major.minor, or NULL. */
+/* The table read off torch major.minor, or NULL. */
 const struct cc_layout *cc_layout_for(unsigned major, unsigned minor);
+/* The table called name, or the one covering release name ("2.14"); NULL if none. */
+const struct cc_layout *cc_layout_named(const char *name);
+/* The tables' names, comma-separated. */
+const char *cc_layout_names(void);
+/* Every table, for trying each when the version has none; *n is set to the count. */
+const struct cc_layout *cc_layouts(size_t *n);
 
 #endif

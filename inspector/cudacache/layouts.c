@@ -1,23 +1,78 @@
-/* The 2.14 line was read off torch 2.14.1+cu130's real allocator running on culeak's simulated
- * device (its structures are the same as on a GPU: only cudaMalloc is stood in for), and the
- * structural checks confirm it on every walk. The header-derived offsets of the shared notes for
- * other lines disagreed with 2.14.1 where they could be checked (BlockPool is 168 bytes there,
- * not 120), so no other line is listed until it can be checked the same way. */
-#include <stddef.h>
+/* Each line was read off the real torch wheels (+cu130) of its releases running on culeak's
+ * simulated device, where the allocator's structures are the wheel's own (only cudaMalloc and the
+ * driver's virtual-memory calls are stood in for), and is confirmed on every walk by the
+ * structural checks; tests/integration/test_blocks.py compares each with the allocator's own
+ * torch.cuda.memory._snapshot(). The shared notes' header-derived offsets disagreed with these
+ * wheels wherever they could be checked, so lines that have not been run (2.0-2.10, CUDA 12
+ * builds) are not listed: `--allocator-layout` can force one of these on them, and the
+ * structural checks then say whether it fits. */
+#include <stdio.h>
+#include <string.h>
 
 #include "cudacache/layout.h"
 
-static const struct cc_layout cc214 = {
-    .name = "2.14",
-    .nca_device_allocator = 22584,
-    .dca_allocated_bytes = 40 + 384, .dca_reserved_bytes = 40 + 480,
-    .dca_large_blocks = 1064, .dca_small_blocks = 1232, .dca_active_blocks = 1400,
-    .blk_stream = 8, .blk_size = 56, .blk_requested = 64, .blk_pool = 72, .blk_ptr = 80,
-    .blk_allocated = 88, .blk_mapped = 89, .blk_prev = 96, .blk_next = 104, .blk_event_count = 112,
-    .blk_expandable = 160,
+/* Block gained registration_counter (everything from size on moved by 8) before 2.11. */
+#define BLOCK_2_11 \
+    .blk_stream = 8, .blk_size = 56, .blk_requested = 64, .blk_pool = 72, .blk_ptr = 80, \
+    .blk_allocated = 88, .blk_mapped = 89, .blk_prev = 96, .blk_next = 104, .blk_expandable = 160
+/* DeviceStats at +40 of every DeviceCachingAllocator; its members never moved. */
+#define STATS .dca_allocated_bytes = 40 + 384, .dca_reserved_bytes = 40 + 480
+
+static const struct cc_layout layouts[] = {
+    {.name = "2.11", .major = 2, .first_minor = 11, .last_minor = 11,
+     .nca_device_allocator = 22584, STATS,
+     .dca_large_blocks = 1024, .dca_small_blocks = 1144, .dca_active_blocks = 1264,
+     .dca_graph_pools = 2736,
+     .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
+    {.name = "2.12", .major = 2, .first_minor = 12, .last_minor = 12,
+     .nca_device_allocator = 22584, STATS,
+     .dca_large_blocks = 1032, .dca_small_blocks = 1152, .dca_active_blocks = 1272,
+     .dca_graph_pools = 2744,
+     .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
+    /* BlockPool grew a third std::set (168 bytes, not 120) */
+    {.name = "2.13-2.14", .major = 2, .first_minor = 13, .last_minor = 14,
+     .nca_device_allocator = 22584, STATS,
+     .dca_large_blocks = 1064, .dca_small_blocks = 1232, .dca_active_blocks = 1400,
+     .dca_graph_pools = 2880,
+     .bp_unmapped = 48, .bp_is_small = 144, .bp_owner = 152,
+     .pp_large_blocks = 40, .pp_small_blocks = 40 + 168, BLOCK_2_11},
 };
+
+#define NLAYOUTS (sizeof layouts / sizeof *layouts)
 
 const struct cc_layout *cc_layout_for(unsigned major, unsigned minor)
 {
-    return major == 2 && minor == 14 ? &cc214 : NULL;
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        if (layouts[i].major == major && minor >= layouts[i].first_minor &&
+            minor <= layouts[i].last_minor)
+            return &layouts[i];
+    return NULL;
+}
+
+const struct cc_layout *cc_layout_named(const char *name)
+{
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        if (strcmp(layouts[i].name, name) == 0)
+            return &layouts[i];
+    unsigned major, minor;   /* or a release a table covers: "2.14" */
+    char end;
+    return sscanf(name, "%u.%u%c", &major, &minor, &end) == 2 ? cc_layout_for(major, minor) : NULL;
+}
+
+const char *cc_layout_names(void)
+{
+    static char names[256];
+    names[0] = 0;
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 layouts[i].name);
+    return names;
+}
+
+const struct cc_layout *cc_layouts(size_t *n)
+{
+    *n = NLAYOUTS;
+    return layouts;
 }

@@ -6,9 +6,11 @@
 
 #include "torch/cxx.h"
 #include "util/addrmap.h"
+#include "util/notes.h"
 
 #define MAX_DEVICES 64
 #define MAX_BLOCKS (1u << 24)        /* per device; a sanity cap */
+#define MAX_POOLS 4096               /* BlockPools per device: 2 per private pool, and 2 */
 
 const char *cc_state_name(enum cc_state s)
 {
@@ -17,12 +19,20 @@ const char *cc_state_name(enum cc_state s)
     return names[s];
 }
 
+struct pool {
+    uint64_t addr;            /* the BlockPool */
+    bool small;
+    uint64_t id[2];
+};
+
 struct walk {
     struct cl_target *t;
     const struct cc_layout *l;
     uint64_t *found;          /* Block* from the pools and the active set */
     size_t nfound, cap;
     struct cl_addrmap active;
+    struct pool pools[MAX_POOLS];
+    size_t npools;
 };
 
 static uint64_t word(struct walk *w, uint64_t addr)
@@ -47,52 +57,93 @@ static void found(struct walk *w, uint64_t block)
 }
 
 /* std::set<Block*>: header at +8 {colour, parent, left, right}, node_count at +40; a node is
- * {colour, parent, left, right, value}. In-order, bounded by node_count. */
+ * {colour, parent, left, right, value}. In-order from the leftmost node; an in-order walk of n
+ * nodes takes at most 2n steps up and down, so more than that means the tree is not one. */
 static bool walk_set(struct walk *w, uint64_t set)
 {
     uint64_t header = set + 8, count = word(w, set + 40), node = word(w, header + 16);
-    uint64_t seen = 0;
-    while (node && node != header && seen <= count) {
+    uint64_t seen = 0, steps = 0;
+    if (count > MAX_BLOCKS)
+        return false;
+    uint64_t budget = 4 * count + 4;
+    while (node && node != header && seen < count && steps < budget) {
         found(w, word(w, node + 32));
         seen++;
         uint64_t right = word(w, node + 24);
         if (right) {
             node = right;
-            for (uint64_t left; (left = word(w, node + 16)) && seen <= count;)
+            for (uint64_t left; (left = word(w, node + 16)) && ++steps < budget;)
                 node = left;
         } else {
             uint64_t parent = word(w, node + 8);
-            while (parent != header && node == word(w, parent + 24)) {
+            while (parent && parent != header && node == word(w, parent + 24) && ++steps < budget) {
                 node = parent;
                 parent = word(w, node + 8);
             }
             node = parent;
         }
     }
-    return seen == count;
+    return seen == count && (count == 0 || node == header);
 }
 
-/* ska::flat_hash_set<Block*>: entries at +0 (16 bytes: int8 distance, Block*), slot count - 1 at
- * +8, max_lookups (int8) at +17, element count at +24. */
-static bool walk_ska_set(struct walk *w, uint64_t set)
+/* ska::flat_hash_map/set: entries at +0 (int8 distance first, -1 when empty), slot count - 1 at
+ * +8, max_lookups (int8) at +17, element count at +24. Visits each live entry. */
+static bool walk_ska(struct walk *w, uint64_t table, unsigned entry_size,
+                     bool (*visit)(struct walk *, uint64_t entry))
 {
-    uint64_t entries = word(w, set), slots = word(w, set + 8), count = word(w, set + 24), seen = 0;
+    uint64_t entries = word(w, table), slots = word(w, table + 8), count = word(w, table + 24);
+    uint64_t seen = 0;
     int8_t max_lookups = 0;
-    if (slots > MAX_BLOCKS || cl_read(w->t, set + 17, &max_lookups, 1) || max_lookups < 0)
+    if (slots > MAX_BLOCKS || count > slots + 1 || cl_read(w->t, table + 17, &max_lookups, 1) ||
+        max_lookups < 0)
         return false;
     for (uint64_t i = 0; i < slots + (uint64_t)max_lookups; i++) {
         int8_t distance;
-        if (cl_read(w->t, entries + 16 * i, &distance, 1))
+        if (cl_read(w->t, entries + entry_size * i, &distance, 1))
             return false;
         if (distance < 0)
             continue;
-        uint64_t b = word(w, entries + 16 * i + 8);
-        bool inserted;
-        cl_addrmap_put(&w->active, b, 1, &inserted);
-        found(w, b);
+        if (!visit(w, entries + entry_size * i))
+            return false;
         seen++;
     }
     return seen == count;
+}
+
+/* active_blocks entry: {distance, Block*} */
+static bool visit_active(struct walk *w, uint64_t entry)
+{
+    uint64_t b = word(w, entry + 8);
+    bool inserted;
+    cl_addrmap_put(&w->active, b, 1, &inserted);
+    found(w, b);
+    return true;
+}
+
+/* A BlockPool: its free blocks and its unmapped ranges. Its is_small flag must be a bool. */
+static bool add_pool(struct walk *w, uint64_t pool, const uint64_t id[2])
+{
+    uint8_t small = 2;
+    if (w->npools == MAX_POOLS || cl_read(w->t, pool + w->l->bp_is_small, &small, 1) || small > 1)
+        return false;
+    w->pools[w->npools++] = (struct pool){.addr = pool, .small = small, .id = {id[0], id[1]}};
+    return walk_set(w, pool) && walk_set(w, pool + w->l->bp_unmapped);
+}
+
+/* graph_pools entry: {distance, MempoolId_t {u64, u64}, PrivatePool*}; the pool repeats its id */
+static bool visit_private_pool(struct walk *w, uint64_t entry)
+{
+    uint64_t id[2] = {word(w, entry + 8), word(w, entry + 16)}, pp = word(w, entry + 24);
+    return pp && word(w, pp) == id[0] && word(w, pp + 8) == id[1] &&
+           add_pool(w, pp + w->l->pp_large_blocks, id) && add_pool(w, pp + w->l->pp_small_blocks, id);
+}
+
+static const struct pool *pool_of(const struct walk *w, uint64_t addr)
+{
+    for (size_t i = 0; i < w->npools; i++)
+        if (w->pools[i].addr == addr)
+            return &w->pools[i];
+    return NULL;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -101,19 +152,12 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct cl_error *err)
+/* Every block found, chained into segments; false when a chain breaks or a block is in no pool. */
+static bool build_segments(struct walk *w, struct cc_device *d)
 {
     const struct cc_layout *l = w->l;
-    d->dca = dca;
-    d->reserved = word(w, dca + l->dca_reserved_bytes);
-    d->allocated = word(w, dca + l->dca_allocated_bytes);
-    w->nfound = 0;
-    cl_addrmap_free(&w->active);
-    bool ok = walk_set(w, dca + l->dca_large_blocks) && walk_set(w, dca + l->dca_small_blocks) &&
-              walk_ska_set(w, dca + l->dca_active_blocks);
-    /* Segments: from every block back to its head, then along next. */
     struct cl_addrmap heads = {0};
-    uint64_t reserved = 0, allocated = 0;
+    bool ok = true;
     for (size_t i = 0; ok && i < w->nfound; i++) {
         uint64_t head = w->found[i];
         for (uint32_t n = 0; n < MAX_BLOCKS && word(w, head + l->blk_prev); n++)
@@ -122,12 +166,15 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
         cl_addrmap_put(&heads, head, 1, &inserted);
         if (!inserted)
             continue;
+        const struct pool *pool = pool_of(w, word(w, head + l->blk_pool));
+        if (!pool) {
+            ok = false;
+            break;
+        }
         struct cc_segment seg = {.addr = word(w, head + l->blk_ptr), .first = d->nblocks,
-                                 .stream = word(w, head + l->blk_stream)};
-        uint64_t pool = word(w, head + l->blk_pool);
-        seg.pool = pool == dca + l->dca_small_blocks ? "small"
-                 : pool == dca + l->dca_large_blocks ? "large" : "private";
-        seg.expandable = word(w, head + l->blk_expandable) != 0;
+                                 .stream = word(w, head + l->blk_stream), .small = pool->small,
+                                 .pool_id = {pool->id[0], pool->id[1]},
+                                 .expandable = word(w, head + l->blk_expandable) != 0};
         for (uint64_t b = head, prev = 0; b && ok; prev = b, b = word(w, b + l->blk_next)) {
             struct cc_block blk = {.addr = b, .ptr = word(w, b + l->blk_ptr),
                                    .size = word(w, b + l->blk_size),
@@ -138,8 +185,9 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
                       : flags[0]  ? CC_ACTIVE_ALLOCATED
                       : cl_addrmap_get(&w->active, b) != UINT32_MAX ? CC_ACTIVE_PENDING_FREE
                                                                     : CC_INACTIVE;
-            /* a chain links both ways and its blocks tile the segment */
+            /* a chain links both ways, its blocks tile the segment and share its pool */
             if (word(w, b + l->blk_prev) != prev || blk.ptr != seg.addr + seg.size ||
+                word(w, b + l->blk_pool) != pool->addr || flags[0] > 1 || flags[1] > 1 ||
                 d->nblocks >= MAX_BLOCKS) {
                 ok = false;
                 break;
@@ -152,9 +200,8 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
             d->blocks = v;
             d->blocks[d->nblocks++] = blk;
             seg.size += blk.size;
+            seg.mapped += blk.state == CC_UNMAPPED ? 0 : blk.size;
             seg.nblocks++;
-            if (blk.state == CC_ACTIVE_ALLOCATED)
-                allocated += blk.size;
         }
         struct cc_segment *v = ok ? realloc(d->segments, (d->nsegments + 1) * sizeof *v) : NULL;
         if (!v) {
@@ -163,21 +210,18 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
         }
         d->segments = v;
         d->segments[d->nsegments++] = seg;
-        reserved += seg.size;
     }
     cl_addrmap_free(&heads);
-    if (!ok || reserved != d->reserved || allocated != d->allocated)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the allocator layout %s does not fit device "
-                            "%d: the walk finds %llu bytes reserved and %llu allocated, the "
-                            "allocator's own statistics say %llu and %llu%s", l->name, d->index,
-                            (unsigned long long)reserved, (unsigned long long)allocated,
-                            (unsigned long long)d->reserved, (unsigned long long)d->allocated,
-                            ok ? "" : " (and a block chain is broken)");
-    /* segments in address order, blocks renumbered to follow them */
+    return ok;
+}
+
+/* Segments in address order, blocks renumbered to follow them. */
+static bool order_segments(struct cc_device *d)
+{
     qsort(d->segments, d->nsegments, sizeof *d->segments, by_addr);
     struct cc_block *ordered = malloc((d->nblocks ? d->nblocks : 1) * sizeof *ordered);
     if (!ordered)
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+        return false;
     uint32_t n = 0;
     for (uint32_t s = 0; s < d->nsegments; s++) {
         memcpy(ordered + n, d->blocks + d->segments[s].first, d->segments[s].nblocks * sizeof *ordered);
@@ -186,11 +230,105 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
     }
     free(d->blocks);
     d->blocks = ordered;
-    return 0;
+    return true;
+}
+
+static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct cl_error *err)
+{
+    const struct cc_layout *l = w->l;
+    static const uint64_t no_id[2];
+    d->dca = dca;
+    d->reserved = word(w, dca + l->dca_reserved_bytes);
+    d->allocated = word(w, dca + l->dca_allocated_bytes);
+    w->nfound = 0;
+    w->npools = 0;
+    cl_addrmap_free(&w->active);
+    bool ok = add_pool(w, dca + l->dca_large_blocks, no_id) &&
+              add_pool(w, dca + l->dca_small_blocks, no_id) && w->pools[1].small &&
+              !w->pools[0].small && walk_ska(w, dca + l->dca_active_blocks, 16, visit_active) &&
+              walk_ska(w, dca + l->dca_graph_pools, 32, visit_private_pool) &&
+              build_segments(w, d);
+    uint64_t reserved = 0, allocated = 0;   /* reserved_bytes counts mapped memory only */
+    for (uint32_t i = 0; i < d->nsegments; i++)
+        reserved += d->segments[i].mapped;
+    for (uint32_t i = 0; i < d->nblocks; i++)
+        allocated += d->blocks[i].state == CC_ACTIVE_ALLOCATED ? d->blocks[i].size : 0;
+    if (!ok || reserved != d->reserved || allocated != d->allocated)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the allocator layout %s does not fit device "
+                            "%d: the walk finds %llu bytes reserved and %llu allocated, the "
+                            "allocator's own statistics say %llu and %llu%s", l->name, d->index,
+                            (unsigned long long)reserved, (unsigned long long)allocated,
+                            (unsigned long long)d->reserved, (unsigned long long)d->allocated,
+                            ok ? "" : " (and the pools or block chains do not hold together)");
+    return order_segments(d) ? 0 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
+}
+
+/* Every device with layout l; out->l is set by the caller. */
+static int walk_devices(struct cl_target *t, struct cc_allocator *out, struct cl_error *err)
+{
+    struct walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    w->t = t;
+    w->l = out->l;
+    uint64_t vec = out->object + out->l->nca_device_allocator;
+    uint64_t begin = word(w, vec), end = word(w, vec + 8);
+    int rc = 0;
+    if (end < begin || (end - begin) / 8 > MAX_DEVICES || (end - begin) % 8)
+        rc = cl_error_set(err, CL_E_UNSUPPORTED, "the allocator layout %s does not fit: its "
+                          "device list is not readable", out->l->name);
+    out->ndevices = rc ? 0 : (uint32_t)((end - begin) / 8);
+    out->devices = rc ? NULL : calloc(out->ndevices ? out->ndevices : 1, sizeof *out->devices);
+    if (!rc && !out->devices)
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    for (uint32_t i = 0; !rc && i < out->ndevices; i++) {
+        out->devices[i].index = (int)i;
+        uint64_t dca = word(w, begin + 8 * i);
+        if (dca)
+            rc = walk_device(w, dca, &out->devices[i], err);
+    }
+    free(w->found);
+    cl_addrmap_free(&w->active);
+    free(w);
+    return rc;
+}
+
+static void free_devices(struct cc_allocator *a)
+{
+    for (uint32_t i = 0; i < a->ndevices; i++) {
+        free(a->devices[i].segments);
+        free(a->devices[i].blocks);
+    }
+    free(a->devices);
+    a->devices = NULL;
+    a->ndevices = 0;
+}
+
+/* No table for this torch version: the newest table the structure fits. */
+static int walk_by_structure(struct cl_target *t, const char *version, struct cc_allocator *out,
+                             struct cl_error *err)
+{
+    size_t n;
+    const struct cc_layout *all = cc_layouts(&n);
+    for (size_t i = n; i-- > 0;) {
+        out->l = &all[i];
+        struct cl_error ignored;
+        if (walk_devices(t, out, &ignored) == 0) {
+            cl_note_add(&out->warnings, "torch %s has no allocator layout of its own: layout %s "
+                        "was used because the allocator's structure fits it (its statistics and "
+                        "block chains check out)", version, out->l->name);
+            return 0;
+        }
+        free_devices(out);
+    }
+    out->l = NULL;
+    return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no caching-allocator layout for torch "
+                        "%s, and none of its layouts (%s) fits this allocator's structure; "
+                        "tensors are still reported by `tensors`", version, cc_layout_names());
 }
 
 int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_torch_info *torch,
-            struct cc_allocator *out, struct cl_error *err)
+            const char *force, struct cc_allocator *out, struct cl_error *err)
 {
     memset(out, 0, sizeof *out);
     const struct cl_module *c10 = cl_symbols_module_named(syms, "libc10_cuda");
@@ -198,14 +336,9 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
     if (!c10 || !cl_module_symbol(c10, "_ZN3c104cuda20CUDACachingAllocator9allocatorE", &root, NULL))
         return cl_error_set(err, CL_E_UNSUPPORTED, "no CUDA caching allocator in this process "
                             "(libc10_cuda.so is not loaded, or has no allocator symbol)");
-    unsigned major = 0, minor = 0;
-    sscanf(torch->version, "%u.%u", &major, &minor);
-    if (!(out->l = cc_layout_for(major, minor)))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no caching-allocator layout for "
-                            "torch %s (known: 2.14); tensors are still reported by `tensors`",
-                            torch->version[0] ? torch->version : "(unknown version)");
+    if (force && !(out->l = cc_layout_named(force)))
+        return cl_error_set(err, CL_E_USAGE, "no allocator layout called '%s'", force);
     char cls[160];
-    out->object = 0;
     if (cl_read_u64(t, root, &out->object) || !out->object)
         return cl_error_set(err, CL_E_UNSUPPORTED, "the CUDA allocator is not initialised yet "
                             "(no CUDA tensor has been made)");
@@ -216,33 +349,22 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
         return cl_error_set(err, CL_E_UNSUPPORTED, "the CUDA allocator backend is %s, not the "
                             "native caching allocator: only tensors can be reported",
                             strstr(cls, "CudaMallocAsync") ? "cudaMallocAsync" : cls);
-    struct walk w = {.t = t, .l = out->l};
-    uint64_t vec = out->object + out->l->nca_device_allocator;
-    uint64_t begin = word(&w, vec), end = word(&w, vec + 8);
-    if (end < begin || (end - begin) / 8 > MAX_DEVICES)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the allocator's device list is not readable");
-    out->ndevices = (uint32_t)((end - begin) / 8);
-    out->devices = calloc(out->ndevices ? out->ndevices : 1, sizeof *out->devices);
-    int rc = out->devices ? 0 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
-    for (uint32_t i = 0; !rc && i < out->ndevices; i++) {
-        out->devices[i].index = (int)i;
-        uint64_t dca = word(&w, begin + 8 * i);
-        if (dca)
-            rc = walk_device(&w, dca, &out->devices[i], err);
-    }
-    free(w.found);
-    cl_addrmap_free(&w.active);
+    unsigned major = 0, minor = 0;
+    const char *version = torch->version[0] ? torch->version : "(unknown version)";
+    if (!out->l && sscanf(torch->version, "%u.%u", &major, &minor) == 2)
+        out->l = cc_layout_for(major, minor);
+    int rc = out->l ? walk_devices(t, out, err) : walk_by_structure(t, version, out, err);
     if (rc)
         cc_free(out);
+    else if (force)
+        cl_note_add(&out->warnings, "allocator layout %s forced by --allocator-layout (torch %s); "
+                    "the allocator's structure fits it", out->l->name, version);
     return rc;
 }
 
 void cc_free(struct cc_allocator *a)
 {
-    for (uint32_t i = 0; i < a->ndevices; i++) {
-        free(a->devices[i].segments);
-        free(a->devices[i].blocks);
-    }
-    free(a->devices);
+    free_devices(a);
+    free(a->warnings);
     memset(a, 0, sizeof *a);
 }

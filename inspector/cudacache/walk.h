@@ -9,7 +9,8 @@
 #include "runtime/torch.h"
 #include "symbols/symbols.h"
 
-/* Named as in torch.cuda.memory._snapshot(). */
+/* Named as in torch.cuda.memory._snapshot(), plus unmapped: expandable-segment address space
+ * with no memory behind it. */
 enum cc_state { CC_ACTIVE_ALLOCATED, CC_ACTIVE_PENDING_FREE, CC_INACTIVE, CC_UNMAPPED };
 
 struct cc_block {
@@ -20,7 +21,9 @@ struct cc_block {
 
 struct cc_segment {
     uint64_t addr, size, stream;
-    const char *pool;         /* "small", "large", "private" */
+    uint64_t mapped;          /* bytes with memory behind them: size, unless expandable */
+    bool small;               /* the small-allocation pool (2 MiB segments) */
+    uint64_t pool_id[2];      /* MempoolId_t of a private pool (CUDA graph, MemPool); 0,0: none */
     bool expandable;
     uint32_t first, nblocks;  /* into the device's blocks, in address order */
 };
@@ -37,15 +40,18 @@ struct cc_device {
 
 struct cc_allocator {
     const struct cc_layout *l;
+    char *warnings;           /* a layout not chosen by the torch version says so here */
     uint64_t object;          /* the NativeCachingAllocator */
     struct cc_device *devices;
     uint32_t ndevices;
 };
 
-/* Walks the native allocator. CL_E_UNSUPPORTED (with the reason) for another backend
- * (cudaMallocAsync, pluggable), an unknown torch line, or a layout the structure refutes. */
+/* Walks the native allocator with the table for the torch version, or with the table called
+ * force when not NULL, or, when the version has no table, with the newest table the structure
+ * fits. CL_E_UNSUPPORTED (with the reason) for another backend (cudaMallocAsync, pluggable), or
+ * when no table fits. */
 int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_torch_info *torch,
-            struct cc_allocator *out, struct cl_error *err);
+            const char *force, struct cc_allocator *out, struct cl_error *err);
 void cc_free(struct cc_allocator *a);
 const char *cc_state_name(enum cc_state s);
 

@@ -37,6 +37,8 @@ static const char usage_options[] =
     "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
     "  --device D       tensors: cpu, cuda or all (default all); blocks: a device number\n"
     "  --state S        blocks: allocated, free or all (default all)\n"
+    "  --allocator-layout NAME  blocks, summary: read the CUDA allocator with this layout table\n"
+    "                   (e.g. 2.14) instead of the torch version's; it must still fit\n"
     "  --min-bytes N    tensors: only storages of at least N bytes\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "output:\n"
@@ -70,7 +72,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
                      struct cl_command_line *cli, struct cl_error *err)
 {
     enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
-           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE };
+           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
@@ -83,6 +85,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         {"device", required_argument, 0, O_DEVICE},
         {"min-bytes", required_argument, 0, O_MIN_BYTES},
         {"state", required_argument, 0, O_STATE},
+        {"allocator-layout", required_argument, 0, O_ALLOCATOR_LAYOUT},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
@@ -131,6 +134,12 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
             break;
         }
         case O_TYPE: cli->type = optarg; break;
+        case O_ALLOCATOR_LAYOUT:
+            if (!cc_layout_named(optarg))
+                return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' "
+                                    "(known: %s)", optarg, cc_layout_names());
+            cli->allocator_layout = optarg;
+            break;
         case O_DEVICE:
             if (*optarg >= '0' && *optarg <= '9') {   /* a CUDA device number */
                 cli->block_filter.device = atoi(optarg);
@@ -238,9 +247,12 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
     if (rc)
         return rc;
     if (strcmp(cli->command, "summary") == 0) {
-        struct cl_error no_allocator;   /* a CPU-only process: the summary just has no CUDA part */
+        /* A CPU-only process's summary just has no CUDA part; a CUDA one says why it has none. */
+        struct cl_error no_allocator;
         struct cc_allocator *a;
-        cl_session_allocator(s, &a, &no_allocator);
+        if (cl_session_allocator(s, cli->allocator_layout, &a, &no_allocator) &&
+            cl_symbols_module_named(s->symbols, "libc10_cuda"))
+            cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
         cl_report_summary(out, s, cli->json);
     } else {
         cl_report_tensors(out, s, &cli->tensor_filter, cli->json);
@@ -252,7 +264,7 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
                       struct cl_error *err)
 {
     struct cc_allocator *a;
-    int rc = cl_session_allocator(s, &a, err);
+    int rc = cl_session_allocator(s, cli->allocator_layout, &a, err);
     if (rc)
         return rc;
     /* The tensors name each block's holders; without them the blocks still stand on their own. */

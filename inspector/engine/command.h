@@ -23,6 +23,7 @@ struct cl_command_line {
     uint64_t addrs[CL_MAX_ADDRS];
     size_t naddrs;
     const char *type;
+    const char *allocator_layout;   /* --allocator-layout, or NULL */
     size_t max_paths;
     struct cl_tensor_filter tensor_filter;
     struct cl_block_filter block_filter;

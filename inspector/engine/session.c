@@ -85,10 +85,11 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
     return 0;
 }
 
-int cl_session_allocator(struct cl_session *s, struct cc_allocator **out, struct cl_error *err)
+int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allocator **out,
+                         struct cl_error *err)
 {
     if (!s->allocator_built) {
-        int rc = cc_walk(s->target, s->symbols, &s->torch, &s->allocator, err);
+        int rc = cc_walk(s->target, s->symbols, &s->torch, force, &s->allocator, err);
         if (rc)
             return rc;
         s->allocator_built = true;

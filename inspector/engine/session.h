@@ -44,8 +44,10 @@ void cl_session_close(struct cl_session *s);
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err);
 
-/* The CUDA caching allocator's segments and blocks, walked on first use. */
-int cl_session_allocator(struct cl_session *s, struct cc_allocator **out, struct cl_error *err);
+/* The CUDA caching allocator's segments and blocks, walked on first use; force names a layout
+ * table to use instead of the version's (NULL: none). */
+int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allocator **out,
+                         struct cl_error *err);
 
 /* The tensors of the heap, built on first use (out may be NULL). */
 int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,

@@ -67,9 +67,9 @@ uint64_t cl_blocks_unattributed(struct cl_session *s, const struct cc_device *d)
     return bytes;
 }
 
-/* How a segment is used: what is allocated, the largest free block, and the free bytes that
- * empty_cache() cannot give back because live blocks share the segment. A segment whose live
- * blocks fill less than an eighth of it is pinned by them. */
+/* How a segment is used: what is allocated, the largest free block, and the free bytes in
+ * segments that live blocks share (inactive_split). A cudaMalloc'ed segment whose live blocks
+ * fill less than an eighth of it is pinned by them: empty_cache() cannot give it back. */
 struct usage { uint64_t allocated, largest_free, inactive_split; bool pinned; };
 
 static struct usage segment_usage(const struct cc_device *d, const struct cc_segment *seg)
@@ -87,7 +87,8 @@ static struct usage segment_usage(const struct cc_device *d, const struct cc_seg
         }
     }
     u.inactive_split = u.allocated ? free_bytes : 0;
-    u.pinned = u.allocated && u.allocated * 8 < seg->size;
+    /* an expandable segment gives back its free pages, so live blocks pin only their own */
+    u.pinned = u.allocated && u.allocated * 8 < seg->mapped && !seg->expandable;
     return u;
 }
 
@@ -131,9 +132,16 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
                 cl_json_key(&j, "stream");
                 cl_json_hex(&j, seg->stream);
                 cl_json_key(&j, "pool");
-                cl_json_string(&j, seg->pool);
+                cl_json_string(&j, seg->small ? "small" : "large");
+                cl_json_key(&j, "pool_id");
+                cl_json_begin_array(&j);
+                cl_json_int(&j, (long long)seg->pool_id[0]);
+                cl_json_int(&j, (long long)seg->pool_id[1]);
+                cl_json_end_array(&j);
                 cl_json_key(&j, "expandable");
                 cl_json_bool(&j, seg->expandable);
+                cl_json_key(&j, "mapped");
+                cl_json_int(&j, (long long)seg->mapped);
                 cl_json_key(&j, "allocated_size");
                 cl_json_int(&j, (long long)u.allocated);
                 cl_json_key(&j, "largest_free");
@@ -145,10 +153,18 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
                 cl_json_key(&j, "blocks");
                 cl_json_begin_array(&j);
             } else {
-                fprintf(out, "  segment 0x%llx  %llu bytes  %s pool  stream 0x%llx%s\n"
+                char pool[64] = "", expandable[80] = "";
+                if (seg->pool_id[0] || seg->pool_id[1])
+                    snprintf(pool, sizeof pool, " of private pool (%llu, %llu)",
+                             (unsigned long long)seg->pool_id[0], (unsigned long long)seg->pool_id[1]);
+                if (seg->expandable)
+                    snprintf(expandable, sizeof expandable, "  expandable, %llu bytes mapped",
+                             (unsigned long long)seg->mapped);
+                fprintf(out, "  segment 0x%llx  %llu bytes  %s pool%s  stream 0x%llx%s\n"
                              "    %llu allocated, largest free block %llu, %llu free but split%s\n",
-                        (unsigned long long)seg->addr, (unsigned long long)seg->size, seg->pool,
-                        (unsigned long long)seg->stream, seg->expandable ? "  expandable" : "",
+                        (unsigned long long)seg->addr, (unsigned long long)seg->size,
+                        seg->small ? "small" : "large", pool, (unsigned long long)seg->stream,
+                        expandable,
                         (unsigned long long)u.allocated, (unsigned long long)u.largest_free,
                         (unsigned long long)u.inactive_split,
                         u.pinned ? "; pinned: its few live blocks keep the whole segment reserved" : "");

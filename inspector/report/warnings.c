@@ -27,6 +27,8 @@ void cl_report_warnings(FILE *out, struct cl_json *j, const struct cl_session *s
         lines(out, j, s->heap.warnings, prefix);
     if (s->tensors_built)
         lines(out, j, s->tensors.warnings, prefix);
+    if (s->allocator_built)
+        lines(out, j, s->allocator.warnings, prefix);
     if (j)
         cl_json_end_array(j);
 }

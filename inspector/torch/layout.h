@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct torch_layout {
-    const char *name;           /* "2.10-2.14" */
+    const char *name;           /* "2.13-2.14" */
     bool verified;              /* checked against a real wheel here, not only read from headers */
     /* THPVariable (the Python object) */
     uint16_t thp_impl;          /* TensorImpl* */
@@ -25,5 +25,8 @@ struct torch_layout {
 
 /* The table for torch major.minor, or NULL when culeak has none. */
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor);
+/* The i-th table, oldest first, or NULL past the last; their names, comma-separated. */
+const struct torch_layout *torch_layout_at(size_t i);
+const char *torch_layout_names(void);
 
 #endif

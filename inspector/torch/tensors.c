@@ -467,22 +467,9 @@ static int group_storages(struct walk *w)
     return 0;
 }
 
-int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
-                          struct torch_tensors *out, struct cl_error *err)
+/* Every tensor of the heap with layout out->l; fails when the layout's live checks do. */
+static int collect_with(struct py_heap *h, struct torch_tensors *out, struct cl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    if (!torch->loaded)
-        return 0;
-    unsigned major = 0, minor = 0;
-    if (sscanf(torch->version, "%u.%u", &major, &minor) != 2)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the torch version is unknown (no readable "
-                            "torch/version.py); tensors cannot be reported");
-    if (!(out->l = torch_layout_for(major, minor)))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no tensor layout for torch %s "
-                            "(known: 1.13, 2.0-2.1, 2.4-2.6, 2.10-2.14)", torch->version);
-    if (!out->l->verified)
-        cl_note_add(&out->warnings, "the torch %s layout was read from headers, not checked on a real %s wheel; "
-             "the live checks passed", out->l->name, out->l->name);
     struct walk w = {.h = h, .t = h->objects.rt->t, .l = out->l, .out = out};
     int rc = collect_python(&w, err);
     if (!rc) {
@@ -499,6 +486,47 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
     if (rc)
         torch_tensors_free(out);
     return rc;
+}
+
+/* No table for this version (a newer release, a custom build): the newest checked table whose
+ * live checks pass. */
+static int collect_by_structure(struct py_heap *h, const char *version, struct torch_tensors *out,
+                                struct cl_error *err)
+{
+    size_t n = 0;
+    while (torch_layout_at(n))
+        n++;
+    for (size_t i = n; i-- > 0;) {
+        struct cl_error ignored;
+        out->l = torch_layout_at(i);
+        if (out->l->verified && collect_with(h, out, &ignored) == 0) {
+            cl_note_add(&out->warnings, "torch %s has no tensor layout of its own: layout %s was "
+                        "used because its checks pass on this process's tensors", version,
+                        out->l->name);
+            return 0;
+        }
+    }
+    return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no tensor layout for torch %s, and "
+                        "none of its layouts (%s) fits this process's tensors", version,
+                        torch_layout_names());
+}
+
+int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
+                          struct torch_tensors *out, struct cl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!torch->loaded)
+        return 0;
+    unsigned major = 0, minor = 0;
+    if (sscanf(torch->version, "%u.%u", &major, &minor) != 2)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the torch version is unknown (no readable "
+                            "torch/version.py); tensors cannot be reported");
+    if (!(out->l = torch_layout_for(major, minor)))
+        return collect_by_structure(h, torch->version, out, err);
+    if (!out->l->verified)
+        cl_note_add(&out->warnings, "the torch %s layout was read from headers, not checked on a "
+                    "real %s wheel; the live checks passed", out->l->name, out->l->name);
+    return collect_with(h, out, err);
 }
 
 void torch_tensors_free(struct torch_tensors *tt)

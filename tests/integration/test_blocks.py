@@ -1,11 +1,36 @@
 """`culeak blocks` on PyTorch's real caching allocator, running on the simulated CUDA device:
 segments, blocks and their states must equal what torch.cuda.memory._snapshot() said in the same
-process just before it paused, live and from both kinds of core. (The simulated device stands in
-for cudaMalloc only; the allocator's structures are the wheel's own.)"""
+process just before it paused, live and from both kinds of core, with cudaMalloc'ed and with
+expandable segments, for each allocator layout line's own torch release. (The simulated device
+stands in for cudaMalloc and the driver's virtual-memory calls only; the allocator's structures
+are the wheel's own.)"""
+import os
+
 import harness
 from harness import check
 
 PYTHON = harness.CUDA_TORCH_VENV
+# torch release -> (its venv, the layout table culeak must choose for it)
+RELEASES = {"2.14": (PYTHON, "2.13-2.14")}
+for _v, _layout in (("2.11", "2.11"), ("2.12", "2.12"), ("2.13", "2.13-2.14")):
+    RELEASES[_v] = (os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v, "bin",
+                                 "python"), _layout)
+EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+
+
+def mapped_ranges(segment):
+    """A segment as the snapshot shows it: an expandable one is one segment per mapped range."""
+    runs, run = [], []
+    for b in segment["blocks"] + [None]:
+        if b is None or b["state"] == "unmapped":
+            if run:
+                runs.append(run)
+            run = []
+        else:
+            run.append([int(b["address"], 16), b["size"], b["state"]])
+    return [{"address": r[0][0], "size": sum(b[1] for b in r), "pool": segment["pool"],
+             "pool_id": segment["pool_id"], "stream": int(segment["stream"], 16), "blocks": r}
+            for r in runs]
 
 
 def compare(doc, truth):
@@ -17,10 +42,7 @@ def compare(doc, truth):
     if (d["reserved"], d["allocated"]) != (truth["reserved"], truth["allocated"]):
         problems.append("totals %r, snapshot %r" % ((d["reserved"], d["allocated"]),
                                                     (truth["reserved"], truth["allocated"])))
-    got = [{"address": int(s["address"], 16), "size": s["size"], "pool": s["pool"],
-            "stream": int(s["stream"], 16),
-            "blocks": [[int(b["address"], 16), b["size"], b["state"]] for b in s["blocks"]]}
-           for s in d["segments"]]
+    got = [r for s in d["segments"] for r in mapped_ranges(s)]
     want = sorted(truth["segments"], key=lambda s: s["address"])
     if got != want:
         problems.append("segments differ from the snapshot:\n  culeak   %r\n  snapshot %r" % (got, want))
@@ -32,7 +54,8 @@ def compare(doc, truth):
         free = [b[1] for b in snap["blocks"] if b[2] == "inactive"]
         expect = {"allocated_size": alloc, "largest_free": max(free, default=0),
                   "inactive_split": sum(free) if alloc else 0,
-                  "pinned": bool(alloc) and alloc * 8 < snap["size"]}
+                  "pinned": bool(alloc) and alloc * 8 < snap["size"] and not s["expandable"],
+                  "mapped": snap["size"]}
         have = {k: s[k] for k in expect}
         if have != expect:
             problems.append("segment %s usage %r, want %r" % (s["address"], have, expect))
@@ -53,18 +76,56 @@ def compare(doc, truth):
         raise harness.Failure("\n".join(problems))
 
 
-def blocks(kind):
+def blocks(release, kind, expandable):
+    python, layout = RELEASES[release]
+
     def test():
-        env = harness.simgpu_env()
+        env = dict(harness.simgpu_env(), **(EXPANDABLE if expandable else {}))
         with harness.tempdir() as d:
             if kind == "kernel-core":
-                truth, core = harness.kernel_core(PYTHON, "cuda_blocks.py", [], d, env=env)
-                compare(harness.culeak_json("blocks", "--core", core), truth)
-                return
-            with harness.Process(PYTHON, "cuda_blocks.py", env=env) as p:
-                target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
-                compare(harness.culeak_json("blocks", *target), p.truth)
+                truth, core = harness.kernel_core(python, "cuda_blocks.py", [], d, env=env)
+                doc = harness.culeak_json("blocks", "--core", core)
+            else:
+                with harness.Process(python, "cuda_blocks.py", env=env) as p:
+                    target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
+                    truth, doc = p.truth, harness.culeak_json("blocks", *target)
+        compare(doc, truth)
+        check(doc["warnings"] == [], "warnings: %r" % doc["warnings"])
+        segments = doc["devices"][0]["segments"]
+        check(all(s["expandable"] == expandable for s in segments), "expandable flags: %r" %
+              [s["expandable"] for s in segments])
+        if expandable:   # each reservation's tail has no memory behind it
+            check(all(s["blocks"][-1]["state"] == "unmapped" and s["mapped"] < s["size"]
+                      for s in segments), "unmapped tails: %r" % segments)
     return test
+
+
+def wrong_layout(release, other):
+    """Another line's table forced on an allocator is refuted by the structure: exit 9."""
+    def test():
+        with harness.Process(RELEASES[release][0], "cuda_blocks.py", env=harness.simgpu_env()) as p:
+            r = harness.culeak("blocks", "--pid", p.pid, "--allocator-layout", other, expect_rc=9)
+            check("the allocator layout " in r.stderr and "does not fit device 0" in r.stderr, r.stderr)
+            right = RELEASES[release][1]
+            doc = harness.culeak_json("blocks", "--pid", p.pid, "--allocator-layout", right)
+            compare(doc, p.truth)
+            check(any("forced by --allocator-layout" in w for w in doc["warnings"]), doc["warnings"])
+    return test
+
+
+def unknown_release():
+    """A torch version with no table of its own (here a core whose torch/version.py says 2.99,
+    brought in by --lib-path): the table the structure fits is used, and the report says so."""
+    env = harness.simgpu_env()
+    with harness.tempdir() as d:
+        truth, core = harness.kernel_core(PYTHON, "cuda_blocks.py", [], d, env=env)
+        os.mkdir(os.path.join(d, "lib"))
+        with open(os.path.join(d, "lib", "version.py"), "w") as f:
+            f.write("__version__ = '2.99.0+cu130'\ncuda = '13.0'\n")
+        doc = harness.culeak_json("blocks", "--core", core, "--lib-path", os.path.join(d, "lib"))
+        compare(doc, truth)
+        check(any("torch 2.99.0+cu130 has no allocator layout of its own: layout 2.13-2.14 was used"
+                  in w for w in doc["warnings"]), doc["warnings"])
 
 
 def summary():
@@ -98,7 +159,14 @@ def no_allocator():
 
 def tests():
     for kind in ("live", "gcore", "kernel-core"):
-        yield "simulated-device:%s" % kind, blocks(kind)
+        yield "simulated-device:%s" % kind, blocks("2.14", kind, False)
+        yield "simulated-device:expandable:%s" % kind, blocks("2.14", kind, True)
+    for release in ("2.11", "2.12", "2.13"):
+        yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False)
+        yield "simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True)
+    yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
+    yield "simulated-device:torch-2.14:forced-2.11-layout-refuted", wrong_layout("2.14", "2.11")
+    yield "simulated-device:torch-2.99-by-structure", unknown_release
     yield "simulated-device:filters", filters
     yield "simulated-device:summary", summary
     yield "cpu-torch:no-allocator", no_allocator

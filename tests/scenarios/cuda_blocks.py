@@ -1,7 +1,10 @@
 """Scenario on the simulated CUDA device: allocator states of every kind (split and merged
-blocks, small and large pools, two streams, a block freed while another stream still uses it),
-with tensors leaked into a list, and a raw caching_allocator_alloc() that no tensor holds. Prints, as ground truth, what torch.cuda.memory._snapshot()
-says of the allocator just before pausing, then READY, and waits (or aborts with --abort)."""
+blocks, small and large pools, two streams, private pools of torch.cuda.MemPool, one of them
+with nothing allocated, a block freed while another stream still uses it), with tensors leaked
+into a list, and a raw caching_allocator_alloc() that no tensor holds. Run it with
+PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True for the same in expandable segments. Prints, as
+ground truth, what torch.cuda.memory._snapshot() says of the allocator just before pausing, then
+READY, and waits (or aborts with --abort)."""
 import json
 import os
 import sys
@@ -16,6 +19,13 @@ side = torch.cuda.Stream()
 with torch.cuda.stream(side):
     other = torch.empty(700000, device="cuda")   # a segment of the second stream
 raw = torch.cuda.caching_allocator_alloc(4096)   # memory no tensor accounts for
+pool, empty_pool = torch.cuda.MemPool(), torch.cuda.MemPool()
+with torch.cuda.use_mem_pool(pool):
+    pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
+del pooled[2]                       # a private pool's free block
+with torch.cuda.use_mem_pool(empty_pool):
+    gone = torch.empty(5000000, device="cuda")
+del gone                            # a private pool's segment with nothing allocated in it
 shared = torch.empty(50000, device="cuda")
 shared.record_stream(side)          # used on the side stream too...
 del shared                          # ...so freeing waits for its event (last: a malloc would
@@ -24,7 +34,7 @@ snap = torch.cuda.memory._snapshot()
 truth = {"pid": os.getpid(), "reserved": torch.cuda.memory_reserved(),
          "allocated": torch.cuda.memory_allocated(),
          "segments": [{"address": s["address"], "size": s["total_size"], "pool": s["segment_type"],
-                       "stream": s["stream"],
+                       "pool_id": list(s["segment_pool_id"]), "stream": s["stream"],
                        "blocks": [[b["address"], b["size"], b["state"]] for b in s["blocks"]]}
                       for s in snap["segments"]],
          "held": {hex(t.data_ptr()): "__main__.history[%d]" % i for i, t in enumerate(history)},
