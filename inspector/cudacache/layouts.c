@@ -31,8 +31,8 @@ static const struct cc_layout layouts[] = {
      .dca_graph_pools = 2744,
      .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
-    /* BlockPool grew a third std::set (168 bytes, not 120) */
-    {.name = "2.13-2.14", .major = 2, .first_minor = 13, .last_minor = 14,
+    /* BlockPool grew a third std::set (168 bytes, not 120); 2.15.0 is unchanged */
+    {.name = "2.13-2.15", .major = 2, .first_minor = 13, .last_minor = 15,
      .nca_device_allocator = 22584, STATS,
      .dca_large_blocks = 1064, .dca_small_blocks = 1232, .dca_active_blocks = 1400,
      .dca_graph_pools = 2880,

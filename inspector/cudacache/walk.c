@@ -19,6 +19,17 @@ const char *cc_state_name(enum cc_state s)
     return names[s];
 }
 
+static void free_devices(struct cc_allocator *a)
+{
+    for (uint32_t i = 0; i < a->ndevices; i++) {
+        free(a->devices[i].segments);
+        free(a->devices[i].blocks);
+    }
+    free(a->devices);
+    a->devices = NULL;
+    a->ndevices = 0;
+}
+
 struct pool {
     uint64_t addr;            /* the BlockPool */
     bool small;
@@ -263,14 +274,16 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
     return order_segments(d) ? 0 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
 }
 
-/* Every device with layout l; out->l is set by the caller. */
-static int walk_devices(struct cl_target *t, struct cc_allocator *out, struct cl_error *err)
+int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t object,
+                   struct cc_allocator *out, struct cl_error *err)
 {
+    out->l = l;
+    out->object = object;
     struct walk *w = calloc(1, sizeof *w);
     if (!w)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     w->t = t;
-    w->l = out->l;
+    w->l = l;
     uint64_t vec = out->object + out->l->nca_device_allocator;
     uint64_t begin = word(w, vec), end = word(w, vec + 8);
     int rc = 0;
@@ -290,18 +303,9 @@ static int walk_devices(struct cl_target *t, struct cc_allocator *out, struct cl
     free(w->found);
     cl_addrmap_free(&w->active);
     free(w);
+    if (rc)
+        free_devices(out);
     return rc;
-}
-
-static void free_devices(struct cc_allocator *a)
-{
-    for (uint32_t i = 0; i < a->ndevices; i++) {
-        free(a->devices[i].segments);
-        free(a->devices[i].blocks);
-    }
-    free(a->devices);
-    a->devices = NULL;
-    a->ndevices = 0;
 }
 
 /* No table for this torch version: the newest table the structure fits. */
@@ -311,15 +315,13 @@ static int walk_by_structure(struct cl_target *t, const char *version, struct cc
     size_t n;
     const struct cc_layout *all = cc_layouts(&n);
     for (size_t i = n; i-- > 0;) {
-        out->l = &all[i];
         struct cl_error ignored;
-        if (walk_devices(t, out, &ignored) == 0) {
+        if (cc_walk_object(t, &all[i], out->object, out, &ignored) == 0) {
             cl_note_add(&out->warnings, "torch %s has no allocator layout of its own: layout %s "
                         "was used because the allocator's structure fits it (its statistics and "
                         "block chains check out)", version, out->l->name);
             return 0;
         }
-        free_devices(out);
     }
     out->l = NULL;
     return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no caching-allocator layout for torch "
@@ -353,7 +355,8 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
     const char *version = torch->version[0] ? torch->version : "(unknown version)";
     if (!out->l && sscanf(torch->version, "%u.%u", &major, &minor) == 2)
         out->l = cc_layout_for(major, minor);
-    int rc = out->l ? walk_devices(t, out, err) : walk_by_structure(t, version, out, err);
+    int rc = out->l ? cc_walk_object(t, out->l, out->object, out, err)
+                    : walk_by_structure(t, version, out, err);
     if (rc)
         cc_free(out);
     else if (force)

@@ -52,6 +52,11 @@ struct cc_allocator {
  * when no table fits. */
 int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_torch_info *torch,
             const char *force, struct cc_allocator *out, struct cl_error *err);
+/* The walk itself: the NativeCachingAllocator at object read with layout l, every device's
+ * pools, active blocks, private pools and block chains, checked against the allocator's own
+ * statistics. CL_E_UNSUPPORTED when the structure refutes the layout. */
+int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t object,
+                   struct cc_allocator *out, struct cl_error *err);
 void cc_free(struct cc_allocator *a);
 const char *cc_state_name(enum cc_state s);
 

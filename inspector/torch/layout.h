@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct torch_layout {
-    const char *name;           /* "2.13-2.14" */
+    const char *name;           /* "2.13-2.15" */
     bool verified;              /* checked against a real wheel here, not only read from headers */
     /* THPVariable (the Python object) */
     uint16_t thp_impl;          /* TensorImpl* */

@@ -1,5 +1,5 @@
-/* PyTorch layouts (x86-64). The 2.11-2.12 and 2.13-2.14 lines were read off live processes of
- * the real wheels here (2.11.0, 2.12.1, 2.13.0 and 2.14.1, CPU and CUDA builds); 2.10 is taken
+/* PyTorch layouts (x86-64). The 2.11-2.12 and 2.13-2.15 lines were read off live processes of
+ * the real wheels here (2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA builds); 2.10 is taken
  * to be 2.11's (its wheel needs CUDA 12 libraries culeak's tests do not install). The older
  * lines come from ../shared/notes/pytorch-layouts.md (1.13 partly run, the rest computed from
  * headers) and are used only when the live checks agree. 1.13 was then confirmed on Debian 12's
@@ -50,7 +50,7 @@ static const struct torch_layout torch210 = TORCH_2_11("2.10", false);
 static const struct torch_layout torch211 = TORCH_2_11("2.11-2.12", true);
 
 static const struct torch_layout torch213 = {
-    .name = "2.13-2.14", .verified = true, .thp_impl = 16,
+    .name = "2.13-2.15", .verified = true, .thp_impl = 16,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 48, .ti_sizes_strides = 56,
     .ti_storage_offset = 144, .ti_numel = 152, .ti_dtype = 160, .ti_device = 162,
     .device_engaged_last = true,
@@ -74,7 +74,7 @@ const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
         return &torch210;
     if (major == 2 && minor >= 11 && minor <= 12)
         return &torch211;
-    if (major == 2 && minor >= 13 && minor <= 14)
+    if (major == 2 && minor >= 13 && minor <= 15)
         return &torch213;
     return NULL;
 }

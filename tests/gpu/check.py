@@ -12,15 +12,16 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import harness  # noqa: E402
-from test_blocks import compare  # noqa: E402
+from test_blocks import EXPANDABLE, compare  # noqa: E402
 from test_tensors import judge  # noqa: E402
 
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--simulated"]
     python = args[0] if args else harness.CUDA_TORCH_VENV
-    env = harness.simgpu_env() if "--simulated" in sys.argv else None
-    print("device: %s" % ("culeak's simulated device (not a GPU)" if env else "the real GPU"))
+    env = harness.simgpu_env() if "--simulated" in sys.argv else dict(os.environ)
+    print("device: %s" % ("culeak's simulated device (not a GPU)" if "--simulated" in sys.argv
+                          else "the real GPU"))
     results = []
 
     def run(name, fn):
@@ -35,11 +36,12 @@ def main():
                                                   str(e).replace("\n", "\n      ")), flush=True)
 
     with harness.tempdir() as d:
-        for script, args_ in (("leaks.py", ["--cuda"]), ("cuda_blocks.py", [])):
-            with harness.Process(python, script, *args_, env=env) as p:
+        for script, args_, extra in (("leaks.py", ["--cuda"], {}), ("cuda_blocks.py", [], {}),
+                                     ("cuda_blocks.py", [], EXPANDABLE)):
+            with harness.Process(python, script, *args_, env=dict(env, **extra)) as p:
                 for kind in ("live", "gcore"):
                     target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
-                    run("%s %s: blocks vs snapshot" % (script, kind),
+                    run("%s%s %s: blocks vs snapshot" % (script, " (expandable)" if extra else "", kind),
                         lambda: compare(harness.culeak_json("blocks", *target), p.truth))
                     if script == "leaks.py":
                         run("%s %s: tensors and chains" % (script, kind),

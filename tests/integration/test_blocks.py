@@ -11,8 +11,8 @@ from harness import check
 
 PYTHON = harness.CUDA_TORCH_VENV
 # torch release -> (its venv, the layout table culeak must choose for it)
-RELEASES = {"2.14": (PYTHON, "2.13-2.14")}
-for _v, _layout in (("2.11", "2.11"), ("2.12", "2.12"), ("2.13", "2.13-2.14")):
+RELEASES = {"2.14": (PYTHON, "2.13-2.15")}
+for _v, _layout in (("2.11", "2.11"), ("2.12", "2.12"), ("2.13", "2.13-2.15"), ("2.15", "2.13-2.15")):
     RELEASES[_v] = (os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v, "bin",
                                  "python"), _layout)
 EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
@@ -124,7 +124,7 @@ def unknown_release():
             f.write("__version__ = '2.99.0+cu130'\ncuda = '13.0'\n")
         doc = harness.culeak_json("blocks", "--core", core, "--lib-path", os.path.join(d, "lib"))
         compare(doc, truth)
-        check(any("torch 2.99.0+cu130 has no allocator layout of its own: layout 2.13-2.14 was used"
+        check(any("torch 2.99.0+cu130 has no allocator layout of its own: layout 2.13-2.15 was used"
                   in w for w in doc["warnings"]), doc["warnings"])
 
 
@@ -161,7 +161,7 @@ def tests():
     for kind in ("live", "gcore", "kernel-core"):
         yield "simulated-device:%s" % kind, blocks("2.14", kind, False)
         yield "simulated-device:expandable:%s" % kind, blocks("2.14", kind, True)
-    for release in ("2.11", "2.12", "2.13"):
+    for release in ("2.11", "2.12", "2.13", "2.15"):
         yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False)
         yield "simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True)
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")

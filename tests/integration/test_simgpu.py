@@ -54,7 +54,7 @@ def gpu_check_script():
     """tests/gpu/check.py, the check meant for a real GPU, runs clean on the simulated device."""
     r = subprocess.run([sys.executable, os.path.join(harness.ROOT, "tests", "gpu", "check.py"),
                         "--simulated"], capture_output=True, text=True, timeout=600)
-    check(r.returncode == 0 and r.stdout.rstrip().endswith("6 passed, 0 failed"),
+    check(r.returncode == 0 and r.stdout.rstrip().endswith("8 passed, 0 failed"),
           r.stdout[-2000:] + r.stderr[-1000:])
 
 

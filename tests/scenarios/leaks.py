@@ -151,7 +151,7 @@ if DEV == "cuda":
     snap = torch.cuda.memory._snapshot()
     truth.update(reserved=torch.cuda.memory_reserved(), allocated=torch.cuda.memory_allocated(),
                  segments=[{"address": g["address"], "size": g["total_size"], "pool": g["segment_type"],
-                            "stream": g["stream"],
+                            "pool_id": list(g["segment_pool_id"]), "stream": g["stream"],
                             "blocks": [[b["address"], b["size"], b["state"]] for b in g["blocks"]]}
                            for g in snap["segments"]])
 print(json.dumps(truth), flush=True)
