@@ -17,7 +17,7 @@ HDRS     := $(shell find inspector -name '*.h')
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all install demo check test-unit test-unit-san test-integration deps clean simgpu
+.PHONY: all install demo check test-unit test-unit-san test-integration deps clean simgpu simgpu12
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
 $(BUILD)/obj/%.o: %.c $(HDRS) Makefile
@@ -53,19 +53,36 @@ define simgpu_lib
 $(BUILD)/simgpu/$(1): $(2) simgpu/gen-stubs.py
 	@mkdir -p $$(dir $$@)
 	@test -n "$(CUDA_LIBS)" || { echo "simgpu: no CUDA wheel venv (run scripts/install-deps)"; exit 1; }
-	/usr/bin/python3 simgpu/gen-stubs.py library $(CUDA_LIBS)/$(1) $(2) $$@.stubs.c $(3)
+	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA_INC) $(4) $(2) -o $$@.o
+	/usr/bin/python3 simgpu/gen-stubs.py library $(CUDA_LIBS)/$(1) $$@.o $$@.stubs.c $(3)
 	echo '$(1) { global: *; };' > $$@.map
-	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -I$(CUDA_INC) $(4) $(2) $$@.stubs.c \
-	    -Wl,--version-script=$$@.map -Wl,-soname,$(1) -lpthread -o $$@
+	$(CC) -O2 -g -fPIC -shared $$@.o $$@.stubs.c -Wl,--version-script=$$@.map -Wl,-soname,$(1) \
+	    -lpthread -o $$@
 endef
 $(eval $(call simgpu_lib,libcudart.so.13,simgpu/cudart.c,801,))
 $(eval $(call simgpu_lib,libcublas.so.13,simgpu/cublas.c,15,-I$(CUDA_LIBS)/../include))
 $(eval $(call simgpu_lib,libcublasLt.so.13,simgpu/cublas.c,15,-DLT -I$(CUDA_LIBS)/../include))
 $(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
 	@mkdir -p $(dir $@)
-	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c
-	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -I$(CUDA_INC) simgpu/driver.c $(BUILD)/simgpu/driver_stubs.c \
+	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA_INC) simgpu/driver.c -o $(BUILD)/simgpu/driver.o
+	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h $(BUILD)/simgpu/driver.o $(BUILD)/simgpu/driver_stubs.c
+	$(CC) -O2 -g -fPIC -shared $(BUILD)/simgpu/driver.o $(BUILD)/simgpu/driver_stubs.c \
 	    -Wl,-soname,libcuda.so.1 -o $@
+# The CUDA 12 runtime stand-in, for the CUDA 12 wheels (torch 2.10 and older): the same source
+# against the CUDA 12 runtime's own headers and exports, from that wheel's venv. The driver and
+# NVML stand-ins serve both.
+CUDA12_LIBS = $(firstword $(wildcard $(BUILD)/venv/torch-2.10-cuda/lib/python3*/site-packages/nvidia))
+simgpu12: $(BUILD)/simgpu12/libcudart.so.12 $(BUILD)/simgpu/libcuda.so.1 $(BUILD)/simgpu/libnvidia-ml.so.1
+$(BUILD)/simgpu12/libcudart.so.12: simgpu/cudart.c simgpu/gen-stubs.py
+	@mkdir -p $(dir $@)
+	@test -n "$(CUDA12_LIBS)" || { echo "simgpu12: no CUDA 12 wheel venv (run scripts/install-deps)"; exit 1; }
+	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA12_LIBS)/cuda_runtime/include -idirafter $(CUDA_INC) \
+	    simgpu/cudart.c -o $@.o
+	/usr/bin/python3 simgpu/gen-stubs.py library $(CUDA12_LIBS)/cuda_runtime/lib/libcudart.so.12 $@.o $@.stubs.c
+	echo 'libcudart.so.12 { global: *; };' > $@.map
+	$(CC) -O2 -g -fPIC -shared $@.o $@.stubs.c -Wl,--version-script=$@.map -Wl,-soname,libcudart.so.12 \
+	    -lpthread -o $@
+
 $(BUILD)/simgpu/libnvidia-ml.so.1: simgpu/nvml.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fPIC -shared -Wall -Wextra simgpu/nvml.c -Wl,-soname,libnvidia-ml.so.1 -o $@
@@ -104,7 +121,7 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps
-	$(MAKE) all simgpu $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+	$(MAKE) all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
 	scripts/run-tests
 
 clean:

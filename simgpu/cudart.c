@@ -202,15 +202,19 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *
     return cudaSuccess;
 }
 
+/* CUDA 13 added the edge data; CUDA 12's name for this is cudaStreamGetCaptureInfo_v2. */
+#if CUDART_VERSION >= 13000
+#define EDGES , const cudaGraphEdgeData **edges __attribute__((unused))
+#else
+#define EDGES
+#endif
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, enum cudaStreamCaptureStatus *status,
                                      unsigned long long *id, cudaGraph_t *graph,
-                                     const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
-                                     size_t *n)
+                                     const cudaGraphNode_t **deps EDGES, size_t *n)
 {
     (void)s;
     (void)graph;
     (void)deps;
-    (void)edges;
     (void)n;
     *status = cudaStreamCaptureStatusNone;
     if (id)
@@ -319,3 +323,11 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsi
         *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
     return *fn ? cudaSuccess : fail(cudaErrorSymbolNotFound);
 }
+
+#if CUDART_VERSION < 13000   /* CUDA 12's unversioned query, which CUDA 13 dropped */
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *status)
+{
+    return cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION, flags, status);
+}
+#endif

@@ -11,13 +11,15 @@
 struct cc_layout {
     const char *name;                   /* what --allocator-layout takes */
     unsigned major, first_minor, last_minor;   /* the torch releases it was read off */
+    unsigned cuda_major;                       /* ...and the CUDA major of those builds */
     /* NativeCachingAllocator */
     uint32_t nca_device_allocator;            /* std::vector<DeviceCachingAllocator*> */
     /* DeviceCachingAllocator */
     uint32_t dca_allocated_bytes, dca_reserved_bytes;   /* Stat[AGGREGATE].current */
     uint32_t dca_large_blocks, dca_small_blocks;        /* BlockPool */
     uint32_t dca_active_blocks;                         /* ska::flat_hash_set<Block*> */
-    uint32_t dca_graph_pools;       /* ska::flat_hash_map<MempoolId_t, unique_ptr<PrivatePool>> */
+    uint32_t dca_graph_pools;       /* ska::flat_hash_map<MempoolId_t, unique_ptr<PrivatePool>>;
+                                     * it follows an embedded cudaDeviceProp, so see below */
     /* BlockPool: free mapped blocks (std::set) at +0 */
     uint16_t bp_unmapped;           /* std::set of expandable-segment ranges without memory */
     uint16_t bp_is_small, bp_owner; /* bool; PrivatePool*, NULL for the device's own pools */
@@ -27,6 +29,12 @@ struct cc_layout {
     uint16_t blk_stream, blk_size, blk_requested, blk_pool, blk_ptr, blk_allocated, blk_mapped,
         blk_prev, blk_next, blk_expandable;
 };
+
+/* The DeviceCachingAllocator embeds a cudaDeviceProp, which is this much bigger in CUDA 12
+ * (1032 bytes in CUDA 12.8's headers) than in 13 (1008 in 13.0's); that moves every member
+ * after it, of those culeak reads only graph_pools, between builds of one release for the two
+ * CUDA majors. */
+#define CC_CUDA12_DEVICE_PROP_GROWTH 24
 
 /* The table read off torch major.minor, or NULL. */
 const struct cc_layout *cc_layout_for(unsigned major, unsigned minor);

@@ -308,15 +308,30 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
     return rc;
 }
 
+/* l, or its variant for the other CUDA major (kept in out) when the build is one. */
+static const struct cc_layout *for_cuda(const struct cc_layout *l, unsigned cuda_major,
+                                        struct cc_allocator *out)
+{
+    if (cuda_major == l->cuda_major || (cuda_major != 12 && cuda_major != 13))
+        return l;
+    out->other_cuda = *l;
+    out->other_cuda.cuda_major = cuda_major;
+    if (cuda_major == 12)
+        out->other_cuda.dca_graph_pools += CC_CUDA12_DEVICE_PROP_GROWTH;
+    else
+        out->other_cuda.dca_graph_pools -= CC_CUDA12_DEVICE_PROP_GROWTH;
+    return &out->other_cuda;
+}
+
 /* No table for this torch version: the newest table the structure fits. */
-static int walk_by_structure(struct cl_target *t, const char *version, struct cc_allocator *out,
-                             struct cl_error *err)
+static int walk_by_structure(struct cl_target *t, const char *version, unsigned cuda_major,
+                             struct cc_allocator *out, struct cl_error *err)
 {
     size_t n;
     const struct cc_layout *all = cc_layouts(&n);
     for (size_t i = n; i-- > 0;) {
         struct cl_error ignored;
-        if (cc_walk_object(t, &all[i], out->object, out, &ignored) == 0) {
+        if (cc_walk_object(t, for_cuda(&all[i], cuda_major, out), out->object, out, &ignored) == 0) {
             cl_note_add(&out->warnings, "torch %s has no allocator layout of its own: layout %s "
                         "was used because the allocator's structure fits it (its statistics and "
                         "block chains check out)", version, out->l->name);
@@ -351,17 +366,24 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
         return cl_error_set(err, CL_E_UNSUPPORTED, "the CUDA allocator backend is %s, not the "
                             "native caching allocator: only tensors can be reported",
                             strstr(cls, "CudaMallocAsync") ? "cudaMallocAsync" : cls);
-    unsigned major = 0, minor = 0;
+    unsigned major = 0, minor = 0, cuda_major = 0;
     const char *version = torch->version[0] ? torch->version : "(unknown version)";
     if (!out->l && sscanf(torch->version, "%u.%u", &major, &minor) == 2)
         out->l = cc_layout_for(major, minor);
-    int rc = out->l ? cc_walk_object(t, out->l, out->object, out, err)
-                    : walk_by_structure(t, version, out, err);
+    sscanf(torch->cuda, "%u", &cuda_major);
+    int rc = out->l ? cc_walk_object(t, for_cuda(out->l, cuda_major, out), out->object, out, err)
+                    : walk_by_structure(t, version, cuda_major, out, err);
     if (rc)
         cc_free(out);
     else if (force)
         cl_note_add(&out->warnings, "allocator layout %s forced by --allocator-layout (torch %s); "
                     "the allocator's structure fits it", out->l->name, version);
+    if (!rc && out->l == &out->other_cuda)
+        cl_note_add(&out->warnings, "a CUDA %s build: layout %s was read off CUDA %u builds, and "
+                    "the private-pool map's place is computed for CUDA %u (cudaDeviceProp's size "
+                    "differs by %d bytes), not read off such a wheel; the allocator's structure "
+                    "fits it", torch->cuda, out->l->name, cuda_major == 12 ? 13 : 12, cuda_major,
+                    CC_CUDA12_DEVICE_PROP_GROWTH);
     return rc;
 }
 

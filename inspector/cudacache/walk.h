@@ -40,6 +40,7 @@ struct cc_device {
 
 struct cc_allocator {
     const struct cc_layout *l;
+    struct cc_layout other_cuda;  /* l for the other CUDA major, when the build is one */
     char *warnings;           /* a layout not chosen by the torch version says so here */
     uint64_t object;          /* the NativeCachingAllocator */
     struct cc_device *devices;

@@ -1,7 +1,6 @@
-/* PyTorch layouts (x86-64). The 2.11-2.12 and 2.13-2.15 lines were read off live processes of
- * the real wheels here (2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA builds); 2.10 is taken
- * to be 2.11's (its wheel needs CUDA 12 libraries culeak's tests do not install). The older
- * lines come from ../shared/notes/pytorch-layouts.md (1.13 partly run, the rest computed from
+/* PyTorch layouts (x86-64). The 2.10-2.12 and 2.13-2.15 lines were read off live processes of
+ * the real wheels here (2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA
+ * builds). The older lines come from ../shared/notes/pytorch-layouts.md (1.13 partly run, the rest computed from
  * headers) and are used only when the live checks agree. 1.13 was then confirmed on Debian 12's
  * python3-torch 1.13.1 by the tests. */
 #include <stddef.h>
@@ -39,15 +38,13 @@ static const struct torch_layout torch24 = {
 
 /* Up to 2.12 TensorImpl's pyobj_slot_ is {interpreter, PyObject*} (16 bytes) and AutogradMeta
  * holds grad_fn_ in a shared_ptr (16 bytes); from 2.13 the PyObject* alone and an intrusive_ptr. */
-#define TORCH_2_11(NAME, VERIFIED) {                                                             \
-    .name = NAME, .verified = VERIFIED, .thp_impl = 16,                                          \
-    .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,            \
-    .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,                \
-    .device_engaged_last = true,                                                                 \
-    .si_data = 16, .si_device = 40, .si_size_bytes = 48,                                         \
-    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 47}
-static const struct torch_layout torch210 = TORCH_2_11("2.10", false);
-static const struct torch_layout torch211 = TORCH_2_11("2.11-2.12", true);
+static const struct torch_layout torch210 = {
+    .name = "2.10-2.12", .verified = true, .thp_impl = 16,
+    .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
+    .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
+    .device_engaged_last = true,
+    .si_data = 16, .si_device = 40, .si_size_bytes = 48,
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 47};
 
 static const struct torch_layout torch213 = {
     .name = "2.13-2.15", .verified = true, .thp_impl = 16,
@@ -59,7 +56,7 @@ static const struct torch_layout torch213 = {
 };
 
 static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch24, &torch210,
-                                                     &torch211, &torch213};
+                                                     &torch213};
 #define NLAYOUTS (sizeof layouts / sizeof *layouts)
 
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
@@ -70,10 +67,8 @@ const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
         return &torch20;
     if (major == 2 && minor >= 4 && minor <= 6)
         return &torch24;
-    if (major == 2 && minor == 10)
+    if (major == 2 && minor >= 10 && minor <= 12)
         return &torch210;
-    if (major == 2 && minor >= 11 && minor <= 12)
-        return &torch211;
     if (major == 2 && minor >= 13 && minor <= 15)
         return &torch213;
     return NULL;

@@ -185,11 +185,13 @@ def stripped_libpython(python, directory):
     return dict(os.environ, LD_LIBRARY_PATH=directory), copy
 
 
-def simgpu_env():
-    """The environment scripts/simgpu-run sets: the simulated CUDA device (make simgpu builds it)."""
+def simgpu_env(cuda=13):
+    """The environment scripts/simgpu-run sets: the simulated CUDA device (make simgpu builds it;
+    make simgpu12 the runtime for CUDA 12 wheels, which keep their real cuBLAS)."""
     lib = os.path.join(ROOT, "build", "simgpu")
-    if not os.path.exists(os.path.join(lib, "libcudart.so.13")):
-        raise Failure("the simulated device is not built (make simgpu)")
-    preload = ":".join(os.path.join(lib, name) for name in
-                       ("libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13"))
-    return dict(os.environ, LD_PRELOAD=preload, LD_LIBRARY_PATH=lib)
+    names = [os.path.join(lib, n) for n in ("libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13")]
+    if cuda == 12:
+        names = [os.path.join(ROOT, "build", "simgpu12", "libcudart.so.12")]
+    if not all(os.path.exists(n) for n in names):
+        raise Failure("the simulated device is not built (make simgpu simgpu12)")
+    return dict(os.environ, LD_PRELOAD=":".join(names), LD_LIBRARY_PATH=lib)

@@ -10,11 +10,12 @@ import harness
 from harness import check
 
 PYTHON = harness.CUDA_TORCH_VENV
-# torch release -> (its venv, the layout table culeak must choose for it)
-RELEASES = {"2.14": (PYTHON, "2.13-2.15")}
-for _v, _layout in (("2.11", "2.11"), ("2.12", "2.12"), ("2.13", "2.13-2.15"), ("2.15", "2.13-2.15")):
+# torch release -> (its venv, the layout table culeak must choose for it, its CUDA major)
+RELEASES = {"2.14": (PYTHON, "2.13-2.15", 13)}
+for _v, _layout, _cuda in (("2.10", "2.10", 12), ("2.11", "2.11", 13), ("2.12", "2.12", 13),
+                           ("2.13", "2.13-2.15", 13), ("2.15", "2.13-2.15", 13)):
     RELEASES[_v] = (os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v, "bin",
-                                 "python"), _layout)
+                                 "python"), _layout, _cuda)
 EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
 
 
@@ -77,10 +78,10 @@ def compare(doc, truth):
 
 
 def blocks(release, kind, expandable):
-    python, layout = RELEASES[release]
+    python, layout, cuda = RELEASES[release]
 
     def test():
-        env = dict(harness.simgpu_env(), **(EXPANDABLE if expandable else {}))
+        env = dict(harness.simgpu_env(cuda), **(EXPANDABLE if expandable else {}))
         with harness.tempdir() as d:
             if kind == "kernel-core":
                 truth, core = harness.kernel_core(python, "cuda_blocks.py", [], d, env=env)
@@ -103,29 +104,37 @@ def blocks(release, kind, expandable):
 def wrong_layout(release, other):
     """Another line's table forced on an allocator is refuted by the structure: exit 9."""
     def test():
-        with harness.Process(RELEASES[release][0], "cuda_blocks.py", env=harness.simgpu_env()) as p:
+        python, right, cuda = RELEASES[release]
+        with harness.Process(python, "cuda_blocks.py", env=harness.simgpu_env(cuda)) as p:
             r = harness.culeak("blocks", "--pid", p.pid, "--allocator-layout", other, expect_rc=9)
             check("the allocator layout " in r.stderr and "does not fit device 0" in r.stderr, r.stderr)
-            right = RELEASES[release][1]
             doc = harness.culeak_json("blocks", "--pid", p.pid, "--allocator-layout", right)
             compare(doc, p.truth)
             check(any("forced by --allocator-layout" in w for w in doc["warnings"]), doc["warnings"])
     return test
 
 
-def unknown_release():
-    """A torch version with no table of its own (here a core whose torch/version.py says 2.99,
-    brought in by --lib-path): the table the structure fits is used, and the report says so."""
-    env = harness.simgpu_env()
+def with_version_py(core, d, version, cuda):
+    """Reads the core as if its torch/version.py said this (it is brought in by --lib-path)."""
+    lib = os.path.join(d, "lib-%s-%s" % (version, cuda))
+    os.mkdir(lib)
+    with open(os.path.join(lib, "version.py"), "w") as f:
+        f.write("__version__ = %r\ncuda = %r\n" % (version, cuda))
+    return ["--core", core, "--lib-path", lib]
+
+
+def other_builds():
+    """A torch version with no table of its own: the table the structure fits is used, and the
+    report says so. A CUDA 12 build: the private-pool map moves with cudaDeviceProp, so on this
+    CUDA 13 build the CUDA 12 variant must be refused by the structure."""
     with harness.tempdir() as d:
-        truth, core = harness.kernel_core(PYTHON, "cuda_blocks.py", [], d, env=env)
-        os.mkdir(os.path.join(d, "lib"))
-        with open(os.path.join(d, "lib", "version.py"), "w") as f:
-            f.write("__version__ = '2.99.0+cu130'\ncuda = '13.0'\n")
-        doc = harness.culeak_json("blocks", "--core", core, "--lib-path", os.path.join(d, "lib"))
+        truth, core = harness.kernel_core(PYTHON, "cuda_blocks.py", [], d, env=harness.simgpu_env())
+        doc = harness.culeak_json("blocks", *with_version_py(core, d, "2.99.0+cu130", "13.0"))
         compare(doc, truth)
         check(any("torch 2.99.0+cu130 has no allocator layout of its own: layout 2.13-2.15 was used"
                   in w for w in doc["warnings"]), doc["warnings"])
+        r = harness.culeak("blocks", *with_version_py(core, d, "2.14.1+cu128", "12.8"), expect_rc=9)
+        check("the allocator layout 2.13-2.15 does not fit device 0" in r.stderr, r.stderr)
 
 
 def summary():
@@ -161,12 +170,13 @@ def tests():
     for kind in ("live", "gcore", "kernel-core"):
         yield "simulated-device:%s" % kind, blocks("2.14", kind, False)
         yield "simulated-device:expandable:%s" % kind, blocks("2.14", kind, True)
-    for release in ("2.11", "2.12", "2.13", "2.15"):
+    for release in ("2.10", "2.11", "2.12", "2.13", "2.15"):
         yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False)
         yield "simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True)
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
+    yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")
     yield "simulated-device:torch-2.14:forced-2.11-layout-refuted", wrong_layout("2.14", "2.11")
-    yield "simulated-device:torch-2.99-by-structure", unknown_release
+    yield "simulated-device:unknown-release-and-cuda-12-builds", other_builds
     yield "simulated-device:filters", filters
     yield "simulated-device:summary", summary
     yield "cpu-torch:no-allocator", no_allocator
