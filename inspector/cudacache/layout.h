@@ -5,6 +5,7 @@
 #ifndef CULEAK_CUDACACHE_LAYOUT_H
 #define CULEAK_CUDACACHE_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,8 @@ struct cc_layout {
     /* BlockPool: free mapped blocks (std::set) at +0 */
     uint16_t bp_unmapped;           /* std::set of expandable-segment ranges without memory */
     uint16_t bp_is_small, bp_owner; /* bool; PrivatePool*, NULL for the device's own pools */
-    /* PrivatePool: MempoolId_t (two u64) at +0 */
+    /* PrivatePool */
+    bool pp_has_id;                 /* from 2.10 it starts with its MempoolId_t (two u64) */
     uint16_t pp_large_blocks, pp_small_blocks;
     /* Block */
     uint16_t blk_stream, blk_size, blk_requested, blk_pool, blk_ptr, blk_allocated, blk_mapped,

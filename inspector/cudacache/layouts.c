@@ -1,12 +1,12 @@
-/* Each line was read off the real torch wheels of its releases (PyPI's builds: CUDA 12.8 for
- * 2.10, CUDA 13 from 2.11) running on culeak's simulated device, where the allocator's
- * structures are the wheel's own (only the CUDA runtime's memory calls and the driver's
- * virtual-memory calls are stood in for), and is confirmed on every walk by the structural
- * checks; tests/integration/test_blocks.py compares each with the allocator's own
+/* Each line was read off the real torch wheels of its releases (PyPI's builds: CUDA 12.1 for
+ * 2.4, 12.4 for 2.6, 12.8 for 2.10, 13 from 2.11) running on culeak's simulated device, where
+ * the allocator's structures are the wheel's own (only the CUDA runtime's memory calls and the
+ * driver's virtual-memory calls are stood in for), and is confirmed on every walk by the
+ * structural checks; tests/integration/test_blocks.py compares each with the allocator's own
  * torch.cuda.memory._snapshot(). The shared notes' header-derived offsets disagreed with these
- * wheels wherever they could be checked, so lines that have not been run (2.0-2.9) are not
- * listed: culeak tries each table on them, and `--allocator-layout` can force one, and the
- * structural checks then say whether it fits. */
+ * wheels in several places, so releases that have not been run (2.0-2.3, 2.5, 2.7-2.9) get no
+ * table: culeak tries each table on them, `--allocator-layout` can force one, and the
+ * structural checks say whether it fits. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,32 +23,46 @@
 #define STATS .dca_allocated_bytes = 40 + 384, .dca_reserved_bytes = 40 + 480
 
 static const struct cc_layout layouts[] = {
-    /* read off 2.10.0+cu128, PyPI's CUDA 12 build */
+    /* read off 2.4.1+cu121; no cudaDeviceProp in the DeviceCachingAllocator yet */
+    {.name = "2.4", .major = 2, .first_minor = 4, .last_minor = 4, .cuda_major = 12,
+     .nca_device_allocator = 22512, STATS,
+     .dca_large_blocks = 1016, .dca_small_blocks = 1136, .dca_active_blocks = 1256,
+     .dca_graph_pools = 1480,
+     .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_large_blocks = 8, .pp_small_blocks = 8 + 120, BLOCK_2_10},
+    /* read off 2.6.0+cu124 */
+    {.name = "2.6", .major = 2, .first_minor = 6, .last_minor = 6, .cuda_major = 12,
+     .nca_device_allocator = 22584, STATS,
+     .dca_large_blocks = 1016, .dca_small_blocks = 1136, .dca_active_blocks = 1256,
+     .dca_graph_pools = 1520,
+     .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_large_blocks = 8, .pp_small_blocks = 8 + 120, BLOCK_2_10},
+    /* read off 2.10.0+cu128 */
     {.name = "2.10", .major = 2, .first_minor = 10, .last_minor = 10, .cuda_major = 12,
      .nca_device_allocator = 22584, STATS,
      .dca_large_blocks = 1024, .dca_small_blocks = 1144, .dca_active_blocks = 1264,
      .dca_graph_pools = 2704,
      .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
-     .pp_large_blocks = 32, .pp_small_blocks = 32 + 120, BLOCK_2_10},
+     .pp_has_id = true, .pp_large_blocks = 32, .pp_small_blocks = 32 + 120, BLOCK_2_10},
     {.name = "2.11", .major = 2, .first_minor = 11, .last_minor = 11, .cuda_major = 13,
      .nca_device_allocator = 22584, STATS,
      .dca_large_blocks = 1024, .dca_small_blocks = 1144, .dca_active_blocks = 1264,
      .dca_graph_pools = 2736,
      .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
-     .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
+     .pp_has_id = true, .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
     {.name = "2.12", .major = 2, .first_minor = 12, .last_minor = 12, .cuda_major = 13,
      .nca_device_allocator = 22584, STATS,
      .dca_large_blocks = 1032, .dca_small_blocks = 1152, .dca_active_blocks = 1272,
      .dca_graph_pools = 2744,
      .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
-     .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
+     .pp_has_id = true, .pp_large_blocks = 40, .pp_small_blocks = 40 + 120, BLOCK_2_11},
     /* BlockPool grew a third std::set (168 bytes, not 120); 2.15.0 is unchanged */
     {.name = "2.13-2.15", .major = 2, .first_minor = 13, .last_minor = 15, .cuda_major = 13,
      .nca_device_allocator = 22584, STATS,
      .dca_large_blocks = 1064, .dca_small_blocks = 1232, .dca_active_blocks = 1400,
      .dca_graph_pools = 2880,
      .bp_unmapped = 48, .bp_is_small = 144, .bp_owner = 152,
-     .pp_large_blocks = 40, .pp_small_blocks = 40 + 168, BLOCK_2_11},
+     .pp_has_id = true, .pp_large_blocks = 40, .pp_small_blocks = 40 + 168, BLOCK_2_11},
 };
 
 #define NLAYOUTS (sizeof layouts / sizeof *layouts)

@@ -141,11 +141,12 @@ static bool add_pool(struct walk *w, uint64_t pool, const uint64_t id[2])
     return walk_set(w, pool) && walk_set(w, pool + w->l->bp_unmapped);
 }
 
-/* graph_pools entry: {distance, MempoolId_t {u64, u64}, PrivatePool*}; the pool repeats its id */
+/* graph_pools entry: {distance, MempoolId_t {u64, u64}, PrivatePool*}; a pool that has its id
+ * must repeat it */
 static bool visit_private_pool(struct walk *w, uint64_t entry)
 {
     uint64_t id[2] = {word(w, entry + 8), word(w, entry + 16)}, pp = word(w, entry + 24);
-    return pp && word(w, pp) == id[0] && word(w, pp + 8) == id[1] &&
+    return pp && (!w->l->pp_has_id || (word(w, pp) == id[0] && word(w, pp + 8) == id[1])) &&
            add_pool(w, pp + w->l->pp_large_blocks, id) && add_pool(w, pp + w->l->pp_small_blocks, id);
 }
 

@@ -20,6 +20,11 @@ struct torch_layout {
     uint16_t si_data, si_device, si_size_bytes;
     /* torch::autograd::AutogradMeta */
     uint16_t am_grad, am_grad_fn, am_requires_grad;
+    /* Releases up to 2.6 were built both with the old C++ ABI (PyPI) and the new one (distros),
+     * and AutogradMeta starts with a std::string: 8 bytes in the old ABI, 32 in the new. Such
+     * tables hold the old ABI's offsets; an AutogradMeta whose name_ is a new-ABI string (its
+     * data pointer points into itself) has its fields 24 bytes further. */
+    bool am_abi_varies;
     uint8_t dtype_undefined;    /* the first ScalarType value that is not a real dtype */
 };
 

@@ -1,6 +1,7 @@
-/* PyTorch layouts (x86-64). The 2.10-2.12 and 2.13-2.15 lines were read off live processes of
- * the real wheels here (2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA
- * builds). The older lines come from ../shared/notes/pytorch-layouts.md (1.13 partly run, the rest computed from
+/* PyTorch layouts (x86-64). The 2.4-2.6, 2.10-2.12 and 2.13-2.15 lines were read off live
+ * processes of the real wheels here (2.4.1, 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and
+ * 2.15.0, CPU and CUDA builds), and 1.13's AutogradMeta in both C++ ABIs (Debian's new one, and
+ * the old one by the same rule as 2.4-2.6's). The 2.0-2.1 line comes from ../shared/notes/pytorch-layouts.md (1.13 partly run, the rest computed from
  * headers) and are used only when the live checks agree. 1.13 was then confirmed on Debian 12's
  * python3-torch 1.13.1 by the tests. */
 #include <stddef.h>
@@ -15,7 +16,8 @@ static const struct torch_layout torch113 = {
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
     .device_engaged_last = false,
     .si_data = 24, .si_device = 48, .si_size_bytes = 56,
-    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 136, .dtype_undefined = 18,
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 112, .am_abi_varies = true,
+    .dtype_undefined = 18,
 };
 
 static const struct torch_layout torch20 = {
@@ -24,16 +26,18 @@ static const struct torch_layout torch20 = {
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
     .device_engaged_last = false,
     .si_data = 24, .si_device = 48, .si_size_bytes = 56,
-    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 44,
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_abi_varies = true,
+    .dtype_undefined = 44,
 };
 
 static const struct torch_layout torch24 = {
-    .name = "2.4-2.6", .verified = false, .thp_impl = 24,
+    .name = "2.4-2.6", .verified = true, .thp_impl = 24,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
     .si_data = 16, .si_device = 40, .si_size_bytes = 48,
-    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 44,
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_abi_varies = true,
+    .dtype_undefined = 44,
 };
 
 /* Up to 2.12 TensorImpl's pyobj_slot_ is {interpreter, PyObject*} (16 bytes) and AutogradMeta

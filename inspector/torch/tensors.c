@@ -157,6 +157,13 @@ static struct torch_tensor *new_tensor(struct walk *w)
 }
 
 /* Reads a TensorImpl's facts into x; false when it does not look like one. */
+/* The address of an AutogradMeta field (see torch_layout.am_abi_varies). */
+static uint64_t am_field(struct walk *w, uint64_t meta, uint16_t off)
+{
+    bool new_abi_string = w->l->am_abi_varies && word(w, meta + 8) == meta + 24;
+    return meta + off + (new_abi_string ? 24 : 0);
+}
+
 static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
 {
     const struct torch_layout *l = w->l;
@@ -190,8 +197,8 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
     uint64_t meta = word(w, impl + l->ti_autograd_meta);
     if (meta) {
         uint8_t rg = 0;
-        cl_read(t, meta + l->am_requires_grad, &rg, 1);
-        x->grad_fn = word(w, meta + l->am_grad_fn);
+        cl_read(t, am_field(w, meta, l->am_requires_grad), &rg, 1);
+        x->grad_fn = word(w, am_field(w, meta, l->am_grad_fn));
         x->requires_grad = rg || x->grad_fn;
         if (x->grad_fn && classify(w, x->grad_fn, x->grad_fn_name, sizeof x->grad_fn_name) != CLS_NODE)
             snprintf(x->grad_fn_name, sizeof x->grad_fn_name, "?");
@@ -368,7 +375,7 @@ static void scan_words(struct walk *w, uint32_t g, uint64_t p, uint64_t len, int
 static void grad_tensor(struct walk *w, uint32_t owner)
 {
     uint64_t meta = word(w, w->out->v[owner].impl + w->l->ti_autograd_meta);
-    uint64_t grad = meta ? word(w, meta + w->l->am_grad) : 0;
+    uint64_t grad = meta ? word(w, am_field(w, meta, w->l->am_grad)) : 0;
     char cls[96], base[4096];
     if (!grad || !cxx_class_name(w->t, grad, cls, sizeof cls) || strstr(cls, "Undefined") ||
         !py_heap_path(w->h, w->out->v[owner].node, base, sizeof base) ||

@@ -19,13 +19,21 @@ side = torch.cuda.Stream()
 with torch.cuda.stream(side):
     other = torch.empty(700000, device="cuda")   # a segment of the second stream
 raw = torch.cuda.caching_allocator_alloc(4096)   # memory no tensor accounts for
-pool, empty_pool = torch.cuda.MemPool(), torch.cuda.MemPool()
-with torch.cuda.use_mem_pool(pool):
-    pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
-del pooled[2]                       # a private pool's free block
-with torch.cuda.use_mem_pool(empty_pool):
-    gone = torch.empty(5000000, device="cuda")
-del gone                            # a private pool's segment with nothing allocated in it
+if hasattr(torch.cuda, "use_mem_pool"):   # from 2.6
+    pool, empty_pool = torch.cuda.MemPool(), torch.cuda.MemPool()
+    with torch.cuda.use_mem_pool(pool):
+        pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
+    del pooled[2]                   # a private pool's free block
+    with torch.cuda.use_mem_pool(empty_pool):
+        gone = torch.empty(5000000, device="cuda")
+    del gone                        # a private pool's segment with nothing allocated in it
+else:   # 2.4: a CUDA graph's private pool, filled as cudagraph trees do, without a capture
+    pool_stream, pool = torch.cuda.Stream(), torch.cuda.graph_pool_handle()
+    with torch.cuda.stream(pool_stream):
+        torch._C._cuda_beginAllocateCurrentStreamToPool(0, pool)
+        pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
+        torch._C._cuda_endAllocateCurrentStreamToPool(0, pool)
+    del pooled[2]
 shared = torch.empty(50000, device="cuda")
 shared.record_stream(side)          # used on the side stream too...
 del shared                          # ...so freeing waits for its event (last: a malloc would
@@ -34,7 +42,7 @@ snap = torch.cuda.memory._snapshot()
 truth = {"pid": os.getpid(), "reserved": torch.cuda.memory_reserved(),
          "allocated": torch.cuda.memory_allocated(),
          "segments": [{"address": s["address"], "size": s["total_size"], "pool": s["segment_type"],
-                       "pool_id": list(s["segment_pool_id"]), "stream": s["stream"],
+                       "pool_id": list(s.get("segment_pool_id", (0, 0))), "stream": s["stream"],
                        "blocks": [[b["address"], b["size"], b["state"]] for b in s["blocks"]]}
                       for s in snap["segments"]],
          "held": {hex(t.data_ptr()): "__main__.history[%d]" % i for i, t in enumerate(history)},
