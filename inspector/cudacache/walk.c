@@ -288,7 +288,13 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
     uint64_t vec = out->object + out->l->nca_device_allocator;
     uint64_t begin = word(w, vec), end = word(w, vec + 8);
     int rc = 0;
-    if (end < begin || (end - begin) / 8 > MAX_DEVICES || (end - begin) % 8)
+    /* CUDA's initialisation fills the device list before the first allocation; until then there
+     * is nothing to walk, and an empty list would fit any layout. */
+    if (begin == end && begin == 0)
+        rc = cl_error_set(err, CL_E_UNSUPPORTED, "the allocator has no devices (layout %s): CUDA "
+                          "is not initialised in this process, or the layout does not fit",
+                          out->l->name);
+    else if (end < begin || (end - begin) / 8 > MAX_DEVICES || (end - begin) % 8)
         rc = cl_error_set(err, CL_E_UNSUPPORTED, "the allocator layout %s does not fit: its "
                           "device list is not readable", out->l->name);
     out->ndevices = rc ? 0 : (uint32_t)((end - begin) / 8);
