@@ -1,11 +1,11 @@
 /* Each line was read off the real torch wheels of its releases (PyPI's builds: CUDA 12.1 for
- * 2.4, 12.4 for 2.6, 12.8 for 2.10, 13 from 2.11) running on culeak's simulated device, where
- * the allocator's structures are the wheel's own (only the CUDA runtime's memory calls and the
- * driver's virtual-memory calls are stood in for), and is confirmed on every walk by the
+ * 2.1 and 2.4, 12.4 for 2.6, 12.8 for 2.10, 13 from 2.11) running on culeak's simulated device,
+ * where the allocator's structures are the wheel's own (only the CUDA runtime's memory calls and
+ * the driver's virtual-memory calls are stood in for), and is confirmed on every walk by the
  * structural checks; tests/integration/test_blocks.py compares each with the allocator's own
  * torch.cuda.memory._snapshot(). The shared notes' header-derived offsets disagreed with these
- * wheels in several places, so releases that have not been run (2.0-2.3, 2.5, 2.7-2.9) get no
- * table: culeak tries each table on them, `--allocator-layout` can force one, and the
+ * wheels in several places, so releases that have not been run (2.0, 2.2, 2.3, 2.5, 2.7-2.9)
+ * get no table: culeak tries each table on them, `--allocator-layout` can force one, and the
  * structural checks say whether it fits. */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,15 @@
 #define STATS .dca_allocated_bytes = 40 + 384, .dca_reserved_bytes = 40 + 480
 
 static const struct cc_layout layouts[] = {
+    /* read off 2.1.2+cu121: one mutex and one allocated-blocks map, not 67 shards of each */
+    {.name = "2.1", .major = 2, .first_minor = 1, .last_minor = 1, .cuda_major = 12,
+     .nca_device_allocator = 80, STATS,
+     .dca_large_blocks = 992, .dca_small_blocks = 1104, .dca_active_blocks = 1216,
+     .dca_graph_pools = 1424,
+     .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_large_blocks = 8, .pp_small_blocks = 8 + 112,
+     .blk_stream = 8, .blk_size = 48, .blk_requested = 56, .blk_pool = 64, .blk_ptr = 72,
+     .blk_allocated = 80, .blk_mapped = 81, .blk_prev = 88, .blk_next = 96, .blk_expandable = 144},
     /* read off 2.4.1+cu121; no cudaDeviceProp in the DeviceCachingAllocator yet */
     {.name = "2.4", .major = 2, .first_minor = 4, .last_minor = 4, .cuda_major = 12,
      .nca_device_allocator = 22512, STATS,

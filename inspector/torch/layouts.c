@@ -1,9 +1,8 @@
-/* PyTorch layouts (x86-64). The 2.4-2.6, 2.10-2.12 and 2.13-2.15 lines were read off live
- * processes of the real wheels here (2.4.1, 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and
- * 2.15.0, CPU and CUDA builds), and 1.13's AutogradMeta in both C++ ABIs (Debian's new one, and
- * the old one by the same rule as 2.4-2.6's). The 2.0-2.1 line comes from ../shared/notes/pytorch-layouts.md (1.13 partly run, the rest computed from
- * headers) and are used only when the live checks agree. 1.13 was then confirmed on Debian 12's
- * python3-torch 1.13.1 by the tests. */
+/* PyTorch layouts (x86-64). The 2.1, 2.4-2.6, 2.10-2.12 and 2.13-2.15 lines were read off live
+ * processes of the real wheels here (2.1.2, 2.4.1, 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1
+ * and 2.15.0, CPU and CUDA builds); 1.13 on Debian 12's python3-torch 1.13.1, with its
+ * AutogradMeta read in the old C++ ABI by the same rule as the PyPI wheels'. 2.0 is 2.1's table,
+ * not run here, so it is used only when the live checks agree, with a warning. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,15 +19,17 @@ static const struct torch_layout torch113 = {
     .dtype_undefined = 18,
 };
 
-static const struct torch_layout torch20 = {
-    .name = "2.0-2.1", .verified = false, .thp_impl = 24,
-    .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,
-    .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
-    .device_engaged_last = false,
-    .si_data = 24, .si_device = 48, .si_size_bytes = 56,
-    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_abi_varies = true,
-    .dtype_undefined = 44,
-};
+/* 2.1 was checked on the 2.1.2 wheel; 2.0 is taken to be the same (its headers say so). */
+#define TORCH_2_0(NAME, VERIFIED) {                                                           \
+    .name = NAME, .verified = VERIFIED, .thp_impl = 24,                                        \
+    .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,          \
+    .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,              \
+    .device_engaged_last = false,                                                              \
+    .si_data = 24, .si_device = 48, .si_size_bytes = 56,                                       \
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_abi_varies = true,           \
+    .dtype_undefined = 44}
+static const struct torch_layout torch20 = TORCH_2_0("2.0", false);
+static const struct torch_layout torch21 = TORCH_2_0("2.1", true);
 
 static const struct torch_layout torch24 = {
     .name = "2.4-2.6", .verified = true, .thp_impl = 24,
@@ -59,16 +60,18 @@ static const struct torch_layout torch213 = {
     .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 128, .dtype_undefined = 47,
 };
 
-static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch24, &torch210,
-                                                     &torch213};
+static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch21, &torch24,
+                                                     &torch210, &torch213};
 #define NLAYOUTS (sizeof layouts / sizeof *layouts)
 
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
 {
     if (major == 1 && minor == 13)
         return &torch113;
-    if (major == 2 && minor <= 1)
+    if (major == 2 && minor == 0)
         return &torch20;
+    if (major == 2 && minor == 1)
+        return &torch21;
     if (major == 2 && minor >= 4 && minor <= 6)
         return &torch24;
     if (major == 2 && minor >= 10 && minor <= 12)

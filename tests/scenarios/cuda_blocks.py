@@ -27,12 +27,15 @@ if hasattr(torch.cuda, "use_mem_pool"):   # from 2.6
     with torch.cuda.use_mem_pool(empty_pool):
         gone = torch.empty(5000000, device="cuda")
     del gone                        # a private pool's segment with nothing allocated in it
-else:   # 2.4: a CUDA graph's private pool, filled as cudagraph trees do, without a capture
+else:   # 2.1, 2.4: a CUDA graph's private pool, filled as cudagraph trees do, without a capture
     pool_stream, pool = torch.cuda.Stream(), torch.cuda.graph_pool_handle()
     with torch.cuda.stream(pool_stream):
         torch._C._cuda_beginAllocateCurrentStreamToPool(0, pool)
         pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
-        torch._C._cuda_endAllocateCurrentStreamToPool(0, pool)
+        try:
+            torch._C._cuda_endAllocateCurrentStreamToPool(0, pool)
+        except TypeError:           # 2.1 takes the device only
+            torch._C._cuda_endAllocateCurrentStreamToPool(0)
     del pooled[2]
 shared = torch.empty(50000, device="cuda")
 shared.record_stream(side)          # used on the side stream too...
