@@ -147,7 +147,7 @@ static bool visit_private_pool(struct walk *w, uint64_t entry)
 {
     uint64_t id[2] = {word(w, entry + 8), word(w, entry + 16)}, pp = word(w, entry + 24);
     return pp && (!w->l->pp_has_id || (word(w, pp) == id[0] && word(w, pp + 8) == id[1])) &&
-           add_pool(w, pp + w->l->pp_large_blocks, id) && add_pool(w, pp + w->l->pp_small_blocks, id);
+           add_pool(w, pp + w->l->pp_large_blocks, id) && add_pool(w, pp + w->l->pp_large_blocks + w->l->bp_size, id);
 }
 
 static const struct pool *pool_of(const struct walk *w, uint64_t addr)
@@ -256,7 +256,7 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
     w->npools = 0;
     cl_addrmap_free(&w->active);
     bool ok = add_pool(w, dca + l->dca_large_blocks, no_id) &&
-              add_pool(w, dca + l->dca_small_blocks, no_id) && w->pools[1].small &&
+              add_pool(w, dca + l->dca_large_blocks + l->bp_size, no_id) && w->pools[1].small &&
               !w->pools[0].small && walk_ska(w, dca + l->dca_active_blocks, 16, visit_active) &&
               walk_ska(w, dca + l->dca_graph_pools, 32, visit_private_pool) &&
               build_segments(w, d);

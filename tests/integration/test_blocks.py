@@ -103,18 +103,14 @@ def blocks(release, kind, expandable):
     return test
 
 
-def cc_name(release):
-    """The name of the allocator table covering release."""
-    return next(layout for v, (_, layout, _) in RELEASES.items() if v == release)
-
-
 def wrong_layout(release, other):
     """Another line's table forced on an allocator is refuted by the structure: exit 9."""
     def test():
         python, right, cuda = RELEASES[release]
         with harness.Process(python, "cuda_blocks.py", env=harness.simgpu_env(cuda)) as p:
             r = harness.culeak("blocks", "--pid", p.pid, "--allocator-layout", other, expect_rc=9)
-            check("layout %s" % cc_name(other) in r.stderr and "does not fit" in r.stderr, r.stderr)
+            named = "layout %s" % RELEASES[other][1]
+            check(named in r.stderr and "does not fit" in r.stderr, r.stderr)
             doc = harness.culeak_json("blocks", "--pid", p.pid, "--allocator-layout", right)
             compare(doc, p.truth)
             check(any("forced by --allocator-layout" in w for w in doc["warnings"]), doc["warnings"])

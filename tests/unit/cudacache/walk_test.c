@@ -62,7 +62,7 @@ static const struct cc_layout *build(void)
     put64(DEVICES, BASE + DCA);
     put64(DCA + l->dca_allocated_bytes, MIB);
     put64(DCA + l->dca_reserved_bytes, 2 * MIB);
-    uint64_t large = DCA + l->dca_large_blocks, small = DCA + l->dca_small_blocks;
+    uint64_t large = DCA + l->dca_large_blocks, small = large + l->bp_size;
     empty_set(large + l->bp_unmapped);
     empty_set(small);
     empty_set(small + l->bp_unmapped);
