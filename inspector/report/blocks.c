@@ -210,9 +210,7 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_warnings(out, &j, s, NULL);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
+        cl_report_json_end(out, &j, s);
     } else {
         cl_report_warnings(out, NULL, s, "warning: ");
     }

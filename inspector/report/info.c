@@ -134,8 +134,5 @@ void cl_report_info_json(FILE *out, const struct cl_session *s)
     cl_json_end_array(&j);
     cl_json_end_object(&j);
 
-    cl_report_warnings(out, &j, s, NULL);
-
-    cl_json_end_object(&j);
-    cl_json_finish(&j);
+    cl_report_json_end(out, &j, s);
 }

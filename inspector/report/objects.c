@@ -65,9 +65,7 @@ void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json)
             cl_json_end_object(&j);
         }
         cl_json_end_array(&j);
-        cl_report_warnings(out, &j, s, NULL);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
+        cl_report_json_end(out, &j, s);
     } else {
         fprintf(out, "%u objects: %u reachable from a root, %u only on GC lists\n", h->n,
                 h->nreachable, h->n - h->nreachable);
@@ -145,9 +143,7 @@ size_t cl_report_refs(FILE *out, struct cl_session *s, const struct cl_refs_quer
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_warnings(out, &j, s, NULL);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
+        cl_report_json_end(out, &j, s);
     } else if (matched == 0) {
         fprintf(out, "no matching objects\n");
     }

@@ -120,9 +120,7 @@ void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_f
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_warnings(out, &j, s, NULL);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
+        cl_report_json_end(out, &j, s);
     } else {
         fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown, (unsigned long long)bytes);
         cl_report_warnings(out, NULL, s, "warning: ");
@@ -254,9 +252,7 @@ void cl_report_summary(FILE *out, struct cl_session *s, bool json)
     if (json)
         cl_json_end_array(&j);
     if (json) {
-        cl_report_warnings(out, &j, s, NULL);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
+        cl_report_json_end(out, &j, s);
     } else {
         cl_report_warnings(out, NULL, s, "warning: ");
     }

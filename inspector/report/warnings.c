@@ -32,3 +32,10 @@ void cl_report_warnings(FILE *out, struct cl_json *j, const struct cl_session *s
     if (j)
         cl_json_end_array(j);
 }
+
+void cl_report_json_end(FILE *out, struct cl_json *j, const struct cl_session *s)
+{
+    cl_report_warnings(out, j, s, NULL);
+    cl_json_end_object(j);
+    cl_json_finish(j);
+}
