@@ -205,10 +205,11 @@ static int cmd_info(const struct cl_command_line *cli, struct cl_session *s, FIL
                     struct cl_error *err)
 {
     (void)err;
+    struct cl_report_notes w = cl_session_notes(s);
     if (cli->json)
-        cl_report_info_json(out, s);
+        cl_report_info_json(out, s->target, &s->python, &s->torch, &w);
     else
-        cl_report_info_text(out, s);
+        cl_report_info_text(out, s->target, &s->python, &s->torch, &w);
     return 0;
 }
 
@@ -217,8 +218,10 @@ static int cmd_objects(const struct cl_command_line *cli, struct cl_session *s, 
 {
     struct py_heap *h;
     int rc = cl_session_heap(s, &cli->walk, &h, err);
-    if (!rc)
-        cl_report_objects(out, s, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json);
+    if (!rc) {
+        struct cl_report_notes w = cl_session_notes(s);
+        cl_report_objects(out, h, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json, &w);
+    }
     return rc;
 }
 
@@ -231,10 +234,17 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
     struct py_walk_options walk = cli->walk;
     walk.keep_refs = cli->max_paths > 1;
     int rc = cl_session_heap(s, &walk, &h, err);
-    if (!rc) {
-        struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
-        cl_report_refs(out, s, &q, cli->json);
-    }
+    if (rc)
+        return rc;
+    /* Tensors name the C++ holders (a .grad, a saved tensor) of objects no root reaches. */
+    struct torch_tensors *tt = NULL;
+    struct cl_error no_tensors;
+    if (s->torch.loaded && cl_session_tensors(s, &walk, &tt, &no_tensors))
+        cl_note_add(&s->target->warnings, "tensors could not be read (%s): objects held only "
+                    "from C++ are not named", no_tensors.msg);
+    struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
+    struct cl_report_notes w = cl_session_notes(s);
+    cl_report_refs(out, h, tt, &q, cli->json, &w);
     return rc;
 }
 
@@ -253,9 +263,12 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
         if (cl_session_allocator(s, cli->allocator_layout, &a, &no_allocator) &&
             cl_symbols_module_named(s->symbols, "libc10_cuda"))
             cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
-        cl_report_summary(out, s, cli->json);
+        struct cl_report_notes w = cl_session_notes(s);
+        cl_report_summary(out, &s->heap, &s->tensors, s->allocator_built ? &s->allocator : NULL,
+                          cli->json, &w);
     } else {
-        cl_report_tensors(out, s, &cli->tensor_filter, cli->json);
+        struct cl_report_notes w = cl_session_notes(s);
+        cl_report_tensors(out, &s->heap, &s->tensors, &cli->tensor_filter, cli->json, &w);
     }
     return 0;
 }
@@ -272,7 +285,9 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
     if (cl_session_tensors(s, &cli->walk, NULL, &ignored))
         cl_note_add(&s->target->warnings, "tensors could not be read (%s); blocks are listed "
                     "without their holders", ignored.msg);
-    cl_report_blocks(out, s, &cli->block_filter, cli->json);
+    struct cl_report_notes w = cl_session_notes(s);
+    cl_report_blocks(out, a, s->tensors_built ? &s->heap : NULL, s->tensors_built ? &s->tensors : NULL,
+                     &cli->block_filter, cli->json, &w);
     return 0;
 }
 

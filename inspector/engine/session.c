@@ -48,6 +48,16 @@ void cl_session_close(struct cl_session *s)
     free(s);
 }
 
+struct cl_report_notes cl_session_notes(const struct cl_session *s)
+{
+    return (struct cl_report_notes){{
+        s->target->warnings,
+        s->heap_built ? s->heap.warnings : NULL,
+        s->tensors_built ? s->tensors.warnings : NULL,
+        s->allocator_built ? s->allocator.warnings : NULL,
+    }};
+}
+
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err)
 {

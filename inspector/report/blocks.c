@@ -18,18 +18,18 @@ static bool in_block(const struct torch_storage *st, uint64_t ptr, uint64_t size
 }
 
 /* Storages whose data lies in [ptr, ptr+size): their tensors, with paths. */
-static unsigned block_tensors(FILE *out, struct cl_json *j, struct cl_session *s, uint64_t ptr,
-                              uint64_t size)
+static unsigned block_tensors(FILE *out, struct cl_json *j, struct py_heap *h,
+                              const struct torch_tensors *tt, uint64_t ptr, uint64_t size)
 {
-    static char path[4096];
+    char path[4096];
     unsigned n = 0;
-    for (uint32_t k = 0; s->tensors_built && k < s->tensors.nstorages; k++) {
-        const struct torch_storage *st = &s->tensors.storages[k];
+    for (uint32_t k = 0; tt && k < tt->nstorages; k++) {
+        const struct torch_storage *st = &tt->storages[k];
         if (!in_block(st, ptr, size))
             continue;
         for (uint32_t i = 0; i < st->ntensors; i++) {
-            const struct torch_tensor *x = &s->tensors.v[st->tensors[i]];
-            bool has = torch_tensor_path(&s->heap, x, path, sizeof path);
+            const struct torch_tensor *x = &tt->v[st->tensors[i]];
+            bool has = torch_tensor_path(h, x, path, sizeof path);
             n++;
             if (j) {
                 cl_json_begin_object(j);
@@ -52,15 +52,14 @@ static unsigned block_tensors(FILE *out, struct cl_json *j, struct cl_session *s
     return n;
 }
 
-uint64_t cl_blocks_unattributed(struct cl_session *s, const struct cc_device *d)
+uint64_t cl_blocks_unattributed(const struct torch_tensors *tt, const struct cc_device *d)
 {
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < d->nblocks; i++) {
         const struct cc_block *b = &d->blocks[i];
         bool held = false;
-        for (uint32_t k = 0; s->tensors_built && k < s->tensors.nstorages && !held; k++) {
-            held = in_block(&s->tensors.storages[k], b->ptr, b->size);
-        }
+        for (uint32_t k = 0; tt && k < tt->nstorages && !held; k++)
+            held = in_block(&tt->storages[k], b->ptr, b->size);
         if (b->state == CC_ACTIVE_ALLOCATED && !held)
             bytes += b->size;
     }
@@ -92,9 +91,10 @@ static struct usage segment_usage(const struct cc_device *d, const struct cc_seg
     return u;
 }
 
-void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_filter *f, bool json)
+void cl_report_blocks(FILE *out, const struct cc_allocator *a, struct py_heap *h,
+                      const struct torch_tensors *tt, const struct cl_block_filter *f, bool json,
+                      const struct cl_report_notes *w)
 {
-    const struct cc_allocator *a = &s->allocator;
     struct cl_json j;
     if (json) {
         cl_json_init(&j, out);
@@ -185,7 +185,7 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
                     cl_json_string(&j, cc_state_name(b->state));
                     cl_json_key(&j, "tensors");
                     cl_json_begin_array(&j);
-                    unsigned n = b->state == CC_ACTIVE_ALLOCATED ? block_tensors(out, &j, s, b->ptr, b->size) : 0;
+                    unsigned n = b->state == CC_ACTIVE_ALLOCATED ? block_tensors(out, &j, h, tt, b->ptr, b->size) : 0;
                     cl_json_end_array(&j);
                     cl_json_key(&j, "unattributed");
                     cl_json_bool(&j, b->state == CC_ACTIVE_ALLOCATED && n == 0);
@@ -193,7 +193,7 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
                 } else {
                     fprintf(out, "    block 0x%llx  %llu bytes  %s\n", (unsigned long long)b->ptr,
                             (unsigned long long)b->size, cc_state_name(b->state));
-                    if (b->state == CC_ACTIVE_ALLOCATED && block_tensors(out, NULL, s, b->ptr, b->size) == 0)
+                    if (b->state == CC_ACTIVE_ALLOCATED && block_tensors(out, NULL, h, tt, b->ptr, b->size) == 0)
                         fprintf(out, "        unattributed: no tensor known from Python or the "
                                      "autograd graph holds it\n");
                 }
@@ -210,8 +210,8 @@ void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_fil
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_json_end(out, &j, s);
+        cl_report_json_end(out, &j, w);
     } else {
-        cl_report_warnings(out, NULL, s, "warning: ");
+        cl_report_warnings(out, NULL, w, "warning: ");
     }
 }

@@ -6,17 +6,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "engine/session.h"
+#include "cpython/heap.h"
+#include "cudacache/walk.h"
+#include "report/warnings.h"
+#include "torch/tensors.h"
 
 struct cl_block_filter {
     int device;                /* -1: every device */
     int state;                 /* 0 all, 1 allocated (active), 2 free (inactive, unmapped) */
 };
 
-/* Needs the session's allocator walked; uses its tensors when they are built. */
-void cl_report_blocks(FILE *out, struct cl_session *s, const struct cl_block_filter *f, bool json);
+/* The allocator's walk; h and tt (NULL when tensors could not be read) name each block's holders. */
+void cl_report_blocks(FILE *out, const struct cc_allocator *a, struct py_heap *h,
+                      const struct torch_tensors *tt, const struct cl_block_filter *f, bool json,
+                      const struct cl_report_notes *w);
 
-/* Bytes of allocated blocks on device d that no tensor known to culeak lies in. */
-uint64_t cl_blocks_unattributed(struct cl_session *s, const struct cc_device *d);
+/* Bytes of allocated blocks on device d that no tensor of tt (may be NULL) lies in. */
+uint64_t cl_blocks_unattributed(const struct torch_tensors *tt, const struct cc_device *d);
 
 #endif

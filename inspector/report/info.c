@@ -15,11 +15,9 @@ static const char *debug_level(const struct cl_python_info *py)
     return py->has_dwarf ? "DWARF" : py->has_symtab ? ".symtab only" : ".dynsym only (stripped)";
 }
 
-void cl_report_info_text(FILE *out, const struct cl_session *s)
+void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
+                         const struct cl_torch_info *tc, const struct cl_report_notes *w)
 {
-    const struct cl_target *t = s->target;
-    const struct cl_python_info *py = &s->python;
-    const struct cl_torch_info *tc = &s->torch;
     fprintf(out, "target      %s, pid %d\n",
             t->kind == CL_TARGET_LIVE ? "live process" : t->kind == CL_TARGET_CORE ? "core file" : "gdb inferior",
             t->pid);
@@ -49,14 +47,12 @@ void cl_report_info_text(FILE *out, const struct cl_session *s)
         for (size_t i = 0; i < tc->nlibs; i++)
             fprintf(out, "  lib       %s\n", tc->libs[i]);
     }
-    cl_report_warnings(out, NULL, s, "warning     ");
+    cl_report_warnings(out, NULL, w, "warning     ");
 }
 
-void cl_report_info_json(FILE *out, const struct cl_session *s)
+void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
+                         const struct cl_torch_info *tc, const struct cl_report_notes *w)
 {
-    const struct cl_target *t = s->target;
-    const struct cl_python_info *py = &s->python;
-    const struct cl_torch_info *tc = &s->torch;
     struct cl_json j;
     cl_json_init(&j, out);
     cl_json_begin_object(&j);
@@ -134,5 +130,5 @@ void cl_report_info_json(FILE *out, const struct cl_session *s)
     cl_json_end_array(&j);
     cl_json_end_object(&j);
 
-    cl_report_json_end(out, &j, s);
+    cl_report_json_end(out, &j, w);
 }

@@ -4,9 +4,14 @@
 
 #include <stdio.h>
 
-#include "engine/session.h"
+#include "report/warnings.h"
+#include "runtime/python.h"
+#include "runtime/torch.h"
+#include "target/target.h"
 
-void cl_report_info_text(FILE *out, const struct cl_session *s);
-void cl_report_info_json(FILE *out, const struct cl_session *s);
+void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
+                         const struct cl_torch_info *tc, const struct cl_report_notes *w);
+void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
+                         const struct cl_torch_info *tc, const struct cl_report_notes *w);
 
 #endif

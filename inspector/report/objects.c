@@ -19,9 +19,9 @@ static int by_count(const void *a, const void *b)
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
-void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json)
+void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
+                       const struct cl_report_notes *w)
 {
-    struct py_heap *h = &s->heap;
     struct cl_addrmap index = {0};
     struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
     size_t n = 0;
@@ -65,7 +65,7 @@ void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json)
             cl_json_end_object(&j);
         }
         cl_json_end_array(&j);
-        cl_report_json_end(out, &j, s);
+        cl_report_json_end(out, &j, w);
     } else {
         fprintf(out, "%u objects: %u reachable from a root, %u only on GC lists\n", h->n,
                 h->nreachable, h->n - h->nreachable);
@@ -76,7 +76,7 @@ void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json)
                     (unsigned long long)counts[i].bytes, (unsigned long long)counts[i].tracked,
                     ty ? ty->name : "?");
         }
-        cl_report_warnings(out, NULL, s, "warning: ");
+        cl_report_warnings(out, NULL, w, "warning: ");
     }
     free(counts);
     cl_addrmap_free(&index);
@@ -88,12 +88,16 @@ static bool type_matches(const char *name, const char *want)
     return strcmp(name, want) == 0 || (n > w && name[n - w - 1] == '.' && strcmp(name + n - w, want) == 0);
 }
 
+/* One object and its paths; cxx names the C++ holder of a tensor no Python root reaches. */
 static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i,
-                       size_t max_paths)
+                       size_t max_paths, char (*paths)[4096], const char *cxx)
 {
-    static char paths[64][4096];
     struct py_type *ty = i != PY_NO_NODE ? py_type_at(&h->objects, h->nodes[i].type) : NULL;
     size_t n = i != PY_NO_NODE ? py_heap_paths(h, i, max_paths, paths) : 0;
+    if (n == 0 && cxx) {
+        snprintf(paths[0], sizeof paths[0], "%s", cxx);
+        n = 1;
+    }
     if (j) {
         cl_json_begin_object(j);
         cl_json_key(j, "address");
@@ -119,33 +123,55 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
                                     "held only from C)");
 }
 
-size_t cl_report_refs(FILE *out, struct cl_session *s, const struct cl_refs_query *q, bool json)
+/* The C++ holder's chain of the Python tensor at heap node i (its parameter's .grad, a graph's
+ * saved tensor), or NULL. */
+static const char *cxx_holder(const struct cl_addrmap *by_node, const struct torch_tensors *tt,
+                              uint32_t i)
 {
-    struct py_heap *h = &s->heap;
+    uint32_t k = i != PY_NO_NODE ? cl_addrmap_get(by_node, (uint64_t)i + 1) : UINT32_MAX;
+    return k != UINT32_MAX ? tt->v[k].autograd_path : NULL;
+}
+
+size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                      const struct cl_refs_query *q, bool json, const struct cl_report_notes *w)
+{
     struct cl_json j;
     size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
     if (max_paths > 64)
         max_paths = 64;
+    char (*paths)[4096] = malloc(max_paths * sizeof *paths);
+    struct cl_addrmap by_node = {0};   /* heap node + 1 -> tensor, for adopted Python tensors */
+    for (uint32_t k = 0; tt && k < tt->n; k++) {
+        bool inserted;
+        if (tt->v[k].pyobj && tt->v[k].autograd_path)
+            (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);   /* a miss: no C++ path */
+    }
     if (json) {
         cl_json_init(&j, out);
         cl_json_begin_object(&j);
         cl_json_key(&j, "objects");
         cl_json_begin_array(&j);
     }
-    for (size_t k = 0; k < q->naddrs; k++, matched++)
-        report_one(out, json ? &j : NULL, h, q->addrs[k], py_heap_find(h, q->addrs[k]), max_paths);
-    for (uint32_t i = 0; q->type && i < h->n; i++) {
+    for (size_t k = 0; paths && k < q->naddrs; k++, matched++) {
+        uint32_t i = py_heap_find(h, q->addrs[k]);
+        report_one(out, json ? &j : NULL, h, q->addrs[k], i, max_paths, paths,
+                   cxx_holder(&by_node, tt, i));
+    }
+    for (uint32_t i = 0; paths && q->type && i < h->n; i++) {
         struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
         if (ty && type_matches(ty->name, q->type)) {
-            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths);
+            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
+                       cxx_holder(&by_node, tt, i));
             matched++;
         }
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_json_end(out, &j, s);
+        cl_report_json_end(out, &j, w);
     } else if (matched == 0) {
         fprintf(out, "no matching objects\n");
     }
+    free(paths);
+    cl_addrmap_free(&by_node);
     return matched;
 }

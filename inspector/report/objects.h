@@ -6,10 +6,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "engine/session.h"
+#include "cpython/heap.h"
+#include "report/warnings.h"
+#include "torch/tensors.h"
 
-/* Both need the session's heap built (cl_session_heap). */
-void cl_report_objects(FILE *out, struct cl_session *s, size_t top, bool json);
+void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
+                       const struct cl_report_notes *w);
 
 struct cl_refs_query {
     const uint64_t *addrs;       /* objects by address, or */
@@ -17,7 +19,9 @@ struct cl_refs_query {
     const char *type;            /* every object whose type name is this (or ends in ".this") */
     size_t max_paths;            /* paths per object, shortest first (0: 1) */
 };
-/* Returns the number of objects matched. */
-size_t cl_report_refs(FILE *out, struct cl_session *s, const struct cl_refs_query *q, bool json);
+/* tt (may be NULL) names the C++ holder of tensors no Python root reaches (a .grad, a saved
+ * tensor). Returns the number of objects matched. */
+size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                      const struct cl_refs_query *q, bool json, const struct cl_report_notes *w);
 
 #endif

@@ -39,11 +39,10 @@ static bool selected(const struct torch_storage *st, const struct cl_tensor_filt
     return (!f || f->device < 0 || st->device_type == f->device) && (!f || st->nbytes >= f->min_bytes);
 }
 
-void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_filter *f, bool json)
+void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                       const struct cl_tensor_filter *f, bool json, const struct cl_report_notes *w)
 {
-    struct py_heap *h = &s->heap;
-    const struct torch_tensors *tt = &s->tensors;
-    static char path[4096];
+    char path[4096];
     char dev[32], shape[256];
     struct cl_json j;
     if (json) {
@@ -120,10 +119,10 @@ void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_f
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_json_end(out, &j, s);
+        cl_report_json_end(out, &j, w);
     } else {
         fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown, (unsigned long long)bytes);
-        cl_report_warnings(out, NULL, s, "warning: ");
+        cl_report_warnings(out, NULL, w, "warning: ");
     }
 }
 
@@ -186,11 +185,10 @@ static void print_totals(FILE *out, struct cl_json *j, const char *key, struct t
                 (unsigned long long)v[i].storages, v[i].key);
 }
 
-void cl_report_summary(FILE *out, struct cl_session *s, bool json)
+void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                       const struct cc_allocator *a, bool json, const struct cl_report_notes *w)
 {
-    struct py_heap *h = &s->heap;
-    const struct torch_tensors *tt = &s->tensors;
-    static char path[4096];
+    char path[4096];
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0;
     char dev[32], owner[256];
@@ -220,7 +218,6 @@ void cl_report_summary(FILE *out, struct cl_session *s, bool json)
     print_totals(out, json ? &j : NULL, "device", devices, ndev);
     print_totals(out, json ? &j : NULL, "owner", owners, nown);
     /* What the CUDA caching allocator holds, when it could be walked. */
-    const struct cc_allocator *a = s->allocator_built ? &s->allocator : NULL;
     if (json) {
         cl_json_key(&j, "cuda");
         cl_json_begin_array(&j);
@@ -229,7 +226,7 @@ void cl_report_summary(FILE *out, struct cl_session *s, bool json)
     }
     for (uint32_t i = 0; a && i < a->ndevices; i++) {
         const struct cc_device *d = &a->devices[i];
-        uint64_t unattributed = cl_blocks_unattributed(s, d);
+        uint64_t unattributed = cl_blocks_unattributed(tt, d);
         if (json) {
             cl_json_begin_object(&j);
             cl_json_key(&j, "device");
@@ -252,9 +249,9 @@ void cl_report_summary(FILE *out, struct cl_session *s, bool json)
     if (json)
         cl_json_end_array(&j);
     if (json) {
-        cl_report_json_end(out, &j, s);
+        cl_report_json_end(out, &j, w);
     } else {
-        cl_report_warnings(out, NULL, s, "warning: ");
+        cl_report_warnings(out, NULL, w, "warning: ");
     }
     free(devices);
     free(owners);

@@ -6,15 +6,20 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "engine/session.h"
+#include "cpython/heap.h"
+#include "cudacache/walk.h"
+#include "report/warnings.h"
+#include "torch/tensors.h"
 
 struct cl_tensor_filter {
     int device;             /* -1 all, else a device type (0 cpu, 1 cuda) */
     uint64_t min_bytes;
 };
 
-/* Both need the session's tensors built (cl_session_tensors). */
-void cl_report_tensors(FILE *out, struct cl_session *s, const struct cl_tensor_filter *f, bool json);
-void cl_report_summary(FILE *out, struct cl_session *s, bool json);
+void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                       const struct cl_tensor_filter *f, bool json, const struct cl_report_notes *w);
+/* a: the CUDA allocator's walk, or NULL when it could not be walked. */
+void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                       const struct cc_allocator *a, bool json, const struct cl_report_notes *w);
 
 #endif

@@ -16,26 +16,22 @@ static void lines(FILE *out, struct cl_json *j, const char *notes, const char *p
     }
 }
 
-void cl_report_warnings(FILE *out, struct cl_json *j, const struct cl_session *s, const char *prefix)
+void cl_report_warnings(FILE *out, struct cl_json *j, const struct cl_report_notes *w,
+                        const char *prefix)
 {
     if (j) {
         cl_json_key(j, "warnings");
         cl_json_begin_array(j);
     }
-    lines(out, j, s->target->warnings, prefix);
-    if (s->heap_built)
-        lines(out, j, s->heap.warnings, prefix);
-    if (s->tensors_built)
-        lines(out, j, s->tensors.warnings, prefix);
-    if (s->allocator_built)
-        lines(out, j, s->allocator.warnings, prefix);
+    for (int i = 0; w && i < CL_REPORT_NOTE_LISTS; i++)
+        lines(out, j, w->lists[i], prefix);
     if (j)
         cl_json_end_array(j);
 }
 
-void cl_report_json_end(FILE *out, struct cl_json *j, const struct cl_session *s)
+void cl_report_json_end(FILE *out, struct cl_json *j, const struct cl_report_notes *w)
 {
-    cl_report_warnings(out, j, s, NULL);
+    cl_report_warnings(out, j, w, NULL);
     cl_json_end_object(j);
     cl_json_finish(j);
 }
