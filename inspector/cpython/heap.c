@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/notes.h"
+#include "util/vec.h"
 
 #define DEFAULT_MAX_OBJECTS 50000000u
 #define MAX_THREADS 4096
@@ -34,24 +35,53 @@ static uint32_t add_root(struct py_heap *h, const char *name)
 
 static uint64_t max_objects;   /* set per build; a bound, not state */
 
-static void keep_ref(struct py_heap *h, const struct py_emitter *e, uint32_t dst, enum py_edge edge,
+#define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit */
+
+/* Records the edge from the node being expanded (or from a root) to node dst. A failed
+ * allocation drops the edge and says so once: paths stay right, holders may be missing. */
+static void add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst, enum py_edge edge,
                      uint64_t payload)
 {
-    if (h->nrefs == h->refs_cap) {
-        size_t cap = h->refs_cap ? h->refs_cap * 2 : 65536;
-        struct py_ref *v = realloc(h->refs, cap * sizeof *v);
-        if (!v)
-            return;
-        h->refs = v;
-        h->refs_cap = cap;
+    if (e->from == PY_NO_NODE) {
+        if (e->root == PY_NO_NODE)
+            return;   /* the GC lists: not a reference */
+        if (h->nroot_edges == h->root_edges_cap) {
+            size_t cap = h->root_edges_cap ? h->root_edges_cap * 2 : 1024;
+            struct py_root_edge *v = realloc(h->root_edges, cap * sizeof *v);
+            if (!v)
+                goto dropped;
+            h->root_edges = v;
+            h->root_edges_cap = cap;
+        }
+        h->root_edges[h->nroot_edges++] = (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload}};
+        return;
     }
-    h->refs[h->nrefs++] = (struct py_ref){e->from, e->root, dst, (uint8_t)edge, payload};
-}
-
-static int by_dst(const void *a, const void *b)
-{
-    const struct py_ref *x = a, *y = b;
-    return x->dst < y->dst ? -1 : x->dst > y->dst;
+    struct py_edges *g = &h->edges;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 1 << 16;
+        if (cap > MAX_EDGES)
+            goto dropped;
+        uint32_t *d = realloc(g->dst, cap * sizeof *d);
+        if (d)
+            g->dst = d;
+        uint64_t *p = realloc(g->payload, cap * sizeof *p);
+        if (p)
+            g->payload = p;
+        uint8_t *k = realloc(g->kind, cap * sizeof *k);
+        if (k)
+            g->kind = k;
+        if (!d || !p || !k)
+            goto dropped;
+        g->cap = cap;
+    }
+    g->dst[g->n] = dst;
+    g->payload[g->n] = payload;
+    g->kind[g->n++] = (uint8_t)edge;
+    return;
+dropped:
+    if (!h->edges_dropped++)
+        cl_note_add(&h->warnings, "out of memory recording references: holders and retained "
+                    "bytes are incomplete");
 }
 
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
@@ -65,8 +95,7 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         return;
     uint32_t seen = cl_addrmap_get(&h->index, dst);
     if (seen != PY_NO_NODE) {
-        if (h->keep_refs && seen != e->from && (e->from != PY_NO_NODE || e->root != PY_NO_NODE))
-            keep_ref(h, e, seen, edge, payload);
+        add_edge(h, e, seen, edge, payload);
         return;
     }
     if (h->n >= max_objects)
@@ -77,9 +106,13 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     if (h->n == h->cap) {
         uint32_t cap = h->cap ? h->cap * 2 : 65536;
         struct py_node *v = realloc(h->nodes, (size_t)cap * sizeof *v);
-        if (!v)
+        if (v)
+            h->nodes = v;
+        uint32_t *first = realloc(h->edges.first, ((size_t)cap + 1) * sizeof *first);
+        if (first)
+            h->edges.first = first;
+        if (!v || !first)
             return;
-        h->nodes = v;
         h->cap = cap;
     }
     bool inserted;
@@ -88,7 +121,8 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         tracked = word(&h->objects, dst - 16) != 0;   /* PyGC_Head._gc_next sits right before */
-    h->nodes[h->n++] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge, tracked};
+    h->nodes[h->n] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge, tracked};
+    add_edge(h, e, h->n++, edge, payload);
 }
 
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
@@ -279,6 +313,7 @@ static void seed_roots(struct py_heap *h)
 static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_t from)
 {
     for (uint32_t i = from; i < h->n; i++) {
+        h->edges.first[i] = (uint32_t)h->edges.n;   /* recorded as i is expanded: in node order */
         struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
         struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
         if (ty)
@@ -319,15 +354,14 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
 {
     memset(h, 0, sizeof *h);
     py_objects_init(&h->objects, rt);
-    h->keep_refs = opt && opt->keep_refs;
     max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
     seed_roots(h);
     expand(h, opt, 0);
     h->nreachable = h->n;
     seed_gc_lists(h);
     expand(h, opt, h->nreachable);
-    if (h->nrefs)
-        qsort(h->refs, h->nrefs, sizeof *h->refs, by_dst);
+    if (h->edges.first)   /* closes the last node's edges */
+        h->edges.first[h->n] = (uint32_t)h->edges.n;
     if (h->n >= max_objects)
         cl_note_add(&h->warnings, "stopped after %llu objects (--max-objects); counts and paths are partial",
              (unsigned long long)max_objects);
@@ -344,7 +378,12 @@ void py_heap_free(struct py_heap *h)
         free(h->roots[i]);
     free(h->roots);
     free(h->nodes);
-    free(h->refs);
+    free(h->edges.first);
+    free(h->edges.dst);
+    free(h->edges.payload);
+    free(h->edges.kind);
+    free(h->edges.by_dst);
+    free(h->root_edges);
     free(h->warnings);
     cl_addrmap_free(&h->index);
     py_objects_free(&h->objects);
@@ -406,15 +445,15 @@ static void put_key(struct py_heap *h, struct out *o, uint64_t key)
 }
 
 /* One edge's text; k indexes steps (the edge into steps[k]), the next step may be consumed. */
-struct step { uint8_t edge; uint64_t payload; };
-
-static size_t put_step(struct py_heap *h, struct out *o, const struct step *steps, size_t k, size_t n)
+static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *steps, size_t k,
+                       size_t n)
 {
-    const struct step *e = &steps[k];
+    const struct py_step *e = &steps[k];
     const char *named = (const char *)(uintptr_t)e->payload;
     char s[256];
     switch (e->edge) {
     case PY_E_SELF:
+    case PY_E_HIDDEN:
         break;
     case PY_E_NAMED:
         /* `.__dict__['name']` reads better, and pastes the same, as `.name`. */
@@ -425,6 +464,17 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct step *step
         }
         put(o, "%s", named);
         break;
+    case PY_E_CXX: {
+        /* a run of the same autograd node class reads as one: ` → AddBackward0 ×20` */
+        size_t run = 1;
+        while (k + run < n && steps[k + run].edge == PY_E_CXX &&
+               strcmp((const char *)(uintptr_t)steps[k + run].payload, named) == 0)
+            run++;
+        put(o, "%s", named);
+        if (run > 1)
+            put(o, " ×%zu", run);
+        return run;
+    }
     case PY_E_ATTR:
         put(o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
         break;
@@ -458,31 +508,59 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct step *step
 
 #define MAX_DEPTH 4096
 
-/* Renders root name + the steps from the root down to node i, then `last` if given. */
-static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct step *last,
-                   char *buf, size_t cap)
+void py_heap_render(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
+                    char *buf, size_t cap)
 {
-    static struct step steps[MAX_DEPTH + 1];
     struct out o = {buf, cap, 0};
-    size_t n = 0;
     buf[0] = '\0';
-    for (uint32_t c = i; c != PY_NO_NODE && n < MAX_DEPTH; c = h->nodes[c].parent) {
-        steps[n++] = (struct step){h->nodes[c].edge, h->nodes[c].payload};
-        root = h->nodes[c].root;
+    put(&o, "%s", root);
+    for (size_t k = 0; k < n;)
+        k += put_step(h, &o, steps, k, n);
+}
+
+size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,
+                     uint32_t *root)
+{
+    size_t n = 0;
+    uint32_t r = PY_NO_NODE;
+    if (i >= h->nreachable)
+        return 0;
+    for (uint32_t c = i; c != PY_NO_NODE && n < cap; c = h->nodes[c].parent) {
+        steps[n++] = (struct py_step){h->nodes[c].edge, h->nodes[c].payload};
+        r = h->nodes[c].root;
     }
-    if (root >= h->nroots)
-        return false;
+    if (r >= h->nroots)
+        return 0;
     for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {   /* root first */
-        struct step tmp = steps[a];
+        struct py_step tmp = steps[a];
         steps[a] = steps[b];
         steps[b] = tmp;
     }
+    *root = r;
+    return n;
+}
+
+/* Root name + the steps from the root down to node i (none for PY_NO_NODE: from `root`), then
+ * `last` if given. */
+static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py_step *last,
+                   char *buf, size_t cap)
+{
+    struct py_step *steps = malloc((MAX_DEPTH + 1) * sizeof *steps);
+    size_t n = 0;
+    buf[0] = '\0';
+    if (!steps)
+        return false;
+    if (i != PY_NO_NODE && !(n = py_heap_steps(h, i, steps, MAX_DEPTH, &root))) {
+        free(steps);
+        return false;
+    }
     if (last)
         steps[n++] = *last;
-    put(&o, "%s", h->roots[root]);
-    for (size_t k = 0; k < n;)
-        k += put_step(h, &o, steps, k, n);
-    return true;
+    bool ok = root < h->nroots;
+    if (ok)
+        py_heap_render(h, h->roots[root], steps, n, buf, cap);
+    free(steps);
+    return ok;
 }
 
 bool py_heap_path(struct py_heap *h, uint32_t i, char *buf, size_t cap)
@@ -499,43 +577,103 @@ static uint32_t depth(const struct py_heap *h, uint32_t i)
     return d;
 }
 
+/* The node whose edges include edge id e. */
+static uint32_t edge_src(const struct py_heap *h, uint32_t e)
+{
+    uint32_t lo = 0, hi = h->n;   /* the last node whose first edge is <= e */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (h->edges.first[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int by_dst(const void *a, const void *b, void *edges)
+{
+    const uint32_t *dst = ((const struct py_edges *)edges)->dst;
+    uint32_t x = dst[*(const uint32_t *)a], y = dst[*(const uint32_t *)b];
+    return (x > y) - (x < y);
+}
+
+/* Edge ids sorted by destination, built once. */
+static bool index_by_dst(struct py_heap *h)
+{
+    if (h->edges.by_dst || !h->edges.n)
+        return h->edges.by_dst != NULL;
+    uint32_t *v = malloc(h->edges.n * sizeof *v);
+    if (!v)
+        return false;
+    for (size_t e = 0; e < h->edges.n; e++)
+        v[e] = (uint32_t)e;
+    qsort_r(v, h->edges.n, sizeof *v, by_dst, &h->edges);
+    h->edges.by_dst = v;
+    return true;
+}
+
+/* A reference to node i other than the one that discovered it. */
+struct referrer { uint32_t src, root, depth; struct py_step step; };
+
+static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
+{
+    size_t n = 0, cap = 0;
+    struct referrer *v = NULL;
+    const struct py_node *node = &h->nodes[i];
+    for (size_t k = 0; k < h->nroot_edges; k++) {
+        const struct py_root_edge *r = &h->root_edges[k];
+        if (r->dst != i || (node->parent == PY_NO_NODE && node->root == r->root &&
+                            node->edge == r->step.edge && node->payload == r->step.payload))
+            continue;
+        if (CL_VEC_RESERVE(v, n, cap))
+            v[n++] = (struct referrer){PY_NO_NODE, r->root, 0, r->step};
+    }
+    size_t lo = 0, hi = index_by_dst(h) ? h->edges.n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->edges.dst[h->edges.by_dst[mid]] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bool tree_edge_seen = false;
+    for (size_t k = lo; hi && k < h->edges.n && h->edges.dst[h->edges.by_dst[k]] == i; k++) {
+        uint32_t e = h->edges.by_dst[k], src = edge_src(h, e);
+        struct py_step step = {h->edges.kind[e], h->edges.payload[e]};
+        if (src >= h->nreachable || src == i)
+            continue;
+        if (!tree_edge_seen && src == node->parent && step.edge == node->edge &&
+            step.payload == node->payload) {
+            tree_edge_seen = true;
+            continue;
+        }
+        if (CL_VEC_RESERVE(v, n, cap))
+            v[n++] = (struct referrer){src, h->nodes[src].root, depth(h, src), step};
+    }
+    *out = v;
+    return n;
+}
+
+static int by_depth(const void *a, const void *b)
+{
+    const struct referrer *x = a, *y = b;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
 size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096])
 {
     if (max == 0 || !py_heap_path(h, i, out[0], sizeof out[0]))
         return 0;
     size_t n = 1;
     /* Other referrers, each giving its own shortest path plus the edge to i; shortest first. */
-    size_t lo = 0, hi = h->nrefs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (h->refs[mid].dst < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t first = lo, count = 0;
-    while (first + count < h->nrefs && h->refs[first + count].dst == i)
-        count++;
-    bool *used = calloc(count ? count : 1, sizeof *used);
-    for (; used && n < max; n++) {
-        size_t best = count;
-        uint32_t best_depth = UINT32_MAX;
-        for (size_t k = 0; k < count; k++) {
-            const struct py_ref *r = &h->refs[first + k];
-            uint32_t d = r->src == PY_NO_NODE ? 0 : depth(h, r->src);
-            if (!used[k] && (r->src == PY_NO_NODE || r->src < h->nreachable) && d < best_depth) {
-                best = k;
-                best_depth = d;
-            }
-        }
-        if (best == count)
-            break;
-        used[best] = true;
-        const struct py_ref *r = &h->refs[first + best];
-        struct step last = {r->edge, r->payload};
-        if (!render(h, r->src, r->src_root, &last, out[n], sizeof out[n]))
-            n--;
-    }
-    free(used);
+    struct referrer *v = NULL;
+    size_t count = max > 1 ? referrers(h, i, &v) : 0;
+    if (count)
+        qsort(v, count, sizeof *v, by_depth);
+    for (size_t k = 0; k < count && n < max; k++)
+        if (render(h, v[k].src, v[k].root, &v[k].step, out[n], sizeof out[n]))
+            n++;
+    free(v);
     return n;
 }

@@ -24,6 +24,15 @@ enum py_edge {
     PY_E_GENLOCAL,    /* payload: a str object; prints ".gi_frame.f_locals['name']" */
     PY_E_DICTKEY,     /* a dict key as such; prints ".keys()" */
     PY_E_SETITEM,     /* prints "{…}" */
+    PY_E_CXX,         /* an edge through C++ (the autograd graph); payload: a C string owned by
+                         whoever built the edge, printed as is (" → AddBackward0", ".grad") */
+    PY_E_HIDDEN,      /* a step that prints nothing (a tensor to its TensorImpl) */
+};
+
+/* One step of a path: how an object refers to the next. */
+struct py_step {
+    uint8_t edge;             /* enum py_edge */
+    uint64_t payload;
 };
 
 struct py_node {
@@ -35,13 +44,21 @@ struct py_node {
     uint8_t tracked;          /* on a GC list (_gc_next != 0) */
 };
 
-/* A reference that did not discover its target (kept only when alternative paths are wanted). */
-struct py_ref {
-    uint32_t src;             /* node, or PY_NO_NODE when a root refers directly */
-    uint32_t src_root;
-    uint32_t dst;
-    uint8_t edge;
-    uint64_t payload;
+/* Every reference between nodes, grouped by source: node i's edges are [first[i], first[i+1]).
+ * Kept as parallel arrays (13 bytes an edge) since a heap has several per object. */
+struct py_edges {
+    uint32_t *first;          /* n + 1 entries once the build is done */
+    uint32_t *dst;
+    uint64_t *payload;
+    uint8_t *kind;            /* enum py_edge */
+    size_t n, cap;
+    uint32_t *by_dst;         /* edge ids sorted by dst, built on first use by py_heap_paths */
+};
+
+/* A reference straight out of a root (a frame's local, a module root's module and dict). */
+struct py_root_edge {
+    uint32_t root, dst;
+    struct py_step step;
 };
 
 struct py_heap {
@@ -52,18 +69,18 @@ struct py_heap {
     struct cl_addrmap index;  /* address -> node */
     char **roots;
     uint32_t nroots;
-    struct py_ref *refs;      /* sorted by dst after the build */
-    size_t nrefs, refs_cap;
-    bool keep_refs;
+    struct py_edges edges;
+    struct py_root_edge *root_edges;
+    size_t nroot_edges, root_edges_cap;
     bool gc_collecting;       /* stopped inside a collection: GC lists may be inconsistent */
     uint64_t gc_listed;       /* objects found on the GC lists */
+    uint64_t edges_dropped;   /* references not recorded for lack of memory */
     char *warnings;
 };
 
 struct py_walk_options {
     uint64_t max_objects;     /* 0: default (50 million) */
     FILE *progress;           /* progress lines on long walks, or NULL */
-    bool keep_refs;           /* remember every reference, for alternative paths */
 };
 
 /* Builds the graph. On error the heap is freed. */
@@ -75,9 +92,17 @@ void py_heap_free(struct py_heap *h);
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);
 /* The shortest chain from a root to node i as a Python-like path; false when unreachable. */
 bool py_heap_path(struct py_heap *h, uint32_t i, char *out, size_t cap);
-/* Up to max paths to node i, shortest first, each through a different referrer (needs
- * keep_refs for more than one). Returns how many were written to out[k] (each cap bytes). */
+/* Up to max paths to node i, shortest first, each through a different referrer. Returns how many
+ * were written to out[k] (each cap bytes). */
 size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096]);
+
+/* The steps from node i's root down to i (root first); returns how many (at most cap) and sets
+ * *root, or 0 when i is unreachable. */
+size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,
+                     uint32_t *root);
+/* root followed by the steps, as a Python-like path. */
+void py_heap_render(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
+                    char *out, size_t cap);
 
 /* sys.modules[module].attr when it is a str (e.g. torch.version.__version__); false otherwise. */
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,

@@ -232,7 +232,6 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
         return cl_error_set(err, CL_E_USAGE, "refs wants --addr ADDR or --type NAME");
     struct py_heap *h;
     struct py_walk_options walk = cli->walk;
-    walk.keep_refs = cli->max_paths > 1;
     int rc = cl_session_heap(s, &walk, &h, err);
     if (rc)
         return rc;

@@ -1,0 +1,17 @@
+#include "util/vec.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+bool cl_vec_grow(void **p, size_t *cap, size_t elem)
+{
+    size_t n = *cap ? *cap * 2 : 16;
+    if (n < *cap || n > SIZE_MAX / elem)
+        return false;
+    void *v = realloc(*p, n * elem);
+    if (!v)
+        return false;
+    *p = v;
+    *cap = n;
+    return true;
+}
