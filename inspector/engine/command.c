@@ -235,15 +235,15 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
     int rc = cl_session_heap(s, &walk, &h, err);
     if (rc)
         return rc;
-    /* Tensors name the C++ holders (a .grad, a saved tensor) of objects no root reaches. */
-    struct torch_tensors *tt = NULL;
-    struct cl_error no_tensors;
-    if (s->torch.loaded && cl_session_tensors(s, &walk, &tt, &no_tensors))
+    /* Holders name the C++ owners (a .grad, a saved tensor) of tensors no root reaches. */
+    struct cl_holders *hs = NULL;
+    struct cl_error no_holders;
+    if (s->torch.loaded && cl_session_holders(s, &walk, cli->allocator_layout, &hs, &no_holders))
         cl_note_add(&s->target->warnings, "tensors could not be read (%s): objects held only "
-                    "from C++ are not named", no_tensors.msg);
+                    "from C++ are not named", no_holders.msg);
     struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
     struct cl_report_notes w = cl_session_notes(s);
-    cl_report_refs(out, h, tt, &q, cli->json, &w);
+    cl_report_refs(out, h, hs ? &s->tensors : NULL, hs, &q, cli->json, &w);
     return rc;
 }
 
@@ -252,7 +252,8 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
 {
     if (!s->torch.loaded)
         return cl_error_set(err, CL_E_UNSUPPORTED, "PyTorch is not loaded in this process");
-    int rc = cl_session_tensors(s, &cli->walk, NULL, err);
+    struct cl_holders *hs;
+    int rc = cl_session_holders(s, &cli->walk, cli->allocator_layout, &hs, err);
     if (rc)
         return rc;
     if (strcmp(cli->command, "summary") == 0) {
@@ -263,11 +264,11 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
             cl_symbols_module_named(s->symbols, "libc10_cuda"))
             cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
         struct cl_report_notes w = cl_session_notes(s);
-        cl_report_summary(out, &s->heap, &s->tensors, s->allocator_built ? &s->allocator : NULL,
+        cl_report_summary(out, &s->heap, &s->tensors, hs, s->allocator_built ? &s->allocator : NULL,
                           cli->json, &w);
     } else {
         struct cl_report_notes w = cl_session_notes(s);
-        cl_report_tensors(out, &s->heap, &s->tensors, &cli->tensor_filter, cli->json, &w);
+        cl_report_tensors(out, &s->heap, &s->tensors, hs, &cli->tensor_filter, cli->json, &w);
     }
     return 0;
 }
@@ -281,12 +282,12 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
         return rc;
     /* The tensors name each block's holders; without them the blocks still stand on their own. */
     struct cl_error ignored;
-    if (cl_session_tensors(s, &cli->walk, NULL, &ignored))
+    struct cl_holders *hs = NULL;
+    if (cl_session_holders(s, &cli->walk, cli->allocator_layout, &hs, &ignored))
         cl_note_add(&s->target->warnings, "tensors could not be read (%s); blocks are listed "
                     "without their holders", ignored.msg);
     struct cl_report_notes w = cl_session_notes(s);
-    cl_report_blocks(out, a, s->tensors_built ? &s->heap : NULL, s->tensors_built ? &s->tensors : NULL,
-                     &cli->block_filter, cli->json, &w);
+    cl_report_blocks(out, a, hs ? &s->tensors : NULL, hs, &cli->block_filter, cli->json, &w);
     return 0;
 }
 

@@ -37,6 +37,8 @@ void cl_session_close(struct cl_session *s)
 {
     if (!s)
         return;
+    if (s->holders_built)
+        cl_holders_free(&s->holders);
     if (s->allocator_built)
         cc_free(&s->allocator);
     if (s->tensors_built)
@@ -55,6 +57,7 @@ struct cl_report_notes cl_session_notes(const struct cl_session *s)
         s->heap_built ? s->heap.warnings : NULL,
         s->tensors_built ? s->tensors.warnings : NULL,
         s->allocator_built ? s->allocator.warnings : NULL,
+        s->holders_built ? s->holders.warnings : NULL,
     }};
 }
 
@@ -105,5 +108,26 @@ int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allo
         s->allocator_built = true;
     }
     *out = &s->allocator;
+    return 0;
+}
+
+int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, const char *force,
+                       struct cl_holders **out, struct cl_error *err)
+{
+    struct torch_tensors *tt;
+    int rc = cl_session_tensors(s, opt, &tt, err);
+    if (rc)
+        return rc;
+    if (!s->holders_built) {
+        struct cc_allocator *a = NULL;
+        struct cl_error no_allocator;
+        if (s->torch.c10_cuda_mapped && cl_session_allocator(s, force, &a, &no_allocator))
+            a = NULL;
+        if ((rc = cl_holders_build(&s->heap, tt, a, &s->holders, err)))
+            return rc;
+        s->holders_built = true;
+    }
+    if (out)
+        *out = &s->holders;
     return 0;
 }

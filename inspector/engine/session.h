@@ -5,6 +5,7 @@
 
 #include "cpython/heap.h"
 #include "cudacache/walk.h"
+#include "holders/holders.h"
 #include "report/warnings.h"
 #include "runtime/python.h"
 #include "runtime/torch.h"
@@ -24,6 +25,8 @@ struct cl_session {
     bool tensors_built;
     struct cc_allocator allocator;
     bool allocator_built;
+    struct cl_holders holders;
+    bool holders_built;
 };
 
 struct cl_session_options {
@@ -56,5 +59,11 @@ int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allo
 /* The tensors of the heap, built on first use (out may be NULL). */
 int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
                        struct torch_tensors **out, struct cl_error *err);
+
+/* Who holds each storage and what each holder retains, built on first use over the tensors and,
+ * in a process with the CUDA allocator, its walk (with the force layout, see
+ * cl_session_allocator; a failed walk only makes CUDA bytes storage sizes). */
+int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, const char *force,
+                       struct cl_holders **out, struct cl_error *err);
 
 #endif

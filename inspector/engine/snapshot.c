@@ -42,18 +42,20 @@ static struct cl_snapshot_entry *entry(struct cl_snapshot *snap, const char *pat
 int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, struct cl_snapshot *out,
                      struct cl_error *err)
 {
-    static char path[4096], collapsed[4096];
+    char collapsed[4096];
     memset(out, 0, sizeof *out);
-    struct torch_tensors *tt;
-    int rc = cl_session_tensors(s, opt, &tt, err);
+    struct cl_holders *hs;
+    int rc = cl_session_holders(s, opt, NULL, &hs, err);
     if (rc)
         return rc;
+    const struct torch_tensors *tt = &s->tensors;
     for (uint32_t k = 0; k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
-        if (torch_storage_path(&s->heap, tt, st, path, sizeof path))
-            cl_path_collapse(path, collapsed, sizeof collapsed);
+        const struct cl_storage_holders *sh = &hs->storages[k];
+        if (sh->n)
+            cl_path_collapse(sh->v[0].path, collapsed, sizeof collapsed);
         else
-            snprintf(collapsed, sizeof collapsed, "(%s)", torch_holder_name(st->held_by));
+            snprintf(collapsed, sizeof collapsed, "(%s)", cl_held_by_name(sh->held_by));
         struct cl_snapshot_entry *e = entry(out, collapsed);
         if (!e) {
             cl_snapshot_free(out);

@@ -18,18 +18,19 @@ static bool in_block(const struct torch_storage *st, uint64_t ptr, uint64_t size
 }
 
 /* Storages whose data lies in [ptr, ptr+size): their tensors, with paths. */
-static unsigned block_tensors(FILE *out, struct cl_json *j, struct py_heap *h,
-                              const struct torch_tensors *tt, uint64_t ptr, uint64_t size)
+static unsigned block_tensors(FILE *out, struct cl_json *j, const struct torch_tensors *tt,
+                              const struct cl_holders *hs, uint64_t ptr, uint64_t size)
 {
-    char path[4096];
     unsigned n = 0;
-    for (uint32_t k = 0; tt && k < tt->nstorages; k++) {
+    for (uint32_t k = 0; tt && hs && k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
         if (!in_block(st, ptr, size))
             continue;
         for (uint32_t i = 0; i < st->ntensors; i++) {
             const struct torch_tensor *x = &tt->v[st->tensors[i]];
-            bool has = torch_tensor_path(h, x, path, sizeof path);
+            const char *path = hs->tensor_paths[st->tensors[i]];
+            const char *held_by = cl_held_by_name(hs->storages[k].held_by);
+            bool has = path != NULL;
             n++;
             if (j) {
                 cl_json_begin_object(j);
@@ -41,11 +42,11 @@ static unsigned block_tensors(FILE *out, struct cl_json *j, struct py_heap *h,
                     cl_json_string(j, path);
                 cl_json_end_array(j);
                 cl_json_key(j, "held_by");
-                cl_json_string(j, torch_holder_name(st->held_by));
+                cl_json_string(j, held_by);
                 cl_json_end_object(j);
             } else {
                 fprintf(out, "        tensor 0x%llx  %s\n", (unsigned long long)(x->pyobj ? x->pyobj : x->impl),
-                        has ? path : torch_holder_name(st->held_by));
+                        has ? path : held_by);
             }
         }
     }
@@ -91,8 +92,8 @@ static struct usage segment_usage(const struct cc_device *d, const struct cc_seg
     return u;
 }
 
-void cl_report_blocks(FILE *out, const struct cc_allocator *a, struct py_heap *h,
-                      const struct torch_tensors *tt, const struct cl_block_filter *f, bool json,
+void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torch_tensors *tt,
+                      const struct cl_holders *hs, const struct cl_block_filter *f, bool json,
                       const struct cl_report_notes *w)
 {
     struct cl_json j;
@@ -185,7 +186,7 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, struct py_heap *h
                     cl_json_string(&j, cc_state_name(b->state));
                     cl_json_key(&j, "tensors");
                     cl_json_begin_array(&j);
-                    unsigned n = b->state == CC_ACTIVE_ALLOCATED ? block_tensors(out, &j, h, tt, b->ptr, b->size) : 0;
+                    unsigned n = b->state == CC_ACTIVE_ALLOCATED ? block_tensors(out, &j, tt, hs, b->ptr, b->size) : 0;
                     cl_json_end_array(&j);
                     cl_json_key(&j, "unattributed");
                     cl_json_bool(&j, b->state == CC_ACTIVE_ALLOCATED && n == 0);
@@ -193,7 +194,7 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, struct py_heap *h
                 } else {
                     fprintf(out, "    block 0x%llx  %llu bytes  %s\n", (unsigned long long)b->ptr,
                             (unsigned long long)b->size, cc_state_name(b->state));
-                    if (b->state == CC_ACTIVE_ALLOCATED && block_tensors(out, NULL, h, tt, b->ptr, b->size) == 0)
+                    if (b->state == CC_ACTIVE_ALLOCATED && block_tensors(out, NULL, tt, hs, b->ptr, b->size) == 0)
                         fprintf(out, "        unattributed: no tensor known from Python or the "
                                      "autograd graph holds it\n");
                 }

@@ -8,6 +8,7 @@
 
 #include "cpython/heap.h"
 #include "cudacache/walk.h"
+#include "holders/holders.h"
 #include "report/warnings.h"
 #include "torch/tensors.h"
 
@@ -16,9 +17,10 @@ struct cl_block_filter {
     int state;                 /* 0 all, 1 allocated (active), 2 free (inactive, unmapped) */
 };
 
-/* The allocator's walk; h and tt (NULL when tensors could not be read) name each block's holders. */
-void cl_report_blocks(FILE *out, const struct cc_allocator *a, struct py_heap *h,
-                      const struct torch_tensors *tt, const struct cl_block_filter *f, bool json,
+/* The allocator's walk; tt and hs (NULL when tensors could not be read) name each block's
+ * tensors and holders. */
+void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torch_tensors *tt,
+                      const struct cl_holders *hs, const struct cl_block_filter *f, bool json,
                       const struct cl_report_notes *w);
 
 /* Bytes of allocated blocks on device d that no tensor of tt (may be NULL) lies in. */

@@ -125,25 +125,26 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
 
 /* The C++ holder's chain of the Python tensor at heap node i (its parameter's .grad, a graph's
  * saved tensor), or NULL. */
-static const char *cxx_holder(const struct cl_addrmap *by_node, const struct torch_tensors *tt,
+static const char *cxx_holder(const struct cl_addrmap *by_node, const struct cl_holders *hs,
                               uint32_t i)
 {
     uint32_t k = i != PY_NO_NODE ? cl_addrmap_get(by_node, (uint64_t)i + 1) : UINT32_MAX;
-    return k != UINT32_MAX ? tt->v[k].autograd_path : NULL;
+    return k != UINT32_MAX ? hs->tensor_paths[k] : NULL;
 }
 
 size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                      const struct cl_refs_query *q, bool json, const struct cl_report_notes *w)
+                      const struct cl_holders *hs, const struct cl_refs_query *q, bool json,
+                      const struct cl_report_notes *w)
 {
     struct cl_json j;
     size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
     if (max_paths > 64)
         max_paths = 64;
     char (*paths)[4096] = malloc(max_paths * sizeof *paths);
-    struct cl_addrmap by_node = {0};   /* heap node + 1 -> tensor, for adopted Python tensors */
-    for (uint32_t k = 0; tt && k < tt->n; k++) {
+    struct cl_addrmap by_node = {0};   /* heap node + 1 -> tensor, for tensors only C++ reaches */
+    for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
-        if (tt->v[k].pyobj && tt->v[k].autograd_path)
+        if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])
             (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);   /* a miss: no C++ path */
     }
     if (json) {
@@ -155,13 +156,13 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     for (size_t k = 0; paths && k < q->naddrs; k++, matched++) {
         uint32_t i = py_heap_find(h, q->addrs[k]);
         report_one(out, json ? &j : NULL, h, q->addrs[k], i, max_paths, paths,
-                   cxx_holder(&by_node, tt, i));
+                   cxx_holder(&by_node, hs, i));
     }
     for (uint32_t i = 0; paths && q->type && i < h->n; i++) {
         struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
         if (ty && type_matches(ty->name, q->type)) {
             report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
-                       cxx_holder(&by_node, tt, i));
+                       cxx_holder(&by_node, hs, i));
             matched++;
         }
     }

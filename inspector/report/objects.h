@@ -8,6 +8,7 @@
 
 #include "cpython/heap.h"
 #include "report/warnings.h"
+#include "holders/holders.h"
 #include "torch/tensors.h"
 
 void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
@@ -19,9 +20,10 @@ struct cl_refs_query {
     const char *type;            /* every object whose type name is this (or ends in ".this") */
     size_t max_paths;            /* paths per object, shortest first (0: 1) */
 };
-/* tt (may be NULL) names the C++ holder of tensors no Python root reaches (a .grad, a saved
- * tensor). Returns the number of objects matched. */
+/* tt and hs (both NULL without torch) name the C++ holder of tensors no Python root reaches (a
+ * .grad, a saved tensor). Returns the number of objects matched. */
 size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                      const struct cl_refs_query *q, bool json, const struct cl_report_notes *w);
+                      const struct cl_holders *hs, const struct cl_refs_query *q, bool json,
+                      const struct cl_report_notes *w);
 
 #endif

@@ -7,7 +7,7 @@
 #include "report/json.h"
 #include "report/warnings.h"
 
-static void device_text(char *out, size_t cap, int8_t type, int8_t index)
+void cl_device_text(char *out, size_t cap, int8_t type, int8_t index)
 {
     if (index >= 0 && type != 0)
         snprintf(out, cap, "%s:%d", torch_device_name(type), index);
@@ -28,10 +28,108 @@ static void shape_text(char *out, size_t cap, const struct torch_tensor *x)
 
 static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
 {
+    static const char *const cxx[] = {
+        [TORCH_FROM_SAVED] = "c++ tensor (saved for backward)",
+        [TORCH_FROM_GRAD] = "c++ tensor (.grad, no Python object yet)",
+        [TORCH_FROM_VARIABLE] = "c++ tensor (an AccumulateGrad's leaf)",
+        [TORCH_FROM_VIEW_BASE] = "c++ tensor (a view's base)",
+    };
     if (!x->pyobj)
-        return x->via_grad ? "c++ tensor (.grad, no Python object yet)" : "c++ tensor (saved for backward)";
+        return x->origin < sizeof cxx / sizeof *cxx && cxx[x->origin] ? cxx[x->origin] : "c++ tensor";
     struct py_type *ty = py_type_at(&h->objects, x->pytype);
     return ty ? ty->name : "?";
+}
+
+/* The autograd graphs as culeak read them: every node with its next nodes (in next_edges_
+ * order), the storages its SavedVariables hold (a custom Function's through its ctx) and an
+ * AccumulateGrad's variable, so tests can compare them with next_functions and _saved_*. */
+static void node_refs_json(struct cl_json *j, const struct torch_tensors *tt, enum torch_end end,
+                           uint32_t src, enum torch_link_kind kind)
+{
+    size_t n;
+    const struct torch_link *from = torch_links_from(tt, end, src, &n);
+    for (const struct torch_link *l = from; l < from + n; l++) {
+        if (l->kind != kind)
+            continue;
+        if (kind == TORCH_LINK_NEXT)
+            cl_json_int(j, l->dst);
+        else if (kind == TORCH_LINK_CONTEXT)
+            node_refs_json(j, tt, TORCH_END_PYOBJ, l->dst, TORCH_LINK_SAVED);
+        else if (tt->v[l->dst].storage_index != UINT32_MAX)
+            cl_json_hex(j, tt->storages[tt->v[l->dst].storage_index].data);
+    }
+}
+
+static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
+{
+    static const struct { const char *key; enum torch_link_kind kind; } lists[] = {
+        {"next", TORCH_LINK_NEXT}, {"saved", TORCH_LINK_SAVED}, {"variable", TORCH_LINK_VARIABLE}};
+    cl_json_key(j, "autograd");
+    cl_json_begin_object(j);
+    cl_json_key(j, "layout");
+    cl_json_string(j, tt->autograd ? tt->autograd->name : NULL);
+    cl_json_key(j, "nodes");
+    cl_json_begin_array(j);
+    for (uint32_t g = 0; g < tt->nnodes; g++) {
+        cl_json_begin_object(j);
+        cl_json_key(j, "address");
+        cl_json_hex(j, tt->nodes[g].addr);
+        cl_json_key(j, "class");
+        cl_json_string(j, tt->nodes[g].name);
+        for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+            cl_json_key(j, lists[i].key);
+            cl_json_begin_array(j);
+            node_refs_json(j, tt, TORCH_END_NODE, g, lists[i].kind);
+            if (lists[i].kind == TORCH_LINK_SAVED)
+                node_refs_json(j, tt, TORCH_END_NODE, g, TORCH_LINK_CONTEXT);
+            cl_json_end_array(j);
+        }
+        cl_json_end_object(j);
+    }
+    cl_json_end_array(j);
+    cl_json_end_object(j);
+}
+
+#define TEXT_HOLDERS 8   /* holders listed per storage in text; --json lists them all */
+
+/* A storage's holders: each one's path, and what dropping it frees / what it reaches on the
+ * storage's device. */
+static void holders_text(FILE *out, const struct cl_holders *hs, const struct cl_storage_holders *sh,
+                         int dev)
+{
+    for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
+        const struct cl_holder *hd = &hs->v[sh->v[k].holder];
+        fprintf(out, "  holder %s\n      retains %llu, reaches %llu bytes\n", sh->v[k].path,
+                dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
+                dev >= 0 ? (unsigned long long)hd->reachable[dev] : 0ull);
+    }
+    if (sh->n > TEXT_HOLDERS)
+        fprintf(out, "  ... and %u more holders (--json lists them all)\n", sh->n - TEXT_HOLDERS);
+}
+
+static void holders_json(struct cl_json *j, struct py_heap *h, const struct cl_holders *hs,
+                         const struct cl_storage_holders *sh, int dev)
+{
+    cl_json_key(j, "holders");
+    cl_json_begin_array(j);
+    for (uint32_t k = 0; k < sh->n; k++) {
+        const struct cl_holder *hd = &hs->v[sh->v[k].holder];
+        cl_json_begin_object(j);
+        cl_json_key(j, "root");
+        cl_json_string(j, h->roots[hd->root]);
+        cl_json_key(j, "holder");
+        cl_json_string(j, hd->name);
+        cl_json_key(j, "path");
+        cl_json_string(j, sh->v[k].path);
+        cl_json_key(j, "via_autograd");
+        cl_json_bool(j, sh->v[k].via_autograd);
+        cl_json_key(j, "retained_bytes");
+        cl_json_int(j, dev >= 0 ? (long long)hd->retained[dev] : 0);
+        cl_json_key(j, "reachable_bytes");
+        cl_json_int(j, dev >= 0 ? (long long)hd->reachable[dev] : 0);
+        cl_json_end_object(j);
+    }
+    cl_json_end_array(j);
 }
 
 static bool selected(const struct torch_storage *st, const struct cl_tensor_filter *f)
@@ -40,9 +138,9 @@ static bool selected(const struct torch_storage *st, const struct cl_tensor_filt
 }
 
 void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cl_tensor_filter *f, bool json, const struct cl_report_notes *w)
+                       const struct cl_holders *hs, const struct cl_tensor_filter *f, bool json,
+                       const struct cl_report_notes *w)
 {
-    char path[4096];
     char dev[32], shape[256];
     struct cl_json j;
     if (json) {
@@ -58,13 +156,18 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             continue;
         shown++;
         bytes += st->nbytes;
-        device_text(dev, sizeof dev, st->device_type, st->device_index);
-        if (!json)
+        cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
+        const struct cl_storage_holders *sh = &hs->storages[s];
+        int devi = cl_holders_device(hs, st->device_type, st->device_index);
+        if (!json) {
             fprintf(out, "storage 0x%llx  %s  %llu bytes  held by %s\n", (unsigned long long)st->impl,
-                    dev, (unsigned long long)st->nbytes, torch_holder_name(st->held_by));
+                    dev, (unsigned long long)st->nbytes, cl_held_by_name(sh->held_by));
+            holders_text(out, hs, sh, devi);
+        }
         for (uint32_t k = 0; k < st->ntensors; k++) {
             const struct torch_tensor *x = &tt->v[st->tensors[k]];
-            bool has_path = torch_tensor_path(h, x, path, sizeof path);
+            const char *path = hs->tensor_paths[st->tensors[k]];
+            bool has_path = path != NULL;
             shape_text(shape, sizeof shape, x);
             if (!json) {
                 fprintf(out, "  0x%llx %s %s %s%s%s%s\n      %s\n",
@@ -103,22 +206,31 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             cl_json_hex(&j, st->impl);
             cl_json_key(&j, "data_ptr");
             cl_json_hex(&j, x->data_ptr);
+            cl_json_key(&j, "storage_data_ptr");
+            cl_json_hex(&j, st->data);
+            cl_json_key(&j, "grad_fn_node");
+            if (x->grad_fn && cl_addrmap_get(&tt->node_index, x->grad_fn) != UINT32_MAX)
+                cl_json_int(&j, cl_addrmap_get(&tt->node_index, x->grad_fn));
+            else
+                cl_json_null(&j);
             cl_json_key(&j, "requires_grad");
             cl_json_bool(&j, x->requires_grad);
             cl_json_key(&j, "grad_fn");
             cl_json_string(&j, x->grad_fn ? x->grad_fn_name : NULL);
             cl_json_key(&j, "held_by");
-            cl_json_string(&j, torch_holder_name(st->held_by));
+            cl_json_string(&j, cl_held_by_name(sh->held_by));
             cl_json_key(&j, "paths");
             cl_json_begin_array(&j);
             if (has_path)
                 cl_json_string(&j, path);
             cl_json_end_array(&j);
+            holders_json(&j, h, hs, sh, devi);
             cl_json_end_object(&j);
         }
     }
     if (json) {
         cl_json_end_array(&j);
+        autograd_json(&j, tt);
         cl_report_json_end(out, &j, w);
     } else {
         fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown, (unsigned long long)bytes);
@@ -185,21 +297,100 @@ static void print_totals(FILE *out, struct cl_json *j, const char *key, struct t
                 (unsigned long long)v[i].storages, v[i].key);
 }
 
-void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cc_allocator *a, bool json, const struct cl_report_notes *w)
+static uint64_t sum(const uint64_t *v, uint32_t n)
 {
-    char path[4096];
+    uint64_t t = 0;
+    for (uint32_t d = 0; d < n; d++)
+        t += v[d];
+    return t;
+}
+
+static int by_retained(const void *a, const void *b, void *arg)
+{
+    const struct cl_holders *hs = arg;
+    const struct cl_holder *x = &hs->v[*(const uint32_t *)a], *y = &hs->v[*(const uint32_t *)b];
+    uint64_t rx = sum(x->retained, hs->ndevices), ry = sum(y->retained, hs->ndevices);
+    uint64_t qx = sum(x->reachable, hs->ndevices), qy = sum(y->reachable, hs->ndevices);
+    if (rx != ry)
+        return rx < ry ? 1 : -1;
+    if (qx != qy)
+        return qx < qy ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, const uint64_t *v)
+{
+    char dev[32];
+    cl_json_begin_object(j);
+    for (uint32_t d = 0; d < hs->ndevices; d++) {
+        cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
+        cl_json_key(j, dev);
+        cl_json_int(j, (long long)v[d]);
+    }
+    cl_json_end_object(j);
+}
+
+/* Every holder that reaches a storage, by what dropping it alone would free. */
+static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const struct cl_holders *hs)
+{
+    uint32_t *order = malloc((hs->n + 1) * sizeof *order), n = 0;
+    for (uint32_t k = 0; order && k < hs->n; k++)
+        if (hs->v[k].storages)
+            order[n++] = k;
+    if (order)
+        qsort_r(order, n, sizeof *order, by_retained, (void *)hs);
+    if (j) {
+        cl_json_key(j, "holders");
+        cl_json_begin_array(j);
+    } else {
+        fprintf(out, "by holder (retained: freed if this reference alone is dropped):\n");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct cl_holder *hd = &hs->v[order[i]];
+        if (!j) {
+            fprintf(out, "  %14llu retained %14llu reachable %6u storages  %s\n",
+                    (unsigned long long)sum(hd->retained, hs->ndevices),
+                    (unsigned long long)sum(hd->reachable, hs->ndevices), hd->storages, hd->name);
+            continue;
+        }
+        cl_json_begin_object(j);
+        cl_json_key(j, "holder");
+        cl_json_string(j, hd->name);
+        cl_json_key(j, "root");
+        cl_json_string(j, h->roots[hd->root]);
+        cl_json_key(j, "storages");
+        cl_json_int(j, hd->storages);
+        cl_json_key(j, "retained_bytes");
+        cl_json_int(j, (long long)sum(hd->retained, hs->ndevices));
+        cl_json_key(j, "reachable_bytes");
+        cl_json_int(j, (long long)sum(hd->reachable, hs->ndevices));
+        cl_json_key(j, "retained_by_device");
+        bytes_by_device(j, hs, hd->retained);
+        cl_json_key(j, "reachable_by_device");
+        bytes_by_device(j, hs, hd->reachable);
+        cl_json_end_object(j);
+    }
+    if (j)
+        cl_json_end_array(j);
+    free(order);
+}
+
+void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                       const struct cl_holders *hs, const struct cc_allocator *a, bool json,
+                       const struct cl_report_notes *w)
+{
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0;
     char dev[32], owner[256];
     for (uint32_t k = 0; k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
-        device_text(dev, sizeof dev, st->device_type, st->device_index);
+        cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
         add_total(&devices, &ndev, dev, st->nbytes);
-        if (torch_storage_path(h, tt, st, path, sizeof path))
-            owner_of(path, owner, sizeof owner);
+        const struct cl_storage_holders *sh = &hs->storages[k];
+        if (sh->n)
+            owner_of(sh->v[0].path, owner, sizeof owner);
         else
-            snprintf(owner, sizeof owner, "(%s)", torch_holder_name(st->held_by));
+            snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
         add_total(&owners, &nown, owner, st->nbytes);
     }
     struct cl_json j;
@@ -217,6 +408,7 @@ void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors 
     }
     print_totals(out, json ? &j : NULL, "device", devices, ndev);
     print_totals(out, json ? &j : NULL, "owner", owners, nown);
+    print_holders(out, json ? &j : NULL, h, hs);
     /* What the CUDA caching allocator holds, when it could be walked. */
     if (json) {
         cl_json_key(&j, "cuda");

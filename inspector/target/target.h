@@ -71,6 +71,12 @@ void cl_target_close(struct cl_target *t);
 int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len);
 int cl_read_u64(struct cl_target *t, uint64_t addr, uint64_t *out);
 int cl_read_u32(struct cl_target *t, uint64_t addr, uint32_t *out);
+/* The pointer at addr, or 0 when it is NULL or cannot be read: walkers treat both as "no edge". */
+static inline uint64_t cl_read_ptr_or_0(struct cl_target *t, uint64_t addr)
+{
+    uint64_t v;
+    return cl_read_u64(t, addr, &v) == 0 ? v : 0;
+}
 /* Reads a NUL-terminated string of at most cap-1 bytes; fails if no NUL comes within cap. */
 int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
 

@@ -52,3 +52,39 @@ uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max)
         return 0;
     return size - overhead;
 }
+
+static enum cxx_kind kind_of(const char *mangled)
+{
+    if (strstr(mangled, "UndefinedTensorImpl"))
+        return CXX_UNDEFINED_TENSOR;
+    if (strstr(mangled, "TensorImpl"))
+        return CXX_TENSOR;
+    if (strstr(mangled, "DifferentiableViewMeta"))
+        return CXX_VIEW_META;
+    /* torch::autograd's nodes; its other polymorphic classes (metadata, hooks, views) are not */
+    if (strncmp(mangled, "N5torch8autograd", 16) == 0 && !strstr(mangled, "Meta") &&
+        !strstr(mangled, "SavedVariable") && !strstr(mangled, "ViewInfo") &&
+        !strstr(mangled, "ForwardGrad") && !strstr(mangled, "Hook"))
+        return CXX_NODE;
+    return CXX_OTHER;
+}
+
+enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj)
+{
+    uint64_t vptr = obj && !(obj & 7) ? cl_read_ptr_or_0(c->t, obj) : 0;
+    if (!vptr)
+        return CXX_OTHER;
+    uint32_t known = cl_addrmap_get(&c->kinds, vptr);
+    if (known != UINT32_MAX)
+        return (enum cxx_kind)known;
+    char mangled[160];
+    enum cxx_kind k = cxx_class_name(c->t, obj, mangled, sizeof mangled) ? kind_of(mangled) : CXX_OTHER;
+    bool inserted;
+    (void)cl_addrmap_put(&c->kinds, vptr, k, &inserted);   /* a miss only costs a lookup again */
+    return k;
+}
+
+void cxx_classifier_free(struct cxx_classifier *c)
+{
+    cl_addrmap_free(&c->kinds);
+}

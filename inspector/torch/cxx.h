@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "target/target.h"
+#include "util/addrmap.h"
 
 /* The mangled class name (typeinfo name, e.g. "N3c1010TensorImplE") of the polymorphic object at
  * obj, read through its vtable; false when obj's first word is not a vtable pointer into a
@@ -19,5 +20,22 @@ void cxx_short_name(const char *mangled, char *out, size_t cap);
 /* Usable bytes of the glibc malloc chunk that starts at ptr, or 0 when the header is implausible
  * (ptr is not the start of a chunk, or the size exceeds max). */
 uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max);
+
+/* What a polymorphic object is, as far as the autograd walk cares. */
+enum cxx_kind {
+    CXX_OTHER = 1,
+    CXX_TENSOR,             /* a c10::TensorImpl (or subclass), not the undefined singleton */
+    CXX_UNDEFINED_TENSOR,   /* c10::UndefinedTensorImpl: an at::Tensor that holds nothing */
+    CXX_NODE,               /* a torch::autograd node (Node subclass) */
+    CXX_VIEW_META,          /* a DifferentiableViewMeta: a view's AutogradMeta, with its base */
+};
+
+/* Classifies objects by their vtable, each vtable looked up once. */
+struct cxx_classifier {
+    struct cl_target *t;
+    struct cl_addrmap kinds;   /* vtable -> enum cxx_kind */
+};
+enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj);
+void cxx_classifier_free(struct cxx_classifier *c);
 
 #endif

@@ -15,8 +15,8 @@ static const struct torch_layout torch113 = {
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
     .device_engaged_last = false,
     .si_data = 24, .si_device = 48, .si_size_bytes = 56,
-    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 112, .am_abi_varies = true,
-    .dtype_undefined = 18,
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 112, .am_view_base = 184,
+    .am_abi_varies = true, .dtype_undefined = 18,
 };
 
 /* 2.1 was checked on the 2.1.2 wheel; 2.0 is taken to be the same (its headers say so). */
@@ -26,8 +26,8 @@ static const struct torch_layout torch113 = {
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,              \
     .device_engaged_last = false,                                                              \
     .si_data = 24, .si_device = 48, .si_size_bytes = 56,                                       \
-    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_abi_varies = true,           \
-    .dtype_undefined = 44}
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_view_base = 176,             \
+    .am_abi_varies = true, .dtype_undefined = 44}
 static const struct torch_layout torch20 = TORCH_2_0("2.0", false);
 static const struct torch_layout torch21 = TORCH_2_0("2.1", true);
 
@@ -37,8 +37,8 @@ static const struct torch_layout torch24 = {
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
     .si_data = 16, .si_device = 40, .si_size_bytes = 48,
-    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_abi_varies = true,
-    .dtype_undefined = 44,
+    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_view_base = 168,
+    .am_abi_varies = true, .dtype_undefined = 44,
 };
 
 /* Up to 2.12 TensorImpl's pyobj_slot_ is {interpreter, PyObject*} (16 bytes) and AutogradMeta
@@ -49,7 +49,8 @@ static const struct torch_layout torch210 = {
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
     .si_data = 16, .si_device = 40, .si_size_bytes = 48,
-    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .dtype_undefined = 47};
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .am_view_base = 200,
+    .dtype_undefined = 47};
 
 static const struct torch_layout torch213 = {
     .name = "2.13-2.15", .verified = true, .thp_impl = 16,
@@ -57,7 +58,8 @@ static const struct torch_layout torch213 = {
     .ti_storage_offset = 144, .ti_numel = 152, .ti_dtype = 160, .ti_device = 162,
     .device_engaged_last = true,
     .si_data = 16, .si_device = 40, .si_size_bytes = 48,
-    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 128, .dtype_undefined = 47,
+    .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 128, .am_view_base = 184,
+    .dtype_undefined = 47,
 };
 
 static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch21, &torch24,
@@ -94,4 +96,53 @@ const char *torch_layout_names(void)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                  layouts[i]->name);
     return names;
+}
+
+/* ---- autograd ----
+ * Read off live processes of each release by tests/layouts/probe_autograd.py (every offset found
+ * by searching memory for values known from Python): Debian's 1.13.1 and PyPI's 2.1.2, 2.4.1,
+ * 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0. Until 2.12 graphs hold nodes in
+ * std::shared_ptr (AccumulateGrad made by make_shared, other nodes with their own control block);
+ * from 2.13 in c10::intrusive_ptr, with 16-byte edges. */
+#define SHARED_NODES(NAME, MAJOR, FIRST, LAST, NODE_SIZE, THPF_SAVED) \
+    .name = NAME, .major = MAJOR, .first_minor = FIRST, .last_minor = LAST, .node_ptr_words = 2, \
+    .node_next_edges = 96, .node_size = NODE_SIZE, .pynode_obj = NODE_SIZE, \
+    .thpfunction_saved = THPF_SAVED, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, \
+    .sv_nflags = 5
+/* SavedVariable until 2.4 keeps a version_counter_ (8 bytes) that 2.6 dropped */
+#define SV_WITH_VERSION_COUNTER \
+    .sv_size = 112, .sv_output_nr = 52, .sv_flags = 56, .sv_grad_fn = 72, .sv_grad_accumulator = 88
+#define SV_WITHOUT_VERSION_COUNTER \
+    .sv_size = 104, .sv_output_nr = 44, .sv_flags = 48, .sv_grad_fn = 64, .sv_grad_accumulator = 80
+
+static const struct torch_autograd_layout autograd_layouts[] = {
+    {SHARED_NODES("1.13", 1, 13, 13, 392, 104), SV_WITH_VERSION_COUNTER,
+     .sv_grad_accumulator_weak = true},
+    {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER},
+    {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER},
+    {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
+    {.name = "2.13", .major = 2, .first_minor = 13, .last_minor = 13, .node_ptr_words = 1,
+     .node_next_edges = 88, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
+     .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
+     .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
+    {.name = "2.14-2.15", .major = 2, .first_minor = 14, .last_minor = 15, .node_ptr_words = 1,
+     .node_next_edges = 88, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 192,
+     .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
+     .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
+};
+#define NAUTOGRAD (sizeof autograd_layouts / sizeof *autograd_layouts)
+
+const struct torch_autograd_layout *torch_autograd_layout_for(unsigned major, unsigned minor)
+{
+    for (size_t i = 0; i < NAUTOGRAD; i++) {
+        const struct torch_autograd_layout *l = &autograd_layouts[i];
+        if (l->major == major && minor >= l->first_minor && minor <= l->last_minor)
+            return l;
+    }
+    return NULL;
+}
+
+const struct torch_autograd_layout *torch_autograd_layout_at(size_t i)
+{
+    return i < NAUTOGRAD ? &autograd_layouts[i] : NULL;
 }

@@ -4,12 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "torch/autograd.h"
 #include "torch/cxx.h"
 #include "util/notes.h"
+#include "util/vec.h"
 
-#define MAX_GRAPH_NODES 1000000u     /* over all graphs */
-#define MAX_NODE_BYTES (64u << 10)   /* a Node's allocation, and a buffer it points to */
-#define MAX_INDIRECT 64              /* buffers followed per node (vectors of edges, saved lists) */
 #define CHECKED_TENSORS 64           /* reachable tensors that vote on the layout */
 
 static const char *const dtype_names[] = {
@@ -37,60 +36,25 @@ const char *torch_device_name(int8_t type)
                                                                                 : "unknown";
 }
 
-bool torch_tensor_path(struct py_heap *h, const struct torch_tensor *x, char *out, size_t cap)
-{
-    if (x->pyobj && py_heap_path(h, x->node, out, cap))
-        return true;
-    if (!x->autograd_path)
-        return false;
-    snprintf(out, cap, "%s", x->autograd_path);
-    return true;
-}
-
-bool torch_storage_path(struct py_heap *h, const struct torch_tensors *tt,
-                        const struct torch_storage *st, char *out, size_t cap)
-{
-    for (uint32_t i = 0; i < st->ntensors; i++)
-        if (torch_tensor_path(h, &tt->v[st->tensors[i]], out, cap))
-            return true;
-    return false;
-}
-
-const char *torch_holder_name(enum torch_holder h)
-{
-    static const char *const names[] = {"python", "autograd", "unreachable", "unknown"};
-    return names[h];
-}
-
 /* ---- the walk's state ---- */
-
-enum cls { CLS_OTHER = 1, CLS_TENSOR, CLS_NODE };
-
-struct graph_node {
-    uint64_t addr;
-    uint32_t parent;          /* graph node, or UINT32_MAX for a grad_fn */
-    uint32_t owner;           /* the Python tensor whose grad_fn starts the chain */
-    char name[48];
-};
 
 struct walk {
     struct py_heap *h;
     struct cl_target *t;
     const struct torch_layout *l;
+    const struct torch_autograd_layout *ag;
+    unsigned major, minor;            /* the torch version, for the autograd table */
     struct torch_tensors *out;
+    struct cxx_classifier cxx;
     struct cl_addrmap tensor_types;   /* type -> 1 tensor, 2 not */
-    struct cl_addrmap vptr_class;     /* vtable -> enum cls */
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
-    struct cl_addrmap seen_nodes;     /* Node -> graph node */
-    struct graph_node *nodes;
-    uint32_t nnodes, nodes_cap;
+    bool oom;                         /* an allocation failed: the graph is partial */
 };
 
 static uint64_t word(struct walk *w, uint64_t addr)
 {
-    uint64_t v = 0;
-    return cl_read_u64(w->t, addr, &v) == 0 ? v : 0;
+    return cl_read_ptr_or_0(w->t, addr);
 }
 
 /* Whether a Python type is torch.Tensor or derives from it: its base chain reaches the C type
@@ -110,53 +74,37 @@ static bool is_tensor_type(struct walk *w, uint64_t type)
         base = word(w, base + pl->tp_base);
     }
     bool inserted;
-    cl_addrmap_put(&w->tensor_types, type, yes ? 1 : 2, &inserted);
+    (void)cl_addrmap_put(&w->tensor_types, type, yes ? 1 : 2, &inserted);   /* a miss: asked again */
     return yes;
 }
 
-static enum cls classify(struct walk *w, uint64_t p, char *name, size_t cap)
+/* The class name of a node, as users see it in grad_fn: "AddmmBackward0". */
+static void node_name(struct walk *w, uint64_t node, char *out, size_t cap)
 {
-    uint64_t vptr = word(w, p);
-    uint32_t known = vptr ? cl_addrmap_get(&w->vptr_class, vptr) : CLS_OTHER;
-    if (known != UINT32_MAX && !(known == CLS_NODE && name))
-        return (enum cls)known;
     char mangled[160];
-    enum cls c = CLS_OTHER;
-    if (cxx_class_name(w->t, p, mangled, sizeof mangled)) {
-        if (strstr(mangled, "TensorImpl") && !strstr(mangled, "Undefined"))
-            c = CLS_TENSOR;
-        else if (strncmp(mangled, "N5torch8autograd", 16) == 0 && !strstr(mangled, "Meta") &&
-                 !strstr(mangled, "SavedVariable") && !strstr(mangled, "ViewInfo") &&
-                 !strstr(mangled, "ForwardGrad") && !strstr(mangled, "Hooks"))
-            c = CLS_NODE;
-        if (c == CLS_NODE && name)
-            cxx_short_name(mangled, name, cap);
-    }
-    bool inserted;
-    cl_addrmap_put(&w->vptr_class, vptr, c, &inserted);
-    return c;
+    if (cxx_class_name(w->t, node, mangled, sizeof mangled))
+        cxx_short_name(mangled, out, cap);
+    else
+        snprintf(out, cap, "?");
 }
 
 /* ---- tensors ---- */
 
+/* Room for one more tensor (not yet counted: add_impl does that). */
 static struct torch_tensor *new_tensor(struct walk *w)
 {
     struct torch_tensors *tt = w->out;
-    if (tt->n == tt->cap) {
-        uint32_t cap = tt->cap ? tt->cap * 2 : 1024;
-        struct torch_tensor *v = realloc(tt->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        tt->v = v;
-        tt->cap = cap;
+    if (tt->n == UINT32_MAX - 1 || !CL_VEC_RESERVE(tt->v, tt->n, tt->cap)) {
+        w->oom = true;
+        return NULL;
     }
     struct torch_tensor *x = &tt->v[tt->n];
     memset(x, 0, sizeof *x);
     x->node = PY_NO_NODE;
+    x->storage_index = UINT32_MAX;
     return x;
 }
 
-/* Reads a TensorImpl's facts into x; false when it does not look like one. */
 /* The address of an AutogradMeta field (see torch_layout.am_abi_varies). */
 static uint64_t am_field(struct walk *w, uint64_t meta, uint16_t off)
 {
@@ -200,7 +148,9 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
         cl_read(t, am_field(w, meta, l->am_requires_grad), &rg, 1);
         x->grad_fn = word(w, am_field(w, meta, l->am_grad_fn));
         x->requires_grad = rg || x->grad_fn;
-        if (x->grad_fn && classify(w, x->grad_fn, x->grad_fn_name, sizeof x->grad_fn_name) != CLS_NODE)
+        if (x->grad_fn && cxx_classify(&w->cxx, x->grad_fn) == CXX_NODE)
+            node_name(w, x->grad_fn, x->grad_fn_name, sizeof x->grad_fn_name);
+        else if (x->grad_fn)
             snprintf(x->grad_fn_name, sizeof x->grad_fn_name, "?");
     }
     return true;
@@ -258,163 +208,232 @@ static int collect_python(struct walk *w, struct cl_error *err)
     return 0;
 }
 
-/* ---- the autograd graph ---- */
+/* ---- the autograd graphs and the other C++ references ---- */
 
-static uint32_t add_graph_node(struct walk *w, uint64_t addr, uint32_t parent, uint32_t owner)
+#define MAX_GRAPH_NODES 10000000u   /* over all graphs */
+#define CHECKED_NODES 16            /* grad_fn nodes that vote on the autograd layout */
+
+static void link(struct walk *w, enum torch_end src_end, uint32_t src, enum torch_end dst_end,
+                 uint32_t dst, enum torch_link_kind kind)
 {
-    if (w->nnodes >= MAX_GRAPH_NODES)
-        return UINT32_MAX;
-    bool inserted;
-    uint32_t i = cl_addrmap_put(&w->seen_nodes, addr, w->nnodes, &inserted);
-    if (!inserted || i == UINT32_MAX)
-        return UINT32_MAX;
-    if (w->nnodes == w->nodes_cap) {
-        uint32_t cap = w->nodes_cap ? w->nodes_cap * 2 : 1024;
-        struct graph_node *v = realloc(w->nodes, cap * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        w->nodes = v;
-        w->nodes_cap = cap;
+    struct torch_tensors *tt = w->out;
+    if (!CL_VEC_RESERVE(tt->links, tt->nlinks, tt->links_cap)) {
+        w->oom = true;
+        return;
     }
-    struct graph_node *n = &w->nodes[w->nnodes];
-    *n = (struct graph_node){.addr = addr, .parent = parent, .owner = owner};
-    classify(w, addr, n->name, sizeof n->name);
-    return w->nnodes++;
+    tt->links[tt->nlinks++] = (struct torch_link){src, dst, (uint8_t)src_end, (uint8_t)dst_end,
+                                                  (uint8_t)kind};
 }
 
-/* The chain from the owner's Python path through the graph to node g. */
-static char *graph_path(struct walk *w, uint32_t g, const char *suffix)
-{
-    uint32_t chain[256], n = 0;
-    for (uint32_t c = g; c != UINT32_MAX && n < 256; c = w->nodes[c].parent)
-        chain[n++] = c;
-    char base[4096];
-    const struct torch_tensor *owner = &w->out->v[w->nodes[g].owner];
-    if (!py_heap_path(w->h, owner->node, base, sizeof base))
-        return NULL;
-    size_t cap = strlen(base) + 64 * (n + 2), len;
-    char *s = malloc(cap);
-    if (!s)
-        return NULL;
-    len = (size_t)snprintf(s, cap, "%s.grad_fn", base);
-    while (n-- > 0)
-        len += (size_t)snprintf(s + len, cap - len, " → %s", w->nodes[chain[n]].name);
-    snprintf(s + len, cap - len, "%s", suffix);
-    return s;
-}
-
-/* A Python tensor that no root reaches is held from C++ (its object is kept alive for it): name
- * that holder. */
-static bool adopt(struct walk *w, uint64_t impl, const char *base, const char *suffix, uint32_t g,
-                  bool via_grad)
+/* The tensor of a TensorImpl, read and added if new (a C++ tensor of the given origin). */
+static uint32_t tensor_at(struct walk *w, uint64_t impl, enum torch_origin origin)
 {
     uint32_t k = cl_addrmap_get(&w->impl_index, impl);
-    if (k == UINT32_MAX)
-        return false;
-    struct torch_tensor *x = &w->out->v[k];
-    if (x->pyobj && x->node >= w->h->nreachable && !x->autograd_path) {
-        if (base) {
-            size_t n = strlen(base) + strlen(suffix) + 1;
-            if ((x->autograd_path = malloc(n)))
-                snprintf(x->autograd_path, n, "%s%s", base, suffix);
-        } else {
-            x->autograd_path = graph_path(w, g, suffix);
-        }
-        x->via_grad = via_grad;
-    }
-    return true;
-}
-
-static void saved_tensor(struct walk *w, uint32_t g, uint64_t impl)
-{
-    if (adopt(w, impl, NULL, " (saved)", g, false))
-        return;   /* already known: a Python tensor, or saved by a node found earlier */
+    if (k != UINT32_MAX)
+        return k;
     struct torch_tensor *x = new_tensor(w);
-    if (!x || !read_impl(w, impl, x) || word(w, impl + w->l->ti_pyobj))
-        return;   /* not readable, or it has a Python object after all (an unreachable one) */
-    x->autograd_path = graph_path(w, g, " (saved)");
-    add_impl(w, x);
+    if (!x || !read_impl(w, impl, x))
+        return UINT32_MAX;
+    x->origin = origin;
+    return add_impl(w, x);
 }
 
-/* Node pointers and TensorImpl pointers in [p, p+len), recorded against graph node g. */
-static void scan_words(struct walk *w, uint32_t g, uint64_t p, uint64_t len, int depth,
-                       uint32_t *queue_end)
+/* The graph node at addr, added if new (then it waits in nodes[] to be expanded). */
+static uint32_t node_at(struct walk *w, uint64_t addr)
 {
-    static uint64_t buf[MAX_NODE_BYTES / 8];
-    uint64_t n = len / 8;
-    if (n > MAX_NODE_BYTES / 8 || cl_read(w->t, p, buf, n * 8) != 0)
-        return;
-    uint64_t local[MAX_NODE_BYTES / 8 < 8192 ? MAX_NODE_BYTES / 8 : 8192];
-    memcpy(local, buf, n * 8);   /* the static buffer is reused by the nested scan */
-    int followed = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t v = local[i];
-        if (!v || (v & 7) || v == w->nodes[g].addr)
-            continue;
-        switch (classify(w, v, NULL, 0)) {
-        case CLS_TENSOR:
-            saved_tensor(w, g, v);
-            break;
-        case CLS_NODE:
-            if (add_graph_node(w, v, g, w->nodes[g].owner) != UINT32_MAX)
-                (*queue_end)++;
-            break;
-        default:
-            if (depth == 0 && followed < MAX_INDIRECT) {   /* a vector's buffer, one level down */
-                uint64_t size = cxx_malloc_size(w->t, v, MAX_NODE_BYTES);
-                if (size) {
-                    followed++;
-                    scan_words(w, g, v, size, 1, queue_end);
-                }
-            }
-        }
+    struct torch_tensors *tt = w->out;
+    uint32_t k = cl_addrmap_get(&w->out->node_index, addr);
+    if (k != UINT32_MAX)
+        return k;
+    if (tt->nnodes >= MAX_GRAPH_NODES || !CL_VEC_RESERVE(tt->nodes, tt->nnodes, tt->nodes_cap))
+        return UINT32_MAX;
+    bool inserted;
+    if (cl_addrmap_put(&w->out->node_index, addr, tt->nnodes, &inserted) == UINT32_MAX) {
+        w->oom = true;
+        return UINT32_MAX;
     }
+    struct torch_node *n = &tt->nodes[tt->nnodes];
+    n->addr = addr;
+    node_name(w, addr, n->name, sizeof n->name);
+    return tt->nnodes++;
 }
 
-/* A .grad that was never read from Python has no Python object: hold it by its owner's path. */
-static void grad_tensor(struct walk *w, uint32_t owner)
+/* A tensor's own references: its grad_fn, its .grad, its Python object. */
+static void tensor_links(struct walk *w, uint32_t k)
 {
-    uint64_t meta = word(w, w->out->v[owner].impl + w->l->ti_autograd_meta);
+    const struct torch_tensor *x = &w->out->v[k];
+    uint64_t meta = word(w, x->impl + w->l->ti_autograd_meta);
     uint64_t grad = meta ? word(w, am_field(w, meta, w->l->am_grad)) : 0;
-    char cls[96], base[4096];
-    if (!grad || !cxx_class_name(w->t, grad, cls, sizeof cls) || strstr(cls, "Undefined") ||
-        !py_heap_path(w->h, w->out->v[owner].node, base, sizeof base) ||
-        adopt(w, grad, base, ".grad", 0, true))
-        return;
-    struct torch_tensor *x = new_tensor(w);
-    if (!x || !read_impl(w, grad, x) || word(w, grad + w->l->ti_pyobj))
-        return;
-    size_t n = strlen(base) + 8;
-    if ((x->autograd_path = malloc(n)))
-        snprintf(x->autograd_path, n, "%s.grad", base);
-    x->via_grad = true;
-    add_impl(w, x);
+    uint32_t pynode = x->pyobj ? x->node : PY_NO_NODE;
+    uint32_t g;
+    if (x->grad_fn && cxx_classify(&w->cxx, x->grad_fn) == CXX_NODE &&
+        (g = node_at(w, x->grad_fn)) != UINT32_MAX)
+        link(w, TORCH_END_TENSOR, k, TORCH_END_NODE, g, TORCH_LINK_GRAD_FN);
+    if (grad && cxx_classify(&w->cxx, grad) == CXX_TENSOR &&
+        (g = tensor_at(w, grad, TORCH_FROM_GRAD)) != UINT32_MAX)
+        link(w, TORCH_END_TENSOR, k, TORCH_END_TENSOR, g, TORCH_LINK_GRAD);
+    uint64_t base = meta && cxx_classify(&w->cxx, meta) == CXX_VIEW_META
+                        ? word(w, am_field(w, meta, w->l->am_view_base)) : 0;
+    if (base && cxx_classify(&w->cxx, base) == CXX_TENSOR &&
+        (g = tensor_at(w, base, TORCH_FROM_VIEW_BASE)) != UINT32_MAX)
+        link(w, TORCH_END_TENSOR, k, TORCH_END_TENSOR, g, TORCH_LINK_VIEW_BASE);
+    if (pynode != PY_NO_NODE)
+        link(w, TORCH_END_TENSOR, k, TORCH_END_PYOBJ, pynode, TORCH_LINK_PYOBJ);
 }
 
+struct node_visit { struct walk *w; enum torch_end end; uint32_t from; };
+
+static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
+{
+    struct node_visit *v = arg;
+    struct walk *w = v->w;
+    uint32_t k;
+    switch (kind) {
+    case TORCH_REF_NEXT:
+    case TORCH_REF_SAVED_NODE:
+        if ((k = node_at(w, dst)) != UINT32_MAX)
+            link(w, v->end, v->from, TORCH_END_NODE, k,
+                 kind == TORCH_REF_NEXT ? TORCH_LINK_NEXT : TORCH_LINK_SAVED_NODE);
+        break;
+    case TORCH_REF_SAVED:
+    case TORCH_REF_VARIABLE:
+        if ((k = tensor_at(w, dst, kind == TORCH_REF_SAVED ? TORCH_FROM_SAVED : TORCH_FROM_VARIABLE)) != UINT32_MAX)
+            link(w, v->end, v->from, TORCH_END_TENSOR, k,
+                 kind == TORCH_REF_SAVED ? TORCH_LINK_SAVED : TORCH_LINK_VARIABLE);
+        break;
+    case TORCH_REF_CONTEXT:
+        if ((k = py_heap_find(w->h, dst)) != PY_NO_NODE) {
+            /* a custom Function's node is called after its ctx's class, as Python does */
+            const struct py_type *ty = py_object_type(&w->h->objects, dst);
+            if (ty && v->end == TORCH_END_NODE)
+                snprintf(w->out->nodes[v->from].name, sizeof w->out->nodes[v->from].name, "%.47s",
+                         ty->name);
+            link(w, v->end, v->from, TORCH_END_PYOBJ, k, TORCH_LINK_CONTEXT);
+            struct node_visit ctx = {w, TORCH_END_PYOBJ, k};
+            torch_context_saved(&w->cxx, w->ag, dst, node_ref, &ctx);
+        }
+        break;
+    }
+}
+
+static void ignore_ref(void *arg, enum torch_ref kind, uint64_t dst)
+{
+    (void)arg, (void)kind, (void)dst;
+}
+
+/* Whether the Python tensors' grad_fn nodes read as graph nodes with table l: most of the first
+ * CHECKED_NODES must (a node being freed may not). */
+static bool autograd_fits(struct walk *w, const struct torch_autograd_layout *l)
+{
+    unsigned fits = 0, fails = 0;
+    for (uint32_t k = 0; k < w->out->n && fits + fails < CHECKED_NODES; k++) {
+        uint64_t node = w->out->v[k].grad_fn;
+        if (node && cxx_classify(&w->cxx, node) == CXX_NODE)
+            torch_node_refs(&w->cxx, l, node, ignore_ref, NULL) ? fails++ : fits++;
+    }
+    return fails <= fits;
+}
+
+/* The version's own table when it fits, else the newest that fits (with a warning). */
+static const struct torch_autograd_layout *choose_autograd(struct walk *w)
+{
+    const struct torch_autograd_layout *own = torch_autograd_layout_for(w->major, w->minor), *l;
+    if (own && autograd_fits(w, own))
+        return own;
+    size_t n = 0;
+    while (torch_autograd_layout_at(n))
+        n++;
+    while (n-- > 0)
+        if ((l = torch_autograd_layout_at(n)) != own && autograd_fits(w, l)) {
+            cl_note_add(&w->out->warnings, "torch %u.%u %s: autograd layout %s was used because "
+                        "its checks pass on this process's graphs", w->major, w->minor,
+                        own ? "does not fit its own autograd layout" : "has no autograd layout",
+                        l->name);
+            return l;
+        }
+    cl_note_add(&w->out->warnings, "no autograd layout fits torch %u.%u's graphs: tensors held "
+                "only by autograd graphs are not attributed", w->major, w->minor);
+    return NULL;
+}
+
+struct keyed_link { struct torch_link l; size_t at; };
+
+static int by_source(const void *a, const void *b)
+{
+    const struct keyed_link *x = a, *y = b;
+    if (x->l.src_end != y->l.src_end)
+        return x->l.src_end < y->l.src_end ? -1 : 1;
+    if (x->l.src != y->l.src)
+        return x->l.src < y->l.src ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Sorts links by source, each source's links kept in the order they were read (a node's next
+ * edges in next_edges_ order): the reading order is part of the key. */
+static void sort_links(struct walk *w)
+{
+    struct torch_tensors *tt = w->out;
+    struct keyed_link *v = malloc((tt->nlinks + 1) * sizeof *v);
+    if (!v) {
+        w->oom = true;
+        return;
+    }
+    for (size_t k = 0; k < tt->nlinks; k++)
+        v[k] = (struct keyed_link){tt->links[k], k};
+    qsort(v, tt->nlinks, sizeof *v, by_source);
+    for (size_t k = 0; k < tt->nlinks; k++)
+        tt->links[k] = v[k].l;
+    free(v);
+}
+
+const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum torch_end end,
+                                          uint32_t src, size_t *n)
+{
+    size_t lo = 0, hi = tt->nlinks;   /* the first link whose source is not before (end, src) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct torch_link *l = &tt->links[mid];
+        if (l->src_end < end || (l->src_end == end && l->src < src))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t k = lo;
+    while (k < tt->nlinks && tt->links[k].src_end == end && tt->links[k].src == src)
+        k++;
+    *n = k - lo;
+    return tt->links + lo;
+}
+
+/* Every tensor's references, then every node's, breadth first: new tensors and nodes found on
+ * the way are expanded in turn. */
 static void walk_graphs(struct walk *w)
 {
-    uint32_t python_tensors = w->out->n;
-    for (uint32_t ti = 0; ti < python_tensors; ti++) {
-        const struct torch_tensor *x = &w->out->v[ti];
-        if (x->node >= w->h->nreachable)
-            continue;
-        grad_tensor(w, ti);
-        x = &w->out->v[ti];   /* grad_tensor may have grown the array */
-        if (!x->grad_fn)
-            continue;
-        uint32_t start = add_graph_node(w, x->grad_fn, UINT32_MAX, ti);
-        if (start == UINT32_MAX)
-            continue;
-        uint32_t end = start + 1;
-        for (uint32_t g = start; g < end && g < w->nnodes; g++) {
-            uint64_t size = cxx_malloc_size(w->t, w->nodes[g].addr, MAX_NODE_BYTES);
-            if (!size)   /* make_shared: the node follows a 16-byte control block */
-                size = cxx_malloc_size(w->t, w->nodes[g].addr - 16, MAX_NODE_BYTES + 16);
-            scan_words(w, g, w->nodes[g].addr, size >= 16 ? size : 512, 0, &end);
+    struct torch_tensors *tt = w->out;
+    unsigned failed = 0;
+    uint32_t ti = 0, ni = 0;
+    tt->autograd = w->ag = choose_autograd(w);
+    while (ti < tt->n || ni < tt->nnodes) {
+        for (; ti < tt->n; ti++)
+            tensor_links(w, ti);
+        for (; w->ag && ni < tt->nnodes && ti == tt->n; ni++) {
+            struct node_visit v = {w, TORCH_END_NODE, ni};
+            failed += torch_node_refs(&w->cxx, w->ag, tt->nodes[ni].addr, node_ref, &v) != 0;
         }
+        if (!w->ag)
+            break;
     }
-    if (w->nnodes >= MAX_GRAPH_NODES)
-        cl_note_add(&w->out->warnings, "autograd graphs cut at %u nodes", MAX_GRAPH_NODES);
+    sort_links(w);
+    for (uint32_t k = 0; k < tt->n; k++) {   /* grad_fn names as the walk settled them */
+        uint32_t g = tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn) : UINT32_MAX;
+        if (g != UINT32_MAX)
+            snprintf(tt->v[k].grad_fn_name, sizeof tt->v[k].grad_fn_name, "%s", tt->nodes[g].name);
+    }
+    if (failed)
+        cl_note_add(&tt->warnings, "%u autograd nodes could not be read (being freed?): their "
+                    "references are missing", failed);
+    if (tt->nnodes >= MAX_GRAPH_NODES)
+        cl_note_add(&tt->warnings, "autograd graphs cut at %u nodes", MAX_GRAPH_NODES);
 }
 
 /* ---- storages ---- */
@@ -425,71 +444,75 @@ static int by_bytes(const void *a, const void *b)
     return x->nbytes < y->nbytes ? 1 : x->nbytes > y->nbytes ? -1 : (x->impl > y->impl) - (x->impl < y->impl);
 }
 
+static void read_storage(struct walk *w, uint64_t impl, struct torch_storage *st)
+{
+    uint8_t dev[2] = {0, 0};
+    memset(st, 0, sizeof *st);
+    st->impl = impl;
+    st->data = word(w, impl + w->l->si_data);
+    st->nbytes = word(w, impl + w->l->si_size_bytes);
+    if ((st->nbytes >> 61) == 5)   /* a symbolic size (SymInt heap tag): unknown */
+        st->nbytes = 0;
+    (void)cl_read(w->t, impl + w->l->si_device, dev, sizeof dev);   /* unreadable: cpu:0 */
+    st->device_type = (int8_t)dev[0];
+    st->device_index = (int8_t)dev[1];
+}
+
+/* Storages biggest first, each with its tensors; every tensor learns its storage's index. */
 static int group_storages(struct walk *w)
 {
     struct torch_tensors *tt = w->out;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < tt->n; i++) {   /* the distinct storages, counting their tensors */
+        struct torch_tensor *x = &tt->v[i];
+        bool inserted;
+        if (!x->storage)
+            continue;
+        uint32_t s = cl_addrmap_put(&w->storage_index, x->storage, tt->nstorages, &inserted);
+        if (s == UINT32_MAX || (inserted && !CL_VEC_RESERVE(tt->storages, tt->nstorages, cap)))
+            return CL_E_INTERNAL;
+        if (inserted)
+            read_storage(w, x->storage, &tt->storages[tt->nstorages++]);
+        tt->storages[s].ntensors++;
+    }
+    qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
+    cl_addrmap_free(&w->storage_index);   /* sorting moved them: index them again */
+    for (uint32_t s = 0; s < tt->nstorages; s++) {
+        bool inserted;
+        if (cl_addrmap_put(&w->storage_index, tt->storages[s].impl, s, &inserted) == UINT32_MAX)
+            return CL_E_INTERNAL;
+        if (!(tt->storages[s].tensors = malloc(tt->storages[s].ntensors * sizeof(uint32_t))))
+            return CL_E_INTERNAL;
+        tt->storages[s].ntensors = 0;
+    }
     for (uint32_t i = 0; i < tt->n; i++) {
         struct torch_tensor *x = &tt->v[i];
         if (!x->storage)
             continue;
-        bool inserted;
-        uint32_t s = cl_addrmap_put(&w->storage_index, x->storage, tt->nstorages, &inserted);
-        if (s == UINT32_MAX)
-            return CL_E_INTERNAL;
-        if (inserted) {
-            struct torch_storage *v = realloc(tt->storages, (tt->nstorages + 1) * sizeof *v);
-            if (!v)
-                return CL_E_INTERNAL;
-            tt->storages = v;
-            struct torch_storage *st = &tt->storages[tt->nstorages++];
-            memset(st, 0, sizeof *st);
-            uint8_t dev[2] = {0, 0};
-            st->impl = x->storage;
-            st->data = word(w, x->storage + w->l->si_data);
-            st->nbytes = word(w, x->storage + w->l->si_size_bytes);
-            if ((st->nbytes >> 61) == 5)   /* a symbolic size (SymInt heap tag): unknown */
-                st->nbytes = 0;
-            cl_read(w->t, x->storage + w->l->si_device, dev, 2);
-            st->device_type = (int8_t)dev[0];
-            st->device_index = (int8_t)dev[1];
-            st->held_by = TORCH_HELD_UNKNOWN;
-        }
-        struct torch_storage *st = &tt->storages[s];
-        uint32_t *v = realloc(st->tensors, (st->ntensors + 1) * sizeof *v);
-        if (!v)
-            return CL_E_INTERNAL;
-        st->tensors = v;
+        struct torch_storage *st = &tt->storages[cl_addrmap_get(&w->storage_index, x->storage)];
+        x->storage_index = (uint32_t)(st - tt->storages);
         st->tensors[st->ntensors++] = i;
-        /* python beats autograd beats unreachable: the most direct holder names the storage */
-        enum torch_holder h = x->pyobj && x->node < w->h->nreachable ? TORCH_HELD_PYTHON
-                            : x->via_grad                               ? TORCH_HELD_PYTHON
-                            : x->autograd_path                          ? TORCH_HELD_AUTOGRAD
-                            : x->pyobj                                  ? TORCH_HELD_UNREACHABLE
-                                                                        : TORCH_HELD_UNKNOWN;
-        if (h < st->held_by)
-            st->held_by = h;
     }
-    /* Sorting moves storages, so the index is rebuilt by whoever needs it; none does after this. */
-    qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
     return 0;
 }
 
 /* Every tensor of the heap with layout out->l; fails when the layout's live checks do. */
-static int collect_with(struct py_heap *h, struct torch_tensors *out, struct cl_error *err)
+static int collect_with(struct py_heap *h, unsigned major, unsigned minor, struct torch_tensors *out,
+                        struct cl_error *err)
 {
-    struct walk w = {.h = h, .t = h->objects.rt->t, .l = out->l, .out = out};
+    struct walk w = {.h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor,
+                     .out = out};
+    w.cxx.t = w.t;
     int rc = collect_python(&w, err);
     if (!rc) {
         walk_graphs(&w);
-        if (group_storages(&w))
-            rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
+        if (w.oom || group_storages(&w))
+            rc = cl_error_set(err, CL_E_INTERNAL, "out of memory reading tensors");
     }
+    cxx_classifier_free(&w.cxx);
     cl_addrmap_free(&w.tensor_types);
-    cl_addrmap_free(&w.vptr_class);
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
-    cl_addrmap_free(&w.seen_nodes);
-    free(w.nodes);
     if (rc)
         torch_tensors_free(out);
     return rc;
@@ -497,8 +520,8 @@ static int collect_with(struct py_heap *h, struct torch_tensors *out, struct cl_
 
 /* No table for this version (a newer release, a custom build): the newest checked table whose
  * live checks pass. */
-static int collect_by_structure(struct py_heap *h, const char *version, struct torch_tensors *out,
-                                struct cl_error *err)
+static int collect_by_structure(struct py_heap *h, const char *version, unsigned major,
+                                unsigned minor, struct torch_tensors *out, struct cl_error *err)
 {
     size_t n = 0;
     while (torch_layout_at(n))
@@ -506,7 +529,7 @@ static int collect_by_structure(struct py_heap *h, const char *version, struct t
     for (size_t i = n; i-- > 0;) {
         struct cl_error ignored;
         out->l = torch_layout_at(i);
-        if (out->l->verified && collect_with(h, out, &ignored) == 0) {
+        if (out->l->verified && collect_with(h, major, minor, out, &ignored) == 0) {
             cl_note_add(&out->warnings, "torch %s has no tensor layout of its own: layout %s was "
                         "used because its checks pass on this process's tensors", version,
                         out->l->name);
@@ -529,21 +552,22 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
         return cl_error_set(err, CL_E_UNSUPPORTED, "the torch version is unknown (no readable "
                             "torch/version.py); tensors cannot be reported");
     if (!(out->l = torch_layout_for(major, minor)))
-        return collect_by_structure(h, torch->version, out, err);
+        return collect_by_structure(h, torch->version, major, minor, out, err);
     if (!out->l->verified)
         cl_note_add(&out->warnings, "the torch %s layout was read from headers, not checked on a "
                     "real %s wheel; the live checks passed", out->l->name, out->l->name);
-    return collect_with(h, out, err);
+    return collect_with(h, major, minor, out, err);
 }
 
 void torch_tensors_free(struct torch_tensors *tt)
 {
-    for (uint32_t i = 0; i < tt->n; i++)
-        free(tt->v[i].autograd_path);
     for (uint32_t i = 0; i < tt->nstorages; i++)
         free(tt->storages[i].tensors);
     free(tt->v);
     free(tt->storages);
+    free(tt->nodes);
+    cl_addrmap_free(&tt->node_index);
+    free(tt->links);
     free(tt->warnings);
     memset(tt, 0, sizeof *tt);
 }

@@ -1,0 +1,85 @@
+/* Who holds each storage, and what dropping each reference would free.
+ *
+ * A holder is one named reference out of a root: a module global (`__main__.history`), a frame's
+ * local, an exception being handled, a thread's state dict, `gc.garbage`. Two globals naming the
+ * same list are two holders. The graph these are computed on joins the Python object graph (every
+ * reference, cpython/heap.h), each Python tensor's TensorImpl, storages, and the C++ references
+ * of torch/tensors.h (autograd nodes, saved tensors, .grad). Then:
+ *  - retained bytes of a holder: the storages it dominates (every path from a root to them passes
+ *    through it), so removing that reference alone frees them; a storage two holders share is
+ *    retained by neither;
+ *  - reachable bytes: every storage reachable from it;
+ *  - per storage, every holder that reaches it with its shortest path, shortest first.
+ * Module objects and module dicts are roots of their own: walks from a holder stop there, so
+ * `__main__.torch` does not reach everything torch's globals hold.
+ * Bytes are per device: a CUDA storage counts its caching-allocator block's size (what
+ * torch.cuda.memory_allocated() counts) when the allocator was walked, a CPU storage its size. */
+#ifndef CULEAK_HOLDERS_HOLDERS_H
+#define CULEAK_HOLDERS_HOLDERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpython/heap.h"
+#include "cudacache/walk.h"
+#include "torch/tensors.h"
+
+#define CL_MAX_DEVICES 16
+
+struct cl_device {
+    int8_t type, index;      /* torch's DeviceType and index (-1: none) */
+};
+
+struct cl_holder {
+    char *name;              /* the reference as a Python path: "__main__.history" */
+    uint32_t root;           /* the heap root it leaves from */
+    uint64_t retained[CL_MAX_DEVICES], reachable[CL_MAX_DEVICES];   /* by cl_holders.devices */
+    uint32_t storages;       /* storages it reaches */
+};
+
+/* How one holder reaches one storage. */
+struct cl_storage_holder {
+    uint32_t holder;         /* into cl_holders.v */
+    uint32_t tensor;         /* into torch_tensors.v: the tensor the path ends at */
+    uint32_t steps;          /* path length, for "shortest first" */
+    bool via_autograd;       /* the path passes through an autograd graph */
+    char *path;
+};
+
+/* The storage's holders as a whole: the most direct kind of holder names it. */
+enum cl_held_by {
+    CL_HELD_PYTHON,          /* some holder reaches it through Python references only */
+    CL_HELD_AUTOGRAD,        /* every holder's path passes through an autograd graph */
+    CL_HELD_UNREACHABLE,     /* no holder: only objects no root reaches (a garbage cycle) */
+    CL_HELD_UNKNOWN,         /* no holder, and no Python object: held from C/C++ culeak cannot see */
+};
+
+struct cl_storage_holders {
+    struct cl_storage_holder *v;   /* shortest first */
+    uint32_t n;
+    enum cl_held_by held_by;
+    uint64_t bytes;                /* what it counts for: its block's size on CUDA */
+};
+
+struct cl_holders {
+    struct cl_holder *v;
+    uint32_t n;
+    struct cl_device devices[CL_MAX_DEVICES];
+    uint32_t ndevices;
+    struct cl_storage_holders *storages;   /* indexed like torch_tensors.storages */
+    uint32_t nstorages;
+    char **tensor_paths;           /* per tensor: its shortest path from any holder, or NULL */
+    uint32_t ntensors;
+    char *warnings;
+};
+
+/* a may be NULL (no CUDA allocator walked: CUDA storages then count their own size). */
+int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt, const struct cc_allocator *a,
+                     struct cl_holders *out, struct cl_error *err);
+void cl_holders_free(struct cl_holders *hs);
+
+/* The index of a device in hs->devices, or -1. */
+int cl_holders_device(const struct cl_holders *hs, int8_t type, int8_t index);
+const char *cl_held_by_name(enum cl_held_by h);
+
+#endif

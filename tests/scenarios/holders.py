@@ -1,0 +1,220 @@
+"""Scenario: a training job with several leaks at once, for the holder model. Every holder is a
+global of __main__. Prints one JSON line of ground truth seen from inside, then READY, and waits
+(or aborts with --abort):
+
+  holders: per global name, the data_ptr of every storage reachable from it, found by walking
+           gc.get_referents and, for tensors, grad_fn.next_functions, the nodes' _saved_*
+           tensors, AccumulateGrad.variable, .grad and ._base (module dicts are roots of their
+           own, so the walk stops there, as culeak's does)
+  edges:   per global holding a graph, every node as {class, next: [indices], saved: [data_ptrs]}
+           in breadth-first order from its grad_fn
+
+With --delete NAME the job instead deletes that one global after building the same state, runs
+the collector, and prints {"freed": bytes} by torch.cuda.memory_allocated(): what dropping that
+holder alone frees (the retained bytes culeak must report). The state is deterministic, so a fresh
+run per holder gives the numbers for the inspected one.
+
+argv: [--cuda] [--order train-first|val-first] [--delete NAME] [--abort]"""
+import gc
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+DEV = "cuda" if "--cuda" in sys.argv else "cpu"
+ORDER = sys.argv[sys.argv.index("--order") + 1] if "--order" in sys.argv else "train-first"
+torch.manual_seed(0)
+
+
+def mlp():
+    return torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)).to(DEV)
+
+
+model = mlp()
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+x, y = torch.randn(16, 32, device=DEV), torch.randint(0, 10, (16,), device=DEV)
+xv, yv = torch.randn(48, 32, device=DEV), torch.randint(0, 10, (48,), device=DEV)
+
+
+def train_leak():
+    """total_loss += loss after backward(): the graph's saved tensors are freed, its nodes not."""
+    global total_loss
+    total_loss = 0
+    for _ in range(3):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        total_loss = total_loss + loss
+
+
+def val_leak():
+    """A validation loss accumulated without no_grad: every graph and its activations stay."""
+    global val_total
+    val_total = 0
+    for _ in range(3):
+        val_total = val_total + F.cross_entropy(model(xv), yv)
+
+
+for step in ((train_leak, val_leak) if ORDER == "train-first" else (val_leak, train_leak)):
+    step()
+
+# a list of losses that still carry their graphs
+losses = [F.cross_entropy(model(x[i:i + 4]), y[i:i + 4]) for i in range(0, 16, 4)]
+
+# a cache of model outputs
+cache = {"k%d" % i: model(xv[i:i + 8]).detach() for i in range(0, 48, 8)}
+
+
+# a traceback kept in a variable: the failing frame's activations stay alive
+def failing_step():
+    activations = torch.ones(1000, device=DEV)
+    raise RuntimeError("out of memory (simulated)", activations.shape)
+
+
+try:
+    failing_step()
+except RuntimeError as e:
+    last_error = e
+
+# an optimizer whose module was deleted: its parameters and momentum live on only through it
+orphan = mlp()
+orphan_opt = torch.optim.SGD(orphan.parameters(), lr=0.1, momentum=0.9)
+F.cross_entropy(orphan(x), y).backward()
+orphan_opt.step()
+del orphan
+
+# DDP-style gradient buckets: one flat buffer, each parameter's .grad a view into it
+ddp_model = mlp()
+params = list(ddp_model.parameters())
+bucket = torch.zeros(sum(p.numel() for p in params), device=DEV)
+offset = 0
+for p in params:
+    p.grad = bucket[offset:offset + p.numel()].view_as(p)
+    offset += p.numel()
+del p, params, offset
+
+# a custom autograd.Function: its ctx keeps the saved tensor
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * t
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        return 2 * t * g
+
+
+w_custom = torch.ones(256, device=DEV, requires_grad=True)
+custom = Square.apply(w_custom * 3).sum()
+
+# one tensor, two names: neither retains it, both reach it
+shared_a = torch.zeros(2048, device=DEV)
+shared_b = shared_a
+
+del step
+gc.collect()
+if DEV == "cuda":
+    torch.cuda.synchronize()
+
+if "--delete" in sys.argv:
+    name = sys.argv[sys.argv.index("--delete") + 1]
+    before = torch.cuda.memory_allocated()
+    del globals()[name]
+    gc.collect()
+    print(json.dumps({"freed": before - torch.cuda.memory_allocated()}), flush=True)
+    sys.exit(0)
+
+
+# ---- ground truth from inside ----
+
+BARRIER_OBJECTS = []   # kept alive, so their ids stay theirs (some modules make vars() afresh)
+for m in list(sys.modules.values()):
+    BARRIER_OBJECTS += [m, vars(m)] if hasattr(m, "__dict__") else [m]
+BARRIERS = {id(o) for o in BARRIER_OBJECTS}
+
+
+def saved_tensor(node, attr):
+    """A node's saved tensor as its SavedVariable holds it: _raw_saved_X.data does not check the
+    version (an optimizer step may have modified it in place since); older releases unpack."""
+    raw = getattr(node, "_raw" + attr, None)
+    try:
+        return raw.data if hasattr(raw, "data") else getattr(node, attr)
+    except RuntimeError:   # released by backward(), or modified in place (before 2.13)
+        return None
+
+
+def saved_tensors(node):
+    found = []
+    for attr in dir(node):
+        if not attr.startswith("_saved_"):
+            continue
+        v = saved_tensor(node, attr)
+        for t in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(t, torch.Tensor):
+                found.append(t)
+    if hasattr(node, "saved_tensors"):   # a custom Function's ctx
+        try:
+            found += [t for t in node.saved_tensors if isinstance(t, torch.Tensor)]
+        except RuntimeError:
+            pass
+    return found
+
+
+def storage_ptr(t):
+    return (t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()).data_ptr()
+
+
+def reachable(obj):
+    """data_ptrs of the storages obj reaches, walking as culeak's graph is defined."""
+    seen, ptrs, todo, alive = set(), set(), [obj], []
+    while todo:
+        o = todo.pop()
+        if id(o) in seen or id(o) in BARRIERS:
+            continue
+        seen.add(id(o))
+        alive.append(o)   # node wrappers may be made afresh: keep each alive so ids stay unique
+        if isinstance(o, torch.Tensor):
+            ptrs.add(storage_ptr(o))
+            todo += [t for t in (o.grad, o._base, o.grad_fn) if t is not None]
+        if hasattr(type(o), "next_functions"):   # an autograd node (1.13 has no graph.Node)
+            todo += [f for f, _ in getattr(o, "next_functions", ()) if f is not None]
+            todo += saved_tensors(o)
+            if hasattr(o, "variable"):
+                todo.append(o.variable)
+        todo += gc.get_referents(o)
+    return sorted(ptrs)
+
+
+def graph_edges(root):
+    """Every node reachable from root through next_functions, breadth first."""
+    nodes, index, todo = [], {}, [root]   # nodes keeps every wrapper alive: ids stay unique
+    while todo:
+        n = todo.pop(0)
+        if n is None or id(n) in index:
+            continue
+        index[id(n)] = len(nodes)
+        nodes.append(n)
+        todo += [f for f, _ in n.next_functions]
+    return [{"class": type(n).__name__,
+             "next": [index[id(f)] if f is not None else None for f, _ in n.next_functions],
+             "saved": sorted(storage_ptr(t) for t in saved_tensors(n))} for n in nodes]
+
+
+NAMES = ["model", "opt", "total_loss", "val_total", "losses", "cache", "last_error", "orphan_opt",
+         "ddp_model", "bucket", "custom", "w_custom", "shared_a", "shared_b", "x", "y", "xv", "yv"]
+truth = {"pid": os.getpid(), "torch": torch.__version__, "order": ORDER,
+         "holders": {n: reachable(globals()[n]) for n in NAMES},
+         "edges": {n: graph_edges(globals()[n].grad_fn) for n in ("total_loss", "val_total", "custom")}}
+truth["edges"]["losses[0]"] = graph_edges(losses[0].grad_fn)
+print(json.dumps(truth), flush=True)
+print("READY", flush=True)
+if "--abort" in sys.argv:
+    os.abort()
+while True:
+    time.sleep(1)
