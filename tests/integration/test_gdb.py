@@ -8,6 +8,7 @@ import subprocess
 import harness
 from harness import check
 from test_tensors import judge
+import test_holders
 
 PLUGIN = os.path.join(harness.ROOT, "build", "culeak.gdb")
 
@@ -40,6 +41,28 @@ def core_tensors():
             core = harness.gcore(p.pid, d)
         rc, out = gdb("-ex", "culeak-tensors --json", harness.TORCH_VENV, core)
         judge(json_from(out), p.truth)
+
+
+def holders(kind):
+    """The exact-holders scenario through the plugin: the same graphs and holders as the
+    process's own view, and the same summary (retained bytes) as the CLI."""
+    def test():
+        with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "holders.py") as p:
+            if kind == "live":
+                want = harness.culeak("summary", "--pid", p.pid, "--json").stdout
+                rc, out = gdb("-p", str(p.pid), "-ex", "culeak-tensors --json", "-ex",
+                              "culeak-summary --json")
+            else:
+                core = harness.gcore(p.pid, d)
+                want = harness.culeak("summary", "--core", core, "--json").stdout
+                rc, out = gdb("-ex", "culeak-tensors --json", "-ex", "culeak-summary --json",
+                              harness.TORCH_VENV, core)
+            docs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+            check(len(docs) == 2, "want two JSON reports: %s" % out[-2000:])
+            test_holders.judge(docs[0], p.truth)
+            check(docs[1]["holders"] == json.loads(want)["holders"],
+                  "culeak-summary's holders differ from the CLI's")
+    return test
 
 
 def same_as_cli():
@@ -185,3 +208,5 @@ def tests():
     for fn in (stable_abi, live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
                remote_target, blocks_on_simulated_device, clear_messages):
         yield fn.__name__, fn
+    for kind in ("live", "core"):
+        yield "holders-%s" % kind, holders(kind)
