@@ -8,7 +8,8 @@ leaks at once):
 - retained bytes, on the simulated device: deleting each global alone in a fresh run of the same
   job frees exactly what culeak says it retains, by torch.cuda.memory_allocated().
 On the CPU wheel live and from both kinds of core, on the CUDA wheel on the simulated device in
-both orders of the two leaks, and live on every autograd table's own release."""
+both orders of the two leaks, and live on every autograd table's own release; and the same checks
+on a small GPT-2 from transformers (tests/scenarios/gpt2.py)."""
 import concurrent.futures
 import os
 
@@ -27,7 +28,8 @@ for _v in ("2.1", "2.4", "2.6", "2.10", "2.11", "2.12", "2.13", "2.14", "2.15"):
 
 def culeak_graph(doc, root_path):
     """culeak's nodes reachable from the grad_fn of the tensor at root_path, breadth first."""
-    tensor = next((t for t in doc["tensors"] if t["paths"] and t["paths"][0] == root_path), None)
+    tensor = next((t for t in doc["tensors"] if t["type"] != "c++ tensor (saved for backward)" and
+                   any(h["path"] == root_path for h in t["holders"])), None)
     if tensor is None or tensor["grad_fn_node"] is None:
         raise harness.Failure("no tensor with a grad_fn at %s" % root_path)
     nodes = doc["autograd"]["nodes"]
@@ -86,14 +88,14 @@ def judge(doc, truth):
         raise harness.Failure("\n".join(problems))
 
 
-def inspect(python, kind, args=(), env=None):
+def inspect(python, kind, args=(), env=None, scenario=SCENARIO):
     def test():
         with harness.tempdir() as d:
             if kind == "kernel-core":
-                truth, core = harness.kernel_core(python, SCENARIO, list(args), d, env=env)
+                truth, core = harness.kernel_core(python, scenario, list(args), d, env=env)
                 judge(harness.culeak_json("tensors", "--core", core), truth)
                 return
-            with harness.Process(python, SCENARIO, *args, env=env) as p:
+            with harness.Process(python, scenario, *args, env=env) as p:
                 target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
                 judge(harness.culeak_json("tensors", *target), p.truth)
     return test
@@ -139,5 +141,7 @@ def tests():
     for release, python in RELEASES.items():
         if release != "2.13":
             yield "torch-%s:live" % release, inspect(python, "live")
+    for kind in ("live", "gcore"):   # real third-party model code
+        yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")
     yield "simulated-device:retained:train-first", retained("train-first", DELETED)
     yield "simulated-device:retained:val-first", retained("val-first", ["total_loss", "val_total"])

@@ -133,78 +133,7 @@ if "--delete" in sys.argv:
 
 # ---- ground truth from inside ----
 
-BARRIER_OBJECTS = []   # kept alive, so their ids stay theirs (some modules make vars() afresh)
-for m in list(sys.modules.values()):
-    BARRIER_OBJECTS += [m, vars(m)] if hasattr(m, "__dict__") else [m]
-BARRIERS = {id(o) for o in BARRIER_OBJECTS}
-
-
-def saved_tensor(node, attr):
-    """A node's saved tensor as its SavedVariable holds it: _raw_saved_X.data does not check the
-    version (an optimizer step may have modified it in place since); older releases unpack."""
-    raw = getattr(node, "_raw" + attr, None)
-    try:
-        return raw.data if hasattr(raw, "data") else getattr(node, attr)
-    except RuntimeError:   # released by backward(), or modified in place (before 2.13)
-        return None
-
-
-def saved_tensors(node):
-    found = []
-    for attr in dir(node):
-        if not attr.startswith("_saved_"):
-            continue
-        v = saved_tensor(node, attr)
-        for t in (v if isinstance(v, (list, tuple)) else [v]):
-            if isinstance(t, torch.Tensor):
-                found.append(t)
-    if hasattr(node, "saved_tensors"):   # a custom Function's ctx
-        try:
-            found += [t for t in node.saved_tensors if isinstance(t, torch.Tensor)]
-        except RuntimeError:
-            pass
-    return found
-
-
-def storage_ptr(t):
-    return (t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()).data_ptr()
-
-
-def reachable(obj):
-    """data_ptrs of the storages obj reaches, walking as culeak's graph is defined."""
-    seen, ptrs, todo, alive = set(), set(), [obj], []
-    while todo:
-        o = todo.pop()
-        if id(o) in seen or id(o) in BARRIERS:
-            continue
-        seen.add(id(o))
-        alive.append(o)   # node wrappers may be made afresh: keep each alive so ids stay unique
-        if isinstance(o, torch.Tensor):
-            ptrs.add(storage_ptr(o))
-            todo += [t for t in (o.grad, o._base, o.grad_fn) if t is not None]
-        if hasattr(type(o), "next_functions"):   # an autograd node (1.13 has no graph.Node)
-            todo += [f for f, _ in getattr(o, "next_functions", ()) if f is not None]
-            todo += saved_tensors(o)
-            if hasattr(o, "variable"):
-                todo.append(o.variable)
-        todo += gc.get_referents(o)
-    return sorted(ptrs)
-
-
-def graph_edges(root):
-    """Every node reachable from root through next_functions, breadth first."""
-    nodes, index, todo = [], {}, [root]   # nodes keeps every wrapper alive: ids stay unique
-    while todo:
-        n = todo.pop(0)
-        if n is None or id(n) in index:
-            continue
-        index[id(n)] = len(nodes)
-        nodes.append(n)
-        todo += [f for f, _ in n.next_functions]
-    return [{"class": type(n).__name__,
-             "next": [index[id(f)] if f is not None else None for f, _ in n.next_functions],
-             "saved": sorted(storage_ptr(t) for t in saved_tensors(n))} for n in nodes]
-
+from autograd_truth import graph_edges, reachable  # noqa: E402  (tests/scenarios/)
 
 NAMES = ["model", "opt", "total_loss", "val_total", "losses", "cache", "last_error", "orphan_opt",
          "ddp_model", "bucket", "custom", "w_custom", "shared_a", "shared_b", "x", "y", "xv", "yv"]
