@@ -98,6 +98,39 @@ struct py_layout {
     uint16_t long_digits;             /* int: digits follow ob_size (lv_tag from 3.12) */
     /* int: 3.12+ uses lv_tag, earlier a signed digit count */
     uint8_t long_tagged;
+    /* Core C types without a builtin family of their own (DWARF-checked like the rest):
+     * mappingproxy; _thread._local (3.9-3.12: key, dummies {weakref to dummy: dict},
+     * wr_callback; 3.13: localdicts {dummy: dict}, thread_watchdogs); contextvars' Context,
+     * ContextVar, Token and the HAMT (Python/hamt.c) that holds a Context's variables. */
+    uint16_t proxy_mapping;
+    uint16_t local_size, local_key, local_args, local_kw, local_dicts, local_wr_callback,
+        local_watchdogs;
+    uint16_t ctx_prev, ctx_vars, cv_default, tok_ctx, tok_var, tok_oldval;
+    uint16_t hamt_root, hamt_count, hamt_bitmap_items, hamt_array_nodes, hamt_array_count,
+        hamt_collision_items;
+    /* Extension modules (_asyncio, _elementtree, _sqlite3). Their structs are in the modules'
+     * own DWARF, which check-layout (it reads the runtime's module only) does not reach: read
+     * off each pyenv build's lib-dynload modules with gdb `ptype /o` (layouts.c says which), and
+     * kept honest by tests/integration/test_referents.py against gc.get_referents. Each type's
+     * *_size is its tp_basicsize: a type whose size differs is not walked (object.c). */
+    /* _asyncio FutureObj; TaskObj begins with the same fields (FutureObj_HEAD). 3.9/3.10 keep
+     * the cancellation as a _PyErr_StackItem (ei_* above), 3.11+ as one exception. */
+    uint16_t fut_size, fut_loop, fut_callback0, fut_context0, fut_callbacks, fut_exception,
+        fut_exception_tb, fut_result, fut_source_tb, fut_cancel_msg, fut_cancelled_exc,
+        fut_cancelled_exc_state;
+    uint16_t task_size, task_fut_waiter, task_coro, task_name, task_context;
+    /* TaskStepMethWrapper, TaskWakeupMethWrapper (3.9), _asyncio.FutureIter */
+    uint16_t step_size, step_task, step_arg, wakeup_size, wakeup_task, futiter_size, futiter_future;
+    /* _elementtree ElementObject and its ElementObjectExtra (text and tail carry a flag in bit 0:
+     * PY_ET_JOIN_FLAG) */
+    uint16_t et_size, et_tag, et_text, et_tail, et_extra, etx_attrib, etx_length, etx_children;
+    /* _sqlite3: pysqlite_Connection; 3.9/3.10's own statement cache (pysqlite_Cache, whose
+     * mapping dict holds pysqlite_Nodes) and pysqlite_Statement.sql; 3.11+ cache statements in
+     * a functools lru_cache (PY_F_LRU_CACHE). */
+    uint16_t sq_conn_size, sq_conn_statement_cache, sq_conn_cursors, sq_conn_blobs,
+        sq_conn_statements, sq_conn_collations, sq_conn_isolation_level;
+    uint16_t sq_cache_size, sq_cache_mapping, sq_node_size, sq_node_key, sq_node_data,
+        sq_stmt_size, sq_stmt_sql;
     /* Pre-header: bytes in front of a GC object for a managed dict (3.11+). */
     int8_t managed_dict_offset;       /* -24 where managed dicts exist, else 0 */
     int8_t managed_values_offset;     /* 3.11: -32 */
@@ -105,6 +138,10 @@ struct py_layout {
 
 /* The table for a minor version, or NULL when culeak has none. */
 const struct py_layout *py_layout_for(unsigned major, unsigned minor);
+
+/* _elementtree: Element.text and .tail are stored with this bit set when the text is to be
+ * joined from a list (JOIN_OBJ in Modules/_elementtree.c, the same in 3.9-3.13). */
+#define PY_ET_JOIN_FLAG 1u
 
 /* Flags (tp_flags). */
 #define PY_TPFLAGS_STATIC_BUILTIN (1ul << 1)

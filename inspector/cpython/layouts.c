@@ -21,6 +21,41 @@
     .module_dict = 16, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
     .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24
 
+/* Core C types that are the same in every supported version. */
+#define COMMON_CORE_TYPES                                                                         \
+    .proxy_mapping = 16, .ctx_prev = 16, .ctx_vars = 24, .cv_default = 24, .tok_ctx = 16,         \
+    .tok_var = 24, .tok_oldval = 32, .hamt_root = 16, .hamt_count = 32, .hamt_bitmap_items = 32,  \
+    .hamt_array_nodes = 16, .hamt_array_count = 272, .hamt_collision_items = 32
+
+/* Extension-module structs that are the same in every supported version, read off the DWARF of
+ * lib-dynload/_asyncio and _elementtree of the pyenv builds 3.9.18, 3.10.13, 3.11.7, 3.12.1 and
+ * 3.13.0 with gdb `ptype /o` (check-layout does not reach extension modules; the referents
+ * test does). */
+#define COMMON_EXTENSIONS                                                                         \
+    .fut_loop = 16, .fut_callback0 = 24, .fut_context0 = 32, .fut_callbacks = 40,                 \
+    .fut_exception = 48, .step_size = 32, .step_task = 16, .step_arg = 24, .wakeup_task = 16,     \
+    .futiter_size = 24, .futiter_future = 16, .et_size = 56, .et_tag = 16, .et_text = 24,         \
+    .et_tail = 32, .et_extra = 40, .etx_attrib = 0, .etx_length = 8, .etx_children = 24
+
+/* _thread._local up to 3.12: {key, args, kw, weakreflist, dummies, wr_callback}. */
+#define LOCAL_39_312                                                                              \
+    .local_size = 64, .local_key = 16, .local_args = 24, .local_kw = 32, .local_dicts = 48,       \
+    .local_wr_callback = 56, .local_watchdogs = N
+
+/* _sqlite3 in 3.9 and 3.10 (the same structs; lib-dynload/_sqlite3 of 3.9.18 and 3.10.13). */
+#define SQLITE_39_310                                                                             \
+    .sq_conn_size = 240, .sq_conn_statement_cache = 80, .sq_conn_cursors = 96,                    \
+    .sq_conn_blobs = N, .sq_conn_statements = 88, .sq_conn_collations = 152,                      \
+    .sq_conn_isolation_level = 48, .sq_cache_size = 64, .sq_cache_mapping = 24,                   \
+    .sq_node_size = 56, .sq_node_key = 16, .sq_node_data = 24, .sq_stmt_size = 56,                \
+    .sq_stmt_sql = 32
+
+/* _sqlite3 from 3.11: the statement cache is an lru_cache, statements keep no sql. */
+#define SQLITE_311_LATER                                                                          \
+    .sq_conn_statements = N, .sq_conn_collations = N, .sq_conn_isolation_level = N,               \
+    .sq_cache_size = N, .sq_cache_mapping = N, .sq_node_size = N, .sq_node_key = N,               \
+    .sq_node_data = N, .sq_stmt_size = 32, .sq_stmt_sql = N
+
 static const struct py_layout py39 = {
     .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
@@ -49,6 +84,12 @@ static const struct py_layout py39 = {
     .lru_dict = 120,
     .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
     .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_39_310,
+    /* lib-dynload/_asyncio of 3.9.18 */
+    .fut_size = 144, .fut_exception_tb = N, .fut_result = 56, .fut_source_tb = 64,
+    .fut_cancel_msg = 72, .fut_cancelled_exc = N, .fut_cancelled_exc_state = 112,
+    .task_size = 184, .task_fut_waiter = 144, .task_coro = 152, .task_name = 160,
+    .task_context = 168, .wakeup_size = 24,
     .managed_dict_offset = 0, .managed_values_offset = 0,
 };
 
@@ -80,6 +121,12 @@ static const struct py_layout py310 = {
     .lru_dict = 136,
     .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
     .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_39_310,
+    /* lib-dynload/_asyncio of 3.10.13 */
+    .fut_size = 152, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = N, .fut_cancelled_exc_state = 120,
+    .task_size = 192, .task_fut_waiter = 152, .task_coro = 160, .task_name = 168,
+    .task_context = 176, .wakeup_size = N,
     .managed_dict_offset = 0, .managed_values_offset = 0,
 };
 
@@ -112,6 +159,14 @@ static const struct py_layout py311 = {
     .lru_dict = 136,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_311_LATER,
+    /* lib-dynload/_asyncio and _sqlite3 of 3.11.7 */
+    .fut_size = 128, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 120, .fut_cancelled_exc_state = N,
+    .task_size = 176, .task_fut_waiter = 128, .task_coro = 136, .task_name = 144,
+    .task_context = 152, .wakeup_size = N,
+    .sq_conn_size = 216, .sq_conn_statement_cache = 64, .sq_conn_cursors = 72,
+    .sq_conn_blobs = 80,
     .managed_dict_offset = -24, .managed_values_offset = -32,
 };
 
@@ -143,6 +198,14 @@ static const struct py_layout py312 = {
     .lru_dict = 136,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_311_LATER,
+    /* lib-dynload/_asyncio and _sqlite3 of 3.12.1 */
+    .fut_size = 128, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 120, .fut_cancelled_exc_state = N,
+    .task_size = 176, .task_fut_waiter = 128, .task_coro = 136, .task_name = 144,
+    .task_context = 152, .wakeup_size = N,
+    .sq_conn_size = 224, .sq_conn_statement_cache = 72, .sq_conn_cursors = 80,
+    .sq_conn_blobs = 88,
     .managed_dict_offset = -24, .managed_values_offset = 0,
 };
 
@@ -174,6 +237,17 @@ static const struct py_layout py313 = {
     .lru_dict = 136,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,
+    /* {args, kw, weakreflist, localdicts, thread_watchdogs} */
+    .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,
+    .local_wr_callback = N, .local_watchdogs = 48,
+    /* lib-dynload/_asyncio and _sqlite3 of 3.13.0 (the instance dict is managed) */
+    .fut_size = 104, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N,
+    .task_size = 144, .task_fut_waiter = 112, .task_coro = 120, .task_name = 128,
+    .task_context = 136, .wakeup_size = N,
+    .sq_conn_size = 224, .sq_conn_statement_cache = 72, .sq_conn_cursors = 80,
+    .sq_conn_blobs = 88,
     .managed_dict_offset = -24, .managed_values_offset = 0,
 };
 

@@ -1,5 +1,6 @@
 #include "cpython/object.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,31 +38,83 @@ static void read_name(struct cl_target *t, uint64_t p, char *out, size_t cap)
     }
 }
 
+/* Types found by their fixed tp_name: extension types (static types before 3.12, heap types from
+ * PyType_FromSpec after) and core types that export no symbol. A class statement cannot make a
+ * dotted name; an undotted one must also be a static type, which only C code makes. `size` is
+ * the py_layout field that equals the type's tp_basicsize (the struct's size, or for the
+ * variable-size HAMT nodes the offset of their items; 0: not checked): a type whose
+ * tp_basicsize differs is not the struct culeak knows (another release's), and gets no referent
+ * rule of its own. */
+static const struct named_family {
+    const char *name;
+    enum py_family family;
+    size_t size;
+} named_families[] = {
+    {"collections.deque", PY_F_DEQUE, 0},
+    {"functools.partial", PY_F_PARTIAL, 0},
+    {"functools._lru_cache_wrapper", PY_F_LRU_CACHE, 0},
+    {"functools._lru_list_elem", PY_F_LRU_ELEM, 0},
+    {"_thread._local", PY_F_THREAD_LOCAL, offsetof(struct py_layout, local_size)},
+    {"hamt", PY_F_HAMT, 0},
+    {"hamt_bitmap_node", PY_F_HAMT_BITMAP, offsetof(struct py_layout, hamt_bitmap_items)},
+    {"hamt_array_node", PY_F_HAMT_ARRAY, 0},
+    {"hamt_collision_node", PY_F_HAMT_COLLISION, offsetof(struct py_layout, hamt_collision_items)},
+    {"_asyncio.Future", PY_F_FUTURE, offsetof(struct py_layout, fut_size)},
+    {"_asyncio.Task", PY_F_TASK, offsetof(struct py_layout, task_size)},
+    {"TaskStepMethWrapper", PY_F_TASK_STEP, offsetof(struct py_layout, step_size)},
+    {"_asyncio.TaskStepMethWrapper", PY_F_TASK_STEP, offsetof(struct py_layout, step_size)},
+    {"TaskWakeupMethWrapper", PY_F_TASK_WAKEUP, offsetof(struct py_layout, wakeup_size)},
+    {"_asyncio.FutureIter", PY_F_FUTURE_ITER, offsetof(struct py_layout, futiter_size)},
+    {"xml.etree.ElementTree.Element", PY_F_ELEMENT, offsetof(struct py_layout, et_size)},
+    {"sqlite3.Connection", PY_F_SQLITE_CONN, offsetof(struct py_layout, sq_conn_size)},
+    {"sqlite3.Cache", PY_F_SQLITE_CACHE, offsetof(struct py_layout, sq_cache_size)},
+    {"sqlite3.Node", PY_F_SQLITE_NODE, offsetof(struct py_layout, sq_node_size)},
+    {"sqlite3Node", PY_F_SQLITE_NODE, offsetof(struct py_layout, sq_node_size)},   /* 3.9 */
+    {"sqlite3.Statement", PY_F_SQLITE_STMT, offsetof(struct py_layout, sq_stmt_size)},
+};
+
+/* The family of type by its own tp_name (its bases are the caller's), or PY_F_OTHER. */
+static enum py_family named_family_of(struct py_objects *o, uint64_t type)
+{
+    struct cl_target *t = o->rt->t;
+    const struct py_layout *l = o->rt->l;
+    uint64_t np, flags;
+    int64_t basicsize;
+    char name[64];
+    if (cl_read_u64(t, type + l->tp_name, &np) != 0)
+        return PY_F_OTHER;
+    read_name(t, np, name, sizeof name);
+    for (size_t i = 0; i < sizeof named_families / sizeof *named_families; i++) {
+        const struct named_family *nf = &named_families[i];
+        if (strcmp(name, nf->name) != 0)
+            continue;
+        if (!strchr(nf->name, '.') &&
+            (cl_read_u64(t, type + l->tp_flags, &flags) != 0 || (flags & PY_TPFLAGS_HEAPTYPE)))
+            return PY_F_OTHER;
+        if (nf->size) {
+            uint16_t size;
+            memcpy(&size, (const char *)l + nf->size, sizeof size);
+            if (cl_read(t, type + l->tp_basicsize, &basicsize, sizeof basicsize) != 0 ||
+                size == PY_NONE || basicsize != size)
+                return PY_F_OTHER;
+        }
+        return nf->family;
+    }
+    return PY_F_OTHER;
+}
+
 static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t flags)
 {
     struct py_runtime *rt = o->rt;
-    struct cl_target *t = rt->t;
     uint64_t base = type;
     for (int i = 0; i < MAX_BASES && base; i++) {
         for (size_t k = 0; k < rt->nknown; k++)
             if (rt->known[k].type == base && rt->known[k].family != PY_F_OBJECT)
                 return rt->known[k].family;
-        /* Extension types have fixed dotted names (static types before 3.12, heap types from
-         * PyType_FromSpec after); a class statement cannot make a dotted name. */
-        uint64_t np;
-        char name[64];
-        if (cl_read_u64(t, base + rt->l->tp_name, &np) == 0) {
-            read_name(t, np, name, sizeof name);
-            if (strcmp(name, "collections.deque") == 0)
-                return PY_F_DEQUE;
-            if (strcmp(name, "functools.partial") == 0)
-                return PY_F_PARTIAL;
-            if (strcmp(name, "functools._lru_cache_wrapper") == 0)
-                return PY_F_LRU_CACHE;
-            if (strcmp(name, "functools._lru_list_elem") == 0)
-                return PY_F_LRU_ELEM;
-        }
-        if (cl_read_u64(t, base + rt->l->tp_base, &base) != 0)
+        enum py_family f = named_family_of(o, base);
+        if (f != PY_F_OTHER)
+            return f;
+        if (cl_read_u64(rt->t, base + rt->l->tp_base, &base) != 0)
             break;
     }
     return flags & PY_TPFLAGS_BASE_EXC_SUBCLASS ? PY_F_EXCEPTION : PY_F_OTHER;

@@ -257,6 +257,292 @@ static void emit_frame_object(struct py_emitter *e, uint64_t obj)
     }
 }
 
+/* ---- C types whose references only their tp_traverse knows ---- */
+
+/* A field the table marks absent in this version (PY_NONE) is skipped. */
+static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, const char *label)
+{
+    if (offset != PY_NONE)
+        emit_named(e, obj + offset, label);
+}
+
+/* proxy['k'] reads the dict's own item, so a dict behind a mappingproxy is a step that prints
+ * nothing: the path stays one Python accepts. Other mappings are named. */
+static void emit_mappingproxy(struct py_emitter *e, uint64_t obj)
+{
+    struct py_objects *o = &e->h->objects;
+    uint64_t mapping = word(o, obj + o->rt->l->proxy_mapping);
+    const struct py_type *mt = mapping ? py_object_type(o, mapping) : NULL;
+    if (mt && mt->family == PY_F_DICT)
+        py_emit(e, mapping, PY_E_HIDDEN, 0);
+    else if (mt)
+        py_emit(e, mapping, PY_E_NAMED, (uint64_t)(uintptr_t)".<mapping>");
+}
+
+static bool emit_thread_dict(void *arg, uint64_t key, uint64_t value)
+{
+    (void)key;   /* the thread's dummy (3.13) or a weak reference to it */
+    py_emit(arg, value, PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
+    return true;
+}
+
+/* threading.local: each thread's attribute dict is a value of one dict the local keeps, keyed by
+ * (a weak reference to) a per-thread dummy. Each is also emitted straight from the local as its
+ * __dict__, so a value prints as `local.name`, what that thread reads. */
+static void emit_thread_local(struct py_emitter *e, uint64_t obj)
+{
+    struct py_objects *o = &e->h->objects;
+    const struct py_layout *l = o->rt->l;
+    emit_field(e, obj, l->local_key, ".<key>");
+    emit_field(e, obj, l->local_args, ".<args>");
+    emit_field(e, obj, l->local_kw, ".<kw>");
+    emit_field(e, obj, l->local_wr_callback, ".<wr_callback>");
+    emit_field(e, obj, l->local_watchdogs, ".<thread_watchdogs>");
+    uint64_t dicts = word(o, obj + l->local_dicts);
+    const struct py_type *dt = dicts ? py_object_type(o, dicts) : NULL;
+    if (!dt || dt->family != PY_F_DICT)
+        return;
+    py_emit(e, dicts, PY_E_NAMED, (uint64_t)(uintptr_t)".<thread_dicts>");
+    py_dict_items(o, dicts, emit_thread_dict, e);
+}
+
+/* 32-bit hashes, 5 bits a level: at most 7 levels of bitmap or array nodes, and a collision
+ * node (keys whose hashes are equal) at the end of a branch. */
+#define MAX_HAMT_DEPTH 8
+#define MAX_BITMAP_ITEMS 64   /* a (key or NULL, value or node) pair per bit of a 32-bit map */
+
+struct hamt_walk {
+    struct py_emitter *e;
+    int64_t count;            /* the HAMT's own item count */
+    uint64_t budget;          /* nodes left to visit */
+};
+
+/* The item array of a bitmap or collision node, its length (ob_size) bounded by cap: in small
+ * when it fits, else malloc'ed (the caller frees what is not small). NULL when unreadable. */
+static uint64_t *hamt_items(struct py_objects *o, uint64_t node, enum py_family family,
+                            int64_t cap, uint64_t *small, int64_t *n)
+{
+    const struct py_layout *l = o->rt->l;
+    if (cl_read(o->rt->t, node + l->ob_size, n, sizeof *n) != 0 || *n < 0 || *n > cap || (*n & 1))
+        return NULL;
+    uint64_t *buf = *n <= MAX_BITMAP_ITEMS ? small : malloc((size_t)*n * sizeof *buf);
+    uint16_t at = family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items : l->hamt_collision_items;
+    if (buf && *n && cl_read(o->rt->t, node + at, buf, (size_t)*n * sizeof *buf) != 0) {
+        if (buf != small)
+            free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Emits every (key, value) of the subtree at node as context[key] = value. */
+static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
+{
+    struct py_objects *o = &w->e->h->objects;
+    const struct py_layout *l = o->rt->l;
+    const struct py_type *ty = node ? py_object_type(o, node) : NULL;
+    if (!ty || depth > MAX_HAMT_DEPTH || w->budget == 0)
+        return;
+    w->budget--;
+    if (ty->family == PY_F_HAMT_ARRAY) {
+        uint64_t nodes[32];
+        size_t slots = (size_t)(l->hamt_array_count - l->hamt_array_nodes) / sizeof *nodes;
+        if (slots > 32 || cl_read(o->rt->t, node + l->hamt_array_nodes, nodes, slots * 8) != 0)
+            return;
+        for (size_t i = 0; i < slots; i++)
+            hamt_walk_node(w, nodes[i], depth + 1);
+        return;
+    }
+    if (ty->family != PY_F_HAMT_BITMAP && ty->family != PY_F_HAMT_COLLISION)
+        return;
+    bool bitmap = ty->family == PY_F_HAMT_BITMAP;
+    uint64_t small[MAX_BITMAP_ITEMS];
+    int64_t n;
+    uint64_t *buf = hamt_items(o, node, ty->family, bitmap ? MAX_BITMAP_ITEMS : 2 * w->count,
+                               small, &n);
+    for (int64_t i = 0; buf && i + 1 < n; i += 2) {
+        if (!buf[i] && bitmap) {   /* no key: the value is a subtree */
+            hamt_walk_node(w, buf[i + 1], depth + 1);
+        } else if (buf[i] && buf[i + 1]) {
+            py_emit(w->e, buf[i + 1], PY_E_KEY, buf[i]);
+            py_emit(w->e, buf[i], PY_E_DICTKEY, 0);
+        }
+    }
+    if (buf != small)
+        free(buf);
+}
+
+/* A Context's variables live in a HAMT of nodes; each value is emitted as ctx[var] (how Python
+ * reads it), the HAMT itself as one more referent. */
+static void emit_context(struct py_emitter *e, uint64_t obj)
+{
+    struct py_objects *o = &e->h->objects;
+    const struct py_layout *l = o->rt->l;
+    emit_named(e, obj + l->ctx_prev, ".<prev>");
+    uint64_t vars = word(o, obj + l->ctx_vars);
+    const struct py_type *vt = vars ? py_object_type(o, vars) : NULL;
+    if (!vt || vt->family != PY_F_HAMT)
+        return;
+    py_emit(e, vars, PY_E_NAMED, (uint64_t)(uintptr_t)".<vars>");
+    struct hamt_walk w = {e, 0, 0};
+    if (cl_read(o->rt->t, vars + l->hamt_count, &w.count, sizeof w.count) != 0 || w.count < 0 ||
+        (uint64_t)w.count > MAX_ITEMS)
+        return;
+    /* each item adds at most one node a level (a chain of single-entry nodes down to a
+     * collision node), and the root is one more */
+    w.budget = (MAX_HAMT_DEPTH + 2) * ((uint64_t)w.count + 1);
+    hamt_walk_node(&w, word(o, vars + l->hamt_root), 0);
+}
+
+/* A HAMT node's own references, as tp_traverse gives them: every non-NULL slot. */
+static void emit_hamt_node(struct py_emitter *e, uint64_t obj, enum py_family family)
+{
+    struct py_objects *o = &e->h->objects;
+    const struct py_layout *l = o->rt->l;
+    int64_t n = 0;
+    if (family == PY_F_HAMT_ARRAY) {
+        emit_array(e, obj + l->hamt_array_nodes, (l->hamt_array_count - l->hamt_array_nodes) / 8);
+        return;
+    }
+    if (cl_read(o->rt->t, obj + l->ob_size, &n, sizeof n) != 0 ||
+        (family == PY_F_HAMT_BITMAP && n > MAX_BITMAP_ITEMS))
+        return;
+    emit_array(e, obj + (family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items
+                                                    : l->hamt_collision_items), n);
+}
+
+/* _asyncio.Future, and the same head of _asyncio.Task. Names are the attributes the C types
+ * expose where there is one. */
+static void emit_future(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->h->objects.rt->l;
+    emit_field(e, obj, l->fut_loop, "._loop");
+    emit_field(e, obj, l->fut_callback0, ".<callback0>");
+    emit_field(e, obj, l->fut_context0, ".<context0>");
+    emit_field(e, obj, l->fut_callbacks, ".<callbacks>");
+    emit_field(e, obj, l->fut_result, "._result");
+    emit_field(e, obj, l->fut_exception, "._exception");
+    emit_field(e, obj, l->fut_exception_tb, ".<exception_tb>");
+    emit_field(e, obj, l->fut_source_tb, "._source_traceback");
+    emit_field(e, obj, l->fut_cancel_msg, "._cancel_message");
+    emit_field(e, obj, l->fut_cancelled_exc, ".<cancelled_exc>");
+    if (l->fut_cancelled_exc_state == PY_NONE)
+        return;
+    uint64_t state = obj + l->fut_cancelled_exc_state;   /* a _PyErr_StackItem (3.9/3.10) */
+    emit_field(e, state, l->ei_exc_type, ".<cancelled_exc_type>");
+    emit_field(e, state, l->ei_exc_value, ".<cancelled_exc>");
+    emit_field(e, state, l->ei_exc_traceback, ".<cancelled_exc_tb>");
+}
+
+static void emit_task(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->h->objects.rt->l;
+    emit_future(e, obj);
+    emit_field(e, obj, l->task_coro, "._coro");
+    emit_field(e, obj, l->task_fut_waiter, "._fut_waiter");
+    emit_field(e, obj, l->task_name, ".<name>");
+    emit_field(e, obj, l->task_context, ".<context>");
+}
+
+/* An Element's children are what elem[i] gives; text and tail carry a flag in bit 0. */
+static void emit_element(struct py_emitter *e, uint64_t obj)
+{
+    struct py_objects *o = &e->h->objects;
+    const struct py_layout *l = o->rt->l;
+    uint64_t text = word(o, obj + l->et_text) & ~(uint64_t)PY_ET_JOIN_FLAG;
+    uint64_t tail = word(o, obj + l->et_tail) & ~(uint64_t)PY_ET_JOIN_FLAG;
+    emit_named(e, obj + l->et_tag, ".tag");
+    if (text)
+        py_emit(e, text, PY_E_NAMED, (uint64_t)(uintptr_t)".text");
+    if (tail)
+        py_emit(e, tail, PY_E_NAMED, (uint64_t)(uintptr_t)".tail");
+    uint64_t extra = word(o, obj + l->et_extra);
+    int64_t length;
+    if (!extra)
+        return;
+    emit_named(e, extra + l->etx_attrib, ".attrib");
+    if (cl_read(o->rt->t, extra + l->etx_length, &length, sizeof length) == 0)
+        emit_array(e, word(o, extra + l->etx_children), length);   /* bounded there */
+}
+
+static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->h->objects.rt->l;
+    emit_field(e, obj, l->sq_conn_statement_cache, ".<statement_cache>");
+    emit_field(e, obj, l->sq_conn_cursors, ".<cursors>");
+    emit_field(e, obj, l->sq_conn_blobs, ".<blobs>");
+    emit_field(e, obj, l->sq_conn_statements, ".<statements>");
+    emit_field(e, obj, l->sq_conn_collations, ".<collations>");
+    emit_field(e, obj, l->sq_conn_isolation_level, ".isolation_level");
+}
+
+/* The C types above whose references only their tp_traverse knows. */
+static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family family)
+{
+    const struct py_layout *l = e->h->objects.rt->l;
+    switch (family) {
+    case PY_F_MAPPINGPROXY:
+        emit_mappingproxy(e, obj);
+        break;
+    case PY_F_THREAD_LOCAL:
+        emit_thread_local(e, obj);
+        break;
+    case PY_F_CONTEXT:
+        emit_context(e, obj);
+        break;
+    case PY_F_CONTEXTVAR:   /* the name is a member; var_cached is a borrowed reference */
+        emit_named(e, obj + l->cv_default, ".<default>");
+        break;
+    case PY_F_CONTEXT_TOKEN:
+        emit_named(e, obj + l->tok_var, ".var");
+        emit_named(e, obj + l->tok_oldval, ".old_value");
+        emit_named(e, obj + l->tok_ctx, ".<context>");
+        break;
+    case PY_F_HAMT:
+        emit_named(e, obj + l->hamt_root, ".<root>");
+        break;
+    case PY_F_HAMT_BITMAP:
+    case PY_F_HAMT_ARRAY:
+    case PY_F_HAMT_COLLISION:
+        emit_hamt_node(e, obj, family);
+        break;
+    case PY_F_FUTURE:
+        emit_future(e, obj);
+        break;
+    case PY_F_TASK:
+        emit_task(e, obj);
+        break;
+    case PY_F_TASK_STEP:
+        emit_named(e, obj + l->step_task, ".__self__");
+        emit_named(e, obj + l->step_arg, ".<arg>");
+        break;
+    case PY_F_TASK_WAKEUP:
+        emit_named(e, obj + l->wakeup_task, ".__self__");
+        break;
+    case PY_F_FUTURE_ITER:
+        emit_named(e, obj + l->futiter_future, ".<future>");
+        break;
+    case PY_F_ELEMENT:
+        emit_element(e, obj);
+        break;
+    case PY_F_SQLITE_CONN:
+        emit_sqlite_connection(e, obj);
+        break;
+    case PY_F_SQLITE_CACHE:   /* its factory is the connection, borrowed */
+        emit_field(e, obj, l->sq_cache_mapping, ".<mapping>");
+        break;
+    case PY_F_SQLITE_NODE:    /* prev and next are borrowed: the mapping owns the nodes */
+        emit_field(e, obj, l->sq_node_key, ".<key>");
+        emit_field(e, obj, l->sq_node_data, ".<data>");
+        break;
+    case PY_F_SQLITE_STMT:
+        emit_field(e, obj, l->sq_stmt_sql, ".<sql>");
+        break;
+    default:
+        break;
+    }
+}
+
 /* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it. */
 static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
 {
@@ -366,6 +652,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->lru_elem_key, ".key");
         break;
     default:
+        emit_c_type(e, obj, ty->family);
         break;
     }
     /* Every type: its instances' dict (module, function, class and instance namespaces) and

@@ -20,6 +20,8 @@ static const struct { enum py_family f; const char *symbol; } family_symbols[] =
     {PY_F_CLASSMETHOD, "PyClassMethod_Type"}, {PY_F_TRACEBACK, "PyTraceBack_Type"},
     {PY_F_CFUNCTION, "PyCFunction_Type"}, {PY_F_WEAKREF, "_PyWeakref_RefType"},
     {PY_F_EXCEPTION, "PyExc_BaseException"}, {PY_F_OBJECT, "PyBaseObject_Type"},
+    {PY_F_MAPPINGPROXY, "PyDictProxy_Type"}, {PY_F_CONTEXT, "PyContext_Type"},
+    {PY_F_CONTEXTVAR, "PyContextVar_Type"}, {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
 };
 
 int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct py_runtime *rt,

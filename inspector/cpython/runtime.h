@@ -15,6 +15,12 @@ enum py_family {
     PY_F_FRAME, PY_F_GEN, PY_F_PROPERTY, PY_F_STATICMETHOD, PY_F_CLASSMETHOD, PY_F_TRACEBACK,
     PY_F_CFUNCTION, PY_F_WEAKREF, PY_F_EXCEPTION, PY_F_DEQUE, PY_F_PARTIAL, PY_F_LRU_CACHE,
     PY_F_LRU_ELEM,
+    /* C types whose referents only tp_traverse knows: core ones (mappingproxy, thread-local,
+     * contextvars and the HAMT behind a Context), then extension-module ones found by name */
+    PY_F_MAPPINGPROXY, PY_F_THREAD_LOCAL, PY_F_CONTEXT, PY_F_CONTEXTVAR, PY_F_CONTEXT_TOKEN,
+    PY_F_HAMT, PY_F_HAMT_BITMAP, PY_F_HAMT_ARRAY, PY_F_HAMT_COLLISION,
+    PY_F_FUTURE, PY_F_TASK, PY_F_TASK_STEP, PY_F_TASK_WAKEUP, PY_F_FUTURE_ITER,
+    PY_F_ELEMENT, PY_F_SQLITE_CONN, PY_F_SQLITE_CACHE, PY_F_SQLITE_NODE, PY_F_SQLITE_STMT,
     PY_F_OBJECT, PY_F_COUNT
 };
 
@@ -23,7 +29,7 @@ struct py_runtime {
     const struct py_layout *l;
     uint64_t runtime, interp;
     uint64_t family_type[PY_F_COUNT];   /* the main static type of each family, 0 if not found */
-    struct { uint64_t type; enum py_family family; } known[32];   /* every builtin type found */
+    struct { uint64_t type; enum py_family family; } known[48];   /* every builtin type found */
     size_t nknown;
     uint64_t none;                      /* _Py_NoneStruct */
 };
