@@ -101,6 +101,18 @@ def inspect(python, kind, args=(), env=None, scenario=SCENARIO):
     return test
 
 
+def grad_refs(python):
+    """refs of a parameter's .grad object, which only its C++ tensor keeps: the path through the
+    parameter, not "reachable from no root"."""
+    def test():
+        with harness.Process(python, SCENARIO) as p:
+            doc = harness.culeak_json("refs", "--pid", p.pid, "--addr", p.truth["grad_object"])
+        obj = doc["objects"][0]
+        check(obj["reachable"] and obj["paths"][0].startswith("__main__.") and
+              obj["paths"][0].endswith(".grad"), "refs of the .grad object: %r" % obj)
+    return test
+
+
 def freed(order, name, env):
     """What deleting one global frees, in a fresh run of the same job."""
     r = harness.subprocess.run(
@@ -141,6 +153,7 @@ def tests():
     for release, python in RELEASES.items():
         if release != "2.13":
             yield "torch-%s:live" % release, inspect(python, "live")
+    yield "torch-2.13:grad-refs", grad_refs(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")
     yield "simulated-device:retained:train-first", retained("train-first", DELETED)

@@ -8,6 +8,8 @@ global of __main__. Prints one JSON line of ground truth seen from inside, then 
            own, so the walk stops there, as culeak's does)
   edges:   per global holding a graph, every node as {class, next: [indices], saved: [data_ptrs]}
            in breadth-first order from its grad_fn
+  grad_object: the address of a parameter's .grad object that nothing in Python refers to any
+           more (it lives on because its C++ tensor does)
 
 With --delete NAME the job instead deletes that one global after building the same state, runs
 the collector, and prints {"freed": bytes} by torch.cuda.memory_allocated(): what dropping that
@@ -117,6 +119,9 @@ custom = Square.apply(w_custom * 3).sum()
 shared_a = torch.zeros(2048, device=DEV)
 shared_b = shared_a
 
+# a parameter's .grad read from Python once: its Python object lives on, kept by the C++ tensor
+grad_object = hex(id(model[0].weight.grad))
+
 del step
 gc.collect()
 if DEV == "cuda":
@@ -138,6 +143,7 @@ from autograd_truth import graph_edges, reachable  # noqa: E402  (tests/scenario
 NAMES = ["model", "opt", "total_loss", "val_total", "losses", "cache", "last_error", "orphan_opt",
          "ddp_model", "bucket", "custom", "w_custom", "shared_a", "shared_b", "x", "y", "xv", "yv"]
 truth = {"pid": os.getpid(), "torch": torch.__version__, "order": ORDER,
+         "grad_object": grad_object,
          "holders": {n: reachable(globals()[n]) for n in NAMES},
          "edges": {n: graph_edges(globals()[n].grad_fn) for n in ("total_loss", "val_total", "custom")}}
 truth["edges"]["losses[0]"] = graph_edges(losses[0].grad_fn)
