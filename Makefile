@@ -3,7 +3,11 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    := build
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror=implicit-function-declaration -Iinspector
+# Flags the build needs whatever CFLAGS says (make CFLAGS=-O0 still builds).
+CL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror=implicit-function-declaration -Iinspector
+ALL_CFLAGS = $(CL_CFLAGS) $(CFLAGS)
+# make lint: warnings that are errors for the developer build
+LINT_FLAGS := -Wshadow -Wimplicit-fallthrough -Wmissing-prototypes -Wvla -Wpointer-arith -Werror
 # gdb's Python headers: any 3.8+ will do, the plugin uses the stable ABI only.
 PY_INCLUDES ?= $(shell /usr/bin/python3-config --includes 2>/dev/null)
 LDLIBS   := -ldw -lelf
@@ -17,15 +21,17 @@ HDRS     := $(shell find inspector -name '*.h')
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all install demo check test-unit test-unit-san test-integration deps clean simgpu simgpu12
+.PHONY: all install demo check lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
-$(BUILD)/obj/%.o: %.c $(HDRS) Makefile
+# Each object depends on the headers it includes (-MMD -MP), not on every header.
+$(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
-$(BUILD)/san/%.o: %.c $(HDRS) Makefile
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/san/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
+-include $(LIB_OBJ:.o=.d) $(LIB_SAN_OBJ:.o=.d)
 
 $(BUILD)/libculeak.a: $(LIB_OBJ)
 	ar rcs $@ $^
@@ -33,11 +39,11 @@ $(BUILD)/libculeak-san.a: $(LIB_SAN_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/culeak: $(CLI_SRC) $(BUILD)/libculeak.a $(HDRS)
-	$(CC) $(CFLAGS) $(CLI_SRC) $(BUILD)/libculeak.a $(LDLIBS) -o $@
+	$(CC) $(ALL_CFLAGS) $(CLI_SRC) $(BUILD)/libculeak.a $(LDLIBS) -o $@
 
 # The gdb plugin: no libpython linked (gdb has it loaded); only PyInit exported.
 $(BUILD)/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
-	$(CC) $(CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
+	$(CC) $(ALL_CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
 	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -o $@
 $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
@@ -94,9 +100,9 @@ $(BUILD)/simgpu_tests: tests/simgpu/cudart_test.c $(BUILD)/simgpu/libcudart.so.1
 
 # Unit tests: one CUnit binary, plain and under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(BUILD)/unit_tests: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a
-	$(CC) $(CFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a $(LDLIBS) -lcunit -o $@
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a $(LDLIBS) -lcunit -o $@
 $(BUILD)/unit_tests_san: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a
-	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a $(LDLIBS) -lcunit -o $@
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a $(LDLIBS) -lcunit -o $@
 
 deps:
 	scripts/install-deps
@@ -121,8 +127,25 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps
-	$(MAKE) all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
 	scripts/run-tests
 
+# No include points up the layers of docs/design.md, and the library, CLI and plugin compile clean
+# under the stricter warnings.
+lint:
+	scripts/check-layers
+	@for f in $(LIB_SRC) $(CLI_SRC); do \
+	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -c $$f -o /dev/null || exit 1; done
+	$(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -Wno-missing-prototypes $(PY_INCLUDES) -c gdbplugin/culeak_gdb.c -o /dev/null
+
+# compile_commands.json for editors and clang tools.
+compdb:
+	@printf '[\n' > compile_commands.json
+	@sep=; for f in $(LIB_SRC) $(CLI_SRC); do \
+	    printf '%s{"directory": "%s", "file": "%s", "command": "%s %s -c %s"}\n' "$$sep" \
+	        "$(CURDIR)" "$$f" "$(CC)" "$(ALL_CFLAGS)" "$$f" >> compile_commands.json; sep=,; done
+	@printf ']\n' >> compile_commands.json
+	@echo "compdb: wrote compile_commands.json"
+
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/*.a $(BUILD)/culeak $(BUILD)/unit_tests*
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/*.a $(BUILD)/culeak $(BUILD)/unit_tests* compile_commands.json

@@ -24,7 +24,7 @@ static const struct { enum py_family f; const char *symbol; } family_symbols[] =
     {PY_F_CONTEXTVAR, "PyContextVar_Type"}, {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
 };
 
-int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct py_runtime *rt,
+int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struct py_runtime *rt,
                     struct cl_error *err)
 {
     memset(rt, 0, sizeof *rt);
@@ -43,7 +43,7 @@ int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct
     if (!(rt->l = py_layout_for(major, minor)))
         return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no object layout for Python %s "
                             "(supported: 3.9 to 3.13)", py->version);
-    rt->runtime = py->runtime_addr;
+    rt->runtime = py->runtime;
     const struct py_layout *l = rt->l;
     unsigned checked;
     if (py_layout_check_debug_offsets(l, t, rt->runtime, NULL, &checked) > 0)

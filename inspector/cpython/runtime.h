@@ -4,7 +4,6 @@
 #define CULEAK_CPYTHON_RUNTIME_H
 
 #include "cpython/layout.h"
-#include "runtime/python.h"
 #include "symbols/symbols.h"
 #include "target/target.h"
 
@@ -34,9 +33,18 @@ struct py_runtime {
     uint64_t none;                      /* _Py_NoneStruct */
 };
 
+/* Where the runtime is and which release it is: what detection (runtime/python.h) found. */
+struct py_runtime_site {
+    const struct cl_module *module;   /* libpython, or the executable of a static build */
+    uint64_t runtime;                 /* _PyRuntime */
+    uint32_t version_hex;             /* PY_VERSION_HEX */
+    const char *version;              /* "3.11.2", for messages */
+    bool free_threaded;
+};
+
 /* Selects the layout for the detected version and validates it on the target: the interpreter's
  * first thread points back to it, `type` is its own type, sys.modules is a dict. */
-int py_runtime_open(struct cl_target *t, const struct cl_python_info *py, struct py_runtime *rt,
+int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struct py_runtime *rt,
                     struct cl_error *err);
 
 /* Looks for _PyRuntime in the writable memory of module m (and the .bss mapping after it) when
