@@ -53,7 +53,8 @@ static void add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst
             h->root_edges = v;
             h->root_edges_cap = cap;
         }
-        h->root_edges[h->nroot_edges++] = (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload}};
+        h->root_edges[h->nroot_edges++] =
+            (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload, h->nodes[dst].addr}};
         return;
     }
     struct py_edges *g = &h->edges;
@@ -392,7 +393,14 @@ void py_heap_free(struct py_heap *h)
 
 /* ---- paths ---- */
 
-struct out { char *p; size_t cap, len; };
+struct out {
+    char *p;
+    size_t cap, len;
+    int depth;                /* paths rendered inside this one (an object used as a key) */
+};
+
+#define MAX_KEY_DEPTH 2       /* opt.state[model.fc2.weight]: a key's own path, once nested */
+#define MAX_TUPLE_KEY 16
 
 static void put(struct out *o, const char *fmt, ...)
 {
@@ -428,20 +436,223 @@ static void put_quoted(struct out *o, const char *s)
     put(o, "'");
 }
 
-static void put_key(struct py_heap *h, struct out *o, uint64_t key)
+static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *steps, size_t k,
+                       size_t n);
+static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py_step *last,
+                   char *buf, size_t cap, int depth);
+struct referrer { uint32_t src, root, depth; struct py_step step; };
+static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out);
+
+/* A str's whole text; false when it is not a str or does not fit (a cut key names another). */
+static bool whole_str(struct py_heap *h, uint64_t obj, char *s, size_t cap)
 {
-    char s[256];
-    int64_t v;
-    const struct py_type *ty = py_object_type(&h->objects, key);
-    if (py_str_read(&h->objects, key, s, sizeof s)) {
-        put(o, "[");
+    return py_str_read(&h->objects, obj, s, cap) && strlen(s) < cap - 1;
+}
+
+/* A key Python writes as a literal: str, int, bool, None, or a tuple of those. Writes nothing
+ * and returns false for anything else. */
+static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int depth)
+{
+    struct py_objects *ob = &h->objects;
+    const struct py_layout *l = ob->rt->l;
+    const struct py_type *ty = py_object_type(ob, key);
+    size_t mark = o->len;
+    char s[1024];
+    int64_t v, n;
+    uint64_t items[MAX_TUPLE_KEY];
+    if (!ty)
+        return false;
+    if (key == ob->rt->none) {
+        put(o, "None");
+    } else if (ty->family == PY_F_STR && whole_str(h, key, s, sizeof s)) {
         put_quoted(o, s);
-        put(o, "]");
-    } else if (py_int_read(&h->objects, key, &v)) {
-        put(o, "[%lld]", (long long)v);
+    } else if (ty->family == PY_F_INT && py_int_read(ob, key, &v)) {
+        if (strcmp(ty->name, "bool") == 0)
+            put(o, v ? "True" : "False");
+        else
+            put(o, "%lld", (long long)v);
+    } else if (ty->family == PY_F_TUPLE && depth < 4 && cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 &&
+               n >= 0 && n <= MAX_TUPLE_KEY &&
+               cl_read(ob->rt->t, key + l->tuple_items, items, (size_t)n * sizeof *items) == 0) {
+        put(o, "(");
+        for (int64_t i = 0; i < n; i++) {
+            if (i)
+                put(o, ", ");
+            if (!put_literal(h, o, items[i], depth + 1)) {
+                o->len = mark;
+                o->p[mark] = '\0';
+                return false;
+            }
+        }
+        put(o, n == 1 ? ",)" : ")");
     } else {
-        put(o, "[<%s at 0x%llx>]", ty ? ty->name : "?", (unsigned long long)key);
+        return false;
     }
+    return true;
+}
+
+struct position { uint64_t want; int64_t at, i; };
+
+static bool find_key(void *arg, uint64_t key, uint64_t value)
+{
+    struct position *p = arg;
+    (void)value;
+    if (key == p->want) {
+        p->at = p->i;
+        return false;
+    }
+    p->i++;
+    return true;
+}
+
+/* The key's place in the dict's iteration (insertion) order, or -1. */
+static int64_t key_position(struct py_heap *h, uint64_t dict, uint64_t key)
+{
+    struct position p = {key, -1, 0};
+    const struct py_type *ty = dict ? py_object_type(&h->objects, dict) : NULL;
+    if (ty && ty->family == PY_F_DICT)
+        py_dict_items(&h->objects, dict, find_key, &p);
+    return p.at;
+}
+
+/* A path Python can evaluate with no dict position in it: starts at a named root (not a thread's
+ * frame) and has neither `[*d][i]` nor a notation culeak uses where Python has none. */
+static bool plain_path(const char *text, size_t cap)
+{
+    return strlen(text) + 1 < cap && text[0] != '<' && !strstr(text, "[*") && !strchr(text, '<');
+}
+
+/* How much a key's path reads like a name: attributes over indices, then shorter (lower is
+ * better). */
+static size_t key_path_cost(const char *text)
+{
+    size_t brackets = 0;
+    for (const char *c = text; *c; c++)
+        brackets += *c == '[';
+    return brackets * 4096 + strlen(text);
+}
+
+#define MAX_KEY_CANDIDATES 16
+
+/* An object used as a key, by its own path from a root (opt.state[model.fc2.weight]): of its
+ * shortest path and those through its other referrers, the plain one that reads most like a
+ * name. False when none is plain. */
+static bool put_object_key(struct py_heap *h, struct out *o, uint64_t key)
+{
+    uint32_t node = py_heap_find(h, key);
+    char text[2048], best[2048] = "";
+    size_t best_cost = SIZE_MAX;
+    if (node >= h->nreachable || o->depth >= MAX_KEY_DEPTH)
+        return false;
+    struct referrer *v = NULL;
+    size_t n = referrers(h, node, &v);
+    for (size_t k = 0; k <= n && k <= MAX_KEY_CANDIDATES; k++) {
+        bool ok = k == 0 ? render(h, node, PY_NO_NODE, NULL, text, sizeof text, o->depth + 1)
+                         : render(h, v[k - 1].src, v[k - 1].root, &v[k - 1].step, text, sizeof text,
+                                  o->depth + 1);
+        if (ok && plain_path(text, sizeof text) && key_path_cost(text) < best_cost) {
+            best_cost = key_path_cost(text);
+            memcpy(best, text, sizeof best);
+        }
+    }
+    free(v);
+    if (best[0])
+        put(o, "%s", best);
+    return best[0] != '\0';
+}
+
+/* `[*` prefix `]`: what is rendered so far, unpacked, so `[*d][i]` names d's i-th key. */
+static void wrap_unpacked(struct out *o, int64_t i)
+{
+    if (o->len + 3 >= o->cap)
+        return;
+    memmove(o->p + 2, o->p, o->len + 1);
+    memcpy(o->p, "[*", 2);
+    o->len += 2;
+    put(o, "][%lld]", (long long)i);
+}
+
+/* A dict item d[key] for the key object: a literal, the key's own path, else by position,
+ * d[[*d][i]] (insertion order), with no address in it. */
+static void put_key(struct py_heap *h, struct out *o, uint64_t dict, uint64_t key)
+{
+    size_t mark = o->len;
+    put(o, "[");
+    if (put_literal(h, o, key, 0) || put_object_key(h, o, key)) {
+        put(o, "]");
+        return;
+    }
+    int64_t i = key_position(h, dict, key);
+    char prefix[4096];
+    snprintf(prefix, sizeof prefix, "%.*s", (int)mark, o->p);
+    o->len = mark;
+    o->p[mark] = '\0';
+    if (i < 0) {
+        put(o, "[<a key culeak cannot name>]");
+        return;
+    }
+    put(o, "[[*%s][%lld]]", prefix, (long long)i);
+}
+
+/* Whether obj is a torch.nn.Module: a base named Module whose __module__ is torch's. */
+static bool nn_module(struct py_heap *h, uint64_t obj)
+{
+    struct py_objects *o = &h->objects;
+    struct py_type *ty = obj ? py_object_type(o, obj) : NULL;
+    if (!ty)
+        return false;
+    if (ty->nn_module < 0) {
+        ty->nn_module = 0;
+        uint64_t base = ty->addr;
+        for (int i = 0; i < 64 && base && !ty->nn_module; i++) {
+            struct py_type *b = py_type_at(o, base);
+            char mod[64];
+            if (!b)
+                break;
+            if (strcmp(b->name, "Module") == 0 &&
+                whole_str(h, dict_get(o, b->dict, "__module__"), mod, sizeof mod) &&
+                strcmp(mod, "torch.nn.modules.module") == 0)
+                ty->nn_module = 1;
+            base = word(o, base + o->rt->l->tp_base);
+        }
+    }
+    return ty->nn_module == 1;
+}
+
+/* An nn.Module's child, parameter or buffer as users write it: `.fc2`, `[0]` in a Sequential,
+ * ModuleList or ParameterList, `['k']` in a ModuleDict or ParameterDict. Steps k.. are
+ * `._modules['fc2']` (or `.__dict__['_modules']['fc2']`); returns the steps consumed, or 0 when
+ * they are not that. */
+static size_t put_module_child(struct py_heap *h, struct out *o, const struct py_step *steps,
+                               size_t k, size_t n)
+{
+    char s[256], name[256];
+    size_t skip = steps[k].edge == PY_E_NAMED ? 1 : 0;   /* `.__dict__` before the key */
+    const struct py_step *table = &steps[k + skip], *child = &steps[k + skip + 1];
+    if (k == 0 || k + skip + 1 >= n || child->edge != PY_E_KEY || !nn_module(h, steps[k - 1].obj))
+        return 0;
+    if (!(skip ? table->edge == PY_E_KEY && whole_str(h, table->payload, s, sizeof s)
+               : table->edge == PY_E_ATTR && whole_str(h, table->payload, s, sizeof s)) ||
+        (strcmp(s, "_modules") && strcmp(s, "_parameters") && strcmp(s, "_buffers")) ||
+        !whole_str(h, child->payload, name, sizeof name))
+        return 0;
+    const struct py_type *ty = py_object_type(&h->objects, steps[k - 1].obj);
+    bool indexed = ty && (!strcmp(ty->name, "Sequential") || !strcmp(ty->name, "ModuleList") ||
+                          !strcmp(ty->name, "ParameterList"));
+    bool keyed = ty && (!strcmp(ty->name, "ModuleDict") || !strcmp(ty->name, "ParameterDict"));
+    char *end;
+    long index = strtol(name, &end, 10);
+    if (indexed && *name && !*end && index >= 0)
+        put(o, "[%ld]", index);
+    else if (keyed) {
+        put(o, "[");
+        put_quoted(o, name);
+        put(o, "]");
+    } else if (identifier(name))
+        put(o, ".%s", name);
+    else
+        return 0;
+    return skip + 2;
 }
 
 /* One edge's text; k indexes steps (the edge into steps[k]), the next step may be consumed. */
@@ -455,7 +666,10 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
     case PY_E_SELF:
     case PY_E_HIDDEN:
         break;
-    case PY_E_NAMED:
+    case PY_E_NAMED: {
+        size_t used = strcmp(named, ".__dict__") == 0 ? put_module_child(h, o, steps, k, n) : 0;
+        if (used)
+            return used;
         /* `.__dict__['name']` reads better, and pastes the same, as `.name`. */
         if (strcmp(named, ".__dict__") == 0 && k + 1 < n && steps[k + 1].edge == PY_E_KEY &&
             py_str_read(&h->objects, steps[k + 1].payload, s, sizeof s) && identifier(s)) {
@@ -464,6 +678,7 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         }
         put(o, "%s", named);
         break;
+    }
     case PY_E_CXX: {
         /* a run of the same autograd node class reads as one: ` → AddBackward0 ×20` */
         size_t run = 1;
@@ -475,9 +690,13 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
             put(o, " ×%zu", run);
         return run;
     }
-    case PY_E_ATTR:
+    case PY_E_ATTR: {
+        size_t used = put_module_child(h, o, steps, k, n);
+        if (used)
+            return used;
         put(o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
         break;
+    }
     case PY_E_CATTR: {
         char m[128] = "?";
         cl_read_cstr(h->objects.rt->t, e->payload, m, sizeof m);
@@ -485,7 +704,7 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         break;
     }
     case PY_E_KEY:
-        put_key(h, o, e->payload);
+        put_key(h, o, k ? steps[k - 1].obj : 0, e->payload);
         break;
     case PY_E_INDEX:
         put(o, "[%llu]", (unsigned long long)e->payload);
@@ -496,11 +715,16 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         put_quoted(o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
         put(o, "]");
         break;
-    case PY_E_DICTKEY:
-        put(o, ".keys()");
+    case PY_E_DICTKEY: {
+        int64_t i = key_position(h, k ? steps[k - 1].obj : 0, e->obj);
+        if (i >= 0)
+            wrap_unpacked(o, i);
+        else
+            put(o, "[<a key culeak cannot place>]");
         break;
+    }
     case PY_E_SETITEM:
-        put(o, "{…}");
+        wrap_unpacked(o, (int64_t)e->payload);
         break;
     }
     return 1;
@@ -508,10 +732,10 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
 
 #define MAX_DEPTH 4096
 
-void py_heap_render(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
-                    char *buf, size_t cap)
+static void render_steps(struct py_heap *h, const char *root, const struct py_step *steps,
+                         size_t n, char *buf, size_t cap, int depth)
 {
-    struct out o = {buf, cap, 0};
+    struct out o = {buf, cap, 0, depth};
     buf[0] = '\0';
     put(&o, "%s", root);
     for (size_t k = 0; k < n;)
@@ -526,7 +750,7 @@ size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps,
     if (i >= h->nreachable)
         return 0;
     for (uint32_t c = i; c != PY_NO_NODE && n < cap; c = h->nodes[c].parent) {
-        steps[n++] = (struct py_step){h->nodes[c].edge, h->nodes[c].payload};
+        steps[n++] = (struct py_step){h->nodes[c].edge, h->nodes[c].payload, h->nodes[c].addr};
         r = h->nodes[c].root;
     }
     if (r >= h->nroots)
@@ -542,8 +766,14 @@ size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps,
 
 /* Root name + the steps from the root down to node i (none for PY_NO_NODE: from `root`), then
  * `last` if given. */
+void py_heap_render(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
+                    char *buf, size_t cap)
+{
+    render_steps(h, root, steps, n, buf, cap, 0);
+}
+
 static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py_step *last,
-                   char *buf, size_t cap)
+                   char *buf, size_t cap, int depth)
 {
     struct py_step *steps = malloc((MAX_DEPTH + 1) * sizeof *steps);
     size_t n = 0;
@@ -558,7 +788,7 @@ static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py
         steps[n++] = *last;
     bool ok = root < h->nroots;
     if (ok)
-        py_heap_render(h, h->roots[root], steps, n, buf, cap);
+        render_steps(h, h->roots[root], steps, n, buf, cap, depth);
     free(steps);
     return ok;
 }
@@ -566,7 +796,7 @@ static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py
 bool py_heap_path(struct py_heap *h, uint32_t i, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    return i < h->nreachable && render(h, i, PY_NO_NODE, NULL, buf, cap);
+    return i < h->nreachable && render(h, i, PY_NO_NODE, NULL, buf, cap, 0);
 }
 
 static uint32_t depth(const struct py_heap *h, uint32_t i)
@@ -613,8 +843,7 @@ static bool index_by_dst(struct py_heap *h)
     return true;
 }
 
-/* A reference to node i other than the one that discovered it. */
-struct referrer { uint32_t src, root, depth; struct py_step step; };
+/* A reference to node i other than the one that discovered it (struct referrer, above). */
 
 static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
 {
@@ -640,7 +869,7 @@ static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
     bool tree_edge_seen = false;
     for (size_t k = lo; hi && k < h->edges.n && h->edges.dst[h->edges.by_dst[k]] == i; k++) {
         uint32_t e = h->edges.by_dst[k], src = edge_src(h, e);
-        struct py_step step = {h->edges.kind[e], h->edges.payload[e]};
+        struct py_step step = {h->edges.kind[e], h->edges.payload[e], h->nodes[i].addr};
         if (src >= h->nreachable || src == i)
             continue;
         if (!tree_edge_seen && src == node->parent && step.edge == node->edge &&
@@ -672,7 +901,7 @@ size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096
     if (count)
         qsort(v, count, sizeof *v, by_depth);
     for (size_t k = 0; k < count && n < max; k++)
-        if (render(h, v[k].src, v[k].root, &v[k].step, out[n], sizeof out[n]))
+        if (render(h, v[k].src, v[k].root, &v[k].step, out[n], sizeof out[n], 0))
             n++;
     free(v);
     return n;

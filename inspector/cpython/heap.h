@@ -22,17 +22,19 @@ enum py_edge {
     PY_E_INDEX,       /* payload: the index; prints "[i]" */
     PY_E_FRAMELOCAL,  /* payload: a str object; prints ".f_locals['name']" */
     PY_E_GENLOCAL,    /* payload: a str object; prints ".gi_frame.f_locals['name']" */
-    PY_E_DICTKEY,     /* a dict key as such; prints ".keys()" */
-    PY_E_SETITEM,     /* prints "{…}" */
+    PY_E_DICTKEY,     /* a dict key as such; prints "[*d][i]", its position in the dict */
+    PY_E_SETITEM,     /* payload: the item's position in iteration order; prints "[*s][i]" */
     PY_E_CXX,         /* an edge through C++ (the autograd graph); payload: a C string owned by
                          whoever built the edge, printed as is (" → AddBackward0", ".grad") */
     PY_E_HIDDEN,      /* a step that prints nothing (a tensor to its TensorImpl) */
 };
 
-/* One step of a path: how an object refers to the next. */
+/* One step of a path: how an object refers to the next, and the object it lands on (0 for a
+ * C++ step), which naming needs: a dict key's position, whether an object is an nn.Module. */
 struct py_step {
     uint8_t edge;             /* enum py_edge */
     uint64_t payload;
+    uint64_t obj;
 };
 
 struct py_node {

@@ -145,7 +145,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
         return NULL;
     const struct py_layout *l = o->rt->l;
     struct cl_target *t = o->rt->t;
-    struct py_type ty = {.addr = addr, .nslots = -1};
+    struct py_type ty = {.addr = addr, .nslots = -1, .nn_module = -1};
     uint64_t np = 0;
     if (cl_read_u64(t, addr + l->tp_flags, &ty.flags) || cl_read_u64(t, addr + l->tp_name, &np) ||
         cl_read(t, addr + l->tp_basicsize, &ty.basicsize, 8) ||

@@ -27,6 +27,7 @@ struct py_type {
     char name[80];             /* tp_name, truncated */
     struct py_member *slots;   /* object members along the base chain, computed on first use */
     int nslots;                /* -1 until computed */
+    int8_t nn_module;          /* derives from torch.nn.Module: -1 until known, then 0 or 1 */
 };
 
 struct py_objects {

@@ -199,11 +199,13 @@ static void emit_set(struct py_emitter *e, uint64_t obj)
     uint64_t table = word(o, obj + o->rt->l->set_table);
     if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, 8) || mask < 0 || (uint64_t)mask >= MAX_ITEMS || !table)
         return;
+    uint64_t position = 0;   /* iteration order is table order */
     for (int64_t i = 0; i <= mask; i++) {
         uint64_t key = word(o, table + 16 * (uint64_t)i);
         const struct py_type *kt = key ? py_object_type(o, key) : NULL;
-        if (kt && strcmp(kt->name, "<dummy key> type") != 0)   /* the deleted-entry marker */
-            py_emit(e, key, PY_E_SETITEM, 0);
+        if (!key || (kt && strcmp(kt->name, "<dummy key> type") == 0))   /* empty, deleted */
+            continue;
+        py_emit(e, key, PY_E_SETITEM, position++);
     }
 }
 

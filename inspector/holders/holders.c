@@ -88,7 +88,9 @@ static int find_holders(struct builder *b)
             if (cl_addrmap_put(&b->ns_first, (uint64_t)r->dst + 1, (uint32_t)b->nholders, &inserted) == UINT32_MAX)
                 return CL_E_INTERNAL;
             for (uint32_t e = h->edges.first[r->dst]; e < h->edges.first[r->dst + 1]; e++) {
-                struct pending p = {r->root, h->edges.dst[e], {r->step, {h->edges.kind[e], h->edges.payload[e]}}, 2};
+                uint32_t dst = h->edges.dst[e];
+                struct pending p = {r->root, dst, {r->step, {h->edges.kind[e], h->edges.payload[e],
+                                                             h->nodes[dst].addr}}, 2};
                 if (!add_pending(b, p))
                     return CL_E_INTERNAL;
             }
@@ -322,10 +324,11 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     static const char saved[] = " (saved)", variable[] = ".variable", grad[] = ".grad",
                       base[] = "._base";
     const struct py_edges *e = &b->h->edges;
+    uint64_t obj = dst >= b->at.heap && dst < b->at.tensors ? b->h->nodes[dst - b->at.heap].addr : 0;
     if (origin == ORIGIN_HIDDEN)
-        return (struct py_step){PY_E_HIDDEN, 0};
+        return (struct py_step){PY_E_HIDDEN, 0, obj};
     if (origin < e->n)
-        return (struct py_step){e->kind[origin], e->payload[origin]};
+        return (struct py_step){e->kind[origin], e->payload[origin], obj};
     const struct torch_link *l = &b->tt->links[origin - e->n];
     const char *text = NULL;
     switch ((enum torch_link_kind)l->kind) {
@@ -337,9 +340,9 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     case TORCH_LINK_GRAD: text = grad; break;
     case TORCH_LINK_VIEW_BASE: text = base; break;
     case TORCH_LINK_PYOBJ:
-    case TORCH_LINK_CONTEXT: return (struct py_step){PY_E_HIDDEN, 0};
+    case TORCH_LINK_CONTEXT: return (struct py_step){PY_E_HIDDEN, 0, obj};
     }
-    return (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)text};
+    return (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)text, obj};
 }
 
 /* The vertex edge e leaves from. */

@@ -46,12 +46,13 @@ def interpreters():
 class Process:
     """A scenario interpreter: started, its ground truth read, killed on exit."""
 
-    def __init__(self, python, script, *args, cwd=None, env=None, preexec=None):
+    def __init__(self, python, script, *args, cwd=None, env=None, preexec=None, stdin=False):
         if not python or not os.path.exists(python):
             raise Failure("interpreter not installed: %s" % python)
         self.proc = subprocess.Popen(
             [python, os.path.join(SCENARIOS, script)] + list(args), cwd=cwd, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec)
+            stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, preexec_fn=preexec)
         self.truth = None
         deadline = time.time() + 120
         lines = []
@@ -80,12 +81,22 @@ class Process:
                 fields[key] = value.strip()
         return fields
 
+    def ask(self, request):
+        """One JSON request on the scenario's stdin (started with stdin=True), its JSON answer."""
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line.startswith("{"):
+            raise Failure("scenario gave no answer: %r %s" % (line, self.proc.stderr.read()[-2000:]))
+        return json.loads(line)
+
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
-        for f in (self.proc.stdout, self.proc.stderr):
-            f.close()
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if f:
+                f.close()
 
     def __enter__(self):
         return self

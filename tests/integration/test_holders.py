@@ -113,6 +113,26 @@ def grad_refs(python):
     return test
 
 
+def paths_evaluate(python, scenario=SCENARIO):
+    """Every Python path culeak prints for a Python tensor or a holder, evaluated in the process
+    after culeak detached, gives that object (autograd steps, written with arrows, are left out:
+    Python has no expression for a SavedVariable)."""
+    def test():
+        with harness.Process(python, scenario, "--eval", stdin=True) as p:
+            doc = harness.culeak_json("tensors", "--pid", p.pid)
+            want = {}
+            for t in doc["tensors"]:
+                if t["paths"] and " → " not in t["paths"][0] and not t["type"].startswith("c++"):
+                    want[t["paths"][0]] = int(t["address"], 16)
+            check(len(want) > 40, "too few paths to evaluate: %d" % len(want))
+            got = p.ask(sorted(want))
+        bad = ["%s -> %s, want 0x%x" % (path, got[path], addr) for path, addr in sorted(want.items())
+               if got[path].startswith("error") or int(got[path], 16) != addr]
+        check(not bad, "%d of %d paths do not evaluate to their object:\n  %s" % (
+            len(bad), len(want), "\n  ".join(bad[:20])))
+    return test
+
+
 def freed(order, name, env):
     """What deleting one global frees, in a fresh run of the same job."""
     r = harness.subprocess.run(
@@ -154,7 +174,9 @@ def tests():
         if release != "2.13":
             yield "torch-%s:live" % release, inspect(python, "live")
     yield "torch-2.13:grad-refs", grad_refs(harness.TORCH_VENV)
+    yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")
+    yield "torch-2.13:gpt2:paths-evaluate", paths_evaluate(harness.TORCH_VENV, "gpt2.py")
     yield "simulated-device:retained:train-first", retained("train-first", DELETED)
     yield "simulated-device:retained:val-first", retained("val-first", ["total_loss", "val_total"])

@@ -4,7 +4,7 @@ backward) and a list of validation losses (graphs with their activations). Print
 ground truth as holders.py for model, opt, losses and val_losses, and every loss's graph, then
 READY, and waits (or aborts with --abort).
 
-argv: [--abort]"""
+argv: [--abort] [--eval]"""
 import gc
 import json
 import os
@@ -46,5 +46,8 @@ print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 if "--abort" in sys.argv:
     os.abort()
+if "--eval" in sys.argv:   # tests/scenarios/evalpaths.py
+    import evalpaths
+    evalpaths.serve()
 while True:
     time.sleep(1)

@@ -16,7 +16,10 @@ the collector, and prints {"freed": bytes} by torch.cuda.memory_allocated(): wha
 holder alone frees (the retained bytes culeak must report). The state is deterministic, so a fresh
 run per holder gives the numbers for the inspected one.
 
-argv: [--cuda] [--order train-first|val-first] [--delete NAME] [--abort]"""
+With --eval, it answers one request of tests/scenarios/evalpaths.py on stdin: the paths culeak
+printed, evaluated in the process.
+
+argv: [--cuda] [--order train-first|val-first] [--delete NAME] [--abort] [--eval]"""
 import gc
 import json
 import os
@@ -151,5 +154,8 @@ print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 if "--abort" in sys.argv:
     os.abort()
+if "--eval" in sys.argv:
+    import evalpaths
+    evalpaths.serve()
 while True:
     time.sleep(1)

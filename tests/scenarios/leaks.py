@@ -81,7 +81,9 @@ class Featurizer:
 
 featurizer = Featurizer()
 featurizer.features(3)
-plant("lru_cache", featurizer.weight, "re:^__main__\\.Featurizer\\.features\\.<lru_cache>\\.keys\\(\\)\\[0\\]\\.weight$")
+# the cache's first key, a tuple starting with self, by its position: `[*d][0]`
+plant("lru_cache", featurizer.weight,
+      "re:^\\[\\*__main__\\.Featurizer\\.features\\.<lru_cache>\\]\\[0\\]\\[0\\]\\.weight$")
 del featurizer
 
 # 5. optimizer state of parameters whose module was deleted
@@ -89,8 +91,10 @@ model = torch.nn.Linear(4, 2).to(DEV)
 opt = torch.optim.Adam(model.parameters())
 model(torch.ones(1, 4, device=DEV)).sum().backward()
 opt.step()
+# the key (a parameter only the optimizer still has) by its own path, not its address
 plant("exp_avg", opt.state[model.weight]["exp_avg"],
-      "re:^__main__\\.opt\\.state\\[<Parameter at 0x[0-9a-f]+>\\]\\['exp_avg'\\]$")
+      "__main__.opt.state[__main__.opt.param_groups[0]['params'][%d]]['exp_avg']"
+      % next(i for i, p in enumerate(opt.param_groups[0]["params"]) if p is model.weight))
 del model
 
 # 6. a tensor captured by a lambda registered as a module hook
