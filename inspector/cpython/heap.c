@@ -214,18 +214,39 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
 
 /* ---- roots ---- */
 
-struct module_roots { struct py_heap *h; bool main_only; };
+struct module_roots { struct py_heap *h; uint64_t modules; bool main_only; };
+
+/* How Python code names a module: `pkg.mod`, unless pkg's attribute mod is something else (a
+ * function unittest.main shadows the module unittest.main): then sys.modules['pkg.mod']. */
+static void module_root_name(struct py_heap *h, uint64_t modules, const char *name, uint64_t module,
+                             char *out, size_t cap)
+{
+    struct py_objects *o = &h->objects;
+    const char *dot = strrchr(name, '.');
+    char parent[256];
+    snprintf(out, cap, "%s", name);
+    if (!dot || (size_t)(dot - name) >= sizeof parent)
+        return;
+    snprintf(parent, sizeof parent, "%.*s", (int)(dot - name), name);
+    uint64_t pkg = dict_get(o, modules, parent);
+    const struct py_type *ty = pkg ? py_object_type(o, pkg) : NULL;
+    uint64_t attr = ty && ty->family == PY_F_MODULE
+                        ? dict_get(o, word(o, pkg + o->rt->l->module_dict), dot + 1) : 0;
+    if (attr != module)
+        snprintf(out, cap, "sys.modules['%s']", name);
+}
 
 static bool add_module_root(void *arg, uint64_t key, uint64_t module)
 {
     struct module_roots *m = arg;
     struct py_heap *h = m->h;
-    char name[256];
+    char name[256], root[300];
     if (!py_str_read(&h->objects, key, name, sizeof name))
         return true;
     if ((strcmp(name, "__main__") == 0) != m->main_only)
         return true;
-    uint32_t r = add_root(h, name);
+    module_root_name(h, m->modules, name, module, root, sizeof root);
+    uint32_t r = add_root(h, root);
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = r};
     py_emit(&e, module, PY_E_SELF, 0);
     const struct py_type *ty = py_object_type(&h->objects, module);
@@ -294,7 +315,7 @@ static void seed_roots(struct py_heap *h)
     const struct py_layout *l = rt->l;
     uint64_t modules = word(o, rt->interp + l->is_modules);
     /* __main__ first: where both reach an object at the same depth, its path is the one users want. */
-    struct module_roots mr = {h, true};
+    struct module_roots mr = {h, modules, true};
     py_dict_items(o, modules, add_module_root, &mr);
     mr.main_only = false;
     py_dict_items(o, modules, add_module_root, &mr);

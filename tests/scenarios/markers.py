@@ -107,6 +107,12 @@ def _fill_lru_cache():
 
 _fill_lru_cache()
 
+# a module shadowed by its package's attribute of the same name (unittest.main is a function):
+# Python reaches it as sys.modules['unittest.main']
+import unittest.main  # noqa: E402
+vars(sys.modules["unittest.main"])["shadowed_marker"] = plant(
+    "shadowed-module", "sys.modules['unittest.main'].shadowed_marker")
+
 
 # --- functions -----------------------------------------------------------------------------
 def _make_closure(captured):
