@@ -676,6 +676,14 @@ static size_t put_module_child(struct py_heap *h, struct out *o, const struct py
     return skip + 2;
 }
 
+/* Whether two C++ steps lead to nodes of one class: " → AddBackward0" and ".grad_fn →
+ * AddBackward0" do; ".grad" and " (saved)" lead to no node. */
+static bool same_node_class(const char *a, const char *b)
+{
+    const char *x = strstr(a, "→ "), *y = strstr(b, "→ ");
+    return x && y && strcmp(x, y) == 0;
+}
+
 /* One edge's text; k indexes steps (the edge into steps[k]), the next step may be consumed. */
 static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *steps, size_t k,
                        size_t n)
@@ -704,7 +712,7 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         /* a run of the same autograd node class reads as one: ` → AddBackward0 ×20` */
         size_t run = 1;
         while (k + run < n && steps[k + run].edge == PY_E_CXX &&
-               strcmp((const char *)(uintptr_t)steps[k + run].payload, named) == 0)
+               same_node_class(named, (const char *)(uintptr_t)steps[k + run].payload))
             run++;
         put(o, "%s", named);
         if (run > 1)

@@ -16,7 +16,7 @@ static const char usage_commands[] =
     "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
     "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
     "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
-    "  summary       tensor bytes by device and by the root that holds them\n"
+    "  summary       the leak report: every holder by the bytes dropping it would free\n"
     "  blocks        the CUDA caching allocator: segments, blocks, the tensors in them\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "\n";
@@ -31,7 +31,7 @@ static const char usage_target[] =
 
 static const char usage_options[] =
     "selection:\n"
-    "  --top N          objects: only the N most common types\n"
+    "  --top N          objects: only the N most common types; summary: the N biggest holders\n"
     "  --addr ADDR      refs: this object (hex; repeatable)\n"
     "  --type NAME      refs: every object of this type (e.g. Tensor, collections.deque)\n"
     "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
@@ -43,6 +43,7 @@ static const char usage_options[] =
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "output:\n"
     "  --json           one JSON object instead of text\n"
+    "  --full           text lines whole (by default cut to 160 columns in the middle)\n"
     "\n";
 
 static const char usage_exit[] =
@@ -72,7 +73,8 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
                      struct cl_command_line *cli, struct cl_error *err)
 {
     enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
-           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT };
+           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT,
+           O_FULL };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
@@ -86,6 +88,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         {"min-bytes", required_argument, 0, O_MIN_BYTES},
         {"state", required_argument, 0, O_STATE},
         {"allocator-layout", required_argument, 0, O_ALLOCATOR_LAYOUT},
+        {"full", no_argument, 0, O_FULL},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
@@ -107,6 +110,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
             cli->lib_dirs[loc->nlib_dirs++] = optarg;
             break;
         case O_JSON: cli->json = true; break;
+        case O_FULL: cli->full = true; break;
         case O_TOP:
         case O_MAX_OBJECTS:
         case O_MAX_PATHS: {
@@ -256,6 +260,7 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
     int rc = cl_session_holders(s, &cli->walk, cli->allocator_layout, &hs, err);
     if (rc)
         return rc;
+    struct cl_text_options text = {cli->full ? 0 : CL_TEXT_WIDTH, cli->top};
     if (strcmp(cli->command, "summary") == 0) {
         /* A CPU-only process's summary just has no CUDA part; a CUDA one says why it has none. */
         struct cl_error no_allocator;
@@ -265,10 +270,10 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
             cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
         struct cl_report_notes w = cl_session_notes(s);
         cl_report_summary(out, &s->heap, &s->tensors, hs, s->allocator_built ? &s->allocator : NULL,
-                          cli->json, &w);
+                          &text, cli->json, &w);
     } else {
         struct cl_report_notes w = cl_session_notes(s);
-        cl_report_tensors(out, &s->heap, &s->tensors, hs, &cli->tensor_filter, cli->json, &w);
+        cl_report_tensors(out, &s->heap, &s->tensors, hs, &cli->tensor_filter, &text, cli->json, &w);
     }
     return 0;
 }

@@ -25,6 +25,7 @@ struct cl_command_line {
     const char *type;
     const char *allocator_layout;   /* --allocator-layout, or NULL */
     size_t max_paths;
+    bool full;                      /* --full: text lines are never cut */
     struct cl_tensor_filter tensor_filter;
     struct cl_block_filter block_filter;
     struct py_walk_options walk;

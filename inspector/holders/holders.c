@@ -405,6 +405,7 @@ static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32
     if (b->device[s] >= 0)
         b->out->v[j].reachable[b->device[s]] += b->bytes[s];
     b->out->v[j].storages++;
+    b->out->v[j].saved += x.via_autograd;
     return 0;
 }
 
@@ -442,6 +443,7 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *ca
         }
         if (v >= at->tensors && v < at->nodes)
             reached_tensor(b, w, j, v, best);
+        b->out->v[j].nodes += v >= at->nodes && v < at->storages;
         for (uint32_t e = b->first[v]; e < b->first[v + 1]; e++) {
             uint32_t d = b->dst[e];
             if (w->stamp[d] == stamp || !w->relevant[d] || is_barrier(b, d))

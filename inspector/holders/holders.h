@@ -35,6 +35,8 @@ struct cl_holder {
     uint32_t root;           /* the heap root it leaves from */
     uint64_t retained[CL_MAX_DEVICES], reachable[CL_MAX_DEVICES];   /* by cl_holders.devices */
     uint32_t storages;       /* storages it reaches */
+    uint32_t saved;          /* of those, reached only through an autograd graph */
+    uint32_t nodes;          /* autograd nodes it reaches */
 };
 
 /* How one holder reaches one storage. */

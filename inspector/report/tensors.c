@@ -95,11 +95,14 @@ static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
 /* A storage's holders: each one's path, and what dropping it frees / what it reaches on the
  * storage's device. */
 static void holders_text(FILE *out, const struct cl_holders *hs, const struct cl_storage_holders *sh,
-                         int dev)
+                         int dev, size_t width)
 {
+    char line[8300];
     for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
         const struct cl_holder *hd = &hs->v[sh->v[k].holder];
-        fprintf(out, "  holder %s\n      retains %llu, reaches %llu bytes\n", sh->v[k].path,
+        snprintf(line, sizeof line, "  holder %s", sh->v[k].path);
+        cl_text_line(out, line, width);
+        fprintf(out, "      retains %llu, reaches %llu bytes\n",
                 dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
                 dev >= 0 ? (unsigned long long)hd->reachable[dev] : 0ull);
     }
@@ -138,9 +141,10 @@ static bool selected(const struct torch_storage *st, const struct cl_tensor_filt
 }
 
 void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cl_holders *hs, const struct cl_tensor_filter *f, bool json,
-                       const struct cl_report_notes *w)
+                       const struct cl_holders *hs, const struct cl_tensor_filter *f,
+                       const struct cl_text_options *opt, bool json, const struct cl_report_notes *w)
 {
+    char line[8300];
     char dev[32], shape[256];
     struct cl_json j;
     if (json) {
@@ -162,7 +166,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         if (!json) {
             fprintf(out, "storage 0x%llx  %s  %llu bytes  held by %s\n", (unsigned long long)st->impl,
                     dev, (unsigned long long)st->nbytes, cl_held_by_name(sh->held_by));
-            holders_text(out, hs, sh, devi);
+            holders_text(out, hs, sh, devi, opt->width);
         }
         for (uint32_t k = 0; k < st->ntensors; k++) {
             const struct torch_tensor *x = &tt->v[st->tensors[k]];
@@ -170,13 +174,15 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             bool has_path = path != NULL;
             shape_text(shape, sizeof shape, x);
             if (!json) {
-                fprintf(out, "  0x%llx %s %s %s%s%s%s\n      %s\n",
+                fprintf(out, "  0x%llx %s %s %s%s%s%s\n",
                         (unsigned long long)(x->pyobj ? x->pyobj : x->impl), type_name(h, x),
                         torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
-                        x->grad_fn ? " grad_fn=" : "", x->grad_fn ? x->grad_fn_name : "",
-                        has_path ? path : x->pyobj ? "reachable from no root (a garbage cycle "
-                                                     "awaiting collection, or held only from C)"
-                                                   : "held from C++ by an unknown owner");
+                        x->grad_fn ? " grad_fn=" : "", x->grad_fn ? x->grad_fn_name : "");
+                snprintf(line, sizeof line, "      %s",
+                         has_path ? path : x->pyobj ? "reachable from no root (a garbage cycle "
+                                                      "awaiting collection, or held only from C)"
+                                                    : "held from C++ by an unknown owner");
+                cl_text_line(out, line, opt->width);
                 continue;
             }
             cl_json_begin_object(&j);
@@ -305,17 +311,41 @@ static uint64_t sum(const uint64_t *v, uint32_t n)
     return t;
 }
 
+/* CUDA first: a holder's bytes on CUDA devices, then on all. */
+static uint64_t cuda_sum(const struct cl_holders *hs, const uint64_t *v)
+{
+    uint64_t t = 0;
+    for (uint32_t d = 0; d < hs->ndevices; d++)
+        t += hs->devices[d].type == TORCH_DEVICE_CUDA ? v[d] : 0;
+    return t;
+}
+
 static int by_retained(const void *a, const void *b, void *arg)
 {
     const struct cl_holders *hs = arg;
     const struct cl_holder *x = &hs->v[*(const uint32_t *)a], *y = &hs->v[*(const uint32_t *)b];
-    uint64_t rx = sum(x->retained, hs->ndevices), ry = sum(y->retained, hs->ndevices);
-    uint64_t qx = sum(x->reachable, hs->ndevices), qy = sum(y->reachable, hs->ndevices);
-    if (rx != ry)
-        return rx < ry ? 1 : -1;
-    if (qx != qy)
-        return qx < qy ? 1 : -1;
+    uint64_t keys[2][4] = {
+        {cuda_sum(hs, x->retained), sum(x->retained, hs->ndevices), cuda_sum(hs, x->reachable),
+         sum(x->reachable, hs->ndevices)},
+        {cuda_sum(hs, y->retained), sum(y->retained, hs->ndevices), cuda_sum(hs, y->reachable),
+         sum(y->reachable, hs->ndevices)}};
+    for (int k = 0; k < 4; k++)
+        if (keys[0][k] != keys[1][k])
+            return keys[0][k] < keys[1][k] ? 1 : -1;
     return strcmp(x->name, y->name);
+}
+
+/* "10.4 MiB": bytes as people read them (powers of 1024, as torch's tools print). */
+static void bytes_text(char *out, size_t cap, uint64_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, const uint64_t *v)
@@ -330,8 +360,38 @@ static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, cons
     cl_json_end_object(j);
 }
 
-/* Every holder that reaches a storage, by what dropping it alone would free. */
-static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const struct cl_holders *hs)
+/* One holder of the leak report as text: totals, then what it is made of. */
+static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_holder *hd,
+                        size_t width)
+{
+    char retained[32], reachable[32], line[4096], dev[32], b[32];
+    bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
+    bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
+    size_t len = (size_t)snprintf(line, sizeof line, "  %10s %10s %8u  %s", retained, reachable,
+                                  hd->storages, hd->name);
+    if (hs->ndevices > 1)   /* where its retained bytes are */
+        for (uint32_t d = 0, first = 1; d < hs->ndevices && len < sizeof line; d++) {
+            if (!hd->retained[d])
+                continue;
+            cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
+            bytes_text(b, sizeof b, hd->retained[d]);
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", first ? "  (" : ", ", dev, b);
+            first = 0;
+            if (d + 1 == hs->ndevices || len >= sizeof line)
+                break;
+        }
+    if (hs->ndevices > 1 && strstr(line, "  (") && len < sizeof line)
+        len += (size_t)snprintf(line + len, sizeof line - len, ")");
+    if (hd->saved && len < sizeof line)
+        snprintf(line + len, sizeof line - len, "  %u of them through autograd graphs (%u nodes)",
+                 hd->saved, hd->nodes);
+    cl_text_line(out, line, width);
+}
+
+/* The leak report: every holder that reaches a storage, by what dropping it alone would free,
+ * CUDA first; top bounds the lines (0: all). */
+static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const struct cl_holders *hs,
+                          size_t top, size_t width)
 {
     uint32_t *order = malloc((hs->n + 1) * sizeof *order), n = 0;
     for (uint32_t k = 0; order && k < hs->n; k++)
@@ -339,18 +399,19 @@ static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const
             order[n++] = k;
     if (order)
         qsort_r(order, n, sizeof *order, by_retained, (void *)hs);
+    if (top && top < n)
+        n = (uint32_t)top;
     if (j) {
         cl_json_key(j, "holders");
         cl_json_begin_array(j);
     } else {
-        fprintf(out, "by holder (retained: freed if this reference alone is dropped):\n");
+        fprintf(out, "leak report, by what dropping each reference alone would free:\n"
+                     "  %10s %10s %8s  %s\n", "retained", "reachable", "storages", "holder");
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct cl_holder *hd = &hs->v[order[i]];
         if (!j) {
-            fprintf(out, "  %14llu retained %14llu reachable %6u storages  %s\n",
-                    (unsigned long long)sum(hd->retained, hs->ndevices),
-                    (unsigned long long)sum(hd->reachable, hs->ndevices), hd->storages, hd->name);
+            holder_text(out, hs, hd, width);
             continue;
         }
         cl_json_begin_object(j);
@@ -360,6 +421,10 @@ static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const
         cl_json_string(j, h->roots[hd->root]);
         cl_json_key(j, "storages");
         cl_json_int(j, hd->storages);
+        cl_json_key(j, "storages_via_autograd");
+        cl_json_int(j, hd->saved);
+        cl_json_key(j, "autograd_nodes");
+        cl_json_int(j, hd->nodes);
         cl_json_key(j, "retained_bytes");
         cl_json_int(j, (long long)sum(hd->retained, hs->ndevices));
         cl_json_key(j, "reachable_bytes");
@@ -375,9 +440,48 @@ static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const
     free(order);
 }
 
+/* The CUDA allocator's own figures per device, and the allocated blocks no tensor accounts for
+ * (the leak report's last line: memory culeak cannot name a holder for). */
+static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tensors *tt,
+                           const struct cc_allocator *a)
+{
+    char b[32];
+    if (j) {
+        cl_json_key(j, "cuda");
+        cl_json_begin_array(j);
+    }
+    for (uint32_t i = 0; a && i < a->ndevices; i++) {
+        const struct cc_device *d = &a->devices[i];
+        uint64_t unattributed = cl_blocks_unattributed(tt, d);
+        if (!j) {
+            bytes_text(b, sizeof b, unattributed);
+            fprintf(out, "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or autograd lies "
+                         "in (culeak blocks lists them)\n", b, "", "", d->index);
+            fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",
+                    d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
+                    (unsigned long long)(d->reserved - d->allocated));
+            continue;
+        }
+        cl_json_begin_object(j);
+        cl_json_key(j, "device");
+        cl_json_int(j, d->index);
+        cl_json_key(j, "reserved");
+        cl_json_int(j, (long long)d->reserved);
+        cl_json_key(j, "allocated");
+        cl_json_int(j, (long long)d->allocated);
+        cl_json_key(j, "cached");
+        cl_json_int(j, (long long)(d->reserved - d->allocated));
+        cl_json_key(j, "unattributed");
+        cl_json_int(j, (long long)unattributed);
+        cl_json_end_object(j);
+    }
+    if (j)
+        cl_json_end_array(j);
+}
+
 void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cl_holders *hs, const struct cc_allocator *a, bool json,
-                       const struct cl_report_notes *w)
+                       const struct cl_holders *hs, const struct cc_allocator *a,
+                       const struct cl_text_options *opt, bool json, const struct cl_report_notes *w)
 {
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0;
@@ -393,7 +497,7 @@ void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors 
             snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
         add_total(&owners, &nown, owner, st->nbytes);
     }
-    struct cl_json j;
+    struct cl_json j, *jp = json ? &j : NULL;
     if (json) {
         cl_json_init(&j, out);
         cl_json_begin_object(&j);
@@ -406,45 +510,15 @@ void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors 
     } else {
         fprintf(out, "%u Python objects, %u tensors in %u storages\n", h->n, tt->n, tt->nstorages);
     }
-    print_totals(out, json ? &j : NULL, "device", devices, ndev);
-    print_totals(out, json ? &j : NULL, "owner", owners, nown);
-    print_holders(out, json ? &j : NULL, h, hs);
-    /* What the CUDA caching allocator holds, when it could be walked. */
-    if (json) {
-        cl_json_key(&j, "cuda");
-        cl_json_begin_array(&j);
-    } else if (a) {
-        fprintf(out, "cuda caching allocator:\n");
-    }
-    for (uint32_t i = 0; a && i < a->ndevices; i++) {
-        const struct cc_device *d = &a->devices[i];
-        uint64_t unattributed = cl_blocks_unattributed(tt, d);
-        if (json) {
-            cl_json_begin_object(&j);
-            cl_json_key(&j, "device");
-            cl_json_int(&j, d->index);
-            cl_json_key(&j, "reserved");
-            cl_json_int(&j, (long long)d->reserved);
-            cl_json_key(&j, "allocated");
-            cl_json_int(&j, (long long)d->allocated);
-            cl_json_key(&j, "cached");
-            cl_json_int(&j, (long long)(d->reserved - d->allocated));
-            cl_json_key(&j, "unattributed");
-            cl_json_int(&j, (long long)unattributed);
-            cl_json_end_object(&j);
-        } else {
-            fprintf(out, "  cuda:%d  %llu reserved, %llu allocated, %llu cached, %llu unattributed\n",
-                    d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
-                    (unsigned long long)(d->reserved - d->allocated), (unsigned long long)unattributed);
-        }
-    }
+    print_totals(out, jp, "device", devices, ndev);
+    if (json)   /* by root, for scripts; the holders say it better for people */
+        print_totals(out, jp, "owner", owners, nown);
+    print_holders(out, jp, h, hs, opt->top, opt->width);
+    allocator_part(out, jp, tt, a);
     if (json)
-        cl_json_end_array(&j);
-    if (json) {
         cl_report_json_end(out, &j, w);
-    } else {
+    else
         cl_report_warnings(out, NULL, w, "warning: ");
-    }
     free(devices);
     free(owners);
 }

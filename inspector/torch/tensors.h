@@ -14,6 +14,9 @@
 
 #define TORCH_MAX_DIMS 8
 
+/* c10::DeviceType values culeak names */
+enum { TORCH_DEVICE_CPU = 0, TORCH_DEVICE_CUDA = 1 };
+
 /* How a tensor became known: a Python object, or a C++ reference with no Python object. */
 enum torch_origin {
     TORCH_FROM_PYTHON,       /* a torch.Tensor object of the heap */

@@ -1,0 +1,33 @@
+#include "report/text.h"
+
+#include <string.h>
+
+/* The byte offset of the column-th code point of s (or its end). */
+static size_t column_offset(const char *s, size_t column)
+{
+    size_t i = 0;
+    for (; s[i] && column; column--)
+        for (i++; ((unsigned char)s[i] & 0xc0) == 0x80; i++)
+            ;
+    return i;
+}
+
+static size_t columns(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+void cl_text_line(FILE *out, const char *line, size_t width)
+{
+    size_t n = columns(line);
+    if (!width || n <= width || width < 8) {
+        fprintf(out, "%s\n", line);
+        return;
+    }
+    size_t head = (width - 1) * 2 / 3, tail = width - 1 - head;
+    size_t cut = column_offset(line, head), rest = column_offset(line, n - tail);
+    fprintf(out, "%.*s…%s\n", (int)cut, line, line + rest);
+}

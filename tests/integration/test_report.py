@@ -1,0 +1,53 @@
+"""The leak report people read (`culeak summary`): for each classic cause of a training-memory leak
+(tests/scenarios/leak_causes.py), the report's first holder is the leaking variable, in text and
+JSON; no text line of summary or tensors is wider than 160 columns without --full; and two
+inspections of a stopped job give identical reports."""
+import harness
+from harness import check
+
+CAUSES = ["loss-with-graph", "output-list", "cache", "traceback", "hook-closure",
+          "optimizer-of-deleted-module", "out-history"]
+WIDTH = 160
+
+
+def first_holder(cause):
+    def test():
+        with harness.Process(harness.TORCH_VENV, "leak_causes.py", cause) as p:
+            doc = harness.culeak_json("summary", "--pid", p.pid)
+            text = harness.culeak("summary", "--pid", p.pid).stdout
+        want = p.truth["leak"]
+        check(doc["holders"] and doc["holders"][0]["holder"] == want,
+              "%s: first holder %r, want %s" % (cause, doc["holders"][:1], want))
+        check(doc["holders"][0]["retained_bytes"] > 1 << 20,
+              "%s: the leak retains only %d bytes" % (cause, doc["holders"][0]["retained_bytes"]))
+        lines = text.splitlines()
+        head = next(i for i, line in enumerate(lines) if line.startswith("leak report"))
+        check(lines[head + 2].split()[-1] == want or want in lines[head + 2].split(),
+              "%s: first report line %r" % (cause, lines[head + 2]))
+    return test
+
+
+def width():
+    with harness.Process(harness.TORCH_VENV, "holders.py") as p:
+        texts = {c: harness.culeak(c, "--pid", p.pid).stdout for c in ("summary", "tensors")}
+        full = harness.culeak("tensors", "--pid", p.pid, "--full").stdout
+    for command, text in texts.items():
+        wide = [line for line in text.splitlines() if len(line) > WIDTH]
+        check(not wide, "%s: %d lines over %d columns, e.g. %r" % (command, len(wide), WIDTH,
+                                                                    wide[:1]))
+    check(any(len(line) > WIDTH for line in full.splitlines()),
+          "--full printed no line over %d columns (the scenario has longer chains)" % WIDTH)
+
+
+def identical_twice():
+    with harness.Process(harness.TORCH_VENV, "holders.py") as p:
+        runs = [(harness.culeak("summary", "--pid", p.pid).stdout,
+                 harness.culeak("tensors", "--pid", p.pid, "--json").stdout) for _ in range(2)]
+    check(runs[0] == runs[1], "two inspections of one stopped state differ")
+
+
+def tests():
+    for cause in CAUSES:
+        yield "first-holder:%s" % cause, first_holder(cause)
+    yield "width", width
+    yield "identical-twice", identical_twice
