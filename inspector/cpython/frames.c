@@ -159,3 +159,9 @@ bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t c
         snprintf(out, cap, "%s() at %s", name, base ? base + 1 : file);
     return true;
 }
+
+bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap)
+{
+    uint64_t code = frame_code(o, frame);
+    return code && py_str_read(o, word(o, code + o->rt->l->co_filename), out, cap);
+}

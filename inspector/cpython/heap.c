@@ -22,15 +22,26 @@ static uint64_t word(struct py_objects *o, uint64_t addr)
     return cl_read_u64(o->rt->t, addr, &v) == 0 ? v : 0;
 }
 
-static uint32_t add_root(struct py_heap *h, const char *name)
+static uint32_t add_root(struct py_heap *h, const char *name, enum py_root_kind kind)
 {
     char **v = realloc(h->roots, (h->nroots + 1) * sizeof *v);
-    if (!v)
+    if (v)
+        h->roots = v;
+    uint8_t *k = realloc(h->root_kinds, (h->nroots + 1) * sizeof *k);
+    if (k)
+        h->root_kinds = k;
+    if (!v || !k || !(h->roots[h->nroots] = strdup(name)))
         return PY_NO_NODE;
-    h->roots = v;
-    if (!(h->roots[h->nroots] = strdup(name)))
-        return PY_NO_NODE;
+    h->root_kinds[h->nroots] = (uint8_t)kind;
     return h->nroots++;
+}
+
+/* Library code: the standard library, anything installed (site-packages, dist-packages),
+ * frozen or built-in modules; a file elsewhere is the user's own. */
+static bool library_file(const char *path)
+{
+    return !path[0] || path[0] == '<' || strstr(path, "/site-packages/") ||
+           strstr(path, "/dist-packages/") || strstr(path, "/lib/python3");
 }
 
 static uint64_t max_objects;   /* set per build; a bound, not state */
@@ -246,7 +257,13 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     if ((strcmp(name, "__main__") == 0) != m->main_only)
         return true;
     module_root_name(h, m->modules, name, module, root, sizeof root);
-    uint32_t r = add_root(h, root);
+    char file[512] = "";
+    const struct py_type *mt = py_object_type(&h->objects, module);
+    if (mt && mt->family == PY_F_MODULE)
+        py_str_read(&h->objects, dict_get(&h->objects, word(&h->objects, module + h->objects.rt->l->module_dict), "__file__"),
+                    file, sizeof file);
+    bool user = m->main_only || !library_file(file);
+    uint32_t r = add_root(h, root, user ? PY_ROOT_USER_MODULE : PY_ROOT_LIBRARY_MODULE);
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = r};
     py_emit(&e, module, PY_E_SELF, 0);
     const struct py_type *ty = py_object_type(&h->objects, module);
@@ -259,7 +276,7 @@ static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, con
 {
     if (!obj || py_heap_find(h, obj) != PY_NO_NODE || !py_object_type(&h->objects, obj))
         return;
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, name)};
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, name, PY_ROOT_OTHER)};
     py_emit(&e, obj, label ? PY_E_NAMED : PY_E_SELF, (uint64_t)(uintptr_t)label);
 }
 
@@ -291,7 +308,11 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
         if (!py_frame_describe(o, frame, desc, sizeof desc))
             continue;
         snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
-        struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, root)};
+        char file[512] = "";
+        py_frame_file(o, frame, file, sizeof file);
+        struct py_emitter e = {.h = h, .from = PY_NO_NODE,
+                               .root = add_root(h, root, library_file(file) ? PY_ROOT_LIBRARY_FRAME
+                                                                           : PY_ROOT_USER_FRAME)};
         py_frame_locals(&e, frame, PY_E_ATTR);
     }
     snprintf(root, sizeof root, "<thread %s: exception being raised>", who);
@@ -399,6 +420,7 @@ void py_heap_free(struct py_heap *h)
     for (uint32_t i = 0; i < h->nroots; i++)
         free(h->roots[i]);
     free(h->roots);
+    free(h->root_kinds);
     free(h->nodes);
     free(h->edges.first);
     free(h->edges.dst);

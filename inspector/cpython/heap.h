@@ -37,6 +37,17 @@ struct py_step {
     uint64_t obj;
 };
 
+/* What a root is, in the order its names are preferred (stable naming: a user's module globals
+ * over a library's, over frame locals, over the rest). "User" code lies outside the standard
+ * library and every site-packages/dist-packages. */
+enum py_root_kind {
+    PY_ROOT_USER_MODULE,
+    PY_ROOT_LIBRARY_MODULE,
+    PY_ROOT_USER_FRAME,
+    PY_ROOT_LIBRARY_FRAME,
+    PY_ROOT_OTHER,            /* exceptions, thread state, sys, builtins, gc.garbage */
+};
+
 struct py_node {
     uint64_t addr, type;
     uint64_t payload;
@@ -70,6 +81,7 @@ struct py_heap {
     uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root */
     struct cl_addrmap index;  /* address -> node */
     char **roots;
+    uint8_t *root_kinds;      /* enum py_root_kind, per root */
     uint32_t nroots;
     struct py_edges edges;
     struct py_root_edge *root_edges;
@@ -127,6 +139,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *ty);
 void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge);
 /* Describes a frame as "func() at file.py" for root names; false if it is not a Python frame. */
 bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap);
+/* The file a frame's code comes from; false if it cannot be read. */
+bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap);
 /* Iterates a dict's live entries; fn returns false to stop. */
 void py_dict_items(struct py_objects *o, uint64_t dict,
                    bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg);

@@ -359,16 +359,38 @@ static uint32_t src_of(const struct builder *b, uint32_t e)
     return lo;
 }
 
-/* The path from holder vertex hv to v as text, and whether it passes through an autograd node.
- * NULL on allocation failure. */
-static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v, bool *via_autograd)
+static bool index_step(uint8_t edge)
+{
+    return edge == PY_E_KEY || edge == PY_E_INDEX || edge == PY_E_DICTKEY || edge == PY_E_SETITEM;
+}
+
+/* How a path to v is preferred, lower first: its root's kind, its indices, its length. */
+static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t hv, uint32_t v)
+{
+    uint64_t indices = 0;
+    for (uint32_t c = v, n = 0; c != hv && n < MAX_PATH_STEPS; n++) {
+        uint32_t e = w->parent[c];
+        indices += b->origin[e] < b->h->edges.n && index_step(b->h->edges.kind[b->origin[e]]);
+        c = src_of(b, e);
+    }
+    const struct cl_holder *hd = &b->out->v[hv - b->at.holders];
+    return (uint64_t)b->h->root_kinds[hd->root] << 56 | (indices < 0xffffff ? indices : 0xffffff) << 32 |
+           w->depth[v];
+}
+
+/* The path from holder vertex hv to v as text, whether it passes through an autograd node, and
+ * how many of its steps are indices. NULL on allocation failure. */
+static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v, bool *via_autograd,
+                     uint32_t *indices)
 {
     struct py_step steps[MAX_PATH_STEPS];
     size_t n = 0;
     *via_autograd = false;
+    *indices = 0;
     for (uint32_t c = v; c != hv && n < MAX_PATH_STEPS;) {
         uint32_t e = w->parent[c];
         steps[n++] = step_of(b, b->origin[e], c);
+        *indices += index_step(steps[n - 1].edge);
         c = src_of(b, e);
         *via_autograd |= c >= b->at.nodes && c < b->at.storages;
     }
@@ -396,8 +418,8 @@ static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32
 {
     const struct layout *at = &b->at;
     uint32_t s = v - at->storages, hv = at->holders + j;
-    struct cl_storage_holder x = {j, src_of(b, w->parent[v]) - at->tensors, w->depth[v], false, NULL};
-    if (!(x.path = path_to(b, w, hv, v, &x.via_autograd)) ||
+    struct cl_storage_holder x = {j, src_of(b, w->parent[v]) - at->tensors, w->depth[v], 0, false, NULL};
+    if (!(x.path = path_to(b, w, hv, v, &x.via_autograd, &x.indices)) ||
         !add_storage_holder(&b->out->storages[s], x, &caps[s])) {
         free(x.path);
         return CL_E_INTERNAL;
@@ -409,23 +431,24 @@ static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32
     return 0;
 }
 
-/* A tensor reached from holder j: its path, when shorter than any before. */
-static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32_t v, uint32_t *best)
+/* A tensor reached from holder j: its path, when preferred to any before. */
+static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32_t v, uint64_t *best)
 {
-    uint32_t k = v - b->at.tensors;
+    uint32_t k = v - b->at.tensors, indices;
+    uint64_t key = preference(b, w, b->at.holders + j, v);
     bool via;
-    if (w->depth[v] >= best[k])
+    if (key >= best[k])
         return;
-    char *p = path_to(b, w, b->at.holders + j, v, &via);
+    char *p = path_to(b, w, b->at.holders + j, v, &via, &indices);
     if (p) {
         free(b->out->tensor_paths[k]);
         b->out->tensor_paths[k] = p;
-        best[k] = w->depth[v];
+        best[k] = key;
     }
 }
 
 /* Breadth first from holder j over relevant vertices, not entering barriers. */
-static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *caps, uint32_t *best)
+static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *caps, uint64_t *best)
 {
     const struct layout *at = &b->at;
     uint32_t hv = at->holders + j, stamp = j + 1;
@@ -457,12 +480,18 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *ca
     return 0;
 }
 
-static int by_steps(const void *x, const void *y)
+/* Preferred first: root kind, fewer indices, shorter, then the holder's name. */
+static int by_preference(const void *x, const void *y, void *arg)
 {
+    const struct builder *b = arg;
     const struct cl_storage_holder *a = x, *c = y;
-    if (a->steps != c->steps)
-        return (a->steps > c->steps) - (a->steps < c->steps);
-    return (a->holder > c->holder) - (a->holder < c->holder);
+    const struct cl_holder *ha = &b->out->v[a->holder], *hc = &b->out->v[c->holder];
+    uint64_t ka[3] = {b->h->root_kinds[ha->root], a->indices, a->steps};
+    uint64_t kc[3] = {b->h->root_kinds[hc->root], c->indices, c->steps};
+    for (int k = 0; k < 3; k++)
+        if (ka[k] != kc[k])
+            return ka[k] < kc[k] ? -1 : 1;
+    return strcmp(ha->name, hc->name);
 }
 
 static int walk_holders(struct builder *b)
@@ -471,7 +500,7 @@ static int walk_holders(struct builder *b)
     struct cl_holders *hs = b->out;
     struct walk w = {0};
     size_t *caps = calloc(b->tt->nstorages + 1, sizeof *caps);
-    uint32_t *best = malloc((b->tt->n + 1) * sizeof *best);
+    uint64_t *best = malloc((b->tt->n + 1) * sizeof *best);
     int rc = CL_E_INTERNAL;
     if (!caps || !best || !(w.stamp = calloc(at->n, sizeof *w.stamp)) ||
         !(w.parent = malloc((size_t)at->n * sizeof *w.parent)) ||
@@ -479,7 +508,7 @@ static int walk_holders(struct builder *b)
         !(w.queue = malloc((size_t)at->n * sizeof *w.queue)) || find_relevant(b, &w))
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
-        best[k] = UINT32_MAX;
+        best[k] = UINT64_MAX;
     rc = 0;
     for (uint32_t j = 0; !rc && j < hs->n; j++)
         if (w.relevant[heap_vertex(b, b->holders[j].target)] && !is_barrier(b, heap_vertex(b, b->holders[j].target)))
@@ -489,7 +518,7 @@ static int walk_holders(struct builder *b)
                     "reachable bytes are missing", (unsigned long long)MAX_VISITS);
     for (uint32_t s = 0; s < b->tt->nstorages; s++)
         if (hs->storages[s].n > 1)
-            qsort(hs->storages[s].v, hs->storages[s].n, sizeof *hs->storages[s].v, by_steps);
+            qsort_r(hs->storages[s].v, hs->storages[s].n, sizeof *hs->storages[s].v, by_preference, b);
 out:
     free(caps);
     free(best);

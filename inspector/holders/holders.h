@@ -9,7 +9,10 @@
  *    through it), so removing that reference alone frees them; a storage two holders share is
  *    retained by neither;
  *  - reachable bytes: every storage reachable from it;
- *  - per storage, every holder that reaches it with its shortest path, shortest first.
+ *  - per storage, every holder that reaches it with its shortest path, the preferred first: a
+ *    user's module globals, then a library's, then frame locals (user code first), then the
+ *    rest; then fewer indices (attributes read as names), then shorter, then by name. Each
+ *    tensor's shown path is its preferred one, so unchanged state reads the same every time.
  * Module objects and module dicts are roots of their own: walks from a holder stop there, so
  * `__main__.torch` does not reach everything torch's globals hold.
  * Bytes are per device: a CUDA storage counts its caching-allocator block's size (what
@@ -43,7 +46,8 @@ struct cl_holder {
 struct cl_storage_holder {
     uint32_t holder;         /* into cl_holders.v */
     uint32_t tensor;         /* into torch_tensors.v: the tensor the path ends at */
-    uint32_t steps;          /* path length, for "shortest first" */
+    uint32_t steps;          /* path length */
+    uint32_t indices;        /* its steps that are indices or keys ([3], ['k']) */
     bool via_autograd;       /* the path passes through an autograd graph */
     char *path;
 };
@@ -57,7 +61,7 @@ enum cl_held_by {
 };
 
 struct cl_storage_holders {
-    struct cl_storage_holder *v;   /* shortest first */
+    struct cl_storage_holder *v;   /* preferred first */
     uint32_t n;
     enum cl_held_by held_by;
     uint64_t bytes;                /* what it counts for: its block's size on CUDA */

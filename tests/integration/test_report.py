@@ -1,7 +1,8 @@
 """The leak report people read (`culeak summary`): for each classic cause of a training-memory leak
 (tests/scenarios/leak_causes.py), the report's first holder is the leaking variable, in text and
-JSON; no text line of summary or tensors is wider than 160 columns without --full; and two
-inspections of a stopped job give identical reports."""
+JSON; no text line of summary or tensors is wider than 160 columns without --full; a user's
+global names a tensor before a library frame's local; and two inspections of a stopped job give
+identical reports."""
 import harness
 from harness import check
 
@@ -39,6 +40,17 @@ def width():
           "--full printed no line over %d columns (the scenario has longer chains)" % WIDTH)
 
 
+def prefers_user_globals():
+    """A user's module global names a tensor even where a library frame's local is shorter."""
+    with harness.Process(harness.TORCH_VENV, "stable_names.py") as p:
+        doc = harness.culeak_json("tensors", "--pid", p.pid)
+    t = next(t for t in doc["tensors"] if int(t["address"], 16) == int(p.truth["address"], 16))
+    check(t["paths"] == [p.truth["name"]], "shown %r, want %s" % (t["paths"], p.truth["name"]))
+    names = [h["holder"] for h in t["holders"]]
+    check(len(names) == 2 and names[0] == "__main__.weights" and names[1].startswith("<thread worker: hold()"),
+          "holders in this order: %r" % names)
+
+
 def identical_twice():
     with harness.Process(harness.TORCH_VENV, "holders.py") as p:
         runs = [(harness.culeak("summary", "--pid", p.pid).stdout,
@@ -50,4 +62,5 @@ def tests():
     for cause in CAUSES:
         yield "first-holder:%s" % cause, first_holder(cause)
     yield "width", width
+    yield "prefers-user-globals", prefers_user_globals
     yield "identical-twice", identical_twice
