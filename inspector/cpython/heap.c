@@ -202,6 +202,19 @@ bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr,
     return ty && ty->family == PY_F_MODULE && py_str_read(o, dict_get(o, word(o, mod + o->rt->l->module_dict), attr), out, cap);
 }
 
+void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *out, size_t cap)
+{
+    struct py_objects *o = &h->objects;
+    char module[256], qualname[256];
+    if (ty->heap && py_str_read(o, dict_get(o, ty->dict, "__module__"), module, sizeof module) &&
+        py_str_read(o, word(o, ty->addr + o->rt->l->ht_qualname), qualname, sizeof qualname))
+        snprintf(out, cap, "%s.%s", module, qualname);
+    else if (strchr(ty->name, '.'))
+        snprintf(out, cap, "%s", ty->name);
+    else
+        snprintf(out, cap, "builtins.%s", ty->name);
+}
+
 /* threading._active[ident]._name, or "" when it cannot be read. */
 static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, char *out, size_t cap)
 {

@@ -118,6 +118,11 @@ size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps,
 void py_heap_render(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
                     char *out, size_t cap);
 
+/* A type's qualified name as Python spells it: "torch.nn.parameter.Parameter" (a class:
+ * __module__ and __qualname__), "collections.OrderedDict" (a C type's dotted tp_name),
+ * "builtins.dict". */
+void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *out, size_t cap);
+
 /* sys.modules[module].attr when it is a str (e.g. torch.version.__version__); false otherwise. */
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
                         size_t cap);

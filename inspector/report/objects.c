@@ -5,6 +5,7 @@
 
 #include "report/json.h"
 #include "report/warnings.h"
+#include "util/notes.h"
 
 
 struct type_count {
@@ -82,10 +83,60 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
     cl_addrmap_free(&index);
 }
 
-static bool type_matches(const char *name, const char *want)
+/* Whether a type is the one --type names: a qualified name (module.Class) must equal the type's;
+ * a bare one its last component. */
+static bool type_matches(struct py_heap *h, const struct py_type *ty, const char *want)
 {
-    size_t n = strlen(name), w = strlen(want);
-    return strcmp(name, want) == 0 || (n > w && name[n - w - 1] == '.' && strcmp(name + n - w, want) == 0);
+    char name[600];
+    py_type_qualified_name(h, ty, name, sizeof name);
+    if (strchr(want, '.'))
+        return strcmp(name, want) == 0;
+    const char *last = strrchr(name, '.');
+    return strcmp(last ? last + 1 : name, want) == 0;
+}
+
+struct type_match { char name[600]; size_t count; };
+
+/* A bare --type that names several types says which, and how many objects of each, so the
+ * user can ask again with a qualified name. */
+static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool json,
+                           char **warnings)
+{
+    struct type_match m[8];
+    size_t n = 0, more = 0;
+    for (uint32_t i = 0; !strchr(want, '.') && i < h->n; i++) {
+        struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
+        if (!ty || !type_matches(h, ty, want))
+            continue;
+        char name[600];
+        py_type_qualified_name(h, ty, name, sizeof name);
+        size_t k = 0;
+        while (k < n && strcmp(m[k].name, name) != 0)
+            k++;
+        if (k == n && n == sizeof m / sizeof *m) {
+            more++;
+            continue;
+        }
+        if (k == n) {
+            snprintf(m[n].name, sizeof m[n].name, "%s", name);
+            m[n++].count = 0;
+        }
+        m[k].count++;
+    }
+    if (n < 2)
+        return;
+    char line[4096];
+    size_t len = (size_t)snprintf(line, sizeof line, "--type %s names %zu types:", want, n + (more > 0));
+    for (size_t k = 0; k < n && len < sizeof line; k++)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s (%zu)", k ? "," : "",
+                                m[k].name, m[k].count);
+    if (len < sizeof line)
+        snprintf(line + len, sizeof line - len, "%s; give a qualified name for one of them",
+                 more ? ", and more" : "");
+    if (json)
+        cl_note_add(warnings, "%s", line);
+    else
+        fprintf(out, "%s\n", line);
 }
 
 /* One object and its paths; cxx names the C++ holder of a tensor no Python root reaches. */
@@ -147,6 +198,15 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
         if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])
             (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);   /* a miss: no C++ path */
     }
+    char *type_note = NULL;   /* a bare --type that names several types */
+    if (q->type)
+        ambiguous_type(h, q->type, out, json, &type_note);
+    struct cl_report_notes notes = *w;
+    for (int k = 0; k < CL_REPORT_NOTE_LISTS; k++)
+        if (!notes.lists[k]) {
+            notes.lists[k] = type_note;
+            break;
+        }
     if (json) {
         cl_json_init(&j, out);
         cl_json_begin_object(&j);
@@ -160,7 +220,7 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     }
     for (uint32_t i = 0; paths && q->type && i < h->n; i++) {
         struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
-        if (ty && type_matches(ty->name, q->type)) {
+        if (ty && type_matches(h, ty, q->type)) {
             report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
                        cxx_holder(&by_node, hs, i));
             matched++;
@@ -168,11 +228,12 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     }
     if (json) {
         cl_json_end_array(&j);
-        cl_report_json_end(out, &j, w);
+        cl_report_json_end(out, &j, &notes);
     } else if (matched == 0) {
         fprintf(out, "no matching objects\n");
     }
     free(paths);
+    free(type_note);
     cl_addrmap_free(&by_node);
     return matched;
 }

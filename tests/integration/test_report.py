@@ -51,6 +51,21 @@ def prefers_user_globals():
           "holders in this order: %r" % names)
 
 
+def qualified_type():
+    """--type takes qualified names; a bare name that names several types says which."""
+    with harness.Process(harness.TORCH_VENV, "holders.py") as p:
+        torch_params = harness.culeak_json("refs", "--pid", p.pid, "--type",
+                                           "torch.nn.parameter.Parameter")["objects"]
+        inspect_params = harness.culeak_json("refs", "--pid", p.pid, "--type",
+                                             "inspect.Parameter")["objects"]
+        bare = harness.culeak("refs", "--pid", p.pid, "--type", "Parameter").stdout
+    check(torch_params and inspect_params, "qualified names found %d and %d objects" % (
+        len(torch_params), len(inspect_params)))
+    first = bare.splitlines()[0]
+    check("torch.nn.parameter.Parameter (%d)" % len(torch_params) in first and
+          "inspect.Parameter (%d)" % len(inspect_params) in first, "bare --type: %r" % first)
+
+
 def identical_twice():
     with harness.Process(harness.TORCH_VENV, "holders.py") as p:
         runs = [(harness.culeak("summary", "--pid", p.pid).stdout,
@@ -63,4 +78,5 @@ def tests():
         yield "first-holder:%s" % cause, first_holder(cause)
     yield "width", width
     yield "prefers-user-globals", prefers_user_globals
+    yield "qualified-type", qualified_type
     yield "identical-twice", identical_twice
