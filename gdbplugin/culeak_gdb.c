@@ -5,6 +5,7 @@
 #define Py_LIMITED_API 0x03080000
 #include <Python.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,19 +350,35 @@ static PyObject *snapshot_command(const char *command, struct args *a)
     bool json = a->argc > 1 && strcmp(a->argv[a->argc - 1], "--json") == 0;
     int names = a->argc - 1 - json;
     if (strcmp(command, "snapshot") == 0) {
-        if (names != 1)
-            return gdb_error("usage: culeak-snapshot NAME");
-        struct named_snapshot *ns = snapshot_named(a->argv[1], true);
+        /* NAME, NAME --save FILE (the CLI's snapshot format), or --load FILE NAME */
+        bool load = names == 3 && strcmp(a->argv[1], "--load") == 0;
+        bool save = names == 3 && strcmp(a->argv[2], "--save") == 0;
+        if (names != 1 && !load && !save)
+            return gdb_error("usage: culeak-snapshot NAME [--save FILE] | culeak-snapshot --load FILE NAME");
+        struct named_snapshot *ns = snapshot_named(a->argv[load ? 3 : 1], true);
         if (!ns)
             return gdb_error("too many snapshots");
-        struct gdb_target g = {0};
-        struct cl_session *s = NULL;
         struct cl_snapshot snap;
-        int rc = open_session(&g, &s, &err);
-        if (!rc)
-            rc = cl_snapshot_take(s, NULL, &snap, &err);
-        cl_session_close(s);
-        gdb_target_free(&g);
+        int rc;
+        if (load) {
+            rc = cl_snapshot_read(a->argv[2], &snap, &err);
+        } else {
+            struct gdb_target g = {0};
+            struct cl_session *s = NULL;
+            rc = open_session(&g, &s, &err);
+            if (!rc)
+                rc = cl_snapshot_take(s, NULL, &snap, &err);
+            cl_session_close(s);
+            gdb_target_free(&g);
+        }
+        FILE *f = !rc && save ? fopen(a->argv[3], "w") : NULL;
+        if (!rc && save && !f)
+            rc = cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3], strerror(errno));
+        if (f) {
+            cl_snapshot_write(f, &snap);
+            if (fclose(f))
+                rc = cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3], strerror(errno));
+        }
         if (rc) {
             ns->name[0] = '\0';
             return gdb_error(err.msg);
@@ -474,13 +491,14 @@ static const struct gdb_command {
              "Usage: culeak-refs (--addr ADDR | --type NAME) [--max-paths N] [--json]" OPTS},
     {"tensors", "Tensors grouped by storage, biggest first, each with what holds it.\n"
                 "Usage: culeak-tensors [--device cpu|cuda|all] [--min-bytes N] [--json]" OPTS},
-    {"summary", "Tensor bytes by device and by the root that holds them.\n"
-                "Usage: culeak-summary [--json]" OPTS},
+    {"summary", "The leak report: every holder by the bytes dropping it would free.\n"
+                "Usage: culeak-summary [--top N] [--full] [--json]" OPTS},
     {"blocks", "CUDA caching-allocator segments and blocks with the tensors in them.\n"
                "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]" OPTS},
-    {"snapshot", "Remember what holds tensor memory now, under NAME.\n"
-                 "Usage: culeak-snapshot NAME"},
-    {"diff", "What changed between two snapshots, by holding path (indices collapsed).\n"
+    {"snapshot", "Remember what holds tensor memory now, under NAME; --save FILE also writes\n"
+                 "it in the CLI's snapshot format, --load FILE NAME reads one (culeak snapshot -o).\n"
+                 "Usage: culeak-snapshot NAME [--save FILE] | culeak-snapshot --load FILE NAME"},
+    {"diff", "What changed between two snapshots, by holder pattern (indices collapsed).\n"
              "Usage: culeak-diff A B [--json]"},
     {"step-report", "Used by culeak-break-step's breakpoint: report this step.\n"
                     "Usage: culeak-step-report (in the breakpoint's commands)"},

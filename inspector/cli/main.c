@@ -5,18 +5,15 @@
 
 #include "engine/command.h"
 #include "report/json.h"
+#include "util/version.h"
 
-#ifndef CULEAK_VERSION
-#define CULEAK_VERSION "0.1.0"
-#endif
 
 static int fail(const struct cl_command_line *cli, const struct cl_error *err)
 {
     fprintf(stderr, "culeak: error: %s\n", err->msg);
     if (cli->json) {
         struct cl_json j;
-        cl_json_init(&j, stdout);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, stdout);
         cl_json_key(&j, "error");
         cl_json_begin_object(&j);
         cl_json_key(&j, "code");
@@ -38,19 +35,24 @@ int main(int argc, char **argv)
      * permutes, so both parse. */
     int rc = cl_command_parse(argc, argv, 1, true, true, &cli, &err);
     if (rc == -1) {
-        printf("usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH]) [options]\n\n"
+        printf("usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH]) [options]\n"
+               "       culeak diff A.json B.json\n\n"
                "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n\n%s",
                cl_command_usage(true));
         return 0;
     }
     if (rc == -2) {
-        printf("culeak %s\n", CULEAK_VERSION);
+        printf("culeak %s\n", CL_VERSION);
         return 0;
     }
     if (rc)
         return fail(&cli, &err);
     if (isatty(2))
         cli.walk.progress = stderr;
+    if (cl_command_offline(&cli))
+        return (rc = cl_command_run_offline(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
+    if (strcmp(cli.command, "watch") == 0)
+        return (rc = cl_command_watch(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
     struct cl_session *s;
     if ((rc = cl_session_open(&cli.session, &s, &err)))
         return fail(&cli, &err);

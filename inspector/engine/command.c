@@ -1,10 +1,13 @@
 #include "engine/command.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpython/layout_check.h"
+#include "engine/snapshot.h"
 #include "report/info.h"
 #include "report/objects.h"
 #include "report/tensors.h"
@@ -18,6 +21,10 @@ static const char usage_commands[] =
     "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
     "  summary       the leak report: every holder by the bytes dropping it would free\n"
     "  blocks        the CUDA caching allocator: segments, blocks, the tensors in them\n"
+    "  snapshot      what holds tensor memory, by holder pattern, saved (-o FILE) or printed\n"
+    "  diff A [B]    growth per holder pattern between snapshot files A and B, or A and the\n"
+    "                target now (--pid/--core)\n"
+    "  watch         inspect every --interval S seconds (--count N times) and log what grew\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "\n";
 
@@ -42,6 +49,9 @@ static const char usage_options[] =
     "                   (e.g. 2.14) instead of the torch version's; it must still fit\n"
     "  --min-bytes N    tensors: only storages of at least N bytes\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
+    "  -o, --output FILE  snapshot: write it to FILE\n"
+    "  --interval S     watch: seconds between inspections (default 10)\n"
+    "  --count N        watch: inspections before stopping (default: until the process ends)\n"
     "output:\n"
     "  --json           one JSON object instead of text\n"
     "  --full           text lines whole (by default cut to 160 columns in the middle)\n"
@@ -75,7 +85,7 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
 {
     enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
            O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT,
-           O_FULL };
+           O_FULL, O_OUTPUT, O_INTERVAL, O_COUNT };
     static const struct option longopts[] = {
         {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
         {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
@@ -90,13 +100,16 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         {"state", required_argument, 0, O_STATE},
         {"allocator-layout", required_argument, 0, O_ALLOCATOR_LAYOUT},
         {"full", no_argument, 0, O_FULL},
+        {"output", required_argument, 0, O_OUTPUT},
+        {"interval", required_argument, 0, O_INTERVAL},
+        {"count", required_argument, 0, O_COUNT},
         {0, 0, 0, 0}};
     struct cl_file_locator *loc = &cli->session.open.locator;
     opterr = 0;
     optind = 0;   /* glibc: 0 restarts the scan, so a plugin can parse many command lines */
     argc -= first - 1;
     argv += first - 1;
-    for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1;) {
         switch (c) {
         case O_PID:
             if (parse_pid(optarg, &cli->session.pid))
@@ -112,6 +125,26 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
             break;
         case O_JSON: cli->json = true; break;
         case O_FULL: cli->full = true; break;
+        case 'o':
+        case O_OUTPUT: cli->output = optarg; break;
+        case O_INTERVAL: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (!*optarg || *end || !(v >= 0.1 && v <= 86400))
+                return cl_error_set(err, CL_E_USAGE, "--interval wants seconds from 0.1 to 86400, "
+                                    "not '%s'", optarg);
+            cli->interval = v;
+            break;
+        }
+        case O_COUNT: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (!*optarg || *end || v == 0 || v > 1000000)
+                return cl_error_set(err, CL_E_USAGE, "--count wants a number from 1 to 1000000, "
+                                    "not '%s'", optarg);
+            cli->count = (size_t)v;
+            break;
+        }
         case O_TOP:
         case O_MAX_OBJECTS:
         case O_MAX_PATHS: {
@@ -191,14 +224,28 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         if (!cl_command_known(cli->command))
             return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
     }
+    /* diff takes the snapshot files it compares */
+    while (cli->command && strcmp(cli->command, "diff") == 0 && optind < argc && cli->nfiles < 2)
+        cli->files[cli->nfiles++] = argv[optind++];
     if (optind < argc)
         return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (cli->command && strcmp(cli->command, "diff") == 0 && !cli->nfiles)
+        return cl_error_set(err, CL_E_USAGE, "diff wants a snapshot file: diff A B, or diff A "
+                            "--pid PID | --core FILE");
+    if (cli->command && strcmp(cli->command, "watch") == 0 && !cli->session.pid && allow_target)
+        return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
     bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot || loc->nlib_dirs;
     if (!allow_target && target)
         return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --exe, "
                             "--sysroot and --lib-path do not apply here");
-    if (allow_target && !cli->session.pid == !cli->session.core)
+    if (allow_target && cli->session.pid && cli->session.core)
         return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
+    if (allow_target && !cli->session.pid && !cli->session.core && !cl_command_offline(cli))
+        return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to compare "
+                            "with: --pid PID or --core FILE (or a second file)"
+                            : "give exactly one of --pid PID or --core FILE");
+    if (cl_command_offline(cli) && target)
+        return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid or --core");
     if (cli->session.pid && (loc->exe || loc->sysroot || loc->nlib_dirs))
         return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores only");
     return 0;
@@ -325,6 +372,53 @@ static int cmd_check_layout(const struct cl_command_line *cli, struct cl_session
     return 0;
 }
 
+static int cmd_snapshot(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                        struct cl_error *err)
+{
+    struct cl_snapshot snap;
+    int rc = cl_snapshot_take(s, &cli->walk, &snap, err);
+    if (rc)
+        return rc;
+    FILE *f = cli->output ? fopen(cli->output, "w") : out;
+    if (!f)
+        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", cli->output, strerror(errno));
+    else
+        cl_snapshot_write(f, &snap);
+    if (f && f != out && fclose(f))
+        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", cli->output, strerror(errno));
+    if (!rc && cli->output && !cli->json)
+        fprintf(out, "%llu storages, %llu bytes in %zu holder patterns, saved to %s\n",
+                (unsigned long long)snap.storages, (unsigned long long)snap.bytes, snap.n, cli->output);
+    cl_snapshot_free(&snap);
+    return rc;
+}
+
+/* diff A --pid P: the file against the target now. */
+static int cmd_diff(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                    struct cl_error *err)
+{
+    struct cl_snapshot before, now;
+    int rc = cl_snapshot_read(cli->files[0], &before, err);
+    if (rc)
+        return rc;
+    if (!(rc = cl_snapshot_take(s, &cli->walk, &now, err))) {
+        cl_snapshot_diff(out, &before, &now, cli->json);
+        cl_snapshot_free(&now);
+    }
+    cl_snapshot_free(&before);
+    return rc;
+}
+
+/* watch opens the target once per inspection (cl_command_watch); in gdb, culeak-break-step
+ * reports at every training step instead. */
+static int cmd_watch(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                     struct cl_error *err)
+{
+    (void)cli, (void)s, (void)out;
+    return cl_error_set(err, CL_E_USAGE, "watch runs from the command line; in gdb, "
+                        "culeak-break-step reports what grows at every training step");
+}
+
 static const struct command {
     const char *name;
     int (*run)(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
@@ -332,7 +426,8 @@ static const struct command {
 } commands[] = {
     {"info", cmd_info},       {"objects", cmd_objects}, {"refs", cmd_refs},
     {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"blocks", cmd_blocks},
-    {"check-layout", cmd_check_layout},
+    {"check-layout", cmd_check_layout}, {"snapshot", cmd_snapshot}, {"diff", cmd_diff},
+    {"watch", cmd_watch},
 };
 
 static const struct command *find(const char *name)
@@ -355,4 +450,62 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     if (!c)
         return cl_error_set(err, CL_E_USAGE, "unknown command '%s'", cli->command ? cli->command : "");
     return c->run(cli, s, out, err);
+}
+
+bool cl_command_offline(const struct cl_command_line *cli)
+{
+    return cli->command && strcmp(cli->command, "diff") == 0 && cli->nfiles == 2;
+}
+
+int cl_command_run_offline(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
+{
+    struct cl_snapshot a, b;
+    int rc = cl_snapshot_read(cli->files[0], &a, err);
+    if (rc)
+        return rc;
+    if (!(rc = cl_snapshot_read(cli->files[1], &b, err))) {
+        cl_snapshot_diff(out, &a, &b, cli->json);
+        cl_snapshot_free(&b);
+    }
+    cl_snapshot_free(&a);
+    return rc;
+}
+
+/* One inspection of the watched process: open (it stops), snapshot, close (it resumes). */
+static int watch_once(const struct cl_command_line *cli, struct cl_snapshot *snap, struct cl_error *err)
+{
+    struct cl_session *s;
+    int rc = cl_session_open(&cli->session, &s, err);
+    if (rc)
+        return rc;
+    rc = cl_snapshot_take(s, &cli->walk, snap, err);
+    cl_session_close(s);
+    return rc;
+}
+
+int cl_command_watch(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
+{
+    struct cl_snapshot last, now;
+    double interval = cli->interval > 0 ? cli->interval : 10;
+    int rc = watch_once(cli, &last, err);
+    if (rc)
+        return rc;
+    fprintf(out, "%s pid %d: %llu storages, %llu bytes\n", last.time, last.pid,
+            (unsigned long long)last.storages, (unsigned long long)last.bytes);
+    fflush(out);
+    for (size_t i = 1; !cli->count || i < cli->count; i++) {
+        struct timespec pause = {(time_t)interval, (long)((interval - (double)(time_t)interval) * 1e9)};
+        nanosleep(&pause, NULL);
+        if ((rc = watch_once(cli, &now, err)))
+            break;
+        char line[2048];
+        cl_snapshot_delta(&last, &now, line, sizeof line);
+        fprintf(out, "%s pid %d: %s\n", now.time, now.pid, line);
+        fflush(out);
+        cl_snapshot_free(&last);
+        last = now;
+    }
+    cl_snapshot_free(&last);
+    /* a process that ended is how a watch without --count stops */
+    return rc == CL_E_NO_PROCESS && !cli->count ? 0 : rc;
 }

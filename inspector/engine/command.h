@@ -26,6 +26,11 @@ struct cl_command_line {
     const char *allocator_layout;   /* --allocator-layout, or NULL */
     size_t max_paths;
     bool full;                      /* --full: text lines are never cut */
+    const char *output;             /* snapshot -o FILE */
+    const char *files[2];           /* diff A [B]: snapshot files */
+    size_t nfiles;
+    double interval;                /* watch --interval seconds */
+    size_t count;                   /* watch --count: inspections, 0 until the process ends */
     struct cl_tensor_filter tensor_filter;
     struct cl_block_filter block_filter;
     struct py_walk_options walk;
@@ -46,5 +51,13 @@ int cl_command_run(const struct cl_command_line *cl, struct cl_session *s, FILE 
 
 /* Whether name is a command, and whether it needs the Python heap walked. */
 bool cl_command_known(const char *name);
+
+/* Whether the parsed command runs without a target (diff of two snapshot files), and runs it. */
+bool cl_command_offline(const struct cl_command_line *cl);
+int cl_command_run_offline(const struct cl_command_line *cl, FILE *out, struct cl_error *err);
+
+/* watch: inspects the target every cl->interval seconds (cl->count times, or until it ends),
+ * printing what grew since the last inspection; the target runs in between. */
+int cl_command_watch(const struct cl_command_line *cl, FILE *out, struct cl_error *err);
 
 #endif

@@ -1,10 +1,15 @@
 #include "engine/snapshot.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/json.h"
+#include "util/jsonread.h"
+#include "util/version.h"
 
 void cl_path_collapse(const char *p, char *out, size_t cap)
 {
@@ -22,6 +27,10 @@ void cl_path_collapse(const char *p, char *out, size_t cap)
         out[w++] = *p++;
     }
     out[w] = '\0';
+    /* what an autograd graph holds counts under the reference to the graph: X.grad_fn */
+    char *graph = strstr(out, ".grad_fn");
+    if (graph)
+        graph[strlen(".grad_fn")] = '\0';
 }
 
 static struct cl_snapshot_entry *entry(struct cl_snapshot *snap, const char *path)
@@ -49,6 +58,16 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, st
     if (rc)
         return rc;
     const struct torch_tensors *tt = &s->tensors;
+    time_t now = time(NULL);
+    struct tm utc;
+    out->pid = s->target->pid;
+    strftime(out->time, sizeof out->time, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
+    if (gethostname(out->hostname, sizeof out->hostname))
+        snprintf(out->hostname, sizeof out->hostname, "?");
+    out->hostname[sizeof out->hostname - 1] = '\0';
+    snprintf(out->culeak, sizeof out->culeak, "%s", CL_VERSION);
+    snprintf(out->python, sizeof out->python, "%s", s->python.version);
+    snprintf(out->torch, sizeof out->torch, "%s", s->torch.version);
     for (uint32_t k = 0; k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
         const struct cl_storage_holders *sh = &hs->storages[k];
@@ -142,8 +161,7 @@ void cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_sn
     struct change *c = changes(a, b, &n);
     if (json) {
         struct cl_json j;
-        cl_json_init(&j, out);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, out);
         cl_json_key(&j, "storages");
         cl_json_int(&j, (long long)b->storages - (long long)a->storages);
         cl_json_key(&j, "bytes");
@@ -171,4 +189,118 @@ void cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_sn
                     (long long)c[i].storages, c[i].path);
     }
     free(c);
+}
+
+void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap)
+{
+    struct cl_json j;
+    cl_json_begin_document(&j, out);
+    static const char *const keys[] = {"time", "hostname", "culeak", "python", "torch"};
+    const char *values[] = {snap->time, snap->hostname, snap->culeak, snap->python, snap->torch};
+    cl_json_key(&j, "kind");
+    cl_json_string(&j, "culeak-snapshot");
+    cl_json_key(&j, "pid");
+    cl_json_int(&j, snap->pid);
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        cl_json_key(&j, keys[i]);
+        cl_json_string(&j, values[i]);
+    }
+    cl_json_key(&j, "storages");
+    cl_json_int(&j, (long long)snap->storages);
+    cl_json_key(&j, "bytes");
+    cl_json_int(&j, (long long)snap->bytes);
+    cl_json_key(&j, "entries");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < snap->n; i++) {
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "pattern");
+        cl_json_string(&j, snap->v[i].path);
+        cl_json_key(&j, "storages");
+        cl_json_int(&j, (long long)snap->v[i].storages);
+        cl_json_key(&j, "bytes");
+        cl_json_int(&j, (long long)snap->v[i].bytes);
+        cl_json_end_object(&j);
+    }
+    cl_json_end_array(&j);
+    cl_json_end_object(&j);
+    cl_json_finish(&j);
+}
+
+#define MAX_SNAPSHOT_FILE (256u << 20)
+
+static bool count_of(const struct cl_jv *v, uint64_t *out)
+{
+    if (!v || v->kind != CL_JV_NUMBER || !v->is_integer || v->integer < 0)
+        return false;
+    *out = (uint64_t)v->integer;
+    return true;
+}
+
+static void text_of(const struct cl_jv *v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", v && v->kind == CL_JV_STRING ? v->string : "");
+}
+
+/* The snapshot in a parsed document; false when a field is missing or of the wrong kind. */
+static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
+{
+    const struct cl_jv *kind = cl_jv_get(doc, "kind"), *entries = cl_jv_get(doc, "entries");
+    uint64_t pid = 0;
+    if (!kind || kind->kind != CL_JV_STRING || strcmp(kind->string, "culeak-snapshot") ||
+        !entries || entries->kind != CL_JV_ARRAY || !count_of(cl_jv_get(doc, "storages"), &out->storages) ||
+        !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
+        return false;
+    out->pid = (int)pid;
+    text_of(cl_jv_get(doc, "time"), out->time, sizeof out->time);
+    text_of(cl_jv_get(doc, "hostname"), out->hostname, sizeof out->hostname);
+    text_of(cl_jv_get(doc, "culeak"), out->culeak, sizeof out->culeak);
+    text_of(cl_jv_get(doc, "python"), out->python, sizeof out->python);
+    text_of(cl_jv_get(doc, "torch"), out->torch, sizeof out->torch);
+    for (size_t i = 0; i < entries->n; i++) {
+        const struct cl_jv *e = &entries->items[i], *pattern = cl_jv_get(e, "pattern");
+        uint64_t storages, bytes;
+        if (!pattern || pattern->kind != CL_JV_STRING || !count_of(cl_jv_get(e, "storages"), &storages) ||
+            !count_of(cl_jv_get(e, "bytes"), &bytes))
+            return false;
+        struct cl_snapshot_entry *x = entry(out, pattern->string);
+        if (!x)
+            return false;
+        x->storages += storages;
+        x->bytes += bytes;
+    }
+    return true;
+}
+
+int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cl_error_set(err, CL_E_IO, "cannot open %s: %s", path, strerror(errno));
+    char *text = malloc(MAX_SNAPSHOT_FILE + 1);
+    size_t len = text ? fread(text, 1, MAX_SNAPSHOT_FILE + 1, f) : 0;
+    fclose(f);
+    if (!text)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    if (len > MAX_SNAPSHOT_FILE) {
+        free(text);
+        return cl_error_set(err, CL_E_IO, "%s is over %u MiB: not a culeak snapshot", path,
+                            MAX_SNAPSHOT_FILE >> 20);
+    }
+    struct cl_jv doc;
+    int rc = cl_json_parse(text, len, &doc, err);
+    free(text);
+    if (rc)
+        return cl_error_set(err, CL_E_IO, "%s: %s", path, err->msg);
+    const struct cl_jv *version = cl_jv_get(&doc, "schema_version");
+    if (!version || !version->is_integer || version->integer != CL_SCHEMA_VERSION)
+        rc = cl_error_set(err, CL_E_IO, "%s is not a culeak snapshot of schema version %d", path,
+                          CL_SCHEMA_VERSION);
+    else if (!from_document(&doc, out))
+        rc = cl_error_set(err, CL_E_IO, "%s is not a culeak snapshot: a field is missing or of "
+                          "the wrong kind", path);
+    cl_jv_free(&doc);
+    if (rc)
+        cl_snapshot_free(out);
+    return rc;
 }

@@ -20,13 +20,24 @@ struct cl_snapshot {
     struct cl_snapshot_entry *v;
     size_t n;
     uint64_t storages, bytes;
+    /* where and when it was taken */
+    int pid;
+    char time[32];            /* UTC, ISO 8601 */
+    char hostname[256], culeak[32], python[64], torch[64];
 };
+
+/* Saves a snapshot as a JSON document (kind "culeak-snapshot"); reads one back, checking every
+ * field (a file may come from anywhere): CL_E_IO when it is not one this culeak reads. */
+void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap);
+int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error *err);
 
 int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, struct cl_snapshot *out,
                      struct cl_error *err);
 void cl_snapshot_free(struct cl_snapshot *snap);
 
-/* Replaces every index and address-bearing key of a path with `[*]`. Pure. */
+/* The holder pattern of a path: every index and numeric key replaced with `[*]`, and a path
+ * through an autograd graph cut after `.grad_fn` (its nodes and saved tensors count there).
+ * Pure. */
 void cl_path_collapse(const char *path, char *out, size_t cap);
 
 /* One line: "+3 storages, +393216 bytes; grew: __main__.history[*] +393216". Returns the byte

@@ -98,8 +98,7 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
 {
     struct cl_json j;
     if (json) {
-        cl_json_init(&j, out);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, out);
         cl_json_key(&j, "devices");
         cl_json_begin_array(&j);
     }

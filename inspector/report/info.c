@@ -54,8 +54,7 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
                          const struct cl_torch_info *tc, const struct cl_report_notes *w)
 {
     struct cl_json j;
-    cl_json_init(&j, out);
-    cl_json_begin_object(&j);
+    cl_json_begin_document(&j, out);
 
     cl_json_key(&j, "target");
     cl_json_begin_object(&j);

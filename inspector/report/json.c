@@ -139,3 +139,11 @@ void cl_json_finish(struct cl_json *j)
     fputc('\n', j->out);
     fflush(j->out);
 }
+
+void cl_json_begin_document(struct cl_json *j, FILE *out)
+{
+    cl_json_init(j, out);
+    cl_json_begin_object(j);
+    cl_json_key(j, "schema_version");
+    cl_json_int(j, CL_SCHEMA_VERSION);
+}

@@ -17,6 +17,13 @@ struct cl_json {
 };
 
 void cl_json_init(struct cl_json *j, FILE *out);
+
+/* The version of culeak's JSON documents: raised when a field changes meaning or goes away
+ * (adding fields does not raise it). Every document and error object carries it. */
+#define CL_SCHEMA_VERSION 1
+
+/* Starts a top-level document: cl_json_init, its object, and its schema_version. */
+void cl_json_begin_document(struct cl_json *j, FILE *out);
 void cl_json_begin_object(struct cl_json *j);
 void cl_json_end_object(struct cl_json *j);
 void cl_json_begin_array(struct cl_json *j);

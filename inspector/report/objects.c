@@ -44,8 +44,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         top = n;
     if (json) {
         struct cl_json j;
-        cl_json_init(&j, out);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, out);
         cl_json_key(&j, "objects");
         cl_json_int(&j, h->n);
         cl_json_key(&j, "reachable");
@@ -208,8 +207,7 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
             break;
         }
     if (json) {
-        cl_json_init(&j, out);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, out);
         cl_json_key(&j, "objects");
         cl_json_begin_array(&j);
     }

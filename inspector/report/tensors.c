@@ -148,8 +148,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
     char dev[32], shape[256];
     struct cl_json j;
     if (json) {
-        cl_json_init(&j, out);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, out);
         cl_json_key(&j, "tensors");
         cl_json_begin_array(&j);
     }
@@ -499,8 +498,7 @@ void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors 
     }
     struct cl_json j, *jp = json ? &j : NULL;
     if (json) {
-        cl_json_init(&j, out);
-        cl_json_begin_object(&j);
+        cl_json_begin_document(&j, out);
         cl_json_key(&j, "objects");
         cl_json_int(&j, h->n);
         cl_json_key(&j, "tensors");

@@ -1,8 +1,9 @@
 """The leak report people read (`culeak summary`): for each classic cause of a training-memory leak
 (tests/scenarios/leak_causes.py), the report's first holder is the leaking variable, in text and
 JSON; no text line of summary or tensors is wider than 160 columns without --full; a user's
-global names a tensor before a library frame's local; and two inspections of a stopped job give
-identical reports."""
+global names a tensor before a library frame's local; two inspections of a stopped job give
+identical reports; --type takes qualified names; and snapshot, diff and watch (CLI and gdb, one
+file format) name only what grew."""
 import harness
 from harness import check
 
@@ -79,4 +80,56 @@ def tests():
     yield "width", width
     yield "prefers-user-globals", prefers_user_globals
     yield "qualified-type", qualified_type
+    yield "snapshots-and-diff", snapshots_and_diff
     yield "identical-twice", identical_twice
+
+
+def snapshots_and_diff():
+    """snapshot, diff and watch from the CLI, and gdb's snapshots in the same files: across
+    training steps of the leaking demo job only history[*] patterns grow."""
+    import json
+    import signal
+    import time
+    from test_gdb import gdb
+
+    def stopped(p):
+        deadline = time.time() + 30
+        while p.status()["State"][0] != "T":
+            check(time.time() < deadline, "the training loop did not stop itself")
+            time.sleep(0.02)
+
+    def steps(p, n):
+        for _ in range(n):
+            p.proc.send_signal(signal.SIGCONT)
+            time.sleep(0.05)
+            stopped(p)
+
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "leaky_train.py", "3", "--pause") as p:
+        a, b, g = d + "/a.json", d + "/b.json", d + "/g.json"
+        stopped(p)
+        harness.culeak("snapshot", "--pid", p.pid, "-o", a)
+        rc, out = gdb("-p", str(p.pid), "-ex", "culeak-snapshot first --save %s" % g)
+        check(json.load(open(g))["entries"] == json.load(open(a))["entries"],
+              "gdb's snapshot file differs from the CLI's: %s" % out[-500:])
+        steps(p, 3)
+        harness.culeak("snapshot", "--pid", p.pid, "-o", b)
+        snap = json.load(open(b))
+        for key in ("schema_version", "pid", "time", "hostname", "culeak", "python", "torch"):
+            check(key in snap, "snapshot without %s" % key)
+        diff = harness.culeak_json("diff", a, b)
+        grown = {c["path"] for c in diff["changes"]}
+        check(grown and all(c.startswith("__main__.history[*]") for c in grown) and
+              all(c["bytes"] > 0 for c in diff["changes"]), "diff A B: %r" % diff["changes"])
+        now = harness.culeak_json("diff", a, "--pid", p.pid)
+        check(now["changes"] == diff["changes"], "diff A --pid differs from diff A B")
+        rc, out = gdb("-ex", "culeak-snapshot --load %s x" % a, "-ex",
+                      "culeak-snapshot --load %s y" % b, "-ex", "culeak-diff x y --json")
+        check(json.loads([l for l in out.splitlines() if l.startswith("{")][-1])["changes"] ==
+              diff["changes"], "gdb's diff of the CLI's files: %s" % out[-800:])
+        watch = harness.culeak("watch", "--pid", p.pid, "--interval", "0.5", "--count", "3").stdout
+        bad = harness.culeak("diff", a, d + "/missing.json", expect_rc=11)
+    lines = watch.splitlines()
+    check(len(lines) == 3 and all(" pid %d: " % p.pid in line for line in lines),
+          "watch printed %r" % lines)
+    check("cannot open" in bad.stderr and "missing.json" in bad.stderr,
+          "diff of a missing file: %r" % bad.stderr)

@@ -15,6 +15,7 @@ void register_report_json_tests(void);
 void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
 void register_util_notes_tests(void);
+void register_util_jsonread_tests(void);
 void register_cpython_linetable_tests(void);
 void register_cpython_runtime_scan_tests(void);
 void register_cudacache_walk_tests(void);
