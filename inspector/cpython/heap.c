@@ -4,6 +4,7 @@
 #include "cpython/heap.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -505,7 +506,24 @@ static bool whole_str(struct py_heap *h, uint64_t obj, char *s, size_t cap)
     return py_str_read(&h->objects, obj, s, cap) && strlen(s) < cap - 1;
 }
 
-/* A key Python writes as a literal: str, int, bool, None, or a tuple of those. Writes nothing
+/* A float as Python's repr writes it: the shortest digits that read back as the same double, and
+ * a decimal point so it stays a float. False for inf and nan, which have no literal. */
+static bool float_literal(struct py_objects *o, uint64_t obj, char *out, size_t cap)
+{
+    double v;
+    if (cl_read(o->rt->t, obj + o->rt->l->float_value, &v, sizeof v) || !isfinite(v))
+        return false;
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, cap, "%.*g", digits, v);
+        if (strtod(out, NULL) == v)
+            break;
+    }
+    if (!strpbrk(out, ".e"))
+        strncat(out, ".0", cap - strlen(out) - 1);
+    return true;
+}
+
+/* A key Python writes as a literal: str, int, float, bool, None, or a tuple of those. Writes nothing
  * and returns false for anything else. */
 static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int depth)
 {
@@ -527,6 +545,8 @@ static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int dept
             put(o, v ? "True" : "False");
         else
             put(o, "%lld", (long long)v);
+    } else if (ty->family == PY_F_FLOAT && float_literal(ob, key, s, sizeof s)) {
+        put(o, "%s", s);
     } else if (ty->family == PY_F_TUPLE && depth < 4 && cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 &&
                n >= 0 && n <= MAX_TUPLE_KEY &&
                cl_read(ob->rt->t, key + l->tuple_items, items, (size_t)n * sizeof *items) == 0) {

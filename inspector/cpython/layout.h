@@ -96,6 +96,7 @@ struct py_layout {
     /* str */
     uint16_t str_length, str_state, ascii_data, compact_data, unicode_legacy_data;
     uint16_t long_digits;             /* int: digits follow ob_size (lv_tag from 3.12) */
+    uint16_t float_value;             /* float: its double (ob_fval) */
     /* int: 3.12+ uses lv_tag, earlier a signed digit count */
     uint8_t long_tagged;
     /* Core C types without a builtin family of their own (DWARF-checked like the rest):

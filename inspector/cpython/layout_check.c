@@ -185,6 +185,7 @@ static const struct field fields[] = {
     F(str_length, "PyASCIIObject", "length"),
     F(str_state, "PyASCIIObject", "state"),
     F(long_digits, "PyLongObject", "ob_digit|long_value.ob_digit"),
+    F(float_value, "PyFloatObject", "ob_fval"),
     F(ascii_data, "PyASCIIObject", NULL),
     F(compact_data, "PyCompactUnicodeObject", NULL),
     F(unicode_legacy_data, "PyUnicodeObject", "data"),

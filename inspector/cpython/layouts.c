@@ -19,7 +19,8 @@
     .tb_next = 16, .tb_frame = 24, .weakref_callback = 24, .exc_args = 24, .partial_fn = 16,      \
     .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48,              \
     .module_dict = 16, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
-    .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24
+    .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24,             \
+    .float_value = 16
 
 /* Core C types that are the same in every supported version. */
 #define COMMON_CORE_TYPES                                                                         \

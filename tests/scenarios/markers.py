@@ -15,6 +15,7 @@ and every object on it has no referrer off the path, so no other route exists), 
 
 Each marker is referenced from exactly one place: no loop variable or leftover name may keep one,
 and the ground truth holds addresses, not the markers."""
+import ast
 import collections
 import functools
 import gc
@@ -106,6 +107,17 @@ def _fill_lru_cache():
 
 
 _fill_lru_cache()
+
+# dict keys Python writes as literals or by name: a float, an enum member
+import enum  # noqa: E402
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+by_float = {0.1: plant("float-key", "__main__.by_float[0.1]")}
+by_enum = {Color.RED: plant("enum-key", "__main__.by_enum[__main__.Color.RED]")}
 
 # a module shadowed by its package's attribute of the same name (unittest.main is a function):
 # Python reaches it as sys.modules['unittest.main']
@@ -261,7 +273,15 @@ def wait_here():
 
 
 # --- --selfcheck ---------------------------------------------------------------------------
-STEP = re.compile(r"\.([A-Za-z_]\w*)|\[(-?\d+)\]|\['([^'\\]*)'\]")
+STEP = re.compile(r"\.([A-Za-z_]\w*)|\[(-?\d+)\]|\['([^'\\]*)'\]|\[([^\[\]]+)\]")
+
+
+def key_value(expr):
+    """A key written as a literal (0.1) or as another object's path (__main__.Color.RED)."""
+    try:
+        return ast.literal_eval(expr)
+    except ValueError:
+        return eval(expr, {expr.split(".")[0]: sys.modules[expr.split(".")[0]]})
 
 
 def evaluate(path):
@@ -278,8 +298,10 @@ def evaluate(path):
         if not m:
             raise ValueError("bad path syntax at %r" % rest[pos:])
         pos = m.end()
-        name, index, key = m.groups()
-        if name is not None:
+        name, index, key, other = m.groups()
+        if other is not None:
+            obj = obj[key_value(other)]
+        elif name is not None:
             if isinstance(obj, (types.ModuleType, type)):
                 obj = obj.__dict__[name]
             else:
