@@ -12,9 +12,12 @@ CAUSES = ["loss-with-graph", "output-list", "cache", "traceback", "hook-closure"
 WIDTH = 160
 
 
-def first_holder(cause):
+def first_holder(cause, cuda=False):
     def test():
-        with harness.Process(harness.TORCH_VENV, "leak_causes.py", cause) as p:
+        python, args, env = harness.TORCH_VENV, [cause], None
+        if cuda:
+            python, args, env = harness.CUDA_TORCH_VENV, [cause, "--cuda"], harness.simgpu_env()
+        with harness.Process(python, "leak_causes.py", *args, env=env) as p:
             doc = harness.culeak_json("summary", "--pid", p.pid)
             text = harness.culeak("summary", "--pid", p.pid).stdout
         want = p.truth["leak"]
@@ -22,6 +25,9 @@ def first_holder(cause):
               "%s: first holder %r, want %s" % (cause, doc["holders"][:1], want))
         check(doc["holders"][0]["retained_bytes"] > 1 << 20,
               "%s: the leak retains only %d bytes" % (cause, doc["holders"][0]["retained_bytes"]))
+        if cuda:
+            check(doc["holders"][0]["retained_by_device"].get("cuda:0", 0) > 1 << 20,
+                  "%s: retained on CUDA: %r" % (cause, doc["holders"][0]["retained_by_device"]))
         lines = text.splitlines()
         head = next(i for i, line in enumerate(lines) if line.startswith("leak report"))
         check(lines[head + 2].split()[-1] == want or want in lines[head + 2].split(),
@@ -77,6 +83,7 @@ def identical_twice():
 def tests():
     for cause in CAUSES:
         yield "first-holder:%s" % cause, first_holder(cause)
+        yield "simulated-device:first-holder:%s" % cause, first_holder(cause, cuda=True)
     yield "width", width
     yield "prefers-user-globals", prefers_user_globals
     yield "qualified-type", qualified_type

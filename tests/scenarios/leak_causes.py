@@ -2,8 +2,9 @@
 leak report. Prints one JSON line with the global that leaks (what the report's first holder must
 be), then READY, and waits.
 
-argv: CAUSE, one of loss-with-graph, output-list, cache, traceback, hook-closure,
-      optimizer-of-deleted-module, out-history"""
+argv: CAUSE [--cuda], CAUSE one of loss-with-graph, output-list, cache, traceback, hook-closure,
+      optimizer-of-deleted-module, out-history; --cuda: everything on CUDA (the simulated device
+      in the tests)"""
 import gc
 import json
 import os
@@ -14,8 +15,9 @@ import torch
 
 torch.manual_seed(0)
 CAUSE = sys.argv[1]
-model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64))
-x = torch.randn(1024, 64)
+DEV = "cuda" if "--cuda" in sys.argv else "cpu"
+model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64)).to(DEV)
+x = torch.randn(1024, 64, device=DEV)
 
 
 def steps(n=20):
@@ -54,9 +56,9 @@ elif CAUSE == "hook-closure":            # a forward hook whose closure keeps ev
         model(x)
     leak = "model"
 elif CAUSE == "optimizer-of-deleted-module":   # Adam's state outlives the module it optimised
-    big = torch.nn.Linear(1024, 1024)
+    big = torch.nn.Linear(1024, 1024).to(DEV)
     opt = torch.optim.Adam(big.parameters())
-    big(torch.randn(4, 1024)).sum().backward()
+    big(torch.randn(4, 1024, device=DEV)).sum().backward()
     opt.step()
     del big
     leak = "opt"
