@@ -824,6 +824,8 @@ static void render_steps(struct py_heap *h, const char *root, const struct py_st
     put(&o, "%s", root);
     for (size_t k = 0; k < n;)
         k += put_step(h, &o, steps, k, n);
+    if (o.len + 1 >= cap && cap > 8)   /* cut short: say so rather than print another path */
+        memcpy(buf + cap - 5, " …", 5);
 }
 
 size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,

@@ -13,7 +13,6 @@
 
 #define NOT_HOLDER UINT32_MAX
 #define ORIGIN_HIDDEN UINT32_MAX     /* an edge that prints nothing (tensor -> storage) */
-#define MAX_PATH_STEPS 4096
 #define MAX_VISITS 500000000ull      /* vertex visits over all holders' walks */
 
 /* Vertex numbering: 0 the super-root, then roots, holders, heap nodes, tensors, graph nodes and
@@ -272,7 +271,9 @@ static int retained(struct builder *b)
 /* ---- walks from each holder ---- */
 
 struct walk {
-    uint32_t *stamp, *parent, *depth, *queue;   /* per vertex; parent: the edge that reached it */
+    /* per vertex, for the current holder's walk: the edge that reached it and the vertex it left
+     * from, how deep it is and how many of those steps are indices */
+    uint32_t *stamp, *parent, *from, *depth, *indices, *queue;
     uint8_t *relevant;                  /* reaches a storage without passing a barrier */
     uint64_t visits;
 };
@@ -345,19 +346,6 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     return (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)text, obj};
 }
 
-/* The vertex edge e leaves from. */
-static uint32_t src_of(const struct builder *b, uint32_t e)
-{
-    uint32_t lo = 0, hi = b->at.n;   /* the last vertex whose first edge is <= e */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (b->first[mid] <= e)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 static bool index_step(uint8_t edge)
 {
@@ -367,31 +355,33 @@ static bool index_step(uint8_t edge)
 /* How a path to v is preferred, lower first: its root's kind, its indices, its length. */
 static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t hv, uint32_t v)
 {
-    uint64_t indices = 0;
-    for (uint32_t c = v, n = 0; c != hv && n < MAX_PATH_STEPS; n++) {
-        uint32_t e = w->parent[c];
-        indices += b->origin[e] < b->h->edges.n && index_step(b->h->edges.kind[b->origin[e]]);
-        c = src_of(b, e);
-    }
+    uint64_t indices = w->indices[v] < 0xffffff ? w->indices[v] : 0xffffff;
     const struct cl_holder *hd = &b->out->v[hv - b->at.holders];
-    return (uint64_t)b->h->root_kinds[hd->root] << 56 | (indices < 0xffffff ? indices : 0xffffff) << 32 |
-           w->depth[v];
+    return (uint64_t)b->h->root_kinds[hd->root] << 56 | indices << 32 | w->depth[v];
 }
 
+#define PATH_ENDS 128   /* steps kept at each end of a longer path (a graph 60,000 nodes deep) */
+
 /* The path from holder vertex hv to v as text, whether it passes through an autograd node, and
- * how many of its steps are indices. NULL on allocation failure. */
+ * how many of its steps are indices. A path of more than 2 * PATH_ENDS steps keeps its ends and
+ * says how many steps it leaves out. NULL on allocation failure. */
 static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v, bool *via_autograd,
                      uint32_t *indices)
 {
-    struct py_step steps[MAX_PATH_STEPS];
+    static const char elided_fmt[] = " → …";
+    struct py_step steps[2 * PATH_ENDS + 1];
+    uint32_t depth = w->depth[v];
+    bool elide = depth > 2 * PATH_ENDS;
     size_t n = 0;
     *via_autograd = false;
-    *indices = 0;
-    for (uint32_t c = v; c != hv && n < MAX_PATH_STEPS;) {
+    *indices = w->indices[v];
+    for (uint32_t c = v; c != hv;) {   /* from v up: its last steps, then its first ones */
         uint32_t e = w->parent[c];
-        steps[n++] = step_of(b, b->origin[e], c);
-        *indices += index_step(steps[n - 1].edge);
-        c = src_of(b, e);
+        if (!elide || w->depth[c] > depth - PATH_ENDS || w->depth[c] <= PATH_ENDS)
+            steps[n++] = step_of(b, b->origin[e], c);
+        if (elide && w->depth[c] == depth - PATH_ENDS + 1)
+            steps[n++] = (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)elided_fmt, 0};
+        c = w->from[c];
         *via_autograd |= c >= b->at.nodes && c < b->at.storages;
     }
     for (size_t x = 0, y = n ? n - 1 : 0; x < y; x++, y--) {
@@ -401,6 +391,15 @@ static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v,
     }
     char buf[8192];
     py_heap_render(b->h, b->out->v[hv - b->at.holders].name, steps, n, buf, sizeof buf);
+    if (elide) {   /* how much the arrow leaves out */
+        char *gap = strstr(buf, " → … ");
+        char more[48];
+        snprintf(more, sizeof more, " → …%u steps…", depth - 2 * PATH_ENDS);
+        if (gap && strlen(buf) + strlen(more) < sizeof buf) {
+            memmove(gap + strlen(more), gap + strlen(" → …"), strlen(gap + strlen(" → …")) + 1);
+            memcpy(gap, more, strlen(more));
+        }
+    }
     return strdup(buf);
 }
 
@@ -418,7 +417,7 @@ static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32
 {
     const struct layout *at = &b->at;
     uint32_t s = v - at->storages, hv = at->holders + j;
-    struct cl_storage_holder x = {j, src_of(b, w->parent[v]) - at->tensors, w->depth[v], 0, false, NULL};
+    struct cl_storage_holder x = {j, w->from[v] - at->tensors, w->depth[v], 0, false, NULL};
     if (!(x.path = path_to(b, w, hv, v, &x.via_autograd, &x.indices)) ||
         !add_storage_holder(&b->out->storages[s], x, &caps[s])) {
         free(x.path);
@@ -455,6 +454,7 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *ca
     size_t head = 0, tail = 0;
     w->stamp[hv] = stamp;
     w->depth[hv] = 0;
+    w->indices[hv] = 0;
     w->queue[tail++] = hv;
     while (head < tail && w->visits < MAX_VISITS) {
         uint32_t v = w->queue[head++];
@@ -473,7 +473,10 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *ca
                 continue;
             w->stamp[d] = stamp;
             w->parent[d] = e;
+            w->from[d] = v;
             w->depth[d] = w->depth[v] + 1;
+            w->indices[d] = w->indices[v] +
+                            (b->origin[e] < b->h->edges.n && index_step(b->h->edges.kind[b->origin[e]]));
             w->queue[tail++] = d;
         }
     }
@@ -504,7 +507,9 @@ static int walk_holders(struct builder *b)
     int rc = CL_E_INTERNAL;
     if (!caps || !best || !(w.stamp = calloc(at->n, sizeof *w.stamp)) ||
         !(w.parent = malloc((size_t)at->n * sizeof *w.parent)) ||
+        !(w.from = malloc((size_t)at->n * sizeof *w.from)) ||
         !(w.depth = malloc((size_t)at->n * sizeof *w.depth)) ||
+        !(w.indices = malloc((size_t)at->n * sizeof *w.indices)) ||
         !(w.queue = malloc((size_t)at->n * sizeof *w.queue)) || find_relevant(b, &w))
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
@@ -524,7 +529,9 @@ out:
     free(best);
     free(w.stamp);
     free(w.parent);
+    free(w.from);
     free(w.depth);
+    free(w.indices);
     free(w.queue);
     free(w.relevant);
     return rc;

@@ -7,7 +7,7 @@ file format) name only what grew."""
 import harness
 from harness import check
 
-CAUSES = ["loss-with-graph", "output-list", "cache", "traceback", "hook-closure",
+CAUSES = ["loss-with-graph", "accumulated-loss", "output-list", "cache", "traceback", "hook-closure",
           "optimizer-of-deleted-module", "out-history"]
 WIDTH = 160
 
@@ -29,6 +29,12 @@ def first_holder(cause, cuda=False):
             check(doc["holders"][0]["retained_by_device"].get("cuda:0", 0) > 1 << 20,
                   "%s: retained on CUDA: %r" % (cause, doc["holders"][0]["retained_by_device"]))
         lines = text.splitlines()
+        if cause == "accumulated-loss":   # a graph 9,000 nodes deep: its paths keep their ends
+            with harness.Process(python, "leak_causes.py", *args, env=env) as p2:
+                tensors = harness.culeak("tensors", "--pid", p2.pid).stdout
+            check(any(line.strip().startswith("__main__.total_loss.grad_fn → AddBackward0 ×") and
+                      "steps… →" in line for line in tensors.splitlines()),
+                  "no shortened path for the deep graph: %r" % tensors[:1500])
         head = next(i for i, line in enumerate(lines) if line.startswith("leak report"))
         check(lines[head + 2].split()[-1] == want or want in lines[head + 2].split(),
               "%s: first report line %r" % (cause, lines[head + 2]))

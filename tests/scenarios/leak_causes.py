@@ -2,7 +2,7 @@
 leak report. Prints one JSON line with the global that leaks (what the report's first holder must
 be), then READY, and waits.
 
-argv: CAUSE [--cuda], CAUSE one of loss-with-graph, output-list, cache, traceback, hook-closure,
+argv: CAUSE [--cuda], CAUSE one of loss-with-graph, accumulated-loss, output-list, cache, traceback, hook-closure,
       optimizer-of-deleted-module, out-history; --cuda: everything on CUDA (the simulated device
       in the tests)"""
 import gc
@@ -27,6 +27,11 @@ def steps(n=20):
 if CAUSE == "loss-with-graph":           # losses kept with their graphs (no .item())
     losses = [model(x).pow(2).mean() for _ in steps()]
     leak = "losses"
+elif CAUSE == "accumulated-loss":      # total_loss += loss: one graph thousands of nodes deep
+    total_loss = 0
+    for _ in steps(3000):
+        total_loss = total_loss + model(x[:16]).pow(2).mean()
+    leak = "total_loss"
 elif CAUSE == "output-list":             # every step's outputs kept
     outputs = [model(x).detach() for _ in steps()]
     leak = "outputs"
