@@ -616,11 +616,21 @@ static void tracker_off(void)
     memset(&tracker, 0, sizeof tracker);
 }
 
+/* A whole decimal number from 1 to max (atoi took "12abc" as 12 and "-5" as a number). */
+static bool positive(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return *s >= '0' && *s <= '9' && !*end && !errno && *out >= 1 && *out <= max;
+}
+
 static PyObject *break_step_command(struct args *a)
 {
     const char *symbol = "torch::autograd::Engine::execute";
     unsigned every = 1;
     long long growth = 0;
+    unsigned long long n;
     for (int i = 1; i < a->argc; i++) {
         const char *o = a->argv[i], *v = i + 1 < a->argc ? a->argv[i + 1] : NULL;
         if (strcmp(o, "--off") == 0) {
@@ -630,11 +640,11 @@ static PyObject *break_step_command(struct args *a)
         } else if (strcmp(o, "--symbol") == 0 && v) {
             symbol = v;
             i++;
-        } else if (strcmp(o, "--every") == 0 && v && atoi(v) > 0) {
-            every = (unsigned)atoi(v);
+        } else if (strcmp(o, "--every") == 0 && v && positive(v, 1000000, &n)) {
+            every = (unsigned)n;
             i++;
-        } else if (strcmp(o, "--stop-on-growth") == 0 && v && atoll(v) > 0) {
-            growth = atoll(v);
+        } else if (strcmp(o, "--stop-on-growth") == 0 && v && positive(v, 1ull << 50, &n)) {
+            growth = (long long)n;
             i++;
         } else {
             return gdb_error("usage: culeak-break-step [--symbol SYM] [--every N] "
@@ -681,9 +691,10 @@ static int register_commands(PyObject *module)
                                {0, NULL}};
         PyType_Spec spec = {names[i], 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
         PyObject *cls = PyType_FromSpecWithBases(&spec, bases);
-        PyObject *cmd = NULL;
-        if (cls && PyObject_SetAttrString(cls, "_culeak_command",
-                                          PyUnicode_FromString(gdb_commands[i].name)) == 0) {
+        PyObject *cmd = NULL, *name = PyUnicode_FromString(gdb_commands[i].name);
+        int named = cls && name ? PyObject_SetAttrString(cls, "_culeak_command", name) : -1;
+        Py_XDECREF(name);   /* SetAttr took its own reference */
+        if (named == 0) {
             char full[80];
             snprintf(full, sizeof full, "culeak-%s", gdb_commands[i].name);
             cmd = PyObject_CallFunction(cls, "sO", full, data);

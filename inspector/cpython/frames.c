@@ -13,10 +13,11 @@
 #define CO_FAST_CELL 0x40
 #define CO_FAST_FREE 0x80
 
+#define MAX_FRAME_SLOTS 4096   /* locals of one frame culeak reports; frames have few */
+
 static uint64_t word(struct py_objects *o, uint64_t addr)
 {
-    uint64_t v = 0;
-    return cl_read_u64(o->rt->t, addr, &v) == 0 ? v : 0;
+    return cl_read_ptr_or_0(o->rt->t, addr);
 }
 
 /* The code object of a frame, or 0 for frames that are not Python code (3.12+ shim frames). */
@@ -95,8 +96,8 @@ void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
     uint64_t code = frame_code(o, frame);
     if (!code)
         return;
-    static struct slot slots[4096];   /* frames have few locals; the rest are not reported */
-    int64_t n = frame_slots(o, frame, code, slots, 4096);
+    struct slot *slots = malloc(MAX_FRAME_SLOTS * sizeof *slots);
+    int64_t n = slots ? frame_slots(o, frame, code, slots, MAX_FRAME_SLOTS) : 0;
     for (int64_t i = 0; i < n; i++) {
         uint64_t v = slots[i].value;
         if (!v || !slots[i].name)
@@ -108,6 +109,7 @@ void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
         }
         py_emit(e, v, edge, slots[i].name);
     }
+    free(slots);
 }
 
 /* The line a frame is executing, or -1 when it cannot be told. */

@@ -19,8 +19,7 @@
 
 static uint64_t word(struct py_objects *o, uint64_t addr)
 {
-    uint64_t v = 0;
-    return cl_read_u64(o->rt->t, addr, &v) == 0 ? v : 0;
+    return cl_read_ptr_or_0(o->rt->t, addr);
 }
 
 static uint32_t add_root(struct py_heap *h, const char *name, enum py_root_kind kind)

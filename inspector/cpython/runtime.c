@@ -3,6 +3,7 @@
 #include "cpython/layout_check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct { enum py_family f; const char *symbol; } family_symbols[] = {
@@ -114,9 +115,9 @@ static bool runtime_fits(struct cl_target *t, const struct py_layout *l, uint64_
     return false;
 }
 
-static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, unsigned only_minor)
+static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, unsigned only_minor,
+                           uint64_t *buf)
 {
-    static uint64_t buf[SCAN_CHUNK / 8];
     for (uint64_t at = start; at < end; at += SCAN_CHUNK - 1024) {
         size_t n = end - at < SCAN_CHUNK ? (size_t)(end - at) : SCAN_CHUNK;
         if (cl_read(t, at, buf, n) != 0)
@@ -139,8 +140,9 @@ static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, un
 
 uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor)
 {
-    uint64_t scanned = 0, after = 0;
-    for (size_t i = 0; i < t->maps.n && scanned < SCAN_MAX; i++) {
+    uint64_t scanned = 0, after = 0, found = 0;
+    uint64_t *buf = malloc(SCAN_CHUNK);
+    for (size_t i = 0; buf && !found && i < t->maps.n && scanned < SCAN_MAX; i++) {
         const struct cl_mapping *map = &t->maps.v[i];
         bool mine = map->path && strcmp(map->path, m->path) == 0;
         bool bss = !map->path && map->start == after;   /* anonymous, right after the module */
@@ -148,10 +150,9 @@ uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigne
             after = map->end;
         if (!(map->perms & CL_MAP_W) || (!mine && !bss))
             continue;
-        uint64_t found = scan_range(t, map->start, map->end, minor);
-        if (found)
-            return found;
+        found = scan_range(t, map->start, map->end, minor, buf);
         scanned += map->end - map->start;
     }
-    return 0;
+    free(buf);
+    return found;
 }

@@ -44,7 +44,8 @@ const struct cc_layout *cc_layout_for(unsigned major, unsigned minor);
 /* The table called name, or the one covering release name ("2.14"); NULL if none. */
 const struct cc_layout *cc_layout_named(const char *name);
 /* The tables' names, comma-separated. */
-const char *cc_layout_names(void);
+/* The tables' names, comma-separated, in out (cap bytes); returns out. */
+const char *cc_layout_names(char *out, size_t cap);
 /* Every table, for trying each when the version has none; *n is set to the count. */
 const struct cc_layout *cc_layouts(size_t *n);
 

@@ -88,14 +88,12 @@ const struct cc_layout *cc_layout_named(const char *name)
     return sscanf(name, "%u.%u%c", &major, &minor, &end) == 2 ? cc_layout_for(major, minor) : NULL;
 }
 
-const char *cc_layout_names(void)
+const char *cc_layout_names(char *out, size_t cap)
 {
-    static char names[256];
-    names[0] = 0;
+    out[0] = '\0';
     for (size_t i = 0; i < NLAYOUTS; i++)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                 layouts[i].name);
-    return names;
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? ", " : "", layouts[i].name);
+    return out;
 }
 
 const struct cc_layout *cc_layouts(size_t *n)

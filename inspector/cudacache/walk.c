@@ -48,8 +48,7 @@ struct walk {
 
 static uint64_t word(struct walk *w, uint64_t addr)
 {
-    uint64_t v = 0;
-    return cl_read_u64(w->t, addr, &v) == 0 ? v : 0;
+    return cl_read_ptr_or_0(w->t, addr);
 }
 
 static void found(struct walk *w, uint64_t block)
@@ -346,9 +345,11 @@ static int walk_by_structure(struct cl_target *t, const char *version, unsigned 
         }
     }
     out->l = NULL;
+    char names[256];
     return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no caching-allocator layout for torch "
                         "%s, and none of its layouts (%s) fits this allocator's structure; "
-                        "tensors are still reported by `tensors`", version, cc_layout_names());
+                        "tensors are still reported by `tensors`", version,
+                        cc_layout_names(names, sizeof names));
 }
 
 int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_torch_info *torch,

@@ -172,12 +172,14 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
             break;
         }
         case O_TYPE: cli->type = optarg; break;
-        case O_ALLOCATOR_LAYOUT:
+        case O_ALLOCATOR_LAYOUT: {
+            char names[256];
             if (!cc_layout_named(optarg))
                 return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' "
-                                    "(known: %s)", optarg, cc_layout_names());
+                                    "(known: %s)", optarg, cc_layout_names(names, sizeof names));
             cli->allocator_layout = optarg;
             break;
+        }
         case O_DEVICE:
             if (*optarg >= '0' && *optarg <= '9') {   /* a CUDA device number */
                 cli->block_filter.device = atoi(optarg);

@@ -62,6 +62,6 @@ const struct torch_autograd_layout *torch_autograd_layout_at(size_t i);
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor);
 /* The i-th table, oldest first, or NULL past the last; their names, comma-separated. */
 const struct torch_layout *torch_layout_at(size_t i);
-const char *torch_layout_names(void);
+const char *torch_layout_names(char *out, size_t cap);
 
 #endif

@@ -88,14 +88,12 @@ const struct torch_layout *torch_layout_at(size_t i)
     return i < NLAYOUTS ? layouts[i] : NULL;
 }
 
-const char *torch_layout_names(void)
+const char *torch_layout_names(char *out, size_t cap)
 {
-    static char names[256];
-    names[0] = 0;
+    out[0] = '\0';
     for (size_t i = 0; i < NLAYOUTS; i++)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                 layouts[i]->name);
-    return names;
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? ", " : "", layouts[i]->name);
+    return out;
 }
 
 /* ---- autograd ----

@@ -536,9 +536,10 @@ static int collect_by_structure(struct py_heap *h, const char *version, unsigned
             return 0;
         }
     }
+    char names[256];
     return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no tensor layout for torch %s, and "
                         "none of its layouts (%s) fits this process's tensors", version,
-                        torch_layout_names());
+                        torch_layout_names(names, sizeof names));
 }
 
 int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
