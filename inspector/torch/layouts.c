@@ -118,7 +118,9 @@ static const struct torch_autograd_layout autograd_layouts[] = {
      .sv_grad_accumulator_weak = true},
     {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER},
     {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER},
-    {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
+    /* the same in 2.6 and 2.10-2.12; 2.7-2.9 were not read, so they fall back (with a warning) */
+    {SHARED_NODES("2.6", 2, 6, 6, 472, 136), SV_WITHOUT_VERSION_COUNTER},
+    {SHARED_NODES("2.10-2.12", 2, 10, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
     {.name = "2.13", .major = 2, .first_minor = 13, .last_minor = 13, .node_ptr_words = 1,
      .node_next_edges = 88, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,

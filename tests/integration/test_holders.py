@@ -2,7 +2,10 @@
 leaks at once):
 - edges: from each graph-holding global, culeak's autograd graph, walked breadth first in
   next_edges_ order, equals next_functions node for node: classes, next nodes, the storages of
-  the _saved_* tensors, with nothing extra and nothing missing (after backward() too);
+  the _saved_* tensors, with nothing extra and nothing missing: chains, fan-in, a graph after
+  backward(), one kept with retain_graph, in-place ops on a non-leaf, a custom
+  autograd.Function, activation checkpointing (2.13+, where Python can see a hooked
+  SavedVariable without recomputing it);
 - holders: for every global, the storages culeak lists it as reaching equal those the process
   reaches from it through gc.get_referents and the autograd graph;
 - retained bytes, on the simulated device: deleting each global alone in a fresh run of the same
@@ -19,7 +22,8 @@ from harness import check
 SCENARIO = "holders.py"
 # the globals whose deletion the retained bytes are checked against (the cases)
 DELETED = ["total_loss", "val_total", "losses", "cache", "last_error", "orphan_opt", "ddp_model",
-           "bucket", "custom", "shared_a", "shared_b", "model", "opt"]
+           "bucket", "custom", "shared_a", "shared_b", "model", "opt", "retained_graph",
+           "inplace_loss", "ckpt_out"]
 RELEASES = {"1.13": "/usr/bin/python3", "2.13": harness.TORCH_VENV}
 for _v in ("2.1", "2.4", "2.6", "2.10", "2.11", "2.12", "2.13", "2.14", "2.15"):
     RELEASES[_v + "-cuda"] = os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v,

@@ -118,6 +118,20 @@ class Square(torch.autograd.Function):
 w_custom = torch.ones(256, device=DEV, requires_grad=True)
 custom = Square.apply(w_custom * 3).sum()
 
+# a graph kept after backward(retain_graph=True): its saved tensors stay
+retained_graph = F.cross_entropy(model(x), y)
+retained_graph.backward(retain_graph=True)
+
+# an in-place op on a non-leaf: the graph records it (CopySlices / AddBackward0 in place)
+inplace = model(x) * 2
+inplace.add_(1)
+inplace[0].mul_(3)
+inplace_loss = inplace.sum()
+
+# activation checkpointing: the checkpointed segment saves its inputs, not its activations
+import torch.utils.checkpoint  # noqa: E402
+ckpt_out = torch.utils.checkpoint.checkpoint(model, x, use_reentrant=False).sum()
+
 # one tensor, two names: neither retains it, both reach it
 shared_a = torch.zeros(2048, device=DEV)
 shared_b = shared_a
@@ -144,11 +158,18 @@ if "--delete" in sys.argv:
 from autograd_truth import graph_edges, reachable  # noqa: E402  (tests/scenarios/)
 
 NAMES = ["model", "opt", "total_loss", "val_total", "losses", "cache", "last_error", "orphan_opt",
-         "ddp_model", "bucket", "custom", "w_custom", "shared_a", "shared_b", "x", "y", "xv", "yv"]
+         "ddp_model", "bucket", "custom", "w_custom", "shared_a", "shared_b", "x", "y", "xv", "yv",
+         "retained_graph", "inplace", "inplace_loss", "ckpt_out"]
+GRAPHS = ["total_loss", "val_total", "custom", "retained_graph", "inplace_loss", "ckpt_out"]
+# A checkpointed graph's SavedVariables hold their data through saved-tensor hooks; before 2.13
+# Python can only unpack them, which recomputes new tensors: no inside view to compare with.
+if not hasattr(getattr(torch._C._autograd, "SavedTensor", None), "data"):
+    NAMES.remove("ckpt_out")
+    GRAPHS.remove("ckpt_out")
 truth = {"pid": os.getpid(), "torch": torch.__version__, "order": ORDER,
          "grad_object": grad_object,
          "holders": {n: reachable(globals()[n]) for n in NAMES},
-         "edges": {n: graph_edges(globals()[n].grad_fn) for n in ("total_loss", "val_total", "custom")}}
+         "edges": {n: graph_edges(globals()[n].grad_fn) for n in GRAPHS}}
 truth["edges"]["losses[0]"] = graph_edges(losses[0].grad_fn)
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
