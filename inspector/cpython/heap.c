@@ -827,8 +827,10 @@ static void render_steps(struct py_heap *h, const char *root, const struct py_st
         memcpy(buf + cap - 5, " …", 5);
 }
 
-size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,
-                     uint32_t *root)
+/* The steps from node i's root down to i (root first); returns how many (at most cap) and sets
+ * *root, or 0 when i is unreachable. */
+static size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,
+                            uint32_t *root)
 {
     size_t n = 0;
     uint32_t r = PY_NO_NODE;

@@ -110,10 +110,6 @@ bool py_heap_path(struct py_heap *h, uint32_t i, char *out, size_t cap);
  * were written to out[k] (each cap bytes). */
 size_t py_heap_paths(struct py_heap *h, uint32_t i, size_t max, char (*out)[4096]);
 
-/* The steps from node i's root down to i (root first); returns how many (at most cap) and sets
- * *root, or 0 when i is unreachable. */
-size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,
-                     uint32_t *root);
 /* root followed by the steps, as a Python-like path. */
 void py_heap_render(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
                     char *out, size_t cap);
