@@ -21,7 +21,9 @@ def address(text):
 def through(path, holder):
     """Whether path goes through the object at holder: holder itself (a step that prints
     nothing, like a mappingproxy's dict) or holder and then a step of its own."""
-    return path == holder or (path.startswith(holder) and path[len(holder)] in ".[")
+    if path.startswith("[*"):   # a dict key itself: [*d][i], d the path through the holder
+        path = path[2:]
+    return path == holder or (path.startswith(holder) and path[len(holder)] in ".[]")
 
 
 def marker_problems(case, tag, want, got):
@@ -34,7 +36,9 @@ def marker_problems(case, tag, want, got):
     first = paths[0]
     if want["path"] is not None and first != want["path"]:
         return ["%s: paths[0] %r, want %r" % (tag, first, want["path"])]
-    if not first.startswith(want["path_prefix"]) or not through(first, case["holder"]):
+    # a dict key itself is named by its place, [*d][i], which wraps the path that leads to d
+    prefixed = first.startswith(want["path_prefix"]) or first.startswith("[*" + want["path_prefix"])
+    if not prefixed or not through(first, case["holder"]):
         return ["%s: paths[0] %r, want %s..." % (tag, first, want["path_prefix"])]
     return []
 

@@ -118,7 +118,8 @@ VARS = [contextvars.ContextVar("v%d" % i) for i in range(40)]
 
 def _set_vars():
     for i, v in enumerate(VARS):
-        v.set(plant("context", "context-var-%d" % i, prefix="__main__.CONTEXT[<"))
+        # the key, a ContextVar, by its own path (no address)
+        v.set(plant("context", "context-var-%d" % i, "__main__.CONTEXT[__main__.VARS[%d]]" % i))
 
 
 CONTEXT.run(_set_vars)
@@ -140,7 +141,8 @@ def _colliding_vars():
 
 def _set_colliding():
     for i, v in enumerate(COLLIDING_VARS):
-        v.set(plant("colliding", "colliding-var-%d" % i, prefix="__main__.COLLIDING[<"))
+        v.set(plant("colliding", "colliding-var-%d" % i,
+                    "__main__.COLLIDING[__main__.COLLIDING_VARS[%d]]" % i))
 
 
 HOLDERS["colliding"] = "COLLIDING"
