@@ -274,6 +274,7 @@ struct walk {
     /* per vertex, for the current holder's walk: the edge that reached it and the vertex it left
      * from, how deep it is and how many of those steps are indices */
     uint32_t *stamp, *parent, *from, *depth, *indices, *queue;
+    uint8_t *autograd;                  /* the path to it passes through an autograd node */
     uint8_t *relevant;                  /* reaches a storage without passing a barrier */
     uint64_t visits;
 };
@@ -347,17 +348,28 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
 }
 
 
-static bool index_step(uint8_t edge)
+/* Whether the edge with this origin reads as an index: [3], [*d][i], or a key that is not a str
+ * (a str key is how attributes are stored: obj.__dict__['w'] and model._parameters['w'] read
+ * as .w). */
+static bool index_step(const struct builder *b, uint32_t origin)
 {
-    return edge == PY_E_KEY || edge == PY_E_INDEX || edge == PY_E_DICTKEY || edge == PY_E_SETITEM;
+    if (origin >= b->h->edges.n)
+        return false;
+    uint8_t kind = b->h->edges.kind[origin];
+    if (kind != PY_E_KEY)
+        return kind == PY_E_INDEX || kind == PY_E_DICTKEY || kind == PY_E_SETITEM;
+    const struct py_type *ty = py_object_type(&b->h->objects, b->h->edges.payload[origin]);
+    return !ty || ty->family != PY_F_STR;
 }
 
-/* How a path to v is preferred, lower first: its root's kind, its indices, its length. */
+/* How a path to v is preferred, lower first: its root's kind, then Python references over a
+ * path through an autograd graph, then fewer indices, then its length. */
 static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t hv, uint32_t v)
 {
-    uint64_t indices = w->indices[v] < 0xffffff ? w->indices[v] : 0xffffff;
+    uint64_t indices = w->indices[v] < 0x7ffffff ? w->indices[v] : 0x7ffffff;
     const struct cl_holder *hd = &b->out->v[hv - b->at.holders];
-    return (uint64_t)b->h->root_kinds[hd->root] << 56 | indices << 32 | w->depth[v];
+    return (uint64_t)b->h->root_kinds[hd->root] << 60 | (uint64_t)w->autograd[v] << 59 |
+           indices << 32 | w->depth[v];
 }
 
 #define PATH_ENDS 128   /* steps kept at each end of a longer path (a graph 60,000 nodes deep) */
@@ -455,6 +467,7 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *ca
     w->stamp[hv] = stamp;
     w->depth[hv] = 0;
     w->indices[hv] = 0;
+    w->autograd[hv] = 0;
     w->queue[tail++] = hv;
     while (head < tail && w->visits < MAX_VISITS) {
         uint32_t v = w->queue[head++];
@@ -475,23 +488,24 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *ca
             w->parent[d] = e;
             w->from[d] = v;
             w->depth[d] = w->depth[v] + 1;
-            w->indices[d] = w->indices[v] +
-                            (b->origin[e] < b->h->edges.n && index_step(b->h->edges.kind[b->origin[e]]));
+            w->indices[d] = w->indices[v] + index_step(b, b->origin[e]);
+            w->autograd[d] = w->autograd[v] || (v >= at->nodes && v < at->storages);
             w->queue[tail++] = d;
         }
     }
     return 0;
 }
 
-/* Preferred first: root kind, fewer indices, shorter, then the holder's name. */
+/* Preferred first: root kind, Python references over autograd graphs, fewer indices, shorter,
+ * then the holder's name. */
 static int by_preference(const void *x, const void *y, void *arg)
 {
     const struct builder *b = arg;
     const struct cl_storage_holder *a = x, *c = y;
     const struct cl_holder *ha = &b->out->v[a->holder], *hc = &b->out->v[c->holder];
-    uint64_t ka[3] = {b->h->root_kinds[ha->root], a->indices, a->steps};
-    uint64_t kc[3] = {b->h->root_kinds[hc->root], c->indices, c->steps};
-    for (int k = 0; k < 3; k++)
+    uint64_t ka[4] = {b->h->root_kinds[ha->root], a->via_autograd, a->indices, a->steps};
+    uint64_t kc[4] = {b->h->root_kinds[hc->root], c->via_autograd, c->indices, c->steps};
+    for (int k = 0; k < 4; k++)
         if (ka[k] != kc[k])
             return ka[k] < kc[k] ? -1 : 1;
     return strcmp(ha->name, hc->name);
@@ -510,6 +524,7 @@ static int walk_holders(struct builder *b)
         !(w.from = malloc((size_t)at->n * sizeof *w.from)) ||
         !(w.depth = malloc((size_t)at->n * sizeof *w.depth)) ||
         !(w.indices = malloc((size_t)at->n * sizeof *w.indices)) ||
+        !(w.autograd = malloc(at->n)) ||
         !(w.queue = malloc((size_t)at->n * sizeof *w.queue)) || find_relevant(b, &w))
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
@@ -532,6 +547,7 @@ out:
     free(w.from);
     free(w.depth);
     free(w.indices);
+    free(w.autograd);
     free(w.queue);
     free(w.relevant);
     return rc;

@@ -64,6 +64,17 @@ def prefers_user_globals():
           "holders in this order: %r" % names)
 
 
+def python_before_autograd():
+    """A parameter that a kept graph also reaches (AccumulateGrad.variable) is named by the
+    module that holds it, and that holder comes first."""
+    with harness.Process(harness.TORCH_VENV, "leak_causes.py", "loss-with-graph") as p:
+        doc = harness.culeak_json("tensors", "--pid", p.pid)
+    params = [t for t in doc["tensors"] if t["type"] == "Parameter"]
+    check(params and all(t["paths"][0].startswith("__main__.model[") and
+                         t["holders"][0]["holder"] == "__main__.model" for t in params),
+          "parameters named %r" % [(t["paths"], [h["holder"] for h in t["holders"]]) for t in params])
+
+
 def qualified_type():
     """--type takes qualified names; a bare name that names several types says which."""
     with harness.Process(harness.TORCH_VENV, "holders.py") as p:
@@ -93,6 +104,7 @@ def tests():
     yield "width", width
     yield "prefers-user-globals", prefers_user_globals
     yield "qualified-type", qualified_type
+    yield "python-before-autograd", python_before_autograd
     yield "snapshots-and-diff", snapshots_and_diff
     yield "identical-twice", identical_twice
 
