@@ -11,7 +11,8 @@
  *  - reachable bytes: every storage reachable from it;
  *  - per storage, every holder that reaches it with its shortest path, the preferred first: a
  *    user's module globals, then a library's, then frame locals (user code first), then the
- *    rest; then fewer indices (attributes read as names), then shorter, then by name. Each
+ *    rest; then Python references before autograd graphs; then fewer indices (attributes read
+ *    as names), then shorter, then by name. Each
  *    tensor's shown path is its preferred one, so unchanged state reads the same every time.
  * Module objects and module dicts are roots of their own: walks from a holder stop there, so
  * `__main__.torch` does not reach everything torch's globals hold.
