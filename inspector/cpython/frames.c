@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpython/heap.h"
+#include "cpython/frames.h"
 #include "cpython/linetable.h"
 
 #define MAX_LINETABLE (1u << 20)

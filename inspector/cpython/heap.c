@@ -2,6 +2,8 @@
  * the interpreter's own references), one breadth-first pass over referents, then the GC lists
  * for what no root reaches. */
 #include "cpython/heap.h"
+#include "cpython/frames.h"
+#include "cpython/referents.h"
 
 #include <ctype.h>
 #include <math.h>

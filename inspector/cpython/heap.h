@@ -134,16 +134,4 @@ struct py_emitter {
 };
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
 
-/* Per-type referents (referents.c) and frame locals (frames.c). */
-void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *ty);
-/* Emits the named locals of an interpreter frame (3.11+) or frame object (3.9/3.10) with edge. */
-void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge);
-/* Describes a frame as "func() at file.py" for root names; false if it is not a Python frame. */
-bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap);
-/* The file a frame's code comes from; false if it cannot be read. */
-bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap);
-/* Iterates a dict's live entries; fn returns false to stop. */
-void py_dict_items(struct py_objects *o, uint64_t dict,
-                   bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg);
-
 #endif

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cpython/heap.h"
+#include "cpython/frames.h"
+#include "cpython/referents.h"
 
 #define MAX_ITEMS (1u << 26)   /* a container claiming more entries is corrupt */
 

@@ -1,0 +1,17 @@
+/* Strong references held by each kind of object (referents.c): the out-of-process counterpart of
+ * tp_traverse, sent to an emitter (cpython/heap.h). */
+#ifndef CULEAK_CPYTHON_REFERENTS_H
+#define CULEAK_CPYTHON_REFERENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpython/heap.h"
+
+/* Emits every strong reference of obj, whose type is ty. */
+void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *ty);
+/* Iterates a dict's live entries; fn returns false to stop. */
+void py_dict_items(struct py_objects *o, uint64_t dict,
+                   bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg);
+
+#endif
