@@ -148,8 +148,20 @@ static int build_graph(struct builder *b)
     struct py_heap *h = b->h;
     const struct torch_tensors *tt = b->tt;
     const struct layout *at = &b->at;
-    if (!(b->first = malloc(((size_t)at->n + 1) * sizeof *b->first)))
+    /* root edges grouped by root (counting sort), so each root's are found once */
+    uint32_t *by_root = malloc((h->nroot_edges + 1) * sizeof *by_root);
+    size_t *root_first = calloc((size_t)h->nroots + 2, sizeof *root_first);
+    if (!by_root || !root_first || !(b->first = malloc(((size_t)at->n + 1) * sizeof *b->first))) {
+        free(by_root);
+        free(root_first);
         return CL_E_INTERNAL;
+    }
+    for (size_t k = 0; k < h->nroot_edges; k++)
+        root_first[h->root_edges[k].root + 2]++;
+    for (uint32_t r = 0; r < h->nroots; r++)
+        root_first[r + 2] += root_first[r + 1];
+    for (size_t k = 0; k < h->nroot_edges; k++)
+        by_root[root_first[h->root_edges[k].root + 1]++] = (uint32_t)k;
     bool ok = true;
     for (uint32_t v = 0; v < at->n && ok; v++) {
         b->first[v] = (uint32_t)b->nedges;
@@ -157,11 +169,13 @@ static int build_graph(struct builder *b)
             for (uint32_t r = 0; r < h->nroots && ok; r++)
                 ok = edge(b, at->roots + r, ORIGIN_HIDDEN);
         } else if (v < at->holders) {   /* a root: its namespaces, modules and holders */
-            for (size_t k = 0; k < h->nroot_edges && ok; k++)
-                if (h->root_edges[k].root == v - at->roots)
-                    ok = edge(b, b->root_edge_holder[k] != NOT_HOLDER ? at->holders + b->root_edge_holder[k]
-                                                                     : heap_vertex(b, h->root_edges[k].dst),
-                              ORIGIN_HIDDEN);
+            uint32_t r = v - at->roots;
+            for (size_t i = root_first[r]; i < root_first[r + 1] && ok; i++) {
+                uint32_t k = by_root[i];
+                ok = edge(b, b->root_edge_holder[k] != NOT_HOLDER ? at->holders + b->root_edge_holder[k]
+                                                                 : heap_vertex(b, h->root_edges[k].dst),
+                          ORIGIN_HIDDEN);
+            }
         } else if (v < at->heap) {
             ok = edge(b, heap_vertex(b, b->holders[v - at->holders].target), ORIGIN_HIDDEN);
         } else if (v < at->tensors) {
@@ -183,6 +197,8 @@ static int build_graph(struct builder *b)
         for (size_t k = 0; ok && k < nlinks; k++)
             ok = edge(b, end_vertex(b, l[k].dst_end, l[k].dst), (uint32_t)(h->edges.n + (size_t)(l + k - tt->links)));
     }
+    free(by_root);
+    free(root_first);
     b->first[at->n] = (uint32_t)b->nedges;
     return ok ? 0 : CL_E_INTERNAL;
 }

@@ -368,18 +368,16 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
     bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
     size_t len = (size_t)snprintf(line, sizeof line, "  %10s %10s %8u  %s", retained, reachable,
                                   hd->storages, hd->name);
-    if (hs->ndevices > 1)   /* where its retained bytes are */
-        for (uint32_t d = 0, first = 1; d < hs->ndevices && len < sizeof line; d++) {
-            if (!hd->retained[d])
-                continue;
-            cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
-            bytes_text(b, sizeof b, hd->retained[d]);
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", first ? "  (" : ", ", dev, b);
-            first = 0;
-            if (d + 1 == hs->ndevices || len >= sizeof line)
-                break;
-        }
-    if (hs->ndevices > 1 && strstr(line, "  (") && len < sizeof line)
+    bool split = false;   /* where its retained bytes are, when there are several devices */
+    for (uint32_t d = 0; hs->ndevices > 1 && d < hs->ndevices && len < sizeof line; d++) {
+        if (!hd->retained[d])
+            continue;
+        cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
+        bytes_text(b, sizeof b, hd->retained[d]);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", split ? ", " : "  (", dev, b);
+        split = true;
+    }
+    if (split && len < sizeof line)
         len += (size_t)snprintf(line + len, sizeof line - len, ")");
     if (hd->saved && len < sizeof line)
         snprintf(line + len, sizeof line - len, "  %u of them through autograd graphs (%u nodes)",
