@@ -21,7 +21,7 @@ HDRS     := $(shell find inspector -name '*.h')
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all install demo check lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12
+.PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
 # Each object depends on the headers it includes (-MMD -MP), not on every header.
@@ -129,6 +129,10 @@ test-integration: $(BUILD)/culeak
 check: deps
 	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
 	scripts/run-tests
+# The whole version matrix (docs/matrix.md); make check runs one representative per axis.
+check-full: deps
+	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+	CULEAK_FULL=1 scripts/run-tests
 
 # No include points up the layers of docs/design.md, and the library, CLI and plugin compile clean
 # under the stricter warnings.

@@ -2,6 +2,9 @@
 (name, function). Tests run in parallel (CULEAK_JOBS, default 2). Prints one line per test and a
 closing `integration: N passed, N failed`. Exit status 1 if any failed.
 
+A test generator may yield (name, function, "full") for a cell of the version matrix that only
+`make check-full` runs (CULEAK_FULL=1): `make check` keeps one representative per axis.
+
 usage: run.py [SUBSTRING ...]   only tests whose name contains one of the substrings"""
 import concurrent.futures
 import importlib
@@ -14,12 +17,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 
-def collect(filters):
+def collect(filters, full_matrix):
     here = os.path.dirname(os.path.abspath(__file__))
     for name in sorted(os.listdir(here)):
         if name.startswith("test_") and name.endswith(".py"):
             module = importlib.import_module(name[:-3])
-            for test_name, fn in module.tests():
+            for test_name, fn, *scope in module.tests():
+                if scope == ["full"] and not full_matrix:
+                    continue
                 full = "%s::%s" % (name[5:-3], test_name)
                 if not filters or any(f in full for f in filters):
                     yield full, fn
@@ -38,7 +43,7 @@ def run_one(item):
 
 
 def main():
-    items = list(collect(sys.argv[1:]))
+    items = list(collect(sys.argv[1:], os.environ.get("CULEAK_FULL") == "1"))
     jobs = int(os.environ.get("CULEAK_JOBS", "2"))
     passed = failed = 0
     with harness.kernel_core_pattern():
