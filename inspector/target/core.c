@@ -14,6 +14,7 @@
 #include "target/corenotes.h"
 #include "target/target.h"
 #include "util/notes.h"
+#include "util/vec.h"
 
 #define BUILDID_MAX 64
 
@@ -64,7 +65,7 @@ static const struct segment *segment_at(const struct core *c, uint64_t addr)
 static const unsigned char *dumped(const struct core *c, uint64_t addr, size_t len)
 {
     const struct segment *s = segment_at(c, addr);
-    if (!s || addr - s->vaddr + len > s->filesz)
+    if (!s || len > s->filesz || addr - s->vaddr > s->filesz - len)
         return NULL;
     return c->map + s->offset + (addr - s->vaddr);
 }
@@ -143,10 +144,11 @@ static int read_from_file(struct cl_target *t, struct core *c, uint64_t addr, un
         return cl_error_set(&t->err, CL_E_UNREADABLE,
                             "0x%llx is backed by %s, which does not match the core (build-id)",
                             (unsigned long long)addr, b->local_path);
-    off_t off = (off_t)(m->offset + (addr - m->start));
-    if (off >= b->size)   /* past EOF a real process would fault too */
+    uint64_t at;   /* the file offset; a corrupt NT_FILE offset may wrap it */
+    if (__builtin_add_overflow(m->offset, addr - m->start, &at) || at >= (uint64_t)b->size)
         return cl_error_set(&t->err, CL_E_UNREADABLE, "0x%llx lies past the end of %s",
                             (unsigned long long)addr, b->local_path);
+    off_t off = (off_t)at;   /* below the file's size, so it fits */
     size_t avail = (size_t)(b->size - off) < len ? (size_t)(b->size - off) : len;
     if (pread(b->fd, buf, avail, off) != (ssize_t)avail)
         return cl_error_set(&t->err, CL_E_UNREADABLE, "reading %s: %s", b->local_path,
@@ -198,15 +200,14 @@ struct note_state {
     struct cl_target *t;
     struct core *c;
     int pid_from_psinfo;
-    int rc;
+    size_t threads_cap;          /* allocated length of t->threads */
 };
 
-static int add_thread(struct cl_target *t, int tid)
+static int add_thread(struct note_state *st, int tid)
 {
-    struct cl_thread *v = realloc(t->threads, (t->nthreads + 1) * sizeof *v);
-    if (!v)
+    struct cl_target *t = st->t;
+    if (!CL_VEC_RESERVE(t->threads, t->nthreads, st->threads_cap))
         return CL_E_INTERNAL;
-    t->threads = v;
     t->threads[t->nthreads++] = (struct cl_thread){.tid = tid};
     return 0;
 }
@@ -220,11 +221,10 @@ static int on_note(const struct cl_note *n, void *arg)
     case NT_PRSTATUS: {
         struct cl_prstatus ps;
         if (cl_prstatus_parse(n->desc, n->descsz, &ps) != 0)
-            break;
+            return CL_E_NOT_CORE;   /* a thread cut short: the list of threads would be wrong */
         if (st->t->nthreads == 0)   /* the first thread is the one that took the signal */
             st->t->signal = ps.cursig;
-        return add_thread(st->t, ps.pid);
-        break;
+        return add_thread(st, ps.pid);
     }
     case NT_PRPSINFO: {
         struct cl_prpsinfo pi;
@@ -247,56 +247,116 @@ static int by_vaddr(const void *a, const void *b)
     return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
-static int read_headers(struct cl_target *t, struct core *c, const char *path, struct cl_error *err)
+/* The ELF header: an x86-64 core with a program header table that lies inside the file. The
+ * table's end is computed without wrapping: a corrupt e_phoff must not pass as a small one. */
+static int read_ehdr(const struct core *c, const char *path, Elf64_Ehdr *eh, struct cl_error *err)
 {
-    Elf64_Ehdr eh;
     if (c->size < SELFMAG || memcmp(c->map, ELFMAG, SELFMAG) != 0)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is not an ELF file", path);
-    if (c->size < sizeof eh)
+    if (c->size < sizeof *eh)
         return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu bytes, shorter than an "
                             "ELF header", path, c->size);
-    memcpy(&eh, c->map, sizeof eh);
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-        eh.e_machine != EM_X86_64)
+    memcpy(eh, c->map, sizeof *eh);
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+        eh->e_machine != EM_X86_64)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is a core of another architecture (ELF "
                             "class %d, machine %d); culeak reads x86-64 cores", path,
-                            eh.e_ident[EI_CLASS], eh.e_machine);
-    if (eh.e_type != ET_CORE)
+                            eh->e_ident[EI_CLASS], eh->e_machine);
+    if (eh->e_type != ET_CORE)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is an ELF %s, not a core file", path,
-                            eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? "program or library"
-                                                                         : "object");
-    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum == PN_XNUM)
+                            eh->e_type == ET_EXEC || eh->e_type == ET_DYN ? "program or library"
+                                                                           : "object");
+    if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum == PN_XNUM)
         return cl_error_set(err, CL_E_NOT_CORE, "%s: unsupported program header table", path);
-    uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr);
+    uint64_t ph_end;
+    if (__builtin_add_overflow(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), &ph_end))
+        return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt ELF header (program header offset "
+                            "0x%llx)", path, (unsigned long long)eh->e_phoff);
     if (ph_end > c->size)
         return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu bytes, its program "
                             "headers end at %llu", path, c->size, (unsigned long long)ph_end);
+    return 0;
+}
+
+/* Whether a program header describes a range that exists: its file bytes end below 2^64 and,
+ * for PT_LOAD, its memory ends below 2^64 and holds its file bytes. A wrapped end would make
+ * the map's ranges run backwards. */
+static bool phdr_sane(const Elf64_Phdr *ph)
+{
+    uint64_t end;
+    if (__builtin_add_overflow(ph->p_offset, ph->p_filesz, &end))
+        return false;
+    if (ph->p_type != PT_LOAD)
+        return true;
+    return ph->p_filesz <= ph->p_memsz && !__builtin_add_overflow(ph->p_vaddr, ph->p_memsz, &end);
+}
+
+static unsigned segment_perms(uint32_t flags)
+{
+    return ((flags & PF_R) ? CL_MAP_R : 0) | ((flags & PF_W) ? CL_MAP_W : 0) |
+           ((flags & PF_X) ? CL_MAP_X : 0);
+}
+
+/* One program header: a PT_LOAD becomes a segment, a PT_NOTE is read for threads and files.
+ * *need grows to the end of the bytes it claims, so truncation is reported once, after all. */
+static int take_phdr(struct core *c, const Elf64_Phdr *ph, unsigned i, struct note_state *st,
+                     uint64_t *need, const char *path, struct cl_error *err)
+{
+    if (!phdr_sane(ph))
+        return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt program header %u", path, i);
+    uint64_t end = ph->p_offset + ph->p_filesz;   /* phdr_sane: does not wrap */
+    if (end > *need)
+        *need = end;
+    if (end > c->size)
+        return 0;   /* reported by the caller as truncation */
+    if (ph->p_type == PT_LOAD && ph->p_memsz > 0) {
+        c->segs[c->nsegs++] = (struct segment){ph->p_vaddr, ph->p_memsz, ph->p_filesz,
+                                               ph->p_offset, segment_perms(ph->p_flags)};
+    } else if (ph->p_type == PT_NOTE) {
+        int rc = cl_notes_foreach(c->map + ph->p_offset, ph->p_filesz, on_note, st);
+        if (rc == CL_E_INTERNAL)
+            return cl_error_set(err, rc, "out of memory");
+        if (rc)
+            return cl_error_set(err, CL_E_NOT_CORE, "%s: malformed note segment", path);
+    }
+    return 0;
+}
+
+/* The map's lookups are binary searches over ranges sorted by start, which need them disjoint:
+ * the kernel and gcore never write overlapping PT_LOADs or NT_FILE entries. */
+static int check_layout(const struct core *c, const char *path, struct cl_error *err)
+{
+    for (size_t i = 1; i < c->nsegs; i++)
+        if (c->segs[i].vaddr - c->segs[i - 1].vaddr < c->segs[i - 1].memsz)
+            return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt program headers (PT_LOADs at "
+                                "0x%llx and 0x%llx overlap)", path,
+                                (unsigned long long)c->segs[i - 1].vaddr,
+                                (unsigned long long)c->segs[i].vaddr);
+    for (size_t i = 1; i < c->files.n; i++)
+        if (c->files.v[i].start < c->files.v[i - 1].end)
+            return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt NT_FILE note (entries at "
+                                "0x%llx and 0x%llx overlap)", path,
+                                (unsigned long long)c->files.v[i - 1].start,
+                                (unsigned long long)c->files.v[i].start);
+    return 0;
+}
+
+static int read_headers(struct cl_target *t, struct core *c, const char *path, struct cl_error *err)
+{
+    Elf64_Ehdr eh;
+    int rc = read_ehdr(c, path, &eh, err);
+    if (rc)
+        return rc;
     c->segs = calloc(eh.e_phnum, sizeof *c->segs);
     if (!c->segs)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     struct note_state st = {t, c, 0, 0};
-    uint64_t need = ph_end;
+    uint64_t need = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr);   /* read_ehdr */
     for (unsigned i = 0; i < eh.e_phnum; i++) {
         Elf64_Phdr ph;
-        memcpy(&ph, c->map + eh.e_phoff + i * sizeof ph, sizeof ph);
-        if (ph.p_offset + ph.p_filesz < ph.p_offset)
-            return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt program header %u", path, i);
-        if (ph.p_offset + ph.p_filesz > need)
-            need = ph.p_offset + ph.p_filesz;
-        if (ph.p_offset + ph.p_filesz > c->size)
-            continue;   /* reported below as truncation */
-        if (ph.p_type == PT_LOAD && ph.p_memsz > 0 && ph.p_filesz <= ph.p_memsz) {
-            c->segs[c->nsegs++] = (struct segment){
-                ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset,
-                ((ph.p_flags & PF_R) ? CL_MAP_R : 0) | ((ph.p_flags & PF_W) ? CL_MAP_W : 0) |
-                    ((ph.p_flags & PF_X) ? CL_MAP_X : 0)};
-        } else if (ph.p_type == PT_NOTE) {
-            int rc = cl_notes_foreach(c->map + ph.p_offset, ph.p_filesz, on_note, &st);
-            if (rc == CL_E_INTERNAL)
-                return cl_error_set(err, rc, "out of memory");
-            if (rc)
-                return cl_error_set(err, CL_E_NOT_CORE, "%s: malformed note segment", path);
-        }
+        memcpy(&ph, c->map + eh.e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
+        if ((rc = take_phdr(c, &ph, i, &st, &need, path, err)))
+            return rc;
     }
     if (need > c->size)
         return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu of %llu bytes present "
@@ -304,10 +364,49 @@ static int read_headers(struct cl_target *t, struct core *c, const char *path, s
                             c->size, (unsigned long long)need);
     qsort(c->segs, c->nsegs, sizeof *c->segs, by_vaddr);
     cl_mappings_sort(&c->files);
+    if ((rc = check_layout(c, path, err)))
+        return rc;
     t->pid = st.pid_from_psinfo ? st.pid_from_psinfo : (t->nthreads ? t->threads[0].tid : 0);
     if (t->nthreads == 0)
         return cl_error_set(err, CL_E_NOT_CORE, "%s has no thread (NT_PRSTATUS) notes; not a "
                             "process core", path);
+    return 0;
+}
+
+/* The start of the first segment above addr, or UINT64_MAX when none is. */
+static uint64_t next_segment_start(const struct core *c, uint64_t addr)
+{
+    size_t lo = 0, hi = c->nsegs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->segs[mid].vaddr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->nsegs ? c->segs[lo].vaddr : UINT64_MAX;
+}
+
+/* Maps the parts of an NT_FILE entry that no segment covers. Each step moves past a segment or
+ * up to the next one (segments end below 2^64 and do not overlap: check_layout), so the loop
+ * takes at most 2 * nsegs + 1 steps. */
+static int add_file_gaps(struct cl_target *t, const struct core *c, const struct cl_mapping *f)
+{
+    for (uint64_t a = f->start; a < f->end;) {
+        const struct segment *s = segment_at(c, a);
+        if (s) {
+            a = s->vaddr + s->memsz;
+            continue;
+        }
+        uint64_t end = next_segment_start(c, a);
+        if (end > f->end)
+            end = f->end;
+        struct cl_mapping m = {.start = a, .end = end, .perms = CL_MAP_R, .path = f->path,
+                               .offset = f->offset + (a - f->start)};
+        if (cl_mappings_add(&t->maps, &m))
+            return CL_E_INTERNAL;
+        a = end;
+    }
     return 0;
 }
 
@@ -326,25 +425,9 @@ static int build_maps(struct cl_target *t, struct core *c)
         if (cl_mappings_add(&t->maps, &m))
             return CL_E_INTERNAL;
     }
-    for (size_t i = 0; i < c->files.n; i++) {
-        const struct cl_mapping *f = &c->files.v[i];
-        for (uint64_t a = f->start; a < f->end;) {
-            const struct segment *s = segment_at(c, a);
-            if (s) {
-                a = s->vaddr + s->memsz;
-                continue;
-            }
-            uint64_t end = f->end;   /* up to the next segment inside this entry, if any */
-            for (size_t j = 0; j < c->nsegs; j++)
-                if (c->segs[j].vaddr > a && c->segs[j].vaddr < end)
-                    end = c->segs[j].vaddr;
-            struct cl_mapping m = {.start = a, .end = end, .perms = CL_MAP_R, .path = f->path,
-                                   .offset = f->offset + (a - f->start)};
-            if (cl_mappings_add(&t->maps, &m))
-                return CL_E_INTERNAL;
-            a = end;
-        }
-    }
+    for (size_t i = 0; i < c->files.n; i++)
+        if (add_file_gaps(t, c, &c->files.v[i]))
+            return CL_E_INTERNAL;
     cl_mappings_sort(&t->maps);
     for (size_t i = 0; i < c->files.n; i++) {
         if (backing_for(c, c->files.v[i].path))

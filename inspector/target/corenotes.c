@@ -108,8 +108,10 @@ static int take_buildid(const struct cl_note *n, void *arg)
     struct buildid_search *s = arg;
     if (n->type != NT_GNU_BUILD_ID || strcmp(n->name, "GNU") != 0 || n->descsz == 0)
         return 0;
+    if (n->descsz > s->cap)
+        return 1;   /* no real build-id is this long: callers compare len bytes of out */
     s->len = n->descsz;
-    memcpy(s->out, n->desc, n->descsz < s->cap ? n->descsz : s->cap);
+    memcpy(s->out, n->desc, n->descsz);
     return 1;
 }
 
@@ -132,7 +134,7 @@ size_t cl_buildid_parse(const unsigned char *image, size_t len, unsigned char *o
         if (ph.p_type != PT_NOTE || ph.p_offset > len || ph.p_filesz > len - ph.p_offset)
             continue;
         if (cl_notes_foreach(image + ph.p_offset, ph.p_filesz, take_buildid, &s) == 1)
-            return s.len;
+            return s.len;   /* 0 when it was too long to compare */
     }
     return 0;
 }

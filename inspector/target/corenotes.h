@@ -34,7 +34,8 @@ int cl_prpsinfo_parse(const unsigned char *desc, size_t len, struct cl_prpsinfo 
 uint64_t cl_auxv_get(const unsigned char *desc, size_t len, uint64_t type);
 
 /* The GNU build-id of an ELF image from its first bytes (as in a file, or the first page of its
- * first mapping): returns its length (0 when none is visible in those bytes), copies at most cap. */
+ * first mapping): copies it to out and returns its length; 0 when none is visible in those bytes
+ * or it is longer than cap (then out is not written). */
 size_t cl_buildid_parse(const unsigned char *image, size_t len, unsigned char *out, size_t cap);
 
 #endif

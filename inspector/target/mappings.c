@@ -1,7 +1,6 @@
 #include "target/mappings.h"
 
-#include <inttypes.h>
-#include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,19 +58,65 @@ void cl_mappings_free(struct cl_mappings *ms)
     memset(ms, 0, sizeof *ms);
 }
 
+/* A hex number of 1 to 16 digits at *p (the kernel writes at most 16), advancing *p; false for
+ * none or one too wide for 64 bits, which sscanf would have made undefined. */
+static bool hex_field(const char **p, uint64_t *out)
+{
+    uint64_t v = 0;
+    int n = 0;
+    for (const char *s = *p;; s++, n++) {
+        int d = *s >= '0' && *s <= '9' ? *s - '0'
+              : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+              : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+        if (d < 0) {
+            *p = s;
+            *out = v;
+            return n > 0;
+        }
+        if (n == 16)
+            return false;
+        v = v << 4 | (uint64_t)d;
+    }
+}
+
+/* Skips one field and the spaces after it; false when the line ends first. */
+static bool skip_field(const char **p)
+{
+    const char *s = *p;
+    while (*s && *s != ' ')
+        s++;
+    if (s == *p || !*s)
+        return false;
+    while (*s == ' ')
+        s++;
+    *p = s;
+    return true;
+}
+
+/* "start-end perms offset dev inode   path": a line that is not that is skipped. */
 static int parse_line(struct cl_mappings *ms, char *line)
 {
+    const char *p = line;
     uint64_t start, end, offset;
-    char perms[8];
-    int path_at = 0;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end, perms,
-               &offset, &path_at) < 4 || end <= start)
+    if (!hex_field(&p, &start) || *p++ != '-' || !hex_field(&p, &end) || *p++ != ' ' ||
+        end <= start)
         return 0;
+    const char *perms = p;
+    if (strlen(perms) < 4 || !skip_field(&p) || !hex_field(&p, &offset) || *p++ != ' ')
+        return 0;
+    if (!skip_field(&p))   /* dev */
+        return 0;
+    while (*p >= '0' && *p <= '9')   /* inode, then the spaces before the path */
+        p++;
+    if (*p && *p != ' ')
+        return 0;
+    while (*p == ' ')
+        p++;
     struct cl_mapping m = {.start = start, .end = end, .offset = offset};
     m.perms = (perms[0] == 'r' ? CL_MAP_R : 0) | (perms[1] == 'w' ? CL_MAP_W : 0) |
               (perms[2] == 'x' ? CL_MAP_X : 0);
-    char *path = path_at ? line + path_at : NULL;
-    if (path && *path) {
+    char *path = line + (p - line);
+    if (*path) {
         static const char deleted[] = " (deleted)";
         size_t n = strlen(path), dn = sizeof deleted - 1;
         if (n > dn && strcmp(path + n - dn, deleted) == 0)

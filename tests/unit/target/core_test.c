@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -43,6 +44,9 @@ struct fx_core {
     struct fx_file files[4];
     size_t nfiles;
     bool bad_nt_file;                /* NT_FILE with page size 0 */
+    uint64_t phoff;                  /* e_phoff; 0: right after the ELF header */
+    uint32_t prstatus_size;          /* each NT_PRSTATUS's size; 0: 336, x86-64's */
+    uint64_t filesz_over;            /* added to the first PT_LOAD's p_filesz (not its data) */
 };
 
 struct buf {
@@ -89,7 +93,7 @@ static unsigned char *build_fixture_core(const struct fx_core *fx, size_t *len)
     eh.e_type = fx->type ? fx->type : ET_CORE;
     eh.e_machine = fx->machine ? fx->machine : EM_X86_64;
     eh.e_version = EV_CURRENT;
-    eh.e_phoff = sizeof eh;
+    eh.e_phoff = fx->phoff ? fx->phoff : sizeof eh;
     eh.e_ehsize = sizeof eh;
     eh.e_phentsize = sizeof(Elf64_Phdr);
     eh.e_phnum = fx->has_phnum_override ? fx->phnum_override : phnum;
@@ -103,7 +107,7 @@ static unsigned char *build_fixture_core(const struct fx_core *fx, size_t *len)
         int16_t sig = i == 0 ? (int16_t)fx->cursig : 0;
         memcpy(prs + 12, &sig, 2);
         memcpy(prs + 32, &tid, 4);
-        fx_note(&b, NT_PRSTATUS, prs, sizeof prs);
+        fx_note(&b, NT_PRSTATUS, prs, fx->prstatus_size ? fx->prstatus_size : sizeof prs);
     }
     if (fx->psinfo_pid) {
         unsigned char psi[136] = {0};
@@ -141,6 +145,8 @@ static unsigned char *build_fixture_core(const struct fx_core *fx, size_t *len)
         Elf64_Phdr ph = {.p_type = PT_LOAD, .p_flags = PF_R | PF_W, .p_offset = b.len,
                          .p_vaddr = s->vaddr, .p_filesz = s->filesz, .p_memsz = s->memsz,
                          .p_align = 4096};
+        if (i == 0)
+            ph.p_filesz += fx->filesz_over;
         memcpy(b.p + sizeof eh + (1 + i) * sizeof ph, &ph, sizeof ph);
         buf_put(&b, s->data, s->filesz);
     }
@@ -536,6 +542,86 @@ static void test_open_errors_headers(void)
     fixture_teardown(&f);
 }
 
+/* Regression (issue 14, defect 1): e_phoff 0xffff... made the table's end wrap to a small
+ * number, the bounds check pass and the copy after it read outside the file (SIGSEGV). */
+static void test_phoff_wraps(void)
+{
+    struct fixture f;
+    fixture_setup(&f, sizeof filedata);
+    struct fx_core fx = std_core(f.data_path, 4096, true);
+    fx.phoff = UINT64_MAX;
+    char *core = write_fixture_core(f.dir, "core", &fx, 0);
+    expect_open_fails(core, NULL, CL_E_NOT_CORE, "corrupt ELF header");
+    free(core);
+    fx.phoff = UINT64_MAX - 55;   /* one program header: ends exactly at 2^64 */
+    fx.has_phnum_override = true;
+    fx.phnum_override = 1;
+    core = write_fixture_core(f.dir, "core", &fx, 0);
+    expect_open_fails(core, NULL, CL_E_NOT_CORE, "corrupt ELF header");
+    free(core);
+    fx.phoff = 1u << 20;   /* past the end without wrapping: the table was cut off */
+    fx.has_phnum_override = false;
+    core = write_fixture_core(f.dir, "core", &fx, 0);
+    expect_open_fails(core, NULL, CL_E_TRUNCATED, "program headers end at");
+    free(core);
+    fixture_teardown(&f);
+}
+
+/* Regression (issue 14, defect 2): a PT_LOAD whose p_memsz makes its end wrap past 2^64 to an
+ * address inside an NT_FILE entry sent the map builder back to where it started, forever. The
+ * alarm turns a hang into a failed run instead of a stuck one. */
+static void test_memsz_wraps(void)
+{
+    struct fixture f;
+    fixture_setup(&f, sizeof filedata);
+    struct fx_core fx = std_core(f.data_path, 4096, true);
+    fx.segs[0] = (struct fx_seg){0x10000, 0 - (uint64_t)0x8000, 0, NULL};   /* ends at 0x8000 */
+    fx.nsegs = 1;
+    fx.files[0] = (struct fx_file){0x8000, 0x30000, 0, f.data_path};
+    char *core = write_fixture_core(f.dir, "core", &fx, 0);
+    alarm(20);
+    expect_open_fails(core, NULL, CL_E_NOT_CORE, "corrupt program header 1");
+    alarm(0);
+    free(core);
+    fixture_teardown(&f);
+}
+
+/* Other headers no kernel or gcore writes: each is refused as not a core, never half-read. The
+ * dumped segment is program header 1 (the notes are 0). */
+static void test_corrupt_layouts(void)
+{
+    struct fixture f;
+    fixture_setup(&f, sizeof filedata);
+    struct fx_core good = std_core(f.data_path, 4096, true);
+    const char *msgs[] = {"corrupt program header 1", "corrupt program header 1", "overlap",
+                          "overlap", "malformed note"};
+    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+        struct fx_core fx = good;
+        switch (i) {
+        case 0:   /* p_filesz above p_memsz */
+            fx.segs[0].memsz = 0x1000;
+            break;
+        case 1:   /* p_offset + p_filesz wraps: p_filesz is 2^64 - 256 */
+            fx.filesz_over = UINT64_MAX - 0xff - sizeof dumped;
+            break;
+        case 2:   /* PT_LOADs that overlap */
+            fx.segs[1].vaddr = DUMPED_AT + 0x1000;
+            break;
+        case 3:   /* NT_FILE entries that overlap */
+            fx.files[1] = (struct fx_file){FILE_AT + 0x1000, FILE_AT + 0x3000, 0, f.data_path};
+            fx.nfiles = 2;
+            break;
+        case 4:   /* a thread note one byte short of struct elf_prstatus */
+            fx.prstatus_size = 335;
+            break;
+        }
+        char *core = write_fixture_core(f.dir, "core", &fx, 0);
+        expect_open_fails(core, NULL, CL_E_NOT_CORE, msgs[i]);
+        free(core);
+    }
+    fixture_teardown(&f);
+}
+
 static void test_exe_option(void)
 {
     struct fixture f;
@@ -581,6 +667,9 @@ void register_target_core_tests(void)
         {"open errors: files", test_open_errors_files},
         {"open errors: headers and truncation", test_open_errors_headers},
         {"--exe checks", test_exe_option},
+        {"e_phoff that wraps (issue 14)", test_phoff_wraps},
+        {"p_memsz that wraps (issue 14)", test_memsz_wraps},
+        {"corrupt program headers and notes", test_corrupt_layouts},
         {NULL, NULL},
     };
     tu_add_suite("target/core", tests);
