@@ -188,12 +188,15 @@ static int no_runtime(struct cl_target *t, const struct cl_symbols *syms, struct
     for (size_t i = 0; i < syms->n; i++) {
         const struct cl_module *m = &syms->mods[i];
         bool is_exe = t->exe_path && strcmp(m->path, t->exe_path) == 0;
+        if ((m == lib || (is_exe && !lib)) && m->state == CL_MODULE_MISSING)
+            return cl_error_set(err, CL_E_IO, "cannot look for the Python runtime: %s is not on "
+                                "this machine (use --sysroot, --lib-path or --exe)", m->path);
+        /* Name the file that was found and refused: the target's path is the right one. */
         if ((m == lib || (is_exe && !lib)) && m->state != CL_MODULE_OK)
-            return cl_error_set(err, m->state == CL_MODULE_MISSING ? CL_E_IO : CL_E_EXE_MISMATCH,
-                                "cannot look for the Python runtime: %s %s (use --sysroot, "
-                                "--lib-path or --exe)", m->path,
-                                m->state == CL_MODULE_MISSING ? "is not on this machine"
-                                                              : "on this machine is another build");
+            return cl_error_set(err, CL_E_EXE_MISMATCH, "cannot look for the Python runtime: %s "
+                                "(found for %s) is another build, its build-id differs (use "
+                                "--sysroot, --lib-path or --exe)", m->file ? m->file : "?",
+                                m->path);
     }
     return cl_error_set(err, CL_E_NOT_PYTHON, "%s is not a Python process: no CPython runtime "
                         "(_PyRuntime) in any loaded module", t->exe_path ? t->exe_path : "the target");
