@@ -21,7 +21,7 @@ HDRS     := $(shell find inspector -name '*.h')
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12
+.PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
 # Each object depends on the headers it includes (-MMD -MP), not on every header.
@@ -107,6 +107,32 @@ $(BUILD)/unit_tests_san: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a
 deps:
 	scripts/install-deps
 
+# The fuzzers (tests/fuzz/, docs/fuzz.md): libFuzzer harnesses built with Debian's clang against
+# the library compiled for fuzzing (coverage, ASan, UBSan) into its own build dir.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/fuzz_%)
+LIB_FUZZ_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+$(BUILD)/fuzz/obj/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+-include $(LIB_FUZZ_OBJ:.o=.d)
+$(BUILD)/fuzz/libculeak-fuzz.a: $(LIB_FUZZ_OBJ)
+	ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/%.c $(BUILD)/fuzz/libculeak-fuzz.a
+	$(FUZZ_CC) $(CL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(BUILD)/fuzz/libculeak-fuzz.a \
+	    $(LDLIBS) -o $@
+fuzz-deps:
+	scripts/install-fuzz
+fuzz-bins: $(FUZZ_BIN)
+# Each harness for FUZZ_SECONDS from the checked-in seeds; make check runs the short fixed-seed
+# pass (scripts/fuzz --smoke) through scripts/run-tests.
+fuzz: fuzz-deps
+	$(MAKE) fuzz-bins
+	scripts/fuzz $(FUZZ_SECONDS)
+
 install: all
 	install -D -m 755 $(BUILD)/culeak $(DESTDIR)$(PREFIX)/bin/culeak
 	install -D -m 644 $(BUILD)/culeak_gdb.abi3.so $(DESTDIR)$(PREFIX)/lib/culeak/culeak_gdb.abi3.so
@@ -126,12 +152,12 @@ test-unit-san: $(BUILD)/unit_tests_san
 test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
-check: deps
-	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+check: deps fuzz-deps
+	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san fuzz-bins
 	scripts/run-tests
 # The whole version matrix (docs/matrix.md); make check runs one representative per axis.
-check-full: deps
-	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san
+check-full: deps fuzz-deps
+	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests
 
 # No include points up the layers of docs/design.md, and the library, CLI and plugin compile clean
@@ -152,4 +178,4 @@ compdb:
 	@echo "compdb: wrote compile_commands.json"
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/*.a $(BUILD)/culeak $(BUILD)/unit_tests* compile_commands.json
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/fuzz $(BUILD)/*.a $(BUILD)/culeak $(BUILD)/unit_tests* compile_commands.json
