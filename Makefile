@@ -121,8 +121,8 @@ $(BUILD)/fuzz/obj/%.o: %.c Makefile
 -include $(LIB_FUZZ_OBJ:.o=.d)
 $(BUILD)/fuzz/libculeak-fuzz.a: $(LIB_FUZZ_OBJ)
 	ar rcs $@ $^
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/%.c $(BUILD)/fuzz/libculeak-fuzz.a
-	$(FUZZ_CC) $(CL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(BUILD)/fuzz/libculeak-fuzz.a \
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/%.c $(BUILD)/fuzz/libculeak-fuzz.a $(HDRS) $(wildcard tests/unit/*/*.h)
+	$(FUZZ_CC) $(CL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/unit $< $(BUILD)/fuzz/libculeak-fuzz.a \
 	    $(LDLIBS) -o $@
 fuzz-deps:
 	scripts/install-fuzz

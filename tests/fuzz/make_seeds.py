@@ -7,7 +7,8 @@ seed is the core's skeleton: the ELF header, program headers and notes as writte
 PT_LOADs only the first page of those that start with an ELF header (the pages the build-id
 checks read); every other PT_LOAD keeps its p_memsz with p_filesz 0, as the kernel writes a range
 coredump_filter leaves out. The corenotes seeds are the same cores' note segments and the first
-page of a real ELF file; the mappings seed is the process's own /proc/PID/maps.
+page of a real ELF file; the mappings seed is the process's own /proc/PID/maps. The walk
+harness's seeds patch nothing: one per layout table it can pick (byte 0).
 
 usage: tests/fuzz/make_seeds.py [PYTHON]   (default: pyenv's 3.11)"""
 import glob
@@ -89,7 +90,12 @@ def write(harness, name, data):
     print("make_seeds: %s/%s: %d bytes" % (harness, name, len(data)))
 
 
+WALK_LAYOUT_SEEDS = 16   # byte 0 is taken modulo the number of tables (under 16)
+
+
 def main():
+    for i in range(WALK_LAYOUT_SEEDS):
+        write("walk", "layout-%d" % i, bytes([i]))
     python = sys.argv[1] if len(sys.argv) > 1 else sorted(
         glob.glob(os.path.expanduser("~/.pyenv/versions/3.11.*/bin/python3.11")))[-1]
     with tempfile.TemporaryDirectory(prefix="culeak-seeds-") as d:
