@@ -70,12 +70,35 @@ static const unsigned char *dumped(const struct core *c, uint64_t addr, size_t l
     return c->map + s->offset + (addr - s->vaddr);
 }
 
+static int by_target_path(const void *a, const void *b)
+{
+    const struct backing_file *x = a, *y = b;
+    return strcmp(x->target_path, y->target_path);
+}
+
+/* Sorted by target path (add_backing_files): a core may name 10^5 files, so no linear scans. */
 static struct backing_file *backing_for(struct core *c, const char *path)
 {
-    for (size_t i = 0; i < c->nbacking; i++)
-        if (strcmp(c->backing[i].target_path, path) == 0)
-            return &c->backing[i];
-    return NULL;
+    struct backing_file key = {.target_path = path};
+    return c->nbacking ? bsearch(&key, c->backing, c->nbacking, sizeof key, by_target_path) : NULL;
+}
+
+/* One backing file per distinct path that NT_FILE names, sorted by that path. */
+static int add_backing_files(struct core *c)
+{
+    if (c->files.n == 0)
+        return 0;
+    c->backing = calloc(c->files.n, sizeof *c->backing);
+    if (!c->backing)
+        return CL_E_INTERNAL;
+    for (size_t i = 0; i < c->files.n; i++)
+        c->backing[i] = (struct backing_file){.target_path = c->files.v[i].path, .fd = -1};
+    qsort(c->backing, c->files.n, sizeof *c->backing, by_target_path);
+    c->nbacking = 1;
+    for (size_t i = 1; i < c->files.n; i++)
+        if (strcmp(c->backing[i].target_path, c->backing[c->nbacking - 1].target_path) != 0)
+            c->backing[c->nbacking++] = c->backing[i];
+    return 0;
 }
 
 /* The build-id the core recorded for the file mapped at offset 0 of path, if its first page was
@@ -429,16 +452,8 @@ static int build_maps(struct cl_target *t, struct core *c)
         if (add_file_gaps(t, c, &c->files.v[i]))
             return CL_E_INTERNAL;
     cl_mappings_sort(&t->maps);
-    for (size_t i = 0; i < c->files.n; i++) {
-        if (backing_for(c, c->files.v[i].path))
-            continue;
-        struct backing_file *v = realloc(c->backing, (c->nbacking + 1) * sizeof *v);
-        if (!v)
-            return CL_E_INTERNAL;
-        c->backing = v;
-        c->backing[c->nbacking++] = (struct backing_file){.target_path = c->files.v[i].path,
-                                                          .fd = -1};
-    }
+    if (add_backing_files(c))
+        return CL_E_INTERNAL;
     const struct cl_mapping *exe = c->at_entry ? cl_mappings_find(&c->files, c->at_entry) : NULL;
     if (exe && !(t->exe_path = strdup(exe->path)))
         return CL_E_INTERNAL;

@@ -85,8 +85,9 @@ def long_buildid_elf():
 def write(harness, name, data):
     d = os.path.join(CORPUS, harness)
     os.makedirs(d, exist_ok=True)
-    with gzip.open(os.path.join(d, name + ".gz"), "wb", compresslevel=9) as f:
-        f.write(data)
+    with open(os.path.join(d, name + ".gz"), "wb") as raw:   # no name or time in the header
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0, filename="") as f:
+            f.write(data)
     print("make_seeds: %s/%s: %d bytes" % (harness, name, len(data)))
 
 
