@@ -102,12 +102,36 @@ static void test_add_copies_and_grows(void)
     cl_mappings_free(&ms);
 }
 
+/* Numbers sscanf would have made undefined (wider than 64 bits) and malformed fields: the line
+ * is skipped, its neighbours kept. */
+static void test_parse_rejects_malformed(void)
+{
+    static const char text[] =
+        "ffffffffffffffff0-ffffffffffffffff1 r--p 00000000 00:00 0 /seventeen-digit-start\n"
+        "1000-ffffffffffffffff r--p 00000000 00:00 0 /sixteen-digit-end\n"
+        "2000-3000 r--p 1ffffffffffffffff 00:00 0 /seventeen-digit-offset\n"
+        "4000-5000 r--p 00000000 00:00 12x /inode-not-a-number\n"
+        "6000-7000 r-\n"
+        "8000-9000 rw-p zz 00:00 0 /offset-not-hex\n"
+        "a000- r--p 0 00:00 0 /no-end\n"
+        "-b000 r--p 0 00:00 0 /no-start\n"
+        "c000-d000 r--p 0";
+    struct cl_mappings ms = {0};
+    CU_ASSERT_EQUAL_FATAL(cl_mappings_parse_proc_maps(&ms, text, sizeof text - 1), 0);
+    CU_ASSERT_EQUAL_FATAL(ms.n, 1);
+    CU_ASSERT_EQUAL(ms.v[0].start, 0x1000);
+    CU_ASSERT_EQUAL(ms.v[0].end, UINT64_MAX);
+    CU_ASSERT_STRING_EQUAL(ms.v[0].path, "/sixteen-digit-end");
+    cl_mappings_free(&ms);
+}
+
 void register_target_mappings_tests(void)
 {
     static const struct tu_test tests[] = {
         {"parse /proc/PID/maps", test_parse_proc_maps},
         {"find", test_find},
         {"add copies paths and grows", test_add_copies_and_grows},
+        {"parse skips malformed lines and over-wide numbers", test_parse_rejects_malformed},
         {NULL, NULL},
     };
     tu_add_suite("target/mappings", tests);
