@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0) {
         read_mappings(t);
         cl_target_close(t);
-    } else if (t || err.code != rc || !err.msg[0] ||
+    } else if (t || (int)err.code != rc || !err.msg[0] ||
                (rc != CL_E_NOT_CORE && rc != CL_E_TRUNCATED)) {
         abort();   /* a bad core is "not a core" or "truncated", says why, and leaves nothing */
     }
