@@ -43,7 +43,8 @@ def host_info(make_root, python):
     """info from the host: the host pid, the pid it knows itself by, its executable as it names
     it, its threads, and torch's version read from a version.py only /proc/PID/root reaches."""
     def test():
-        check(not os.path.exists(VENV_INSIDE), "the host has %s: the test proves nothing" % VENV_INSIDE)
+        check(not os.path.exists(VENV_INSIDE),
+              "the host has %s: the test proves nothing" % VENV_INSIDE)
         with harness.Process(python, "idle.py", "--torch", root=make_root()) as p:
             check(p.pid != p.ns_pid, "pid %d is the same in the container" % p.pid)
             info = harness.culeak_json("info", "--pid", p.pid)
@@ -99,8 +100,8 @@ def host_live(make_root, python, chroot=False):
 
 
 def cores(make_root, python):
-    """A gcore by the container's own gdb and a kernel core, each read on the host with --sysroot
-    the container's file system. (Not the host's gdb: see harness.gcore.)"""
+    """tensors and refs from a gcore by the container's own gdb and from a kernel core, each read
+    on the host with --sysroot the container's file system. (Not the host's gdb: harness.gcore.)"""
     def test():
         root = make_root()
         with harness.tempdir() as d:
@@ -113,6 +114,11 @@ def cores(make_root, python):
             check_eq(os.path.basename(core), "core.%d" % truth["pid"], "kernel core's name")
             doc = harness.culeak_json("tensors", "--core", core, "--sysroot", sysroot)
             test_tensors.judge(doc, truth)
+            with harness.Process(python, test_refs.SCENARIO, root=make_root()) as p:
+                core = harness.gcore(p.pid, d)
+            test_refs.check_target(["--core", core, "--sysroot", sysroot], p.truth)
+            truth, core = harness.kernel_core(python, test_refs.SCENARIO, [], d, root=make_root())
+            test_refs.check_target(["--core", core, "--sysroot", sysroot], truth)
     return test
 
 
@@ -132,7 +138,7 @@ def portable_culeak(directory):
 
 
 def inside(make_root, python):
-    """culeak run inside the same container (as `docker exec` would), by the pid the job has there."""
+    """culeak run inside the same container (as `docker exec` would), by the job's pid there."""
     def test():
         with harness.tempdir() as d, harness.Process(python, "leaks.py", root=make_root()) as p:
             culeak, env = portable_culeak(d)
@@ -164,8 +170,9 @@ def deleted_libpython():
             check_eq(info["python"]["version"], p.truth["version"], "python.version")
             check_eq(info["python"]["module"], copy, "python.module")
             check_eq(info["python"]["symtab"], False, "python.symtab (the stripped copy it maps)")
-            check(any(copy in w and "deleted or replaced" in w and "still maps" in w
-                      for w in info["warnings"]), "no warning for %s: %r" % (copy, info["warnings"]))
+            warned = [w for w in info["warnings"]
+                      if copy in w and "deleted or replaced" in w and "still maps" in w]
+            check(warned, "no warning for %s: %r" % (copy, info["warnings"]))
 
 
 def tests():
