@@ -134,7 +134,8 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         return;
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
-        tracked = word(&h->objects, dst - 16) != 0;   /* PyGC_Head._gc_next sits right before */
+        /* PyGC_Head._gc_next sits right before the object */
+        tracked = word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
     h->nodes[h->n] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge, tracked};
     add_edge(h, e, h->n++, edge, payload);
 }
@@ -381,28 +382,65 @@ static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_
     }
 }
 
+/* The most nodes a GC list can hold: no more than the target's writable memory holds of the
+ * smallest GC object (its PyGC_Head, ob_refcnt and ob_type), and never more than MAX_GC_LIST. */
+static uint64_t gc_list_bound(struct py_objects *o)
+{
+    const struct cl_mappings *maps = &o->rt->t->maps;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < maps->n; i++)
+        if ((maps->v[i].perms & CL_MAP_W) || maps->v[i].perms == 0)   /* 0: the source does not say */
+            bytes += maps->v[i].end - maps->v[i].start;
+    uint64_t n = bytes / (o->rt->l->gc_head_size + 16u);
+    return n < MAX_GC_LIST ? n : MAX_GC_LIST;
+}
+
+/* Walks one GC list from its head, emitting each object. Brent's cycle finding stops a list whose
+ * links loop short of the head at its first revisit, so a looped list costs O(its length), not
+ * the bound. Returns the nodes walked; *broken says the list did not come back to its head. */
+static uint64_t walk_gc_list(struct py_heap *h, uint64_t head, uint64_t bound, bool *broken)
+{
+    struct py_objects *o = &h->objects;
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
+    uint64_t n = 0, p = word(o, head) & ~3ull, mark = p, power = 1, lap = 0;
+    for (; p && p != head && n < bound; n++) {
+        py_emit(&e, p + o->rt->l->gc_head_size, PY_E_SELF, 0);
+        p = word(o, p) & ~3ull;   /* _gc_next; 3.12+ keep flags in the low bits */
+        if (p == mark)
+            break;   /* a loop that misses the head */
+        if (++lap == power) {
+            mark = p;
+            power *= 2;
+            lap = 0;
+        }
+    }
+    *broken = p != head;
+    return n;
+}
+
 /* Objects on the GC lists that no root reached: garbage cycles awaiting collection, or objects
- * held only from C. */
+ * held only from C. py_runtime_open has checked each list's first node; a break further in is a
+ * corrupt or changing heap, said as a warning. */
 static void seed_gc_lists(struct py_heap *h)
 {
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
     uint64_t gc = o->rt->interp + l->is_gc;
     int32_t collecting = 0;
-    cl_read(o->rt->t, gc + l->gc_collecting, &collecting, 4);
+    (void)cl_read(o->rt->t, gc + l->gc_collecting, &collecting, sizeof collecting);   /* 0: not */
     h->gc_collecting = collecting != 0;
     if (h->gc_collecting)
         cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC lists may be "
                 "inconsistent, and unreachable objects may be missing");
-    uint64_t heads[4] = {gc + l->gc_generations, gc + l->gc_generations + 24,
-                         gc + l->gc_generations + 48, gc + l->gc_permanent};
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
-    for (int g = 0; g < 4; g++) {
-        uint64_t n = 0, p = word(o, heads[g]) & ~3ull;
-        for (; p && p != heads[g] && n < MAX_GC_LIST; n++, p = word(o, p) & ~3ull)
-            py_emit(&e, p + 16, PY_E_SELF, 0);
-        if (p != heads[g])
-            cl_note_add(&h->warnings, "GC generation %d list is broken after %llu objects", g, (unsigned long long)n);
+    uint64_t bound = gc_list_bound(o);
+    for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
+        uint64_t head = g < PY_GC_GENERATIONS ? gc + l->gc_generations + g * l->gc_generation_size
+                                              : gc + l->gc_permanent;
+        bool broken;
+        uint64_t n = walk_gc_list(h, head, bound, &broken);
+        if (broken)
+            cl_note_add(&h->warnings, "GC generation %u list is broken after %llu objects", g,
+                        (unsigned long long)n);
         h->gc_listed += n;
     }
 }
