@@ -3,6 +3,7 @@
  * for what no root reaches. */
 #include "cpython/heap.h"
 #include "cpython/frames.h"
+#include "cpython/gclist.h"
 #include "cpython/referents.h"
 
 #include <ctype.h>
@@ -17,7 +18,7 @@
 #define DEFAULT_MAX_OBJECTS 50000000u
 #define MAX_THREADS 4096
 #define MAX_FRAMES 100000           /* per thread */
-#define MAX_GC_LIST 200000000u
+#define MAX_GC_LIST 200000000u     /* nodes per GC list, whatever the memory could hold */
 
 static uint64_t word(struct py_objects *o, uint64_t addr)
 {
@@ -382,40 +383,10 @@ static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_
     }
 }
 
-/* The most nodes a GC list can hold: no more than the target's writable memory holds of the
- * smallest GC object (its PyGC_Head, ob_refcnt and ob_type), and never more than MAX_GC_LIST. */
-static uint64_t gc_list_bound(struct py_objects *o)
+static void emit_gc_node(void *arg, uint64_t node)
 {
-    const struct cl_mappings *maps = &o->rt->t->maps;
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < maps->n; i++)
-        if ((maps->v[i].perms & CL_MAP_W) || maps->v[i].perms == 0)   /* 0: the source does not say */
-            bytes += maps->v[i].end - maps->v[i].start;
-    uint64_t n = bytes / (o->rt->l->gc_head_size + 16u);
-    return n < MAX_GC_LIST ? n : MAX_GC_LIST;
-}
-
-/* Walks one GC list from its head, emitting each object. Brent's cycle finding stops a list whose
- * links loop short of the head at its first revisit, so a looped list costs O(its length), not
- * the bound. Returns the nodes walked; *broken says the list did not come back to its head. */
-static uint64_t walk_gc_list(struct py_heap *h, uint64_t head, uint64_t bound, bool *broken)
-{
-    struct py_objects *o = &h->objects;
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
-    uint64_t n = 0, p = word(o, head) & ~3ull, mark = p, power = 1, lap = 0;
-    for (; p && p != head && n < bound; n++) {
-        py_emit(&e, p + o->rt->l->gc_head_size, PY_E_SELF, 0);
-        p = word(o, p) & ~3ull;   /* _gc_next; 3.12+ keep flags in the low bits */
-        if (p == mark)
-            break;   /* a loop that misses the head */
-        if (++lap == power) {
-            mark = p;
-            power *= 2;
-            lap = 0;
-        }
-    }
-    *broken = p != head;
-    return n;
+    struct py_emitter *e = arg;
+    py_emit(e, node + e->h->objects.rt->l->gc_head_size, PY_E_SELF, 0);
 }
 
 /* Objects on the GC lists that no root reached: garbage cycles awaiting collection, or objects
@@ -432,12 +403,14 @@ static void seed_gc_lists(struct py_heap *h)
     if (h->gc_collecting)
         cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC lists may be "
                 "inconsistent, and unreachable objects may be missing");
-    uint64_t bound = gc_list_bound(o);
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
+    /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
+    uint64_t bound = py_gc_list_bound(o->rt->t, l->gc_head_size + l->ob_size, MAX_GC_LIST);
     for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
         uint64_t head = g < PY_GC_GENERATIONS ? gc + l->gc_generations + g * l->gc_generation_size
                                               : gc + l->gc_permanent;
         bool broken;
-        uint64_t n = walk_gc_list(h, head, bound, &broken);
+        uint64_t n = py_gc_list_walk(o->rt->t, head, bound, emit_gc_node, &e, &broken);
         if (broken)
             cl_note_add(&h->warnings, "GC generation %u list is broken after %llu objects", g,
                         (unsigned long long)n);
