@@ -4,6 +4,7 @@
 #ifndef CULEAK_CPYTHON_LAYOUT_H
 #define CULEAK_CPYTHON_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ struct py_layout {
     enum py_line_model lines;
 
     /* _PyRuntimeState */
+    bool rt_debug_offsets;            /* 3.13+: it opens with _Py_DebugOffsets, cookie "xdebugpy" */
     uint16_t rt_interpreters_head, rt_main_thread;
     uint32_t rt_main_interpreter;     /* 3.11+: the main interpreter is embedded in _PyRuntime */
     /* PyInterpreterState */

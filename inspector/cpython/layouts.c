@@ -67,7 +67,7 @@
     .sq_node_data = N, .sq_stmt_size = 32, .sq_stmt_sql = N
 
 static const struct py_layout py39 = {
-    BEFORE_314, .gc_generations = 24,
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
@@ -105,7 +105,7 @@ static const struct py_layout py39 = {
 };
 
 static const struct py_layout py310 = {
-    BEFORE_314, .gc_generations = 24,
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.10", .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
@@ -143,7 +143,7 @@ static const struct py_layout py310 = {
 };
 
 static const struct py_layout py311 = {
-    BEFORE_314, .gc_generations = 24,
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.11", .minor = 11, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_311,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
@@ -184,7 +184,7 @@ static const struct py_layout py311 = {
 };
 
 static const struct py_layout py312 = {
-    BEFORE_314, .gc_generations = 24,
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.12", .minor = 12, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_312,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
@@ -225,7 +225,8 @@ static const struct py_layout py312 = {
 
 /* 3.13: what every patch release has in common. */
 #define PY313_COMMON                                                                               \
-    .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,                \
+    .rt_debug_offsets = true, .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313,         \
+    .keys = PY_KEYS_311,                                                                           \
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 632,                         \
     .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
     .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968,        \
@@ -280,7 +281,7 @@ static const struct py_layout py313_5 = {
  * keeps three generation lists with generation0 at the end of its state. A 3.14 release whose
  * GC state is laid out otherwise fails the generation-0 check on open and is refused. */
 static const struct py_layout py314 = {
-    .name = "3.14", .minor = 14,
+    .name = "3.14", .minor = 14, .rt_debug_offsets = true,
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,

@@ -201,11 +201,18 @@ int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struc
 
 /* Whether p is a _PyRuntime under layout l: the interpreter list's head and main agree (checked
  * by the caller), the interpreter's first thread points back to it, the runtime's main thread is
- * one of its threads, and (3.11+) the main interpreter is the one embedded in the runtime. */
+ * one of its threads, (3.11+) the main interpreter is embedded in the runtime, after p (patch
+ * releases move it: 3.13.5 has it at +88400, 3.13.18 at +88424), and (3.13+) p opens with the
+ * _Py_DebugOffsets cookie. */
 static bool runtime_fits(struct cl_target *t, const struct py_layout *l, uint64_t p, uint64_t interp)
 {
     uint64_t ts, back, main_thread, id;
-    if ((interp & 7) || (l->rt_main_interpreter != PY_NONE && interp != p + l->rt_main_interpreter) ||
+    char cookie[8];
+    bool embedded = interp > p && interp - p <= MAIN_INTERPRETER_MAX;
+    if (l->rt_debug_offsets &&
+        (cl_read(t, p, cookie, sizeof cookie) || memcmp(cookie, "xdebugpy", sizeof cookie) != 0))
+        return false;
+    if ((interp & 7) || (l->rt_main_interpreter != PY_NONE && !embedded) ||
         cl_read_u64(t, interp + l->is_threads_head, &ts) || !ts || (ts & 7) ||
         cl_read_u64(t, ts + l->ts_interp, &back) || back != interp ||
         cl_read_u64(t, p + l->rt_main_thread, &main_thread) || !main_thread)
