@@ -186,7 +186,11 @@ int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struc
         return cl_error_set(err, CL_E_UNSUPPORTED, "type(type) is not type: the runtime at 0x%llx "
                             "is not Python %s as detected", (unsigned long long)rt->runtime,
                             py->version);
-    if ((rc = choose_variant(rt, py, minor, err)))
+    if (py->layout && py->layout->minor != minor)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout is not one for Python %s",
+                            py->layout->name, py->version);
+    rc = py->layout ? variant_fits(rt, py->layout, err) : choose_variant(rt, py, minor, err);
+    if (rc)
         return rc;
     unsigned checked, differ = py_debug_offsets_compare(&rt->debug, rt->table, NULL, &checked);
     if (differ)

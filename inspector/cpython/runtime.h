@@ -46,6 +46,8 @@ struct py_runtime_site {
     uint32_t version_hex;             /* PY_VERSION_HEX */
     const char *version;              /* "3.11.2", for messages */
     bool free_threaded;
+    const struct py_layout *layout;   /* this table, which must fit; NULL: the minor's first that
+                                         fits (py_layout_named gives one by name) */
 };
 
 /* Selects the layout for the detected version and validates it on the target: of the minor's
