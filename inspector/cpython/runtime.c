@@ -127,8 +127,7 @@ static int variant_fits(struct py_runtime *rt, const struct py_layout *l, struct
 }
 
 /* The first of the minor's variants that fits; the first one's complaint when none does. */
-static int choose_variant(struct py_runtime *rt, const struct py_runtime_site *py, unsigned minor,
-                          struct cl_error *err)
+static int choose_variant(struct py_runtime *rt, unsigned minor, struct cl_error *err)
 {
     size_t n;
     const struct py_layout *const *all = py_layouts(&n);
@@ -143,10 +142,7 @@ static int choose_variant(struct py_runtime *rt, const struct py_runtime_site *p
         if (!tried++)
             first = e;
     }
-    if (!tried)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no object layout for Python %s "
-                            "(supported: 3.9 to 3.14)", py->version);
-    *err = first;
+    *err = first;   /* the caller made sure the minor has a table */
     if (tried > 1)
         snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
                  " (and no other 3.%u variant fits either)", minor);
@@ -171,9 +167,12 @@ int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struc
         return cl_error_set(err, CL_E_UNSUPPORTED, "%s is a debug build of Python %s; culeak "
                             "walks only release builds", py->module->path, py->version);
     const struct py_layout *any = py_layout_for(major, minor);
-    if (!any)
+    if (!any) {
+        char names[256];
+        py_layout_names(names, sizeof names);
         return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no object layout for Python %s "
-                            "(supported: 3.9 to 3.14)", py->version);
+                            "(its layouts: %s)", py->version, names);
+    }
     int rc = py_debug_offsets_read(t, rt->runtime, minor, &rt->debug, err);
     if (rc)
         return rc;
@@ -189,7 +188,7 @@ int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struc
     if (py->layout && py->layout->minor != minor)
         return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout is not one for Python %s",
                             py->layout->name, py->version);
-    rc = py->layout ? variant_fits(rt, py->layout, err) : choose_variant(rt, py, minor, err);
+    rc = py->layout ? variant_fits(rt, py->layout, err) : choose_variant(rt, minor, err);
     if (rc)
         return rc;
     unsigned checked, differ = py_debug_offsets_compare(&rt->debug, rt->table, NULL, &checked);
