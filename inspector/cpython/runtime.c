@@ -152,6 +152,13 @@ static int choose_variant(struct py_runtime *rt, unsigned minor, struct cl_error
 int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struct py_runtime *rt,
                     struct cl_error *err)
 {
+    return py_runtime_open_layout(t, py, NULL, rt, err);
+}
+
+int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py,
+                           const struct py_layout *layout, struct py_runtime *rt,
+                           struct cl_error *err)
+{
     memset(rt, 0, sizeof *rt);
     rt->t = t;
     rt->runtime = py->runtime;
@@ -185,10 +192,10 @@ int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struc
         return cl_error_set(err, CL_E_UNSUPPORTED, "type(type) is not type: the runtime at 0x%llx "
                             "is not Python %s as detected", (unsigned long long)rt->runtime,
                             py->version);
-    if (py->layout && py->layout->minor != minor)
+    if (layout && layout->minor != minor)
         return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout is not one for Python %s",
-                            py->layout->name, py->version);
-    rc = py->layout ? variant_fits(rt, py->layout, err) : choose_variant(rt, minor, err);
+                            layout->name, py->version);
+    rc = layout ? variant_fits(rt, layout, err) : choose_variant(rt, minor, err);
     if (rc)
         return rc;
     unsigned checked, differ = py_debug_offsets_compare(&rt->debug, rt->table, NULL, &checked);

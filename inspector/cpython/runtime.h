@@ -46,8 +46,6 @@ struct py_runtime_site {
     uint32_t version_hex;             /* PY_VERSION_HEX */
     const char *version;              /* "3.11.2", for messages */
     bool free_threaded;
-    const struct py_layout *layout;   /* this table, which must fit; NULL: the minor's first that
-                                         fits (py_layout_named gives one by name) */
 };
 
 /* Selects the layout for the detected version and validates it on the target: of the minor's
@@ -56,6 +54,10 @@ struct py_runtime_site {
  * every GC list's first node is an object. Fields _Py_DebugOffsets gives come from it. */
 int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struct py_runtime *rt,
                     struct cl_error *err);
+/* The same with this table (py_layout_named gives one by name), which must fit; NULL: as above. */
+int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py,
+                           const struct py_layout *layout, struct py_runtime *rt,
+                           struct cl_error *err);
 
 /* Looks for _PyRuntime in the writable memory of module m (and the .bss mapping after it) when
  * neither its symbol nor its section is there: a word where the interpreter list's head and main

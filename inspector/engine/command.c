@@ -355,7 +355,7 @@ static int cmd_check_layout(const struct cl_command_line *cli, struct cl_session
 {
     const struct cl_python_info *py = &s->python;
     struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
-                                   py->free_threaded, NULL};
+                                   py->free_threaded};
     struct py_runtime *rt = malloc(sizeof *rt);
     if (!rt)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");

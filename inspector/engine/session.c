@@ -67,7 +67,7 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
     if (!s->heap_built) {
         const struct cl_python_info *py = &s->python;
         struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
-                                       py->free_threaded, NULL};
+                                       py->free_threaded};
         int rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
         if (rc || (rc = py_heap_build(&s->py_runtime, opt, &s->heap, err)))
             return rc;

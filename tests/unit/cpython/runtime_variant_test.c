@@ -48,10 +48,11 @@ static int open_with(struct cl_session *s, const char *layout, const char **chos
 {
     const struct cl_python_info *py = &s->python;
     struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
-                                   py->free_threaded, layout ? py_layout_named(layout) : NULL};
-    CU_ASSERT_FATAL(!layout || site.layout);
+                                   py->free_threaded};
+    const struct py_layout *l = layout ? py_layout_named(layout) : NULL;
+    CU_ASSERT_FATAL(!layout || l);
     static struct py_runtime rt;   /* a test's scratch; the struct is large for a stack */
-    int rc = py_runtime_open(s->target, &site, &rt, err);
+    int rc = py_runtime_open_layout(s->target, &site, l, &rt, err);
     *chosen = rc ? NULL : rt.table->name;
     return rc;
 }
