@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpython/layout_check.h"
 #include "cpython/runtime.h"
+#include "cpython/layout_check.h"
 #include "engine/snapshot.h"
 #include "report/info.h"
 #include "report/objects.h"
