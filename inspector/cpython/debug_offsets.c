@@ -22,8 +22,10 @@ struct debug_layout {
     size_t n;
 };
 
-#define D(pos, size_pos, field, name) {pos, size_pos, offsetof(struct py_layout, field), name, false}
-#define S(pos, size_pos, field, name) {pos, size_pos, offsetof(struct py_layout, field), name, true}
+#define D(pos, size_pos, field, name) \
+    {pos, size_pos, offsetof(struct py_layout, field), name, false}
+#define S(pos, size_pos, field, name) \
+    {pos, size_pos, offsetof(struct py_layout, field), name, true}
 
 /* 3.13.0, 3.13.5 and 3.13.18 (the same struct in each). */
 static const struct debug_field fields_313[] = {
@@ -153,14 +155,16 @@ static int check_fields(const struct py_debug_offsets *d, const struct debug_lay
     for (size_t i = 0; i < dl->n; i++) {
         const struct debug_field *f = &dl->fields[i];
         uint64_t v = u64_at(d, f->pos), bound = u64_at(d, f->size_pos);
-        if (bound == 0 || bound > STRUCT_SIZE_MAX || v >= PY_NONE || (f->is_size ? v > bound : v >= bound))
+        bool outside = f->is_size ? v > bound : v >= bound;
+        if (bound == 0 || bound > STRUCT_SIZE_MAX || v >= PY_NONE || outside)
             return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets does not "
                                 "check out: %s is %llu, its struct's size %llu", f->name,
                                 (unsigned long long)v, (unsigned long long)bound);
         for (size_t j = 0; j < i; j++)
             if (dl->fields[j].at == f->at && u64_at(d, dl->fields[j].pos) != v)
                 return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets does "
-                                    "not check out: %s and %s disagree", dl->fields[j].name, f->name);
+                                    "not check out: %s and %s disagree", dl->fields[j].name,
+                                    f->name);
     }
     return 0;
 }
@@ -190,7 +194,8 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
     if (u64_at(d, pos) != 16 || u64_at(d, pos + 8) != 8)
         return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets does not "
                             "check out: PyObject is %llu bytes with its type at %llu",
-                            (unsigned long long)u64_at(d, pos), (unsigned long long)u64_at(d, pos + 8));
+                            (unsigned long long)u64_at(d, pos),
+                            (unsigned long long)u64_at(d, pos + 8));
     int rc = check_fields(d, dl, err);
     if (rc)
         return rc;

@@ -1,5 +1,11 @@
 #include "cpython/gclist.h"
 
+uint64_t py_gc_list_head(const struct py_layout *l, uint64_t gc, unsigned g)
+{
+    return g < PY_GC_GENERATIONS ? gc + l->gc_generations + g * (uint64_t)l->gc_generation_size
+                                 : gc + l->gc_permanent;
+}
+
 uint64_t py_gc_list_bound(const struct cl_target *t, uint64_t node_size, uint64_t cap)
 {
     uint64_t bytes = 0;

@@ -6,7 +6,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpython/layout.h"
 #include "target/target.h"
+
+/* The head of GC list g (0 to PY_GC_GENERATIONS - 1: the generations; PY_GC_GENERATIONS: the
+ * permanent generation) of the GC state at gc. */
+uint64_t py_gc_list_head(const struct py_layout *l, uint64_t gc, unsigned g);
 
 /* The most nodes a GC list can hold: no more than the target's writable memory holds of nodes of
  * node_size bytes (the smallest GC object: its PyGC_Head, ob_refcnt and ob_type), and never more

@@ -407,8 +407,7 @@ static void seed_gc_lists(struct py_heap *h)
     /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
     uint64_t bound = py_gc_list_bound(o->rt->t, l->gc_head_size + l->ob_size, MAX_GC_LIST);
     for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
-        uint64_t head = g < PY_GC_GENERATIONS ? gc + l->gc_generations + g * l->gc_generation_size
-                                              : gc + l->gc_permanent;
+        uint64_t head = py_gc_list_head(l, gc, g);
         bool broken;
         uint64_t n = py_gc_list_walk(o->rt->t, head, bound, emit_gc_node, &e, &broken);
         if (broken)

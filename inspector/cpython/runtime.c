@@ -1,5 +1,6 @@
 #include "cpython/runtime.h"
 
+#include "cpython/gclist.h"
 #include "util/notes.h"
 
 #include <stdio.h>
@@ -25,7 +26,8 @@ static const struct { enum py_family f; const char *symbol; } family_symbols[] =
     {PY_F_CONTEXTVAR, "PyContextVar_Type"}, {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
 };
 
-static int find_families(struct py_runtime *rt, const struct py_runtime_site *py, struct cl_error *err)
+static int find_families(struct py_runtime *rt, const struct py_runtime_site *py,
+                         struct cl_error *err)
 {
     for (size_t i = 0; i < sizeof family_symbols / sizeof *family_symbols; i++) {
         uint64_t a;
@@ -95,8 +97,7 @@ static int gc_fits(struct py_runtime *rt, const struct py_layout *l, struct cl_e
                             l->name, (unsigned long long)gen0,
                             (unsigned long long)(gc + l->gc_generations));
     for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
-        uint64_t head = g < PY_GC_GENERATIONS ? gc + l->gc_generations + g * l->gc_generation_size
-                                              : gc + l->gc_permanent, first;
+        uint64_t head = py_gc_list_head(l, gc, g), first;
         if (cl_read_u64(rt->t, head, &first))
             return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: "
                                 "GC list %u's head cannot be read", l->name, g);
@@ -162,7 +163,8 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
     memset(rt, 0, sizeof *rt);
     rt->t = t;
     rt->runtime = py->runtime;
-    unsigned major = (unsigned)(py->version_hex >> 24), minor = (unsigned)(py->version_hex >> 16) & 0xff;
+    unsigned major = (unsigned)(py->version_hex >> 24);
+    unsigned minor = (unsigned)(py->version_hex >> 16) & 0xff;
     if (py->free_threaded)
         return cl_error_set(err, CL_E_UNSUPPORTED, "Python %s is a free-threaded build; culeak "
                             "walks only default (GIL) builds", py->version);
@@ -201,8 +203,8 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
     unsigned checked, differ = py_debug_offsets_compare(&rt->debug, rt->table, NULL, &checked);
     if (differ)
         cl_note_add(&t->warnings, "%u fields of culeak's %s layout differ from the runtime's "
-                    "_Py_DebugOffsets (used instead): a build culeak has not seen; run check-layout",
-                    differ, rt->table->name);
+                    "_Py_DebugOffsets (used instead): a build culeak has not seen; run "
+                    "check-layout", differ, rt->table->name);
     return 0;
 }
 
@@ -214,7 +216,8 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
  * one of its threads, (3.11+) the main interpreter is embedded in the runtime, after p (patch
  * releases move it: 3.13.5 has it at +88400, 3.13.18 at +88424), and (3.13+) p opens with the
  * _Py_DebugOffsets cookie. */
-static bool runtime_fits(struct cl_target *t, const struct py_layout *l, uint64_t p, uint64_t interp)
+static bool runtime_fits(struct cl_target *t, const struct py_layout *l, uint64_t p,
+                         uint64_t interp)
 {
     uint64_t ts, back, main_thread, id;
     char cookie[8];
