@@ -21,16 +21,29 @@ static uint64_t word(struct py_objects *o, uint64_t addr)
     return cl_read_ptr_or_0(o->rt->t, addr);
 }
 
-/* The code object of a frame, or 0 for frames that are not Python code (3.12+ shim frames). */
+/* The object a frame slot refers to, or 0. 3.14's slots are _PyStackRefs: a tagged int is no
+ * object, and the tag bits are not part of the pointer (NULL reads as a bare tag). */
+static uint64_t slot_object(struct py_objects *o, uint64_t addr)
+{
+    uint64_t bits = word(o, addr), mask = o->rt->l->stackref_tag_mask;
+    if (mask && (bits & mask) == mask)
+        return 0;
+    return bits & ~mask;
+}
+
+/* The code object of a frame, or 0 for frames that are not Python code (3.12+ shim frames,
+ * 3.14's interpreter entry frames). */
 static uint64_t frame_code(struct py_objects *o, uint64_t frame)
 {
     const struct py_layout *l = o->rt->l;
     if (l->if_owner != PY_NONE && l->frames != PY_FRAMES_OBJECTS) {
         uint8_t owner;
-        if (cl_read(o->rt->t, frame + l->if_owner, &owner, 1) || owner == l->owner_cstack)
+        if (cl_read(o->rt->t, frame + l->if_owner, &owner, sizeof owner) || owner == l->owner_cstack ||
+            owner == l->owner_interpreter)
             return 0;
     }
-    uint64_t code = word(o, frame + (l->frames == PY_FRAMES_OBJECTS ? l->f_code : l->if_code));
+    uint64_t code = l->frames == PY_FRAMES_OBJECTS ? word(o, frame + l->f_code)
+                                                   : slot_object(o, frame + l->if_code);
     const struct py_type *ty = code ? py_object_type(o, code) : NULL;
     return ty && ty->family == PY_F_CODE ? code : 0;
 }
@@ -81,12 +94,12 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
         return 0;
     unsigned char kind[256];
     for (int64_t i = 0; i < count && n < cap; i++, n++) {
-        if (i % 256 == 0 && cl_read(t, kinds + 32 + (uint64_t)i, kind,
+        if (i % 256 == 0 && cl_read(t, kinds + l->bytes_data + (uint64_t)i, kind,
                                     count - i < 256 ? (size_t)(count - i) : 256) != 0)
             return n;
         out[n].name = tuple_item(o, names, i);
         out[n].cell = (kind[i % 256] & (CO_FAST_CELL | CO_FAST_FREE)) != 0;
-        out[n].value = word(o, frame + l->if_localsplus + 8 * (uint64_t)i);
+        out[n].value = slot_object(o, frame + l->if_localsplus + 8 * (uint64_t)i);
     }
     return n;
 }
@@ -122,7 +135,7 @@ static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
     int64_t len;
     uint64_t addr, table = word(o, code + l->co_linetable);
     if (cl_read(t, code + l->co_firstlineno, &first, 4) || !table ||
-        cl_read(t, table + 16, &len, 8) || len < 0 || (uint64_t)len > MAX_LINETABLE)
+        cl_read(t, table + l->ob_size, &len, sizeof len) || len < 0 || (uint64_t)len > MAX_LINETABLE)
         return -1;
     if (l->lines == PY_LINES_LOCATIONS) {
         uint64_t instr = word(o, frame + l->if_instr), base = code + l->co_code_adaptive;
@@ -137,7 +150,7 @@ static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
     }
     uint8_t *bytes = malloc((size_t)len + 1);
     int line = -1;
-    if (bytes && cl_read(t, table + 32, bytes, (size_t)len) == 0)
+    if (bytes && cl_read(t, table + l->bytes_data, bytes, (size_t)len) == 0)
         line = l->lines == PY_LINES_LNOTAB       ? py_line_lnotab(bytes, (size_t)len, first, addr)
              : l->lines == PY_LINES_LINETABLE    ? py_line_linetable(bytes, (size_t)len, first, addr)
                                                  : py_line_locations(bytes, (size_t)len, first, addr);

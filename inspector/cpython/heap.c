@@ -3,6 +3,7 @@
  * for what no root reaches. */
 #include "cpython/heap.h"
 #include "cpython/frames.h"
+#include "cpython/gclist.h"
 #include "cpython/referents.h"
 
 #include <ctype.h>
@@ -17,7 +18,7 @@
 #define DEFAULT_MAX_OBJECTS 50000000u
 #define MAX_THREADS 4096
 #define MAX_FRAMES 100000           /* per thread */
-#define MAX_GC_LIST 200000000u
+#define MAX_GC_LIST 200000000u     /* nodes per GC list, whatever the memory could hold */
 
 static uint64_t word(struct py_objects *o, uint64_t addr)
 {
@@ -134,7 +135,8 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         return;
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
-        tracked = word(&h->objects, dst - 16) != 0;   /* PyGC_Head._gc_next sits right before */
+        /* PyGC_Head._gc_next sits right before the object */
+        tracked = word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
     h->nodes[h->n] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge, tracked};
     add_edge(h, e, h->n++, edge, payload);
 }
@@ -381,28 +383,36 @@ static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_
     }
 }
 
+static void emit_gc_node(void *arg, uint64_t node)
+{
+    struct py_emitter *e = arg;
+    py_emit(e, node + e->h->objects.rt->l->gc_head_size, PY_E_SELF, 0);
+}
+
 /* Objects on the GC lists that no root reached: garbage cycles awaiting collection, or objects
- * held only from C. */
+ * held only from C. py_runtime_open has checked each list's first node; a break further in is a
+ * corrupt or changing heap, said as a warning. */
 static void seed_gc_lists(struct py_heap *h)
 {
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
     uint64_t gc = o->rt->interp + l->is_gc;
     int32_t collecting = 0;
-    cl_read(o->rt->t, gc + l->gc_collecting, &collecting, 4);
+    (void)cl_read(o->rt->t, gc + l->gc_collecting, &collecting, sizeof collecting);   /* 0: not */
     h->gc_collecting = collecting != 0;
     if (h->gc_collecting)
         cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC lists may be "
                 "inconsistent, and unreachable objects may be missing");
-    uint64_t heads[4] = {gc + l->gc_generations, gc + l->gc_generations + 24,
-                         gc + l->gc_generations + 48, gc + l->gc_permanent};
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
-    for (int g = 0; g < 4; g++) {
-        uint64_t n = 0, p = word(o, heads[g]) & ~3ull;
-        for (; p && p != heads[g] && n < MAX_GC_LIST; n++, p = word(o, p) & ~3ull)
-            py_emit(&e, p + 16, PY_E_SELF, 0);
-        if (p != heads[g])
-            cl_note_add(&h->warnings, "GC generation %d list is broken after %llu objects", g, (unsigned long long)n);
+    /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
+    uint64_t bound = py_gc_list_bound(o->rt->t, l->gc_head_size + l->ob_size, MAX_GC_LIST);
+    for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
+        uint64_t head = py_gc_list_head(l, gc, g);
+        bool broken;
+        uint64_t n = py_gc_list_walk(o->rt->t, head, bound, emit_gc_node, &e, &broken);
+        if (broken)
+            cl_note_add(&h->warnings, "GC generation %u list is broken after %llu objects", g,
+                        (unsigned long long)n);
         h->gc_listed += n;
     }
 }

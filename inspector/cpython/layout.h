@@ -4,6 +4,8 @@
 #ifndef CULEAK_CPYTHON_LAYOUT_H
 #define CULEAK_CPYTHON_LAYOUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PY_NONE UINT16_MAX
@@ -12,7 +14,7 @@
 enum py_frame_model {
     PY_FRAMES_OBJECTS,        /* 3.9/3.10: tstate->frame, PyFrameObject.f_back */
     PY_FRAMES_CFRAME,         /* 3.11/3.12: tstate->cframe->current_frame, iframe->previous */
-    PY_FRAMES_CURRENT,        /* 3.13: tstate->current_frame, iframe->previous */
+    PY_FRAMES_CURRENT,        /* 3.13+: tstate->current_frame, iframe->previous */
 };
 
 /* How instance attributes of classes without an explicit tp_dictoffset are stored. */
@@ -36,7 +38,7 @@ enum py_dictkeys_model {
 };
 
 struct py_layout {
-    const char *name;                 /* "3.11" */
+    const char *name;                 /* "3.11", or "3.13.5" for a patch-release variant */
     unsigned minor;
     enum py_frame_model frames;
     enum py_dict_model dicts;
@@ -44,6 +46,7 @@ struct py_layout {
     enum py_line_model lines;
 
     /* _PyRuntimeState */
+    bool rt_debug_offsets;            /* 3.13+: it opens with _Py_DebugOffsets, cookie "xdebugpy" */
     uint16_t rt_interpreters_head, rt_main_thread;
     uint32_t rt_main_interpreter;     /* 3.11+: the main interpreter is embedded in _PyRuntime */
     /* PyInterpreterState */
@@ -62,8 +65,14 @@ struct py_layout {
     uint16_t cf_current_frame;
     /* _PyInterpreterFrame (3.11+) */
     uint16_t if_code, if_previous, if_funcobj, if_globals, if_locals, if_frame_obj, if_instr,
-        if_stacktop, if_owner, if_localsplus;
-    uint8_t owner_cstack;             /* FRAME_OWNED_BY_CSTACK, or 0xff */
+        if_stacktop, if_stackpointer, if_owner, if_localsplus;
+    /* Owners of frames that run no Python code: FRAME_OWNED_BY_CSTACK (3.12+), and 3.14's
+     * FRAME_OWNED_BY_INTERPRETER; 0xff where a version has no such value. */
+    uint8_t owner_cstack, owner_interpreter;
+    /* 3.14: frame slots, f_executable and f_funcobj are _PyStackRefs, whose low bits are tags:
+     * all of them set is a tagged int (no object), and bits & ~mask is the object (NULL reads 1).
+     * 0 where frames hold plain PyObject pointers. */
+    uint8_t stackref_tag_mask;
     /* PyFrameObject */
     uint16_t f_back, f_frame, f_code, f_globals, f_locals, f_trace, f_localsplus, f_lasti,
         f_stacktop, f_lineno;
@@ -71,8 +80,12 @@ struct py_layout {
     uint16_t co_nlocals, co_nlocalsplus, co_firstlineno, co_consts, co_names, co_varnames,
         co_freevars, co_cellvars, co_localsplusnames, co_localspluskinds, co_filename, co_name,
         co_qualname, co_linetable, co_code_adaptive;
-    /* _gc_runtime_state (relative to interp + is_gc) */
-    uint16_t gc_generations, gc_permanent, gc_collecting, gc_garbage;
+    /* _gc_runtime_state (relative to interp + is_gc); generation0 points at generations[0]'s head,
+     * which tells apart variants whose lists sit elsewhere (3.13.0: +24, later 3.13: +20) */
+    uint16_t gc_generations, gc_generation0, gc_permanent, gc_collecting, gc_garbage;
+    uint16_t gc_generation_size;      /* sizeof(struct gc_generation): the lists' stride */
+    uint16_t gc_head_size;            /* sizeof(PyGC_Head), in front of every GC object */
+#define PY_GC_GENERATIONS 3           /* NUM_GENERATIONS, then the permanent generation's list */
     /* PyTypeObject / PyHeapTypeObject */
     uint16_t tp_name, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
         tp_dictoffset, tp_bases, tp_mro, tp_subclasses, ht_cached_keys, ht_qualname;
@@ -97,6 +110,7 @@ struct py_layout {
     uint16_t str_length, str_state, ascii_data, compact_data, unicode_legacy_data;
     uint16_t long_digits;             /* int: digits follow ob_size (lv_tag from 3.12) */
     uint16_t float_value;             /* float: its double (ob_fval) */
+    uint16_t bytes_data;              /* bytes: its first byte (ob_sval) */
     /* int: 3.12+ uses lv_tag, earlier a signed digit count */
     uint8_t long_tagged;
     /* Core C types without a builtin family of their own (DWARF-checked like the rest):
@@ -137,8 +151,15 @@ struct py_layout {
     int8_t managed_values_offset;     /* 3.11: -32 */
 };
 
-/* The table for a minor version, or NULL when culeak has none. */
+/* The first table for a minor version (a minor may have several variants, told apart on the
+ * target by py_runtime_open), or NULL when culeak has none. */
 const struct py_layout *py_layout_for(unsigned major, unsigned minor);
+/* The table of that name ("3.13.5"), or NULL. */
+const struct py_layout *py_layout_named(const char *name);
+/* Every table, oldest first; *n is their number. */
+const struct py_layout *const *py_layouts(size_t *n);
+/* The table names, comma-separated, into buf. */
+void py_layout_names(char *buf, size_t cap);
 
 /* _elementtree: Element.text and .tail are stored with this bit set when the text is to be
  * joined from a list (JOIN_OBJ in Modules/_elementtree.c, the same in 3.9-3.13). */

@@ -54,6 +54,7 @@ static const struct field fields[] = {
     F(if_locals, "_PyInterpreterFrame", "f_locals"),
     F(if_frame_obj, "_PyInterpreterFrame", "frame_obj"),
     F(if_stacktop, "_PyInterpreterFrame", "stacktop"),
+    F(if_stackpointer, "_PyInterpreterFrame", "stackpointer"),
     F(if_instr, "_PyInterpreterFrame", "prev_instr|instr_ptr"),
     F(if_owner, "_PyInterpreterFrame", "owner"),
     F(if_localsplus, "_PyInterpreterFrame", "localsplus"),
@@ -83,6 +84,9 @@ static const struct field fields[] = {
     F(co_linetable, "PyCodeObject", "co_lnotab|co_linetable"),
     F(co_code_adaptive, "PyCodeObject", "co_code_adaptive"),
     F(gc_generations, "_gc_runtime_state", "generations"),
+    F(gc_generation0, "_gc_runtime_state", "generation0"),
+    F(gc_generation_size, "gc_generation", NULL),
+    F(gc_head_size, "PyGC_Head", NULL),
     F(gc_permanent, "_gc_runtime_state", "permanent_generation"),
     F(gc_collecting, "_gc_runtime_state", "collecting"),
     F(gc_garbage, "_gc_runtime_state", "garbage"),
@@ -186,6 +190,7 @@ static const struct field fields[] = {
     F(str_state, "PyASCIIObject", "state"),
     F(long_digits, "PyLongObject", "ob_digit|long_value.ob_digit"),
     F(float_value, "PyFloatObject", "ob_fval"),
+    F(bytes_data, "PyBytesObject", "ob_sval"),
     F(ascii_data, "PyASCIIObject", NULL),
     F(compact_data, "PyCompactUnicodeObject", NULL),
     F(unicode_legacy_data, "PyUnicodeObject", "data"),
@@ -247,63 +252,4 @@ bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *ru
         r->checked++;
     }
     return true;
-}
-
-/* Where 3.13's _Py_DebugOffsets keeps each value the table also has (cookie, then uint64s). */
-static const struct debug_field { size_t at; unsigned pos; const char *name; } debug_313[] = {
-    {offsetof(struct py_layout, rt_interpreters_head), 40, "runtime_state.interpreters_head"},
-    {offsetof(struct py_layout, is_next), 64, "interpreter_state.next"},
-    {offsetof(struct py_layout, is_threads_head), 72, "interpreter_state.threads_head"},
-    {offsetof(struct py_layout, is_gc), 80, "interpreter_state.gc"},
-    {offsetof(struct py_layout, is_modules), 88, "interpreter_state.imports_modules"},
-    {offsetof(struct py_layout, is_sysdict), 96, "interpreter_state.sysdict"},
-    {offsetof(struct py_layout, is_builtins), 104, "interpreter_state.builtins"},
-    {offsetof(struct py_layout, ts_next), 168, "thread_state.next"},
-    {offsetof(struct py_layout, ts_interp), 176, "thread_state.interp"},
-    {offsetof(struct py_layout, ts_current_frame), 184, "thread_state.current_frame"},
-    {offsetof(struct py_layout, ts_thread_id), 192, "thread_state.thread_id"},
-    {offsetof(struct py_layout, ts_native_thread_id), 200, "thread_state.native_thread_id"},
-    {offsetof(struct py_layout, if_previous), 232, "interpreter_frame.previous"},
-    {offsetof(struct py_layout, if_code), 240, "interpreter_frame.executable"},
-    {offsetof(struct py_layout, if_localsplus), 256, "interpreter_frame.localsplus"},
-    {offsetof(struct py_layout, if_owner), 264, "interpreter_frame.owner"},
-    {offsetof(struct py_layout, if_instr), 248, "interpreter_frame.instr_ptr"},
-    {offsetof(struct py_layout, co_filename), 280, "code_object.filename"},
-    {offsetof(struct py_layout, co_name), 288, "code_object.name"},
-    {offsetof(struct py_layout, co_qualname), 296, "code_object.qualname"},
-    {offsetof(struct py_layout, co_linetable), 304, "code_object.linetable"},
-    {offsetof(struct py_layout, co_firstlineno), 312, "code_object.firstlineno"},
-    {offsetof(struct py_layout, co_localsplusnames), 328, "code_object.localsplusnames"},
-    {offsetof(struct py_layout, co_localspluskinds), 336, "code_object.localspluskinds"},
-    {offsetof(struct py_layout, co_code_adaptive), 344, "code_object.co_code_adaptive"},
-    {offsetof(struct py_layout, ob_type), 360, "pyobject.ob_type"},
-    {offsetof(struct py_layout, tp_name), 376, "type_object.tp_name"},
-    {offsetof(struct py_layout, tp_flags), 392, "type_object.tp_flags"},
-    {offsetof(struct py_layout, tuple_items), 408, "tuple_object.ob_item"},
-    {offsetof(struct py_layout, ascii_data), 560, "unicode_object.asciiobject_size"},
-    {offsetof(struct py_layout, gc_collecting), 576, "gc.collecting"},
-};
-
-int py_layout_check_debug_offsets(const struct py_layout *l, struct cl_target *t,
-                                  uint64_t runtime_addr, FILE *out, unsigned *checked)
-{
-    unsigned char d[584];
-    *checked = 0;
-    if (l->minor != 13 || cl_read(t, runtime_addr, d, sizeof d) != 0 || memcmp(d, "xdebugpy", 8) != 0)
-        return -1;
-    int bad = 0;
-    for (size_t i = 0; i < sizeof debug_313 / sizeof *debug_313; i++) {
-        uint16_t want;
-        uint64_t have;
-        memcpy(&want, (const char *)l + debug_313[i].at, sizeof want);
-        memcpy(&have, d + debug_313[i].pos, sizeof have);
-        (*checked)++;
-        if (have != want) {
-            bad++;
-            if (out)
-                fprintf(out, "MISMATCH  _Py_DebugOffsets.%s: table %u, runtime %llu\n",
-                        debug_313[i].name, want, (unsigned long long)have);
-        }
-    }
-    return bad;
 }

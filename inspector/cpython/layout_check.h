@@ -1,5 +1,5 @@
-/* Checks a layout table against what the target's own binary says: DWARF where the runtime has
- * debug info, and `_Py_DebugOffsets` (3.13+). */
+/* Checks a layout table against the DWARF of the target's runtime, where it has debug info
+ * (the runtime's _Py_DebugOffsets are compared in debug_offsets.c). */
 #ifndef CULEAK_CPYTHON_LAYOUT_CHECK_H
 #define CULEAK_CPYTHON_LAYOUT_CHECK_H
 
@@ -17,11 +17,5 @@ struct py_layout_check {
  * per field with verbose). Returns false when the module has no DWARF. */
 bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *runtime, FILE *out,
                            bool verbose, struct py_layout_check *result);
-
-/* 3.13+: compares every table field that _Py_DebugOffsets covers with the values the runtime
- * carries at runtime_addr. Returns the number of mismatches (each printed to out if non-NULL);
- * -1 when the target has no _Py_DebugOffsets culeak knows (before 3.13). */
-int py_layout_check_debug_offsets(const struct py_layout *l, struct cl_target *t,
-                                  uint64_t runtime_addr, FILE *out, unsigned *checked);
 
 #endif

@@ -1,7 +1,11 @@
 /* Per-version CPython layouts (x86-64, default build). Transcribed from DWARF of the pyenv builds
- * 3.9.18, 3.10.13, 3.11.7, 3.12.1 and 3.13.0 (../shared/notes/cpython-heap.md) and re-checked
- * against DWARF by `py_layout_check_dwarf` in the tests. Data only. */
+ * 3.9.18, 3.10.13, 3.11.7, 3.12.1 and 3.13.0, of Debian's 3.13.5 (trixie), 3.13.18 and 3.14.10
+ * (sid; their -dbg packages), and re-checked against DWARF by `py_layout_check_dwarf` in the
+ * tests. A minor may have several variants (patch releases moved fields): py_runtime_open tells
+ * them apart on the target by structure. Data only. */
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cpython/layout.h"
 
@@ -11,8 +15,8 @@
 #define COMMON_TYPE                                                                               \
     .tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
     .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344, .tp_subclasses = 360,         \
-    .tuple_items = 24, .gc_generations = 24, .gc_permanent = 104, .gc_collecting = 200,           \
-    .gc_garbage = 208, .ts_next = 8, .ts_interp = 16, .lru_cache = 72, .lru_func = 88,            \
+    .gc_generation_size = 24, .gc_head_size = 16, .bytes_data = 32, .ts_next = 8,                 \
+    .ts_interp = 16, .lru_cache = 72, .lru_func = 88,                                             \
     .gen_completed = 1, .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32, .dict_values = 40,    \
     .set_mask = 32, .set_table = 40, .cell_ref = 16, .method_func = 16, .method_self = 24,        \
     .cfunc_self = 24, .prop_get = 16, .prop_set = 24, .prop_del = 32, .sm_callable = 16,          \
@@ -21,6 +25,11 @@
     .module_dict = 16, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
     .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24,             \
     .float_value = 16
+
+/* Up to 3.13: the GC state, tuples and frames before 3.14 moved them. */
+#define BEFORE_314                                                                                \
+    .gc_generation0 = 96, .gc_permanent = 104, .gc_collecting = 200, .gc_garbage = 208,            \
+    .tuple_items = 24, .if_stackpointer = N, .owner_interpreter = 0xff, .stackref_tag_mask = 0
 
 /* Core C types that are the same in every supported version. */
 #define COMMON_CORE_TYPES                                                                         \
@@ -58,6 +67,7 @@
     .sq_node_data = N, .sq_stmt_size = 32, .sq_stmt_sql = N
 
 static const struct py_layout py39 = {
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
@@ -95,6 +105,7 @@ static const struct py_layout py39 = {
 };
 
 static const struct py_layout py310 = {
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.10", .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
@@ -132,6 +143,7 @@ static const struct py_layout py310 = {
 };
 
 static const struct py_layout py311 = {
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.11", .minor = 11, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_311,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
@@ -172,6 +184,7 @@ static const struct py_layout py311 = {
 };
 
 static const struct py_layout py312 = {
+    BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
     .name = "3.12", .minor = 12, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_312,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
@@ -210,53 +223,138 @@ static const struct py_layout py312 = {
     .managed_dict_offset = -24, .managed_values_offset = 0,
 };
 
+/* 3.13: what every patch release has in common. */
+#define PY313_COMMON                                                                               \
+    .rt_debug_offsets = true, .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313,         \
+    .keys = PY_KEYS_311,                                                                           \
+    COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 632,                         \
+    .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
+    .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968,        \
+    .static_type_size = 48, .static_type_dict = 24, .ts_frame = N, .ts_cframe = N,                 \
+    .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,       \
+    .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,                           \
+    .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ei_exc_type = N,          \
+    .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,                 \
+    .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,         \
+    .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72,                    \
+    .owner_cstack = 3, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,    \
+    .f_trace = 32, .f_localsplus = 64, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,              \
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24,                 \
+    .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,                          \
+    .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,       \
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .ht_cached_keys = 880,       \
+    .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                 \
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .fn_globals = 16,          \
+    .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,        \
+    .fn_module = 104, .fn_qualname = 40, .gen_frame = N, .gen_frame_state = 67,                    \
+    .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,    \
+    .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,             \
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,                                        \
+    /* {args, kw, weakreflist, localdicts, thread_watchdogs} */                                    \
+    .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,         \
+    .local_wr_callback = N, .local_watchdogs = 48,                                                 \
+    /* lib-dynload/_asyncio and _sqlite3 of 3.13.0, 3.13.5, 3.13.18 (instance dicts managed) */   \
+    .fut_size = 104, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,                \
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N,                   \
+    .task_size = 144, .task_fut_waiter = 112, .task_coro = 120, .task_name = 128,                  \
+    .task_context = 136, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_statement_cache = 72,     \
+    .sq_conn_cursors = 80, .sq_conn_blobs = 88, .managed_dict_offset = -24,                        \
+    .managed_values_offset = 0
+
+/* 3.13.0 (pyenv). */
 static const struct py_layout py313 = {
-    .name = "3.13", .minor = 13, .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313,
-    .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
-    .rt_interpreters_head = 632, .rt_main_thread = 656, .rt_main_interpreter = 88352,
-    .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400, .is_modules = 7656,
-    .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968, .static_type_size = 48,
-    .static_type_dict = 24,
-    .ts_frame = N, .ts_cframe = N, .ts_current_frame = 72, .ts_thread_id = 152,
-    .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = N, .ts_curexc_value = N,
-    .ts_curexc_traceback = N, .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208,
-    .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
-    .cf_current_frame = N,
-    .if_code = 0, .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40,
-    .if_instr = 56, .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72, .owner_cstack = 3,
-    .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
-    .f_localsplus = 64, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
-    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
-    .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
-    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200,
-    .ht_cached_keys = 880, .ht_qualname = 872,
-    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
-    .dk_indices = 32, .dv_values = 8,
-    .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
-    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
-    .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72,
-    .lru_dict = 136,
-    .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
+    .name = "3.13.0", .minor = 13, PY313_COMMON, BEFORE_314,
+    .gc_generations = 24, .rt_main_interpreter = 88352,
+};
+
+/* Later 3.13 releases (read off Debian's 3.13.5 and 3.13.18): struct gc_generation is 4-byte
+ * aligned, so the generation lists start at +20, and _PyRuntimeState grew in front of the
+ * embedded main interpreter (3.13.5: +88400, 3.13.18: +88424; py_runtime_open takes it from the
+ * target, this value is what the scan for a stripped runtime tries). */
+static const struct py_layout py313_5 = {
+    .name = "3.13.5", .minor = 13, PY313_COMMON, BEFORE_314,
+    .gc_generations = 20, .rt_main_interpreter = 88400,
+};
+
+/* 3.14.10 (Debian sid, python3.14-dbg): tuples cache their hash (items at +32), frames hold
+ * _PyStackRefs and a stack pointer, FRAME_OWNED_BY_INTERPRETER comes before CSTACK, and the GC
+ * keeps three generation lists with generation0 at the end of its state. A 3.14 release whose
+ * GC state is laid out otherwise fails the generation-0 check on open and is refused. */
+static const struct py_layout py314 = {
+    .name = "3.14", .minor = 14, .rt_debug_offsets = true,
+    .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
+    COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
+    .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,
+    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240,
+    .static_type_size = 48, .static_type_dict = 24, .ts_frame = N, .ts_cframe = N,
+    .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,
+    .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,
+    .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ei_exc_type = N,
+    .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,
+    .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,
+    .if_frame_obj = 48, .if_stacktop = N, .if_owner = 74, .if_localsplus = 80,
+    .owner_cstack = 4, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,
+    .f_trace = 32, .f_localsplus = 72, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24,
+    .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,
+    .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .ht_cached_keys = 880,
+    .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .fn_globals = 16,
+    .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
+    .fn_module = 104, .fn_qualname = 40, .gen_frame = N, .gen_frame_state = 67,
+    .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,
     /* {args, kw, weakreflist, localdicts, thread_watchdogs} */
     .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,
     .local_wr_callback = N, .local_watchdogs = 48,
-    /* lib-dynload/_asyncio and _sqlite3 of 3.13.0 (the instance dict is managed) */
-    .fut_size = 104, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
+    /* lib-dynload/_asyncio and _sqlite3 of 3.14.10 */
+    .fut_size = 112, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
     .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N,
-    .task_size = 144, .task_fut_waiter = 112, .task_coro = 120, .task_name = 128,
-    .task_context = 136, .wakeup_size = N,
-    .sq_conn_size = 224, .sq_conn_statement_cache = 72, .sq_conn_cursors = 80,
-    .sq_conn_blobs = 88,
-    .managed_dict_offset = -24, .managed_values_offset = 0,
+    .task_size = 168, .task_fut_waiter = 120, .task_coro = 128, .task_name = 136,
+    .task_context = 144, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_statement_cache = 72,
+    .sq_conn_cursors = 80, .sq_conn_blobs = 88, .managed_dict_offset = -24,
+    .managed_values_offset = 0,
+    .rt_main_interpreter = 90752, .gc_generations = 24, .gc_generation0 = 256, .gc_permanent = 96,
+    .gc_collecting = 192, .gc_garbage = 200, .tuple_items = 32, .if_stackpointer = 64,
+    .owner_interpreter = 3, .stackref_tag_mask = 3,
 };
+
+static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313, &py313_5,
+                                              &py314};
+
+const struct py_layout *const *py_layouts(size_t *n)
+{
+    *n = sizeof all / sizeof *all;
+    return all;
+}
 
 const struct py_layout *py_layout_for(unsigned major, unsigned minor)
 {
-    static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313};
     for (size_t i = 0; major == 3 && i < sizeof all / sizeof *all; i++)
         if (all[i]->minor == minor)
             return all[i];
     return NULL;
+}
+
+const struct py_layout *py_layout_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+void py_layout_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof all / sizeof *all && len < cap; i++) {
+        int k = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", all[i]->name);
+        if (k < 0)
+            break;
+        len += (size_t)k;
+    }
 }

@@ -3,6 +3,7 @@
 #ifndef CULEAK_CPYTHON_RUNTIME_H
 #define CULEAK_CPYTHON_RUNTIME_H
 
+#include "cpython/debug_offsets.h"
 #include "cpython/layout.h"
 #include "symbols/symbols.h"
 #include "target/target.h"
@@ -25,7 +26,12 @@ enum py_family {
 
 struct py_runtime {
     struct cl_target *t;
-    const struct py_layout *l;
+    const struct py_layout *l;          /* what the walkers read: points at layout */
+    const struct py_layout *table;      /* the variant that fits this runtime */
+    /* The table with what the runtime says of itself filled in: its _Py_DebugOffsets (3.13+)
+     * and where its main interpreter is embedded (3.11+). */
+    struct py_layout layout;
+    struct py_debug_offsets debug;      /* debug.size is 0 before 3.13 */
     uint64_t runtime, interp;
     uint64_t family_type[PY_F_COUNT];   /* the main static type of each family, 0 if not found */
     struct { uint64_t type; enum py_family family; } known[48];   /* every builtin type found */
@@ -42,10 +48,16 @@ struct py_runtime_site {
     bool free_threaded;
 };
 
-/* Selects the layout for the detected version and validates it on the target: the interpreter's
- * first thread points back to it, `type` is its own type, sys.modules is a dict. */
+/* Selects the layout for the detected version and validates it on the target: of the minor's
+ * variants, the first where `type` is its own type, the interpreter's first thread points back to
+ * it, sys.modules is a dict, the GC's generation-0 pointer points at the first list's head and
+ * every GC list's first node is an object. Fields _Py_DebugOffsets gives come from it. */
 int py_runtime_open(struct cl_target *t, const struct py_runtime_site *py, struct py_runtime *rt,
                     struct cl_error *err);
+/* The same with this table (py_layout_named gives one by name), which must fit; NULL: as above. */
+int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py,
+                           const struct py_layout *layout, struct py_runtime *rt,
+                           struct cl_error *err);
 
 /* Looks for _PyRuntime in the writable memory of module m (and the .bss mapping after it) when
  * neither its symbol nor its section is there: a word where the interpreter list's head and main

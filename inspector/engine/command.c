@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/runtime.h"
 #include "cpython/layout_check.h"
 #include "engine/snapshot.h"
 #include "report/info.h"
@@ -346,31 +347,47 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
     return 0;
 }
 
+/* Checks what the walkers would read: the variant py_runtime_open chooses, with the runtime's
+ * _Py_DebugOffsets filled in. When no variant fits, the minor's first table is checked so that
+ * the mismatches show. */
 static int cmd_check_layout(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                             struct cl_error *err)
 {
     const struct cl_python_info *py = &s->python;
-    const struct py_layout *l = py_layout_for(py->version_hex >> 24, (py->version_hex >> 16) & 0xff);
-    if (!l)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no layout table for Python %s",
-                            py->version);
-    unsigned checked;
-    int debug_bad = py_layout_check_debug_offsets(l, s->target, py->runtime_addr, out, &checked);
-    if (debug_bad >= 0)
-        fprintf(out, "layout %s vs _Py_DebugOffsets: %u fields checked, %d mismatched\n", l->name,
-                checked, debug_bad);
+    struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
+                                   py->free_threaded};
+    struct py_runtime *rt = malloc(sizeof *rt);
+    if (!rt)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    struct cl_error open_err;
+    int open_rc = py_runtime_open(s->target, &site, rt, &open_err);
+    const struct py_layout *l = open_rc ? py_layout_for(py->version_hex >> 24,
+                                                        (py->version_hex >> 16) & 0xff) : rt->l;
+    unsigned debug_bad = 0, checked;
+    bool has_debug = !open_rc && rt->debug.size;
+    if (open_rc)
+        fprintf(out, "no layout fits: %s\n", open_err.msg);
+    if (has_debug) {
+        debug_bad = py_debug_offsets_compare(&rt->debug, rt->table, out, &checked);
+        fprintf(out, "layout %s vs _Py_DebugOffsets: %u fields checked, %u mismatched\n",
+                rt->table->name, checked, debug_bad);
+    }
     struct py_layout_check r;
-    if (!py_layout_check_dwarf(l, py->module, out, !cli->json, &r)) {
-        if (debug_bad >= 0)
-            return debug_bad ? cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees "
-                                            "with _Py_DebugOffsets") : 0;
+    bool dwarf = l && py_layout_check_dwarf(l, py->module, out, !cli->json, &r);
+    if (dwarf)
+        fprintf(out, "layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing\n",
+                l->name, py->module->path, r.checked, r.mismatched, r.missing);
+    free(rt);
+    if (open_rc)
+        return cl_error_set(err, open_rc, "%s", open_err.msg);
+    if (dwarf && (r.mismatched || r.missing))
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees with the runtime");
+    if (debug_bad)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees with the runtime's "
+                            "_Py_DebugOffsets");
+    if (!dwarf && !has_debug)
         return cl_error_set(err, CL_E_UNSUPPORTED, "%s has no DWARF to check against",
                             py->module->path);
-    }
-    fprintf(out, "layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing\n",
-            l->name, py->module->path, r.checked, r.mismatched, r.missing);
-    if (r.mismatched || r.missing || debug_bad > 0)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees with the runtime");
     return 0;
 }
 

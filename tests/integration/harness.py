@@ -40,7 +40,7 @@ ROOT_PYTHONS = [("trixie-3.13", "trixie", "/usr/bin/python3.13"),
                 ("sid-3.14", "sid", "/usr/bin/python3.14")]
 # Root interpreters that culeak cannot walk yet (3.13 after 3.13.0, and 3.14: issue 13).
 # interpreters() leaves exactly these out, by name; empty it as support lands.
-NOT_YET_SUPPORTED = {"trixie-3.13", "sid-3.13", "sid-3.14"}
+NOT_YET_SUPPORTED = set()
 
 
 def root_interpreters():

@@ -155,11 +155,15 @@ print(len(made), sorted(n for n, _ in made)[0], made[0][1])
 
 
 def stable_abi():
-    """One binary: the module imports and registers its commands under every Python 3.9-3.13
+    """One binary: the module imports and registers its commands under every Python 3.9-3.14
     (with a stand-in for gdb's own module), as it must in any gdb or cuda-gdb build."""
     for name, python in harness.interpreters():
-        r = subprocess.run([python, "-c", STUB, os.path.join(harness.ROOT, "build")],
-                           capture_output=True, text=True, timeout=60)
+        argv = [python, "-c", STUB, os.path.join(harness.ROOT, "build")]
+        found = harness.root_of(python)
+        if found:   # a root's interpreter runs in its root (its libc), the module bound in at /mnt
+            argv = ["unshare", "--mount", "sh", "-c", 'mount --bind "$1" "$2/mnt" && '
+                    'exec chroot "$2" "$3" -c "$4" /mnt', "sh", argv[3], found[0], found[1], STUB]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         check(r.returncode == 0 and r.stdout.startswith("10 culeak-blocks "),
               "%s: %s %s" % (name, r.stdout, r.stderr[-1000:]))
     undefined = subprocess.run(["nm", "-D", "--undefined-only",

@@ -37,7 +37,7 @@ def gcore(python, args):
     def test():
         with harness.tempdir() as d, harness.Process(python, "idle.py", *args) as p:
             core = harness.gcore(p.pid, d)
-            info = harness.culeak_json("info", "--core", core)
+            info = harness.culeak_json("info", "--core", core, *harness.sysroot_args(python))
             check_report(info, p.truth, "core")
             check_eq(info["target"]["signal"], 0, "target.signal of a gcore")
     return test
@@ -47,7 +47,7 @@ def kernel(python, args):
     def test():
         with harness.tempdir() as d:
             truth, core = harness.kernel_core(python, "idle.py", args, d)
-            info = harness.culeak_json("info", "--core", core)
+            info = harness.culeak_json("info", "--core", core, *harness.sysroot_args(python))
             check_report(info, truth, "core")
             check_eq(info["target"]["signal"], 6, "target.signal (SIGABRT)")
     return test

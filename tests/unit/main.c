@@ -29,6 +29,9 @@ int main(void)
     register_util_jsonread_tests();
     register_cpython_linetable_tests();
     register_cpython_runtime_scan_tests();
+    register_cpython_gclist_tests();
+    register_cpython_runtime_variant_tests();
+    register_cpython_debug_offsets_tests();
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
 

@@ -18,6 +18,9 @@ void register_util_notes_tests(void);
 void register_util_jsonread_tests(void);
 void register_cpython_linetable_tests(void);
 void register_cpython_runtime_scan_tests(void);
+void register_cpython_gclist_tests(void);
+void register_cpython_runtime_variant_tests(void);
+void register_cpython_debug_offsets_tests(void);
 void register_cudacache_walk_tests(void);
 void register_graph_dominators_tests(void);
 

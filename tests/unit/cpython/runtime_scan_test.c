@@ -1,5 +1,6 @@
 /* The _PyRuntime scan, on real interpreters where the symbol gives the answer to compare with:
- * every pyenv build 3.9-3.13 and the stripped system Python. */
+ * every pyenv build 3.9-3.13, the stripped system Python, and the Debian roots' 3.13.5, 3.13.18
+ * and 3.14.10 (run chroot'ed in their roots). */
 #include <glob.h>
 #include <signal.h>
 #include <spawn.h>
@@ -19,7 +20,7 @@ extern char **environ;
 
 /* Starts python, waits until its runtime is up (it prints a line), returns its pid or -1. The
  * pipe stays open until the child is gone, so no write of the child's can fail. */
-static pid_t start_python(const char *python, int *pipe_fd)
+static pid_t start_python(const char *python, const char *root, int *pipe_fd)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -28,9 +29,12 @@ static pid_t start_python(const char *python, int *pipe_fd)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
-    char *argv[] = {(char *)python, "-c", "import time; print('up', flush=True); time.sleep(60)", NULL};
+    char *script = "import time; print('up', flush=True); time.sleep(60)";
+    char *argv[] = {(char *)python, "-c", script, NULL};
+    char *chroot_argv[] = {"chroot", (char *)root, (char *)python, "-c", script, NULL};
     pid_t pid;
-    int rc = posix_spawn(&pid, python, &fa, NULL, argv, environ);
+    int rc = root ? posix_spawnp(&pid, "chroot", &fa, NULL, chroot_argv, environ)
+                  : posix_spawn(&pid, python, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
     *pipe_fd = fds[0];
@@ -41,10 +45,11 @@ static pid_t start_python(const char *python, int *pipe_fd)
     return rc == 0 ? pid : -1;
 }
 
-static void check_scan(const char *python)
+/* python runs chroot'ed in root when that is not NULL (chroot execs it: the pid stays). */
+static void check_scan(const char *python, const char *root)
 {
     int pipe_fd = -1;
-    pid_t pid = start_python(python, &pipe_fd);
+    pid_t pid = start_python(python, root, &pipe_fd);
     CU_ASSERT_FATAL(pid > 0);
     struct cl_session_options so = {.pid = pid};
     struct cl_session *s;
@@ -76,18 +81,28 @@ static void test_scan_pyenv(void)
         int found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
         CU_ASSERT_TRUE(found);   /* the test machines have every pyenv build */
         if (found)
-            check_scan(g.gl_pathv[g.gl_pathc - 1]);
+            check_scan(g.gl_pathv[g.gl_pathc - 1], NULL);
         globfree(&g);
     }
 }
 
-static void test_scan_system(void) { check_scan("/usr/bin/python3"); }
+static void test_scan_system(void) { check_scan("/usr/bin/python3", NULL); }
+
+/* Patch releases move the embedded main interpreter (3.13.5: +88400, 3.13.18: +88424): the scan
+ * must not depend on the table's exact offset. */
+static void test_scan_roots(void)
+{
+    check_scan("/usr/bin/python3.13", "build/roots/trixie");
+    check_scan("/usr/bin/python3.13", "build/roots/sid");
+    check_scan("/usr/bin/python3.14", "build/roots/sid");
+}
 
 void register_cpython_runtime_scan_tests(void)
 {
     static const struct tu_test tests[] = {
         {"scan finds _PyRuntime (pyenv 3.9-3.13)", test_scan_pyenv},
         {"scan finds _PyRuntime (system python)", test_scan_system},
+        {"scan finds _PyRuntime (Debian roots: 3.13.5, 3.13.18, 3.14.10)", test_scan_roots},
         {NULL, NULL},
     };
     tu_add_suite("cpython/runtime_scan", tests);

@@ -1,0 +1,162 @@
+/* _Py_DebugOffsets, read off real runtimes (pyenv's 3.13.0, sid's 3.14.10 chroot'ed in its root)
+ * and then served from an image: each is read through its own minor's layout and fills in exactly
+ * its table's values; read through the other minor's positions, or with an offset past the struct
+ * size it states, or with two fields that must agree disagreeing, it is refused. */
+#include <glob.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "cpython/debug_offsets.h"
+#include "engine/session.h"
+#include "suites.h"
+#include "testutil.h"
+
+extern char **environ;
+
+#define BASE 0x300000u
+static unsigned char img[CL_PAGE_SIZE];
+
+static int image_read_page(struct cl_target *t, uint64_t addr, void *page)
+{
+    if (addr != BASE)
+        return cl_error_set(&t->err, CL_E_UNREADABLE, "fixture: no page 0x%llx",
+                            (unsigned long long)addr);
+    memcpy(page, img, CL_PAGE_SIZE);
+    return 0;
+}
+
+static const struct cl_target_ops image_ops = {image_read_page, NULL};
+
+/* The first bytes of _PyRuntime of a live python (argv[0] run as is, or through chroot), into
+ * img. False if it could not be read. */
+static bool capture(char *const argv[])
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    char c = 0;
+    while (rc == 0 && c != '\n')
+        if (read(fds[0], &c, 1) != 1)
+            rc = -1;
+    bool ok = false;
+    struct cl_session_options so = {.pid = pid};
+    struct cl_session *s;
+    struct cl_error err;
+    memset(img, 0, sizeof img);
+    if (rc == 0 && cl_session_open(&so, &s, &err) == 0) {
+        ok = cl_read(s->target, s->python.runtime_addr, img, PY_DEBUG_OFFSETS_MAX) == 0;
+        cl_session_close(s);
+    }
+    if (rc == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    close(fds[0]);
+    return ok;
+}
+
+static int read_image(unsigned minor, struct py_debug_offsets *d, struct cl_error *err)
+{
+    struct cl_target *t;
+    struct cl_open_options opt = {.cache_pages = 2};
+    CU_ASSERT_EQUAL_FATAL(cl_target_new(&image_ops, CL_TARGET_GDB, NULL, &opt, &t), 0);
+    const struct cl_mapping m = {BASE, BASE + sizeof img, 0, CL_MAP_R | CL_MAP_W, NULL};
+    CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&t->maps, &m), 0);
+    cl_mappings_sort(&t->maps);
+    int rc = py_debug_offsets_read(t, BASE, minor, d, err);
+    cl_target_close(t);
+    return rc;
+}
+
+static void put64(size_t off, uint64_t v) { memcpy(img + off, &v, sizeof v); }
+
+#define SCRIPT "import time; print('up', flush=True); time.sleep(60)"
+
+/* The image read as minor fills in table's values, with nothing to compare left over. */
+static void check_fills(unsigned minor, const char *table)
+{
+    struct py_debug_offsets d;
+    struct cl_error err;
+    CU_ASSERT_EQUAL_FATAL(read_image(minor, &d, &err), 0);
+    CU_ASSERT_EQUAL(d.minor, minor);
+    CU_ASSERT_EQUAL(d.free_threaded, 0);
+    const struct py_layout *l = py_layout_named(table);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    unsigned checked;
+    CU_ASSERT_EQUAL(py_debug_offsets_compare(&d, l, NULL, &checked), 0);
+    CU_ASSERT_TRUE(checked >= 40);
+    struct py_layout filled = *l;
+    py_debug_offsets_fill(&d, &filled);
+    CU_ASSERT_EQUAL(memcmp(&filled, l, sizeof filled), 0);
+}
+
+static void test_313(void)
+{
+    glob_t g;
+    const char *home = getenv("HOME") ? getenv("HOME") : "/root";
+    char pattern[256];
+    snprintf(pattern, sizeof pattern, "%s/.pyenv/versions/3.13.0/bin/python3.13", home);
+    CU_ASSERT_FATAL(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1);
+    char *argv[] = {g.gl_pathv[0], "-c", SCRIPT, NULL};
+    bool ok = capture(argv);
+    globfree(&g);
+    CU_ASSERT_TRUE_FATAL(ok);
+    check_fills(13, "3.13.0");
+}
+
+static void test_314(void)
+{
+    char *argv[] = {"chroot", "build/roots/sid", "/usr/bin/python3.14", "-c", SCRIPT, NULL};
+    CU_ASSERT_TRUE_FATAL(capture(argv));
+    check_fills(14, "3.14");
+    struct py_debug_offsets d;
+    struct cl_error err;
+    unsigned char saved[sizeof img];
+    memcpy(saved, img, sizeof img);
+
+    put64(8, 0x030d12f0);   /* says 3.13.18: read at 3.13's positions, PyObject does not fit */
+    CU_ASSERT_EQUAL(read_image(13, &d, &err), CL_E_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "PyObject"));
+    memcpy(img, saved, sizeof img);
+    CU_ASSERT_EQUAL(read_image(13, &d, &err), CL_E_UNSUPPORTED);   /* 3.14 read as 3.13 */
+
+    uint64_t interp_size;
+    memcpy(&interp_size, img + 48, sizeof interp_size);
+    put64(88, interp_size);   /* interpreter_state.gc at its struct's end */
+    CU_ASSERT_EQUAL(read_image(14, &d, &err), CL_E_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "interpreter_state.gc"));
+    memcpy(img, saved, sizeof img);
+
+    put64(464, 24);   /* tuple_object.ob_size against list_object.ob_size (16) */
+    CU_ASSERT_EQUAL(read_image(14, &d, &err), CL_E_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "disagree"));
+    memcpy(img, saved, sizeof img);
+
+    img[0] = 'y';   /* no cookie: no _Py_DebugOffsets, not an error */
+    CU_ASSERT_EQUAL(read_image(14, &d, &err), 0);
+    CU_ASSERT_EQUAL(d.size, 0);
+}
+
+void register_cpython_debug_offsets_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"_Py_DebugOffsets: 3.13.0 fills its table", test_313},
+        {"_Py_DebugOffsets: 3.14.10 fills its table, corrupt ones refused", test_314},
+        {NULL, NULL},
+    };
+    tu_add_suite("cpython/debug_offsets", tests);
+}
