@@ -170,9 +170,16 @@ static bool build_segments(struct walk *w, struct cc_device *d)
     struct cl_addrmap heads = {0};
     bool ok = true;
     for (size_t i = 0; ok && i < w->nfound; i++) {
+        /* Every block of a chain is in a pool or the active set, so a chain has at most nfound
+         * blocks: more steps back than that have gone round a cycle. */
         uint64_t head = w->found[i];
-        for (uint32_t n = 0; n < MAX_BLOCKS && word(w, head + l->blk_prev); n++)
+        size_t steps = 0;
+        for (; steps <= w->nfound && word(w, head + l->blk_prev); steps++)
             head = word(w, head + l->blk_prev);
+        if (steps > w->nfound) {
+            ok = false;
+            break;
+        }
         bool inserted;
         cl_addrmap_put(&heads, head, 1, &inserted);
         if (!inserted)

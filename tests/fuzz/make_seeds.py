@@ -92,11 +92,16 @@ def write(harness, name, data):
 
 
 WALK_LAYOUT_SEEDS = 16   # byte 0 is taken modulo the number of tables (under 16)
+# Inputs the walk harness found: the prev pointers of the fixture's blocks made a cycle (fixed in
+# cudacache/walk.c; walk_test.c "a cycle of prev pointers is bounded").
+WALK_REGRESSIONS = {"regress-prev-cycle": bytes.fromhex("4c618181100000000000 00".replace(" ", ""))}
 
 
 def main():
     for i in range(WALK_LAYOUT_SEEDS):
         write("walk", "layout-%d" % i, bytes([i]))
+    for name, data in WALK_REGRESSIONS.items():
+        write("walk", name, data)
     python = sys.argv[1] if len(sys.argv) > 1 else sorted(
         glob.glob(os.path.expanduser("~/.pyenv/versions/3.11.*/bin/python3.11")))[-1]
     with tempfile.TemporaryDirectory(prefix="culeak-seeds-") as d:
