@@ -451,7 +451,22 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     const struct command *c = find(cli->command);
     if (!c)
         return cl_error_set(err, CL_E_USAGE, "unknown command '%s'", cli->command ? cli->command : "");
-    return c->run(cli, s, out, err);
+    /* Nothing is printed from a process that went away during the reads, also by commands that
+     * print as they read (check-layout): the report is held back until the reads are done. */
+    char *report = NULL;
+    size_t len = 0;
+    FILE *held = open_memstream(&report, &len);
+    if (!held)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    int rc = c->run(cli, s, held, err);
+    if (fclose(held) && !rc)
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    if (s->target->gone)
+        rc = cl_target_went_away(s->target, err);
+    else if (report)
+        fwrite(report, 1, len, out);
+    free(report);
+    return rc;
 }
 
 bool cl_command_offline(const struct cl_command_line *cli)

@@ -285,6 +285,28 @@ static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
     return rc;
 }
 
+/* Whether a read failed because the process is gone: ESRCH (no task, or a task without memory),
+ * or /proc says it is a zombie or has no entry. A failure of a live process is an unreadable page. */
+static bool went_away(const struct live *lv, int errnum)
+{
+    if (errnum == ESRCH)
+        return true;
+    char state = proc_state(lv->pid);
+    return state == 0 || state == 'Z' || state == 'X' || state == 'x';
+}
+
+/* A failed page read: gone for good (sticky, see cl_target.gone) or just this page. */
+static int read_failed(struct cl_target *t, uint64_t addr, int errnum)
+{
+    struct live *lv = t->impl;
+    if (went_away(lv, errnum)) {
+        t->gone = true;
+        return cl_target_went_away(t, &t->err);
+    }
+    return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
+                        (unsigned long long)addr, errnum ? strerror(errnum) : "short read");
+}
+
 static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
 {
     struct live *lv = t->impl;
@@ -294,20 +316,24 @@ static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
         if (n == CL_PAGE_SIZE)
             return 0;
         if (n >= 0 || (errno != ENOSYS && errno != EPERM))
-            return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
-                                (unsigned long long)addr, n < 0 ? strerror(errno) : "short read");
+            return read_failed(t, addr, n < 0 ? errno : 0);
         lv->vm_readv_ok = false;   /* refused (e.g. seccomp, old kernel): use /proc/PID/mem */
     }
     if (lv->mem_fd < 0) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/mem", lv->pid);
-        if ((lv->mem_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        if ((lv->mem_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            int e = errno;
+            if (went_away(lv, e == ENOENT ? ESRCH : e))
+                return read_failed(t, addr, ESRCH);
             return permission_error(&t->err, lv->pid, "read the memory of");
+        }
     }
-    if (pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr) != CL_PAGE_SIZE)
-        return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
-                            (unsigned long long)addr, strerror(errno));
-    return 0;
+    ssize_t n = pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr);
+    if (n == CL_PAGE_SIZE)
+        return 0;
+    /* 0 bytes: the process has no memory any more (a bad address gives EIO instead). */
+    return read_failed(t, addr, n == 0 ? ESRCH : n < 0 ? errno : 0);
 }
 
 static void live_close(struct cl_target *t)
