@@ -1,5 +1,7 @@
 #include "engine/session.h"
 
+#include "cpython/referents.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -78,8 +80,10 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
         struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
                                        py->free_threaded};
         rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
-        if (!rc && !(rc = py_heap_build(&s->py_runtime, opt, &s->heap, err)))
+        if (!rc && !(rc = py_heap_build(&s->py_runtime, opt, &s->heap, err))) {
             s->heap_built = true;
+            py_referents_note_skipped(&s->heap.objects, &s->heap.warnings);
+        }
     }
     if ((rc = settle(s, rc, err)))
         return rc;

@@ -279,7 +279,8 @@ static void owner_of(const char *path, char *out, size_t cap)
 
 static void print_totals(FILE *out, struct cl_json *j, const char *key, struct total *v, size_t n)
 {
-    qsort(v, n, sizeof *v, by_total_bytes);
+    if (n > 1)   /* v is NULL when there is nothing to total */
+        qsort(v, n, sizeof *v, by_total_bytes);
     if (j) {
         cl_json_key(j, key);
         cl_json_begin_array(j);

@@ -65,5 +65,24 @@ def killed_mid_read():
     check(outcomes.count("went away") >= 3, "outcomes by delay: %r" % list(zip(KILL_DELAYS, outcomes)))
 
 
+def unreadable_containers():
+    """A list, dict, set and tuple whose contents cannot be read (the process damaged them itself,
+    tests/scenarios/corrupt.py): the walk names how many of each it skipped, and the tensors only
+    they hold are still reported."""
+    with harness.Process(harness.TORCH_VENV, "corrupt.py", "--torch") as p:
+        doc = harness.culeak_json("tensors", "--pid", p.pid)
+        want = p.truth["unreadable"]
+        note = [w for w in doc["warnings"] if w.startswith("could not read the contents of")]
+        check_eq(len(note), 1, "skip warnings in %r" % doc["warnings"])
+        check("of %d objects (" % sum(want.values()) in note[0], "total in %r" % note[0])
+        for kind, n in want.items():
+            check("%d %s" % (n, kind) in note[0], "%d %s in %r" % (n, kind, note[0]))
+        reported = {int(t["storage_data_ptr"], 16) for t in doc["tensors"]}
+        check(set(p.truth["tensors"]) <= reported, "tensors of the damaged containers: %r" % doc["tensors"])
+        text = harness.culeak("tensors", "--pid", p.pid).stdout
+        check("warning: could not read the contents of" in text, "text report: %r" % text[-500:])
+
+
 def tests():
     yield "killed_mid_read", killed_mid_read
+    yield "unreadable_containers", unreadable_containers
