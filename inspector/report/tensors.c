@@ -137,7 +137,8 @@ static void holders_json(struct cl_json *j, struct py_heap *h, const struct cl_h
 
 static bool selected(const struct torch_storage *st, const struct cl_tensor_filter *f)
 {
-    return (!f || f->device < 0 || st->device_type == f->device) && (!f || st->nbytes >= f->min_bytes);
+    return !f || ((f->device < 0 || st->device_type == f->device) &&
+                  (!f->by_index || st->device_index == f->index) && st->nbytes >= f->min_bytes);
 }
 
 void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,

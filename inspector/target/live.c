@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "target/refusal.h"
 #include "target/target.h"
 #include "util/notes.h"
 
@@ -44,21 +45,6 @@ static char proc_state(int tid)
     buf[n] = '\0';
     const char *rp = strrchr(buf, ')');   /* comm may contain spaces and parentheses */
     return rp && rp[1] == ' ' ? rp[2] : 0;
-}
-
-static int tracer_pid(int pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    int tracer = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-            break;
-    fclose(f);
-    return tracer;
 }
 
 static char *read_text(const char *path, size_t *len)
@@ -205,22 +191,6 @@ static void register_attached(struct cl_target *t, bool add)
         }
 }
 
-static int permission_error(struct cl_error *err, int pid, const char *what)
-{
-    char buf[8] = "";
-    size_t n;
-    char *scope = read_text("/proc/sys/kernel/yama/ptrace_scope", &n);
-    if (scope) {
-        snprintf(buf, sizeof buf, "%c", scope[0]);
-        free(scope);
-    }
-    return cl_error_set(err, CL_E_PERMISSION,
-                        "permission denied to %s process %d: run culeak as root or as the "
-                        "process's user with CAP_SYS_PTRACE%s%s%s", what, pid,
-                        *buf ? ", or set /proc/sys/kernel/yama/ptrace_scope to 0 (now " : "", buf,
-                        *buf ? ")" : "");
-}
-
 static int seize_all(struct cl_target *t, struct cl_error *err)
 {
     struct live *lv = t->impl;
@@ -243,7 +213,7 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
             if (rc) {
                 free(tids);
                 if (rc == EPERM || rc == EACCES)
-                    return permission_error(err, lv->pid, "trace");
+                    return cl_live_refusal(lv->pid, "trace", err);
                 return cl_error_set(err, CL_E_INTERNAL, "cannot stop thread %d: %s", tids[i],
                                     strerror(rc));
             }
@@ -326,7 +296,7 @@ static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
             int e = errno;
             if (went_away(lv, e == ENOENT ? ESRCH : e))
                 return read_failed(t, addr, ESRCH);
-            return permission_error(&t->err, lv->pid, "read the memory of");
+            return cl_live_refusal(lv->pid, "read the memory of", &t->err);
         }
     }
     ssize_t n = pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr);
@@ -357,7 +327,7 @@ static int load_maps(struct cl_target *t, struct cl_error *err)
     snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
     char *text = read_text(path, &len);
     if (!text)
-        return errno == EACCES ? permission_error(err, t->pid, "inspect")
+        return errno == EACCES ? cl_live_refusal(t->pid, "inspect", err)
                                : cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", t->pid);
     int rc = cl_mappings_parse_proc_maps(&t->maps, text, len);
     free(text);
@@ -404,7 +374,7 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     const char *no_vm = getenv("CULEAK_NO_PROCESS_VM_READV");
     *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = !(no_vm && *no_vm == '1')};
     t->pid = pid;
-    int rc, tracer = tracer_pid(pid);
+    int rc, tracer = cl_proc_tracer(pid);
     if (opt && opt->assume_stopped) {
         rc = adopt_stopped(t, tracer ? tracer : pid, err);
     } else if (tracer) {

@@ -31,6 +31,7 @@ int main(void)
     register_cpython_runtime_scan_tests();
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
+    register_engine_values_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_ErrorCode rc = CU_basic_run_tests();

@@ -20,5 +20,6 @@ void register_cpython_linetable_tests(void);
 void register_cpython_runtime_scan_tests(void);
 void register_cudacache_walk_tests(void);
 void register_graph_dominators_tests(void);
+void register_engine_values_tests(void);
 
 #endif
