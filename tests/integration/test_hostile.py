@@ -12,7 +12,9 @@ from harness import check, check_eq
 
 # Big enough that the walk takes a few seconds here, so every delay lands inside it.
 DYING_OBJECTS = "1500000"
-KILL_DELAYS = (0.05, 0.2, 0.5, 1, 2)
+# (seconds, --json, read through /proc/PID/mem instead of process_vm_readv)
+KILLS = ((0.05, False, False), (0.2, True, False), (0.5, False, True), (1, True, False),
+         (2, False, False))
 
 
 def complete(doc, truth):
@@ -32,13 +34,14 @@ def complete_text(text, truth):
         check("__main__.held[%d]" % i in text, "held[%d] missing from the report" % i)
 
 
-def killed_at(delay, as_json):
+def killed_at(delay, as_json, proc_mem):
     with harness.Process(harness.TORCH_VENV, "dying.py", DYING_OBJECTS) as p:
         args = [harness.CULEAK, "tensors", "--pid", str(p.pid)] + (["--json"] if as_json else [])
+        env = dict(os.environ, CULEAK_NO_PROCESS_VM_READV="1" if proc_mem else "0")
         killer = threading.Timer(delay, os.kill, (p.pid, signal.SIGKILL))
         start = time.time()
         killer.start()
-        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        r = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
         killer.join()
         took = time.time() - start
         if r.returncode == 0:   # the kill came after the last read: then the report is whole
@@ -60,9 +63,9 @@ def killed_at(delay, as_json):
 
 
 def killed_mid_read():
-    outcomes = [killed_at(d, as_json=i % 2 == 1) for i, d in enumerate(KILL_DELAYS)]
+    outcomes = [killed_at(*k) for k in KILLS]
     # At least the early kills land inside the walk: else the test tests nothing.
-    check(outcomes.count("went away") >= 3, "outcomes by delay: %r" % list(zip(KILL_DELAYS, outcomes)))
+    check(outcomes.count("went away") >= 3, "outcomes: %r" % list(zip(KILLS, outcomes)))
 
 
 def unreadable_containers():
