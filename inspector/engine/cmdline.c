@@ -7,6 +7,7 @@
 #include "cudacache/layout.h"
 #include "engine/command.h"
 #include "engine/values.h"
+#include "torch/tensors.h"
 
 static const char usage_commands[] =
     "commands:\n"
@@ -110,13 +111,15 @@ static const struct option_rule {
 #define MAX_PID 0x7fffffff
 #define MAX_OBJECTS UINT32_MAX   /* the walk numbers its nodes with 32 bits */
 
+/* --device: tensors filter by kind and index; the allocator's devices are CUDA devices only. */
 static int set_device(const char *arg, struct cl_command_line *cli, struct cl_error *err)
 {
     struct cl_device_choice d;
     int rc = cl_value_device("--device", arg, &d, err);
     if (rc)
         return rc;
-    cli->tensor_filter.device = d.kind == CL_DEVICE_ALL ? -1 : d.kind == CL_DEVICE_CPU ? 0 : 1;
+    cli->tensor_filter.device = d.kind == CL_DEVICE_ALL ? -1
+                              : d.kind == CL_DEVICE_CPU ? TORCH_DEVICE_CPU : TORCH_DEVICE_CUDA;
     cli->tensor_filter.by_index = d.index >= 0;
     cli->tensor_filter.index = d.index;
     cli->block_filter.device = d.index;

@@ -1,6 +1,7 @@
 #include "engine/values.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -85,9 +86,11 @@ int cl_value_addr(const char *opt, const char *s, uint64_t *out, struct cl_error
 int cl_value_seconds(const char *opt, const char *s, double min, double max, double *out,
                      struct cl_error *err)
 {
-    char *end;
-    double v = isdigit((unsigned char)s[0]) ? strtod(s, &end) : 0;
-    if (!isdigit((unsigned char)s[0]) || *end || !(v >= min && v <= max))
+    /* digits and one point only: strtod alone would take "0x10", "1e3", "inf" and a sign */
+    size_t n = strspn(s, "0123456789"), point = s[n] == '.';
+    bool plain = n > 0 && strspn(s + n + point, "0123456789") == strlen(s + n + point);
+    double v = plain ? strtod(s, NULL) : 0;
+    if (!plain || !(v >= min && v <= max))
         return cl_error_set(err, CL_E_USAGE, "%s wants seconds from %g to %g, not '%s'", opt, min,
                             max, s);
     *out = v;

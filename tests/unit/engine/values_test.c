@@ -91,7 +91,11 @@ static void test_seconds(void)
     double v = 0;
     CU_ASSERT_EQUAL(cl_value_seconds("--interval", "0.5", 0.1, 60, &v, &err), 0);
     CU_ASSERT_DOUBLE_EQUAL(v, 0.5, 1e-12);
-    const char *bad[] = {"-3", "0.01", "61", "nan", "inf", "", "1s", " 1"};
+    CU_ASSERT_EQUAL(cl_value_seconds("--interval", "30", 0.1, 60, &v, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(v, 30, 1e-12);
+    CU_ASSERT_EQUAL(cl_value_seconds("--interval", "2.", 0.1, 60, &v, &err), 0);
+    const char *bad[] = {"-3", "0.01", "61", "nan", "inf", "", "1s", " 1", "0x10", "1e1", "1.2.3",
+                         ".5", "+1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CU_ASSERT_EQUAL(cl_value_seconds("--interval", bad[i], 0.1, 60, &v, &err), CL_E_USAGE);
 }
