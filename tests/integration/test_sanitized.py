@@ -1,11 +1,12 @@
 """The CLI built with ASan + UBSan (build/culeak-san) on real processes and cores: a torch process
-with leaks (live and from a kernel core), one with torch imported and not one tensor, and one
-whose own objects are damaged. Any sanitizer report aborts the command, so each run must exit as
+with leaks (live and from a kernel core), the CUDA allocator on the simulated device, one with
+torch imported and not one tensor, and one whose own objects are damaged. Any sanitizer report aborts the command, so each run must exit as
 the normal build does, with stderr free of reports, and agree with the process's ground truth."""
 import json
 
 import harness
 from harness import check, check_eq
+from test_blocks import EXPANDABLE, compare
 from test_tensors import judge
 
 SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
@@ -39,6 +40,14 @@ def leaks_kernel_core():
         judge(san_json("tensors", "--core", core), truth)
 
 
+def blocks_simulated_device():
+    """The CUDA allocator walk on torch 2.14's real allocator (simulated device, expandable
+    segments), against the process's own memory snapshot."""
+    env = dict(harness.simgpu_env(), **EXPANDABLE)
+    with harness.Process(harness.CUDA_TORCH_VENV, "cuda_blocks.py", env=env) as p:
+        compare(san_json("blocks", "--pid", p.pid), p.truth)
+
+
 def no_tensors():
     """torch imported, no tensor made: every report is empty and whole (qsort of nothing)."""
     with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "dying.py", "1000",
@@ -65,5 +74,6 @@ def damaged_objects():
 def tests():
     yield "leaks-live", leaks_live
     yield "leaks-kernel-core", leaks_kernel_core
+    yield "blocks-simulated-device", blocks_simulated_device
     yield "no-tensors", no_tensors
     yield "damaged-objects", damaged_objects
