@@ -434,7 +434,8 @@ static void emit_hamt_node(struct py_emitter *e, uint64_t obj, enum py_family fa
     const struct py_layout *l = o->rt->l;
     int64_t n = 0;
     if (family == PY_F_HAMT_ARRAY) {
-        (void)emit_array(e, obj + l->hamt_array_nodes, (l->hamt_array_count - l->hamt_array_nodes) / 8);
+        (void)emit_array(e, obj + l->hamt_array_nodes,
+                         (l->hamt_array_count - l->hamt_array_nodes) / 8);
         return;
     }
     if (cl_read(o->rt->t, obj + l->ob_size, &n, sizeof n) != 0 ||

@@ -41,8 +41,9 @@ static const char usage_options[] =
     "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
     "  --device D       tensors: cpu, cuda, cuda:N or all (default all); blocks: cuda:N or N\n"
     "  --state S        blocks: allocated, free or all (default all)\n"
-    "  --allocator-layout NAME  blocks, summary, tensors, refs: read the CUDA allocator with this table\n"
-    "                   (e.g. 2.14) instead of the torch version's; it must still fit\n"
+    "  --allocator-layout NAME  blocks, summary, tensors, refs: read the CUDA allocator\n"
+    "                   with this layout table (e.g. 2.14) instead of the torch version's;\n"
+    "                   it must still fit\n"
     "  --min-bytes N    tensors: only storages of at least N bytes (K, M, G: powers of 1024)\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "  -o, --output FILE  snapshot: write it to FILE\n"
@@ -142,8 +143,8 @@ static int set_allocator_layout(const char *arg, struct cl_command_line *cli, st
 {
     char names[256];
     if (!cc_layout_named(arg))
-        return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' (known: %s)",
-                            arg, cc_layout_names(names, sizeof names));
+        return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' "
+                            "(known: %s)", arg, cc_layout_names(names, sizeof names));
     cli->allocator_layout = arg;
     return 0;
 }
@@ -265,15 +266,16 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
     const struct cl_file_locator *loc = &cli->session.open.locator;
     if (cli->command && strcmp(cli->command, "watch") == 0 && !cli->session.pid && allow_target)
         return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
-    bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot || loc->nlib_dirs;
+    bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot ||
+                  loc->nlib_dirs;
     if (!allow_target && target)
         return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --exe, "
                             "--sysroot and --lib-path do not apply here");
     if (allow_target && cli->session.pid && cli->session.core)
         return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
     if (allow_target && !cli->session.pid && !cli->session.core && !cl_command_offline(cli))
-        return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to compare "
-                            "with: --pid PID or --core FILE (or a second file)"
+        return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to "
+                            "compare with: --pid PID or --core FILE (or a second file)"
                             : "give exactly one of --pid PID or --core FILE");
     if (cl_command_offline(cli) && target)
         return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid or --core");

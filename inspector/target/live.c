@@ -256,7 +256,7 @@ static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
 }
 
 /* Whether a read failed because the process is gone: ESRCH (no task, or a task without memory),
- * or /proc says it is a zombie or has no entry. A failure of a live process is an unreadable page. */
+ * or /proc says it is a zombie or has no entry. Any other failure is one unreadable page. */
 static bool went_away(const struct live *lv, int errnum)
 {
     if (errnum == ESRCH)

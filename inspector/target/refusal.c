@@ -128,7 +128,7 @@ int cl_live_refusal(int pid, const char *what, struct cl_error *err)
                             "as root or as the process's user with CAP_SYS_PTRACE", what, pid);
     return cl_error_set(err, CL_E_PERMISSION, "the kernel refused to %s process %d (%s) although "
                         "culeak has CAP_SYS_PTRACE, the process is no kernel thread, has no tracer "
-                        "and Yama allows it: a security module (Landlock, AppArmor, SELinux) or the "
-                        "sandbox or container culeak runs in forbids it, or the process is in a "
-                        "user namespace culeak's privilege does not reach", what, pid, comm);
+                        "and Yama allows it: a security module (Landlock, AppArmor, SELinux) or "
+                        "the sandbox or container culeak runs in forbids it, or the process is in "
+                        "a user namespace culeak's privilege does not reach", what, pid, comm);
 }

@@ -119,7 +119,8 @@ static void test_command_line(void)
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"tensors", "--pid", "5",
                     "--min-bytes", "1M", "--device", "cuda:0", NULL}), 0);
     CU_ASSERT_EQUAL(cl.tensor_filter.min_bytes, 1u << 20);
-    CU_ASSERT(cl.tensor_filter.device == 1 && cl.tensor_filter.by_index && cl.tensor_filter.index == 0);
+    CU_ASSERT(cl.tensor_filter.device == 1 && cl.tensor_filter.by_index);
+    CU_ASSERT_EQUAL(cl.tensor_filter.index, 0);
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"tensors", "--pid", "5",
                     "--top", "3", NULL}), CL_E_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--top does not apply to tensors"));
