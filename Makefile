@@ -41,6 +41,11 @@ $(BUILD)/libculeak-san.a: $(LIB_SAN_OBJ)
 $(BUILD)/culeak: $(CLI_SRC) $(BUILD)/libculeak.a $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(CLI_SRC) $(BUILD)/libculeak.a $(LDLIBS) -o $@
 
+# The CLI under AddressSanitizer + UndefinedBehaviorSanitizer, for the integration tests'
+# sanitizer cells (tests/integration/test_sanitized.py): real processes and cores.
+$(BUILD)/culeak-san: $(CLI_SRC) $(BUILD)/libculeak-san.a $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(CLI_SRC) $(BUILD)/libculeak-san.a $(LDLIBS) -o $@
+
 # The gdb plugin: no libpython linked (gdb has it loaded); only PyInit exported.
 $(BUILD)/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
@@ -153,11 +158,13 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps fuzz-deps
-	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san fuzz-bins
+	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san \
+	    $(BUILD)/culeak-san fuzz-bins
 	scripts/run-tests
 # The whole version matrix (docs/matrix.md); make check runs one representative per axis.
 check-full: deps fuzz-deps
-	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san fuzz-bins
+	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san \
+	    $(BUILD)/culeak-san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests
 
 # No include points up the layers of docs/design.md, and the library, CLI and plugin compile clean

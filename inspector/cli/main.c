@@ -34,14 +34,14 @@ int main(int argc, char **argv)
     /* The command may come first (culeak info --pid 1) or last (culeak --pid 1 info): getopt
      * permutes, so both parse. */
     int rc = cl_command_parse(argc, argv, 1, true, true, &cli, &err);
-    if (rc == -1) {
+    if (rc == CL_PARSE_HELP) {
         printf("usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH]) [options]\n"
                "       culeak diff A.json B.json\n\n"
                "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n\n%s",
                cl_command_usage(true));
         return 0;
     }
-    if (rc == -2) {
+    if (rc == CL_PARSE_VERSION) {
         printf("culeak %s\n", CL_VERSION);
         return 0;
     }

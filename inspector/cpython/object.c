@@ -311,12 +311,13 @@ bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
     const struct py_layout *l = o->rt->l;
     if (!ty || ty->family != PY_F_INT || cl_read(t, addr + l->ob_size, &head, 8))
         return false;
-    int64_t ndigits, sign;
+    uint64_t ndigits;
+    int64_t sign;
     if (l->long_tagged) {
-        ndigits = (int64_t)((uint64_t)head >> 3);
+        ndigits = (uint64_t)head >> 3;
         sign = 1 - (head & 3);
     } else {
-        ndigits = head < 0 ? -head : head;
+        ndigits = py_ob_size_magnitude(head);
         sign = head < 0 ? -1 : head > 0;
     }
     if (ndigits > 2)
@@ -336,9 +337,9 @@ uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_typ
     if (ty->itemsize && cl_read(o->rt->t, addr + o->rt->l->ob_size, &n, 8) == 0) {
         if (ty->family == PY_F_INT && o->rt->l->long_tagged)
             n = (int64_t)((uint64_t)n >> 3);
-        n = n < 0 ? -n : n;
-        if (n < (1 << 28))
-            size += (uint64_t)n * (uint64_t)ty->itemsize;
+        uint64_t items = py_ob_size_magnitude(n);
+        if (items < (1 << 28))
+            size += items * (uint64_t)ty->itemsize;
     }
     return size;
 }

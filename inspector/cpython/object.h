@@ -35,6 +35,10 @@ struct py_objects {
     struct cl_addrmap type_index;
     struct py_type **types;    /* individually allocated: pointers stay valid as types are added */
     size_t ntypes, cap;
+    /* Containers the graph walk could not read the contents of (a list's item array, a dict's
+     * entries), by family of the container: what they hold is missing from the graph, so the
+     * walk says so (py_referents_note_skipped). */
+    uint64_t unreadable[PY_F_COUNT];
 };
 
 void py_objects_init(struct py_objects *o, struct py_runtime *rt);
@@ -53,6 +57,11 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
 bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap);
 /* An int's value when it fits in 64 bits. */
 bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value);
+/* |ob_size| without overflow: a corrupt ob_size may be INT64_MIN. */
+static inline uint64_t py_ob_size_magnitude(int64_t n)
+{
+    return n < 0 ? 0 - (uint64_t)n : (uint64_t)n;
+}
 /* The shallow size of an object (basicsize + items), like sys.getsizeof without the GC header. */
 uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_type *ty);
 

@@ -1,11 +1,13 @@
 /* Strong references held by each kind of object: the out-of-process counterpart of tp_traverse.
  * Weak references (weakref targets, __weakref__ lists) are never edges. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpython/heap.h"
 #include "cpython/frames.h"
 #include "cpython/referents.h"
+#include "util/notes.h"
 
 #define MAX_ITEMS (1u << 26)   /* a container claiming more entries is corrupt */
 
@@ -21,21 +23,34 @@ static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
 }
 
-/* Items of an array of object pointers, each as [i]. */
-static void emit_array(struct py_emitter *e, uint64_t items, int64_t n)
+/* A container whose contents could not be read. Counted only while building the graph (lookups
+ * that build nothing read the same dicts many times), so the walk says what it skipped instead
+ * of showing what it holds as unreachable. */
+static void skipped(struct py_emitter *e, enum py_family family)
 {
-    if (n <= 0 || (uint64_t)n > MAX_ITEMS)
-        return;
+    if (!e->visit)
+        e->h->objects.unreadable[family]++;
+}
+
+/* Items of an array of object pointers, each as [i]; false when they cannot be read (a corrupt
+ * length, a NULL or unreadable array). */
+static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
+{
+    if (n == 0)
+        return true;
+    if (n < 0 || (uint64_t)n > MAX_ITEMS || !items)
+        return false;
     uint64_t buf[512];
     for (int64_t i = 0; i < n;) {
         size_t chunk = (size_t)(n - i) < 512 ? (size_t)(n - i) : 512;
         if (cl_read(e->h->objects.rt->t, items + 8 * (uint64_t)i, buf, chunk * 8) != 0)
-            return;
+            return false;
         for (size_t j = 0; j < chunk; j++)
             if (buf[j])
                 py_emit(e, buf[j], PY_E_INDEX, (uint64_t)(i + (int64_t)j));
         i += (int64_t)chunk;
     }
+    return true;
 }
 
 /* ---- dicts ---- */
@@ -75,19 +90,23 @@ static bool read_keys(struct py_objects *o, uint64_t keys, struct dict_keys *k)
     return true;
 }
 
-/* Calls fn(key, value) for each live entry; values from `values` (a split table) when given. */
-static void keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
+/* Calls fn(key, value) for each live entry; values from `values` (a split table) when given.
+ * False when the entries cannot be read (nor allocated: then they are not read either). */
+static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
                          bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg)
 {
     struct dict_keys k;
-    if (!keys || !read_keys(o, keys, &k) || k.nentries == 0)
-        return;
+    if (!keys || !read_keys(o, keys, &k))
+        return false;
+    if (k.nentries == 0)
+        return true;
     size_t bytes = (size_t)k.nentries * k.entry_size;
     unsigned char *buf = malloc(bytes);
     uint64_t *vals = values ? malloc((size_t)k.nentries * 8) : NULL;
     struct cl_target *t = o->rt->t;
-    if (buf && cl_read(t, k.entries, buf, bytes) == 0 &&
-        (!values || (vals && cl_read(t, values, vals, (size_t)k.nentries * 8) == 0))) {
+    bool readable = buf && cl_read(t, k.entries, buf, bytes) == 0 &&
+                    (!values || (vals && cl_read(t, values, vals, (size_t)k.nentries * 8) == 0));
+    if (readable) {
         for (int64_t i = 0; i < k.nentries; i++) {
             uint64_t key, value;
             memcpy(&key, buf + (size_t)i * k.entry_size + k.key_at, 8);
@@ -100,16 +119,17 @@ static void keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
     }
     free(buf);
     free(vals);
+    return readable;
 }
 
-void py_dict_items(struct py_objects *o, uint64_t dict,
+bool py_dict_items(struct py_objects *o, uint64_t dict,
                    bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg)
 {
     const struct py_layout *l = o->rt->l;
     uint64_t keys = word(o, dict + l->dict_keys), values = word(o, dict + l->dict_values);
     if (values && l->dv_values != PY_NONE)
         values += l->dv_values;
-    keys_foreach(o, keys, values, fn, arg);
+    return keys_foreach(o, keys, values, fn, arg);
 }
 
 struct emit_arg { struct py_emitter *e; enum py_edge edge; };
@@ -126,16 +146,17 @@ static bool emit_item(void *arg, uint64_t key, uint64_t value)
 /* ---- instance attributes ---- */
 
 /* Values stored apart from any dict object (3.11+ managed values), keyed by the type's shared keys. */
-static void emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t values)
+static bool emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t values)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
     uint64_t keys = word(o, ty->addr + l->ht_cached_keys);
     struct emit_arg a = {e, PY_E_ATTR};
-    keys_foreach(o, keys, values + l->dv_values, emit_item, &a);
+    return keys_foreach(o, keys, values + l->dv_values, emit_item, &a);
 }
 
-static void emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct py_type *ty)
+/* False when the instance's attributes are there but cannot be read. */
+static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct py_type *ty)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
@@ -147,37 +168,39 @@ static void emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
             if (w)
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
             else if ((w = word(o, obj + (uint64_t)(int64_t)l->managed_values_offset)))
-                emit_values(e, ty, w);
-            return;
+                return emit_values(e, ty, w);
+            return true;
         case PY_DICT_MANAGED_312:
             if (w & 1)
-                emit_values(e, ty, w + 1);   /* stored as values - 1, tagged */
-            else if (w)
+                return emit_values(e, ty, w + 1);   /* stored as values - 1, tagged */
+            if (w)
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
-            return;
+            return true;
         case PY_DICT_MANAGED_313: {
             uint8_t valid = 0;
             if (w)
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
             else if ((ty->flags & PY_TPFLAGS_INLINE_VALUES) &&
                      cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + 3, &valid, 1) == 0 && valid)
-                emit_values(e, ty, obj + (uint64_t)ty->basicsize);
-            return;
+                return emit_values(e, ty, obj + (uint64_t)ty->basicsize);
+            return true;
         }
         default:
-            return;
+            return true;
         }
     }
     int64_t off = ty->dictoffset;
     if (off < 0) {   /* var-sized objects keep the dict after their items */
         int64_t n;
-        if (cl_read(o->rt->t, obj + l->ob_size, &n, 8) != 0)
-            return;
-        n = n < 0 ? -n : n;
-        off += (ty->basicsize + n * ty->itemsize + 7) & ~7;
+        uint64_t items;
+        if (cl_read(o->rt->t, obj + l->ob_size, &n, 8) != 0 ||
+            (items = py_ob_size_magnitude(n)) > MAX_ITEMS)
+            return false;
+        off += (ty->basicsize + (int64_t)items * ty->itemsize + 7) & ~7;
     }
     if (off > 0)
         emit_named(e, obj + (uint64_t)off, dict_label);
+    return true;
 }
 
 static void emit_slots(struct py_emitter *e, uint64_t obj, struct py_type *ty)
@@ -193,13 +216,16 @@ static void emit_slots(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 
 /* ---- per family ---- */
 
-static void emit_set(struct py_emitter *e, uint64_t obj)
+/* False when the table cannot be read. */
+static bool emit_set(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     int64_t mask = 0;
-    uint64_t table = word(o, obj + o->rt->l->set_table);
+    uint64_t table = word(o, obj + o->rt->l->set_table), first;
     if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, 8) || mask < 0 || (uint64_t)mask >= MAX_ITEMS || !table)
-        return;
+        return false;
+    if (cl_read_u64(o->rt->t, table, &first))   /* the table itself (word() reads fail as empty) */
+        return false;
     uint64_t position = 0;   /* iteration order is table order */
     for (int64_t i = 0; i <= mask; i++) {
         uint64_t key = word(o, table + 16 * (uint64_t)i);
@@ -208,9 +234,11 @@ static void emit_set(struct py_emitter *e, uint64_t obj)
             continue;
         py_emit(e, key, PY_E_SETITEM, position++);
     }
+    return true;
 }
 
-static void emit_deque(struct py_emitter *e, uint64_t obj)
+/* False when the deque's length or blocks cannot be read. */
+static bool emit_deque(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     int64_t len, index;
@@ -218,9 +246,10 @@ static void emit_deque(struct py_emitter *e, uint64_t obj)
     uint64_t block = word(o, obj + l->deque_leftblock);
     if (cl_read(o->rt->t, obj + l->ob_size, &len, 8) || cl_read(o->rt->t, obj + l->deque_leftindex, &index, 8) ||
         len < 0 || (uint64_t)len > MAX_ITEMS || index < 0 || index >= 64)
-        return;
+        return false;
     /* Blocks of 64 items: {leftlink @0, data[64] @8, rightlink @520}. */
-    for (int64_t i = 0; i < len && block; i++) {
+    int64_t i = 0;
+    for (; i < len && block; i++) {
         uint64_t v = word(o, block + l->deque_block_data + 8 * (uint64_t)index);
         if (v)
             py_emit(e, v, PY_E_INDEX, (uint64_t)i);
@@ -229,6 +258,7 @@ static void emit_deque(struct py_emitter *e, uint64_t obj)
             block = word(o, block + l->deque_block_next);
         }
     }
+    return i == len;   /* else the block chain ended (or could not be read) before the items */
 }
 
 static void emit_generator(struct py_emitter *e, uint64_t obj)
@@ -404,13 +434,14 @@ static void emit_hamt_node(struct py_emitter *e, uint64_t obj, enum py_family fa
     const struct py_layout *l = o->rt->l;
     int64_t n = 0;
     if (family == PY_F_HAMT_ARRAY) {
-        emit_array(e, obj + l->hamt_array_nodes, (l->hamt_array_count - l->hamt_array_nodes) / 8);
+        (void)emit_array(e, obj + l->hamt_array_nodes,
+                         (l->hamt_array_count - l->hamt_array_nodes) / 8);
         return;
     }
     if (cl_read(o->rt->t, obj + l->ob_size, &n, sizeof n) != 0 ||
         (family == PY_F_HAMT_BITMAP && n > MAX_BITMAP_ITEMS))
         return;
-    emit_array(e, obj + (family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items
+    (void)emit_array(e, obj + (family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items
                                                     : l->hamt_collision_items), n);
 }
 
@@ -465,7 +496,7 @@ static void emit_element(struct py_emitter *e, uint64_t obj)
         return;
     emit_named(e, extra + l->etx_attrib, ".attrib");
     if (cl_read(o->rt->t, extra + l->etx_length, &length, sizeof length) == 0)
-        emit_array(e, word(o, extra + l->etx_children), length);   /* bounded there */
+        (void)emit_array(e, word(o, extra + l->etx_children), length);   /* bounded there */
 }
 
 static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
@@ -569,20 +600,21 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
     struct py_type *ty = (struct py_type *)cty;
     struct emit_arg items = {e, PY_E_KEY};
     int64_t size = 0;
+    bool readable = true;   /* false: some of obj's contents could not be read (counted once) */
     switch (ty->family) {
     case PY_F_DICT:
-        py_dict_items(o, obj, emit_item, &items);
+        readable = py_dict_items(o, obj, emit_item, &items);
         break;
     case PY_F_LIST:
-        if (cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0)
-            emit_array(e, word(o, obj + l->list_items), size);
+        readable = cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0 &&
+                   emit_array(e, word(o, obj + l->list_items), size);
         break;
     case PY_F_TUPLE:
-        if (cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0)
-            emit_array(e, obj + l->tuple_items, size);
+        readable = cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0 &&
+                   emit_array(e, obj + l->tuple_items, size);
         break;
     case PY_F_SET:
-        emit_set(e, obj);
+        readable = emit_set(e, obj);
         break;
     case PY_F_CELL:
         emit_named(e, obj + l->cell_ref, ".cell_contents");
@@ -633,7 +665,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->exc_args, ".args");
         break;
     case PY_F_DEQUE:
-        emit_deque(e, obj);
+        readable = emit_deque(e, obj);
         break;
     case PY_F_PARTIAL:
         emit_named(e, obj + l->partial_fn, ".func");
@@ -660,7 +692,48 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
     }
     /* Every type: its instances' dict (module, function, class and instance namespaces) and
      * object members (__slots__, C members), then the class. */
-    emit_instance_dict(e, obj, ty);
+    if (!emit_instance_dict(e, obj, ty))
+        readable = false;
     emit_slots(e, obj, ty);
     py_emit(e, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)".__class__");
+    if (!readable)
+        skipped(e, ty->family);
+}
+
+/* The kinds a warning names; the rest are counted as "other". */
+static const char *skipped_kind(enum py_family f)
+{
+    switch (f) {
+    case PY_F_DICT: return "dict";
+    case PY_F_LIST: return "list";
+    case PY_F_TUPLE: return "tuple";
+    case PY_F_SET: return "set";
+    case PY_F_DEQUE: return "deque";
+    case PY_F_OBJECT: return "instance";
+    default: return NULL;
+    }
+}
+
+void py_referents_note_skipped(const struct py_objects *o, char **notes)
+{
+    char kinds[256] = "";
+    size_t used = 0;
+    uint64_t total = 0, other = 0;
+    for (int f = 0; f < PY_F_COUNT; f++) {
+        uint64_t n = o->unreadable[f];
+        const char *kind = skipped_kind((enum py_family)f);
+        total += n;
+        if (n && !kind)
+            other += n;
+        else if (n && used < sizeof kinds)
+            used += (size_t)snprintf(kinds + used, sizeof kinds - used, "%s%llu %s",
+                                     used ? ", " : "", (unsigned long long)n, kind);
+    }
+    if (other && used < sizeof kinds)
+        snprintf(kinds + used, sizeof kinds - used, "%s%llu other", used ? ", " : "",
+                 (unsigned long long)other);
+    if (total)
+        cl_note_add(notes, "could not read the contents of %llu objects (%s): what they hold is "
+                    "missing from the walk, and may show as unreachable", (unsigned long long)total,
+                    kinds);
 }

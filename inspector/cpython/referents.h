@@ -10,8 +10,11 @@
 
 /* Emits every strong reference of obj, whose type is ty. */
 void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *ty);
-/* Iterates a dict's live entries; fn returns false to stop. */
-void py_dict_items(struct py_objects *o, uint64_t dict,
+/* Iterates a dict's live entries; fn returns false to stop. False when they cannot be read. */
+bool py_dict_items(struct py_objects *o, uint64_t dict,
                    bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg);
+/* Adds a warning to *notes saying how many containers of which kinds the graph walk could not
+ * read the contents of (nothing when it read them all). */
+void py_referents_note_skipped(const struct py_objects *o, char **notes);
 
 #endif

@@ -1,258 +1,18 @@
 #include "engine/command.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpython/runtime.h"
 #include "cpython/layout_check.h"
+#include "engine/cmdline.h"
 #include "engine/snapshot.h"
 #include "report/info.h"
 #include "report/objects.h"
 #include "report/tensors.h"
 #include "util/notes.h"
-
-static const char usage_commands[] =
-    "commands:\n"
-    "  info          the target, its Python runtime and its PyTorch build\n"
-    "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
-    "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
-    "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
-    "  summary       the leak report: every holder by the bytes dropping it would free\n"
-    "  blocks        the CUDA caching allocator: segments, blocks, the tensors in them\n"
-    "  snapshot      what holds tensor memory, by holder pattern, saved (-o FILE) or printed\n"
-    "  diff A [B]    growth per holder pattern between snapshot files A and B, or A and the\n"
-    "                target now (--pid/--core)\n"
-    "  watch         inspect every --interval S seconds (--count N times) and log what grew\n"
-    "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
-    "\n";
-
-static const char usage_target[] =
-    "target:\n"
-    "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
-    "  --core FILE      a core file (kernel core or gdb's gcore)\n"
-    "  --exe PATH       the executable the core was made from, if it has moved\n"
-    "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
-    "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n";
-
-static const char usage_options[] =
-    "selection:\n"
-    "  --top N          objects: only the N most common types; summary: the N biggest holders\n"
-    "  --addr ADDR      refs: this object (hex; repeatable)\n"
-    "  --type NAME      refs: every object of this type: qualified (torch.nn.parameter.Parameter)\n"
-    "                   or bare (Parameter, which says so when it names several types)\n"
-    "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
-    "  --device D       tensors: cpu, cuda or all (default all); blocks: a device number\n"
-    "  --state S        blocks: allocated, free or all (default all)\n"
-    "  --allocator-layout NAME  blocks, summary: read the CUDA allocator with this layout table\n"
-    "                   (e.g. 2.14) instead of the torch version's; it must still fit\n"
-    "  --min-bytes N    tensors: only storages of at least N bytes\n"
-    "  --max-objects N  stop walking after N objects (default 50 million)\n"
-    "  -o, --output FILE  snapshot: write it to FILE\n"
-    "  --interval S     watch: seconds between inspections (default 10)\n"
-    "  --count N        watch: inspections before stopping (default: until the process ends)\n"
-    "output:\n"
-    "  --json           one JSON object instead of text\n"
-    "  --full           text lines whole (by default cut to 160 columns in the middle)\n"
-    "\n";
-
-static const char usage_exit[] =
-    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core,\n"
-    "  6 truncated core, 7 executable does not match the core, 8 not a Python process,\n"
-    "  9 unsupported runtime, 10 unreadable memory, 11 I/O error, 1 internal error\n";
-
-const char *cl_command_usage(bool with_target)
-{
-    static char text[4096];
-    snprintf(text, sizeof text, "%s\n%s%s\n%s", usage_commands, with_target ? usage_target : "",
-             usage_options, usage_exit);
-    return text;
-}
-
-static int parse_pid(const char *s, int *pid)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v <= 0 || v > 0x7fffffff)
-        return -1;
-    *pid = (int)v;
-    return 0;
-}
-
-int cl_command_parse(int argc, char **argv, int first, bool want_command, bool allow_target,
-                     struct cl_command_line *cli, struct cl_error *err)
-{
-    enum { O_PID = 256, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_HELP, O_VERSION, O_TOP,
-           O_ADDR, O_TYPE, O_MAX_OBJECTS, O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT,
-           O_FULL, O_OUTPUT, O_INTERVAL, O_COUNT };
-    static const struct option longopts[] = {
-        {"pid", required_argument, 0, O_PID},         {"core", required_argument, 0, O_CORE},
-        {"exe", required_argument, 0, O_EXE},         {"sysroot", required_argument, 0, O_SYSROOT},
-        {"lib-path", required_argument, 0, O_LIBPATH}, {"json", no_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
-        {"top", required_argument, 0, O_TOP},         {"addr", required_argument, 0, O_ADDR},
-        {"type", required_argument, 0, O_TYPE},
-        {"max-objects", required_argument, 0, O_MAX_OBJECTS},
-        {"max-paths", required_argument, 0, O_MAX_PATHS},
-        {"device", required_argument, 0, O_DEVICE},
-        {"min-bytes", required_argument, 0, O_MIN_BYTES},
-        {"state", required_argument, 0, O_STATE},
-        {"allocator-layout", required_argument, 0, O_ALLOCATOR_LAYOUT},
-        {"full", no_argument, 0, O_FULL},
-        {"output", required_argument, 0, O_OUTPUT},
-        {"interval", required_argument, 0, O_INTERVAL},
-        {"count", required_argument, 0, O_COUNT},
-        {0, 0, 0, 0}};
-    struct cl_file_locator *loc = &cli->session.open.locator;
-    opterr = 0;
-    optind = 0;   /* glibc: 0 restarts the scan, so a plugin can parse many command lines */
-    argc -= first - 1;
-    argv += first - 1;
-    for (int c; (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1;) {
-        switch (c) {
-        case O_PID:
-            if (parse_pid(optarg, &cli->session.pid))
-                return cl_error_set(err, CL_E_USAGE, "--pid wants a process id, not '%s'", optarg);
-            break;
-        case O_CORE: cli->session.core = optarg; break;
-        case O_EXE: loc->exe = optarg; break;
-        case O_SYSROOT: loc->sysroot = optarg; break;
-        case O_LIBPATH:
-            if (loc->nlib_dirs == CL_MAX_LIB_DIRS)
-                return cl_error_set(err, CL_E_USAGE, "at most %d --lib-path", CL_MAX_LIB_DIRS);
-            cli->lib_dirs[loc->nlib_dirs++] = optarg;
-            break;
-        case O_JSON: cli->json = true; break;
-        case O_FULL: cli->full = true; break;
-        case 'o':
-        case O_OUTPUT: cli->output = optarg; break;
-        case O_INTERVAL: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (!*optarg || *end || !(v >= 0.1 && v <= 86400))
-                return cl_error_set(err, CL_E_USAGE, "--interval wants seconds from 0.1 to 86400, "
-                                    "not '%s'", optarg);
-            cli->interval = v;
-            break;
-        }
-        case O_COUNT: {
-            char *end;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || v == 0 || v > 1000000)
-                return cl_error_set(err, CL_E_USAGE, "--count wants a number from 1 to 1000000, "
-                                    "not '%s'", optarg);
-            cli->count = (size_t)v;
-            break;
-        }
-        case O_TOP:
-        case O_MAX_OBJECTS:
-        case O_MAX_PATHS: {
-            char *end;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || v == 0 || (c == O_MAX_PATHS && v > 64))
-                return cl_error_set(err, CL_E_USAGE, "%s wants a positive number%s, not '%s'",
-                                    argv[optind - 2], c == O_MAX_PATHS ? " up to 64" : "", optarg);
-            if (c == O_TOP)
-                cli->top = (size_t)v;
-            else if (c == O_MAX_OBJECTS)
-                cli->walk.max_objects = v;
-            else
-                cli->max_paths = (size_t)v;
-            break;
-        }
-        case O_ADDR: {
-            char *end;
-            unsigned long long v = strtoull(optarg, &end, 16);
-            if (!*optarg || *end || v == 0)
-                return cl_error_set(err, CL_E_USAGE, "--addr wants a hex address, not '%s'", optarg);
-            if (cli->naddrs == CL_MAX_ADDRS)
-                return cl_error_set(err, CL_E_USAGE, "at most %d --addr", CL_MAX_ADDRS);
-            cli->addrs[cli->naddrs++] = v;
-            break;
-        }
-        case O_TYPE: cli->type = optarg; break;
-        case O_ALLOCATOR_LAYOUT: {
-            char names[256];
-            if (!cc_layout_named(optarg))
-                return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' "
-                                    "(known: %s)", optarg, cc_layout_names(names, sizeof names));
-            cli->allocator_layout = optarg;
-            break;
-        }
-        case O_DEVICE:
-            if (*optarg >= '0' && *optarg <= '9') {   /* a CUDA device number */
-                cli->block_filter.device = atoi(optarg);
-                cli->tensor_filter.device = 1;
-            } else if (strcmp(optarg, "all") == 0)
-                cli->tensor_filter.device = -1;
-            else if (strcmp(optarg, "cpu") == 0 || strcmp(optarg, "cuda") == 0)
-                cli->tensor_filter.device = optarg[1] == 'p' ? 0 : 1;
-            else
-                return cl_error_set(err, CL_E_USAGE, "--device wants cpu, cuda or all, not '%s'", optarg);
-            break;
-        case O_STATE:
-            if (strcmp(optarg, "all") == 0)
-                cli->block_filter.state = 0;
-            else if (strcmp(optarg, "allocated") == 0)
-                cli->block_filter.state = 1;
-            else if (strcmp(optarg, "free") == 0)
-                cli->block_filter.state = 2;
-            else
-                return cl_error_set(err, CL_E_USAGE, "--state wants allocated, free or all, not '%s'",
-                                    optarg);
-            break;
-        case O_MIN_BYTES: {
-            char *end;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (!*optarg || *end)
-                return cl_error_set(err, CL_E_USAGE, "--min-bytes wants a number, not '%s'", optarg);
-            cli->tensor_filter.min_bytes = v;
-            break;
-        }
-        case 'h':
-        case O_HELP: return -1;
-        case O_VERSION: return -2;
-        default:
-            return cl_error_set(err, CL_E_USAGE, "unknown or incomplete option '%s' (see --help)",
-                                argv[optind - 1]);
-        }
-    }
-    loc->lib_dirs = cli->lib_dirs;
-    if (want_command) {
-        if (optind >= argc)
-            return cl_error_set(err, CL_E_USAGE, "no command given (see --help)");
-        cli->command = argv[optind++];
-        if (!cl_command_known(cli->command))
-            return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
-    }
-    /* diff takes the snapshot files it compares */
-    while (cli->command && strcmp(cli->command, "diff") == 0 && optind < argc && cli->nfiles < 2)
-        cli->files[cli->nfiles++] = argv[optind++];
-    if (optind < argc)
-        return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (cli->command && strcmp(cli->command, "diff") == 0 && !cli->nfiles)
-        return cl_error_set(err, CL_E_USAGE, "diff wants a snapshot file: diff A B, or diff A "
-                            "--pid PID | --core FILE");
-    if (cli->command && strcmp(cli->command, "watch") == 0 && !cli->session.pid && allow_target)
-        return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
-    bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot || loc->nlib_dirs;
-    if (!allow_target && target)
-        return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --exe, "
-                            "--sysroot and --lib-path do not apply here");
-    if (allow_target && cli->session.pid && cli->session.core)
-        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
-    if (allow_target && !cli->session.pid && !cli->session.core && !cl_command_offline(cli))
-        return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to compare "
-                            "with: --pid PID or --core FILE (or a second file)"
-                            : "give exactly one of --pid PID or --core FILE");
-    if (cl_command_offline(cli) && target)
-        return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid or --core");
-    if (cli->session.pid && (loc->exe || loc->sysroot || loc->nlib_dirs))
-        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores only");
-    return 0;
-}
 
 /* ---- the commands ---- */
 
@@ -468,7 +228,24 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     const struct command *c = find(cli->command);
     if (!c)
         return cl_error_set(err, CL_E_USAGE, "unknown command '%s'", cli->command ? cli->command : "");
-    return c->run(cli, s, out, err);
+    if (cl_command_applicable(cli, err))
+        return CL_E_USAGE;
+    /* Nothing is printed from a process that went away during the reads, also by commands that
+     * print as they read (check-layout): the report is held back until the reads are done. */
+    char *report = NULL;
+    size_t len = 0;
+    FILE *held = open_memstream(&report, &len);
+    if (!held)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    int rc = c->run(cli, s, held, err);
+    if (fclose(held) && !rc)
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    if (s->target->gone)
+        rc = cl_target_went_away(s->target, err);
+    else if (report)
+        fwrite(report, 1, len, out);
+    free(report);
+    return rc;
 }
 
 bool cl_command_offline(const struct cl_command_line *cli)

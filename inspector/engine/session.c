@@ -1,7 +1,16 @@
 #include "engine/session.h"
 
+#include "cpython/referents.h"
+
 #include <stdio.h>
 #include <stdlib.h>
+
+/* A model built, or refused, on reads of a process that then went away is not reported: what
+ * went wrong is that the process went away (its reads failed, or its pages were half read). */
+static int settle(const struct cl_session *s, int rc, struct cl_error *err)
+{
+    return s->target->gone ? cl_target_went_away(s->target, err) : rc;
+}
 
 int cl_session_open(const struct cl_session_options *opt, struct cl_session **out,
                     struct cl_error *err)
@@ -24,11 +33,12 @@ int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct 
     int rc = cl_symbols_load(s->target, &s->symbols, err);
     if (!rc)
         rc = cl_python_detect(s->target, s->symbols, &s->python, err);
-    if (rc) {
+    if (!rc)
+        cl_torch_detect(s->target, &s->torch);
+    if ((rc = settle(s, rc, err))) {
         cl_session_close(s);
         return rc;
     }
-    cl_torch_detect(s->target, &s->torch);
     *out = s;
     return 0;
 }
@@ -64,15 +74,19 @@ struct cl_report_notes cl_session_notes(const struct cl_session *s)
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err)
 {
-    if (!s->heap_built) {
+    int rc = 0;
+    if (!s->heap_built && !s->target->gone) {
         const struct cl_python_info *py = &s->python;
         struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
                                        py->free_threaded};
-        int rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
-        if (rc || (rc = py_heap_build(&s->py_runtime, opt, &s->heap, err)))
-            return rc;
-        s->heap_built = true;
+        rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
+        if (!rc && !(rc = py_heap_build(&s->py_runtime, opt, &s->heap, err))) {
+            s->heap_built = true;
+            py_referents_note_skipped(&s->heap.objects, &s->heap.warnings);
+        }
     }
+    if ((rc = settle(s, rc, err)))
+        return rc;
     *out = &s->heap;
     return 0;
 }
@@ -92,9 +106,10 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
                                sizeof s->torch.version))
             snprintf(s->torch.version_file, sizeof s->torch.version_file,
                      "(from the heap: torch.version.__version__)");
-        if ((rc = torch_tensors_collect(h, &s->torch, &s->tensors, err)))
+        if (!(rc = torch_tensors_collect(h, &s->torch, &s->tensors, err)))
+            s->tensors_built = true;
+        if ((rc = settle(s, rc, err)))
             return rc;
-        s->tensors_built = true;
     }
     if (out)
         *out = &s->tensors;
@@ -104,12 +119,12 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
 int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allocator **out,
                          struct cl_error *err)
 {
-    if (!s->allocator_built) {
-        int rc = cc_walk(s->target, s->symbols, &s->torch, force, &s->allocator, err);
-        if (rc)
-            return rc;
+    int rc = 0;
+    if (!s->allocator_built && !s->target->gone &&
+        !(rc = cc_walk(s->target, s->symbols, &s->torch, force, &s->allocator, err)))
         s->allocator_built = true;
-    }
+    if ((rc = settle(s, rc, err)))
+        return rc;
     *out = &s->allocator;
     return 0;
 }
@@ -126,9 +141,10 @@ int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, 
         struct cl_error no_allocator;
         if (s->torch.c10_cuda_mapped && cl_session_allocator(s, force, &a, &no_allocator))
             a = NULL;
-        if ((rc = cl_holders_build(&s->heap, tt, a, &s->holders, err)))
+        if (!(rc = cl_holders_build(&s->heap, tt, a, &s->holders, err)))
+            s->holders_built = true;
+        if ((rc = settle(s, rc, err)))
             return rc;
-        s->holders_built = true;
     }
     if (out)
         *out = &s->holders;

@@ -131,7 +131,7 @@ static struct change *changes(const struct cl_snapshot *a, const struct cl_snaps
                 v[(*n)++] = (struct change){from->v[i].path, ds, db};
         }
     }
-    if (v)
+    if (*n > 1)
         qsort(v, *n, sizeof *v, by_change);
     return v;
 }

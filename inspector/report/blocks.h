@@ -14,6 +14,7 @@
 
 struct cl_block_filter {
     int device;                /* -1: every device */
+    bool cpu;                  /* --device cpu: refused, the allocator has CUDA devices only */
     int state;                 /* 0 all, 1 allocated (active), 2 free (inactive, unmapped) */
 };
 

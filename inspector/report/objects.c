@@ -39,7 +39,8 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         counts[k].tracked += node->tracked;
         counts[k].bytes += ty ? py_object_size(&h->objects, node->addr, ty) : 0;
     }
-    qsort(counts, n, sizeof *counts, by_count);
+    if (n > 1)
+        qsort(counts, n, sizeof *counts, by_count);
     if (top == 0 || top > n)
         top = n;
     if (json) {

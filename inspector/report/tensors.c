@@ -137,7 +137,8 @@ static void holders_json(struct cl_json *j, struct py_heap *h, const struct cl_h
 
 static bool selected(const struct torch_storage *st, const struct cl_tensor_filter *f)
 {
-    return (!f || f->device < 0 || st->device_type == f->device) && (!f || st->nbytes >= f->min_bytes);
+    return !f || ((f->device < 0 || st->device_type == f->device) &&
+                  (!f->by_index || st->device_index == f->index) && st->nbytes >= f->min_bytes);
 }
 
 void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
@@ -279,7 +280,8 @@ static void owner_of(const char *path, char *out, size_t cap)
 
 static void print_totals(FILE *out, struct cl_json *j, const char *key, struct total *v, size_t n)
 {
-    qsort(v, n, sizeof *v, by_total_bytes);
+    if (n > 1)   /* v is NULL when there is nothing to total */
+        qsort(v, n, sizeof *v, by_total_bytes);
     if (j) {
         cl_json_key(j, key);
         cl_json_begin_array(j);

@@ -15,6 +15,8 @@
 
 struct cl_tensor_filter {
     int device;             /* -1 all, else a device type (0 cpu, 1 cuda) */
+    bool by_index;          /* only the device of this index (cuda:N) */
+    int index;
     uint64_t min_bytes;
 };
 

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "target/refusal.h"
 #include "target/target.h"
 #include "util/notes.h"
 
@@ -44,21 +45,6 @@ static char proc_state(int tid)
     buf[n] = '\0';
     const char *rp = strrchr(buf, ')');   /* comm may contain spaces and parentheses */
     return rp && rp[1] == ' ' ? rp[2] : 0;
-}
-
-static int tracer_pid(int pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    int tracer = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-            break;
-    fclose(f);
-    return tracer;
 }
 
 /* The pid in the process's own PID namespace: NSpid's last field (one field per nested
@@ -227,22 +213,6 @@ static void register_attached(struct cl_target *t, bool add)
         }
 }
 
-static int permission_error(struct cl_error *err, int pid, const char *what)
-{
-    char buf[8] = "";
-    size_t n;
-    char *scope = read_text("/proc/sys/kernel/yama/ptrace_scope", &n);
-    if (scope) {
-        snprintf(buf, sizeof buf, "%c", scope[0]);
-        free(scope);
-    }
-    return cl_error_set(err, CL_E_PERMISSION,
-                        "permission denied to %s process %d: run culeak as root or as the "
-                        "process's user with CAP_SYS_PTRACE%s%s%s", what, pid,
-                        *buf ? ", or set /proc/sys/kernel/yama/ptrace_scope to 0 (now " : "", buf,
-                        *buf ? ")" : "");
-}
-
 static int seize_all(struct cl_target *t, struct cl_error *err)
 {
     struct live *lv = t->impl;
@@ -265,7 +235,7 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
             if (rc) {
                 free(tids);
                 if (rc == EPERM || rc == EACCES)
-                    return permission_error(err, lv->pid, "trace");
+                    return cl_live_refusal(lv->pid, "trace", err);
                 return cl_error_set(err, CL_E_INTERNAL, "cannot stop thread %d: %s", tids[i],
                                     strerror(rc));
             }
@@ -307,6 +277,28 @@ static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
     return rc;
 }
 
+/* Whether a read failed because the process is gone: ESRCH (no task, or a task without memory),
+ * or /proc says it is a zombie or has no entry. Any other failure is one unreadable page. */
+static bool went_away(const struct live *lv, int errnum)
+{
+    if (errnum == ESRCH)
+        return true;
+    char state = proc_state(lv->pid);
+    return state == 0 || state == 'Z' || state == 'X' || state == 'x';
+}
+
+/* A failed page read: gone for good (sticky, see cl_target.gone) or just this page. */
+static int read_failed(struct cl_target *t, uint64_t addr, int errnum)
+{
+    struct live *lv = t->impl;
+    if (went_away(lv, errnum)) {
+        t->gone = true;
+        return cl_target_went_away(t, &t->err);
+    }
+    return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
+                        (unsigned long long)addr, errnum ? strerror(errnum) : "short read");
+}
+
 static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
 {
     struct live *lv = t->impl;
@@ -316,20 +308,24 @@ static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
         if (n == CL_PAGE_SIZE)
             return 0;
         if (n >= 0 || (errno != ENOSYS && errno != EPERM))
-            return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
-                                (unsigned long long)addr, n < 0 ? strerror(errno) : "short read");
+            return read_failed(t, addr, n < 0 ? errno : 0);
         lv->vm_readv_ok = false;   /* refused (e.g. seccomp, old kernel): use /proc/PID/mem */
     }
     if (lv->mem_fd < 0) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/mem", lv->pid);
-        if ((lv->mem_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-            return permission_error(&t->err, lv->pid, "read the memory of");
+        if ((lv->mem_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            int e = errno;
+            if (went_away(lv, e == ENOENT ? ESRCH : e))
+                return read_failed(t, addr, ESRCH);
+            return cl_live_refusal(lv->pid, "read the memory of", &t->err);
+        }
     }
-    if (pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr) != CL_PAGE_SIZE)
-        return cl_error_set(&t->err, CL_E_UNREADABLE, "cannot read 0x%llx: %s",
-                            (unsigned long long)addr, strerror(errno));
-    return 0;
+    ssize_t n = pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr);
+    if (n == CL_PAGE_SIZE)
+        return 0;
+    /* 0 bytes: the process has no memory any more (a bad address gives EIO instead). */
+    return read_failed(t, addr, n == 0 ? ESRCH : n < 0 ? errno : 0);
 }
 
 static void live_close(struct cl_target *t)
@@ -353,7 +349,7 @@ static int load_maps(struct cl_target *t, struct cl_error *err)
     snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
     char *text = read_text(path, &len);
     if (!text)
-        return errno == EACCES ? permission_error(err, t->pid, "inspect")
+        return errno == EACCES ? cl_live_refusal(t->pid, "inspect", err)
                                : cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", t->pid);
     int rc = cl_mappings_parse_proc_maps(&t->maps, text, len);
     free(text);
@@ -402,7 +398,7 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     t->pid = pid;
     t->ns_pid = namespace_pid(pid);
     t->locator.root_pid = pid;   /* a container's files are its own, not the host's */
-    int rc, tracer = tracer_pid(pid);
+    int rc, tracer = cl_proc_tracer(pid);
     if (opt && opt->assume_stopped) {
         rc = adopt_stopped(t, tracer ? tracer : pid, err);
     } else if (tracer) {

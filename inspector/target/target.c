@@ -53,10 +53,22 @@ void cl_target_close(struct cl_target *t)
     free(t);
 }
 
+int cl_target_went_away(const struct cl_target *t, struct cl_error *err)
+{
+    if (!t->gone)
+        return 0;
+    return cl_error_set(err, CL_E_NO_PROCESS, "the process went away: process %d exited or was "
+                        "killed while culeak was reading it", t->pid);
+}
+
 int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
 {
     if (len == 0)
         return 0;
+    /* Pages cached before the process died would still read; refuse them too, so walkers stop
+     * at once instead of going on over a mix of old pages and failures. */
+    if (t->gone)
+        return cl_target_went_away(t, &t->err);
     if (addr + len < addr)
         return cl_error_set(&t->err, CL_E_UNREADABLE, "read of %zu bytes at 0x%llx wraps around",
                             len, (unsigned long long)addr);

@@ -51,6 +51,10 @@ struct cl_target {
     struct cl_pagecache cache;
     struct cl_error err;        /* the last failure's details */
     char *warnings;             /* newline-separated notes gathered while opening; NULL if none */
+    /* live: the process exited or was killed while open. Sticky: from then on every read fails
+     * with CL_E_NO_PROCESS, so walkers stop, and no command prints a report built on reads that
+     * failed only because the process was gone (see cl_target_went_away). */
+    bool gone;
     void *impl;
 };
 
@@ -68,6 +72,10 @@ int cl_target_open_core(const char *path, const struct cl_open_options *opt,
                         struct cl_target **out, struct cl_error *err);
 /* Detaches (a live process resumes exactly as it was) and frees everything. */
 void cl_target_close(struct cl_target *t);
+
+/* CL_E_NO_PROCESS with err set when the process went away while open (t->gone), else 0. Every
+ * command asks this before it prints what it read. */
+int cl_target_went_away(const struct cl_target *t, struct cl_error *err);
 
 /* Reads exactly len bytes or fails with a cl_status (message in t->err). Bounds and mapping
  * checks are done here, so walkers may pass any address they read from the target. */

@@ -475,7 +475,8 @@ static int group_storages(struct walk *w)
             read_storage(w, x->storage, &tt->storages[tt->nstorages++]);
         tt->storages[s].ntensors++;
     }
-    qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
+    if (tt->nstorages > 1)   /* a process without tensors has no array: qsort(NULL) is UB */
+        qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
     cl_addrmap_free(&w->storage_index);   /* sorting moved them: index them again */
     for (uint32_t s = 0; s < tt->nstorages; s++) {
         bool inserted;

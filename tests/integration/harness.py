@@ -13,6 +13,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CULEAK = os.path.join(ROOT, "build", "culeak")
+# The CLI under ASan + UBSan (make build/culeak-san): any report aborts it (rc 1, "runtime error"
+# or "AddressSanitizer" on stderr).
+CULEAK_SAN = os.path.join(ROOT, "build", "culeak-san")
 SCENARIOS = os.path.join(ROOT, "tests", "scenarios")
 TORCH_VENV = os.path.join(ROOT, "build", "venv", "torch-2.13", "bin", "python")
 CUDA_TORCH_VENV = os.path.join(ROOT, "build", "venv", "torch-2.14-cuda", "bin", "python")
@@ -287,8 +290,10 @@ class Process:
         self.kill()
 
 
-def culeak(*args, expect_rc=0, user=None, env=None):
-    cmd = [CULEAK] + [str(a) for a in args]
+def culeak(*args, expect_rc=0, user=None, env=None, binary=CULEAK):
+    if not os.path.exists(binary):
+        raise Failure("%s is not built" % binary)
+    cmd = [binary] + [str(a) for a in args]
     if user is not None:
         cmd = ["setpriv", "--reuid=%s" % user, "--regid=%s" % user, "--clear-groups"] + cmd
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,

@@ -32,12 +32,84 @@ def permission_denied():
         check_eq(p.status()["TracerPid"], "0", "TracerPid")
 
 
+PF_KTHREAD = 0x00200000
+# A tracer that seizes a process and leaves it running (PTRACE_SEIZE = 0x4206), as strace does.
+SEIZER = """import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.ptrace(0x4206, int(sys.argv[1]), None, None) == 0, ctypes.get_errno()
+print("SEIZED", flush=True)
+time.sleep(600)
+"""
+
+
+def refusals():
+    """Root is told what stopped it, never to "run culeak as root": a kernel thread, a process
+    another tracer holds, and pid 1 (a sandbox may forbid tracing it; then it says so)."""
+    def flags(pid):
+        try:
+            return int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[6])
+        except (OSError, IndexError, ValueError):
+            return 0
+    pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    kthread = next((p for p in pids if flags(p) & PF_KTHREAD), None)
+    check(kthread is not None, "no kernel thread in /proc (a pid namespace?)")
+    expect(["info", "--pid", kthread], 8, ["is a kernel thread"])
+    r = harness.culeak("info", "--pid", 1, expect_rc=None)
+    if r.returncode == 4:
+        check("as root" not in r.stderr and "process 1" in r.stderr, "pid 1: %r" % r.stderr)
+    else:
+        check(r.returncode in (0, 8), "pid 1: exit %d: %r" % (r.returncode, r.stderr))
+    with harness.Process(SYSTEM_PY, "idle.py") as p:
+        seizer = subprocess.Popen([SYSTEM_PY, "-c", SEIZER, str(p.pid)], stdout=subprocess.PIPE,
+                                  text=True)
+        try:
+            check_eq(seizer.stdout.readline().strip(), "SEIZED", "the other tracer")
+            line = expect(["info", "--pid", p.pid], 4, ["traced by process %d" % seizer.pid])
+            check("as root" not in line, "traced: %r" % line)
+        finally:
+            seizer.kill()
+            seizer.wait()
+
+
 def usage():
     expect(["info"], 2, ["--pid PID or --core FILE"])
     expect(["info", "--pid", "12", "--core", "x"], 2, ["exactly one"])
     expect(["info", "--pid", "abc"], 2, ["'abc'"])
     expect(["frobnicate", "--pid", "12"], 2, ["unknown command"])
     expect(["info", "--pid", "12", "--exe", "/bin/true"], 2, ["cores only"])
+
+
+def options():
+    """Numbers are range-checked, options that do not apply and repeats are refused (exit 2),
+    before any target is touched (pid 1 is never stopped by these)."""
+    for args, words in [
+        (["tensors", "--pid", "1", "--max-objects", "-1"], ["--max-objects", "'-1'"]),
+        (["tensors", "--pid", "1", "--max-objects", "1" + "0" * 20], ["--max-objects"]),
+        (["objects", "--pid", "1", "--top", "-5"], ["--top", "'-5'"]),
+        (["refs", "--pid", "1", "--addr", "0x" + "f" * 18], ["--addr", "64 bits"]),
+        (["refs", "--pid", "1", "--addr", "-0x10"], ["--addr", "'-0x10'"]),
+        (["tensors", "--pid", "1", "--top", "5"], ["--top does not apply to tensors"]),
+        (["info", "--pid", "1", "--pid", "2"], ["--pid given twice"]),
+        (["tensors", "--pid", "1", "--min-bytes", "1Q"], ["--min-bytes", "'1Q'"]),
+        (["tensors", "--pid", "1", "--device", "gpu"], ["--device", "cuda:N"]),
+        (["blocks", "--pid", "1", "--device", "cpu"], ["--device cpu does not apply"]),
+        (["info", "--pid", "1", "--interval", "5"], ["--interval does not apply to info"]),
+    ]:
+        expect(args, 2, words)
+
+
+def units_and_devices():
+    """--min-bytes 1K is 1024 bytes and --device takes torch's spelling: the process's own
+    tensors, filtered by culeak, against its own sizes."""
+    with harness.Process(harness.TORCH_VENV, "dying.py", "2000") as p:
+        sizes = sorted(s["bytes"] for s in p.truth["storages"])
+        for spec, limit in (("4K", 4096), ("5000", 5000)):
+            doc = harness.culeak_json("tensors", "--pid", p.pid, "--min-bytes", spec)
+            got = sorted(t["nbytes"] for t in doc["tensors"])
+            check_eq(got, [s for s in sizes if s >= limit], "storages of --min-bytes %s" % spec)
+        for device, want in (("cpu", sizes), ("cuda:0", [])):
+            doc = harness.culeak_json("tensors", "--pid", p.pid, "--device", device)
+            check_eq(sorted(t["nbytes"] for t in doc["tensors"]), want, "--device %s" % device)
 
 
 def json_error():
@@ -116,6 +188,6 @@ def missing_files():
 
 
 def tests():
-    for fn in (no_such_pid, permission_denied, usage, json_error, not_a_core,
+    for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices, json_error, not_a_core,
                foreign_and_truncated_core, exe_mismatch, not_python, missing_files):
         yield fn.__name__, fn

@@ -34,6 +34,7 @@ int main(void)
     register_cpython_debug_offsets_tests();
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
+    register_engine_values_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_ErrorCode rc = CU_basic_run_tests();

@@ -23,5 +23,6 @@ void register_cpython_runtime_variant_tests(void);
 void register_cpython_debug_offsets_tests(void);
 void register_cudacache_walk_tests(void);
 void register_graph_dominators_tests(void);
+void register_engine_values_tests(void);
 
 #endif

@@ -106,6 +106,45 @@ static int count_tasks(pid_t pid)
     return n;
 }
 
+/* A child killed while open, read through either source: the first read that fails because it
+ * is gone makes the target gone for good (a page read before it fails too), and
+ * cl_target_went_away says so; a bad address before the kill is only unreadable. */
+static void test_went_away(void)
+{
+    enum { AWAY_BYTES = 1 << 20 };
+    for (int proc_mem = 0; proc_mem < 2; proc_mem++) {
+        unsigned char *far = malloc(AWAY_BYTES);   /* pages the open does not read */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(far);
+        memset(far, 0x5a, AWAY_BYTES);
+        live_magic = MAGIC;
+        pid_t child = tu_fork_paused_child();
+        CU_ASSERT_FATAL(child > 0);
+        live_magic = 3;
+        setenv("CULEAK_NO_PROCESS_VM_READV", proc_mem ? "1" : "0", 1);
+        struct cl_target *t = open_live(child);
+        unsetenv("CULEAK_NO_PROCESS_VM_READV");
+        if (t) {
+            uint64_t v = 0;
+            CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)&live_magic, &v), 0);
+            CU_ASSERT_EQUAL(v, MAGIC);
+            CU_ASSERT_EQUAL(cl_read_u64(t, 8, &v), CL_E_UNREADABLE);
+            CU_ASSERT_FALSE(t->gone);
+            kill(child, SIGKILL);
+            CU_ASSERT_EQUAL(tu_wait_state(child, "Z"), 'Z');
+            CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)(far + AWAY_BYTES / 2), &v),
+                            CL_E_NO_PROCESS);
+            CU_ASSERT(t->gone);
+            CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)&live_magic, &v), CL_E_NO_PROCESS);
+            struct cl_error err = {0};
+            CU_ASSERT_EQUAL(cl_target_went_away(t, &err), CL_E_NO_PROCESS);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "went away"));
+            cl_target_close(t);
+        }
+        CU_ASSERT(tu_kill_child(child));
+        free(far);
+    }
+}
+
 static void test_all_threads_stopped(void)
 {
     fflush(NULL);
@@ -174,6 +213,7 @@ void register_target_live_tests(void)
     static const struct tu_test tests[] = {
         {"open, read, close a stopped child", test_open_read_close},
         {"/proc/PID/mem fallback", test_proc_mem_fallback},
+        {"a process killed while open went away", test_went_away},
         {"every thread is stopped", test_all_threads_stopped},
         {"no process, zombie, bad pid", test_no_process},
         {NULL, NULL},

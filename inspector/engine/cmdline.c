@@ -1,0 +1,323 @@
+#include "engine/cmdline.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cudacache/layout.h"
+#include "engine/command.h"
+#include "engine/values.h"
+#include "torch/tensors.h"
+
+static const char usage_commands[] =
+    "commands:\n"
+    "  info          the target, its Python runtime and its PyTorch build\n"
+    "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
+    "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
+    "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
+    "  summary       the leak report: every holder by the bytes dropping it would free\n"
+    "  blocks        the CUDA caching allocator: segments, blocks, the tensors in them\n"
+    "  snapshot      what holds tensor memory, by holder pattern, saved (-o FILE) or printed\n"
+    "  diff A [B]    growth per holder pattern between snapshot files A and B, or A and the\n"
+    "                target now (--pid/--core)\n"
+    "  watch         inspect every --interval S seconds (--count N times) and log what grew\n"
+    "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
+    "\n";
+
+static const char usage_target[] =
+    "target:\n"
+    "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
+    "  --core FILE      a core file (kernel core or gdb's gcore)\n"
+    "  --exe PATH       the executable the core was made from, if it has moved\n"
+    "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
+    "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n";
+
+static const char usage_options[] =
+    "selection:\n"
+    "  --top N          objects: only the N most common types; summary: the N biggest holders\n"
+    "  --addr ADDR      refs: this object (hex; repeatable)\n"
+    "  --type NAME      refs: every object of this type: qualified (torch.nn.parameter.Parameter)\n"
+    "                   or bare (Parameter, which says so when it names several types)\n"
+    "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
+    "  --device D       tensors: cpu, cuda, cuda:N or all (default all); blocks: cuda:N or N\n"
+    "  --state S        blocks: allocated, free or all (default all)\n"
+    "  --allocator-layout NAME  blocks, summary, tensors, refs: read the CUDA allocator\n"
+    "                   with this layout table (e.g. 2.14) instead of the torch version's;\n"
+    "                   it must still fit\n"
+    "  --min-bytes N    tensors: only storages of at least N bytes (K, M, G: powers of 1024)\n"
+    "  --max-objects N  stop walking after N objects (default 50 million)\n"
+    "  -o, --output FILE  snapshot: write it to FILE\n"
+    "  --interval S     watch: seconds between inspections (default 10)\n"
+    "  --count N        watch: inspections before stopping (default: until the process ends)\n"
+    "output:\n"
+    "  --json           one JSON object instead of text\n"
+    "  --full           tensors, summary: text lines whole (by default cut to 160 columns)\n"
+    "\n";
+
+static const char usage_exit[] =
+    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core,\n"
+    "  6 truncated core, 7 executable does not match the core, 8 not a Python process,\n"
+    "  9 unsupported runtime, 10 unreadable memory, 11 I/O error, 1 internal error\n";
+
+const char *cl_command_usage(bool with_target)
+{
+    static char text[4096];
+    snprintf(text, sizeof text, "%s\n%s%s\n%s", usage_commands, with_target ? usage_target : "",
+             usage_options, usage_exit);
+    return text;
+}
+
+
+enum option_id {
+    O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
+    O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
+    O_COUNT, O_HELP, O_VERSION, O_NUMBER_OF_OPTIONS
+};
+
+#define EVERY_COMMAND NULL
+#define WALKS " objects refs tensors summary blocks snapshot diff watch "
+
+/* Each option: its name, whether it may be given more than once, and the commands it applies to
+ * (space-separated, or EVERY_COMMAND); anything else is a usage error, never silently ignored. */
+static const struct option_rule {
+    const char *name;
+    bool repeatable;
+    const char *commands;
+} rules[O_NUMBER_OF_OPTIONS] = {
+    [O_PID] = {"pid", false, EVERY_COMMAND},
+    [O_CORE] = {"core", false, EVERY_COMMAND},
+    [O_EXE] = {"exe", false, EVERY_COMMAND},
+    [O_SYSROOT] = {"sysroot", false, EVERY_COMMAND},
+    [O_LIBPATH] = {"lib-path", true, EVERY_COMMAND},
+    [O_JSON] = {"json", false, EVERY_COMMAND},
+    [O_TOP] = {"top", false, " objects summary "},
+    [O_ADDR] = {"addr", true, " refs "},
+    [O_TYPE] = {"type", false, " refs "},
+    [O_MAX_OBJECTS] = {"max-objects", false, WALKS},
+    [O_MAX_PATHS] = {"max-paths", false, " refs "},
+    [O_DEVICE] = {"device", false, " tensors blocks "},
+    [O_MIN_BYTES] = {"min-bytes", false, " tensors "},
+    [O_STATE] = {"state", false, " blocks "},
+    [O_ALLOCATOR_LAYOUT] = {"allocator-layout", false, " refs tensors summary blocks "},
+    [O_FULL] = {"full", false, " tensors summary "},
+    [O_OUTPUT] = {"output", false, " snapshot "},
+    [O_INTERVAL] = {"interval", false, " watch "},
+    [O_COUNT] = {"count", false, " watch "},
+    [O_HELP] = {"help", true, EVERY_COMMAND},
+    [O_VERSION] = {"version", true, EVERY_COMMAND},
+};
+
+#define MAX_PATHS 64
+#define MAX_WATCH_COUNT 1000000
+#define MAX_PID 0x7fffffff
+#define MAX_OBJECTS UINT32_MAX   /* the walk numbers its nodes with 32 bits */
+
+/* --device: tensors filter by kind and index; the allocator's devices are CUDA devices only. */
+static int set_device(const char *arg, struct cl_command_line *cli, struct cl_error *err)
+{
+    struct cl_device_choice d;
+    int rc = cl_value_device("--device", arg, &d, err);
+    if (rc)
+        return rc;
+    cli->tensor_filter.device = d.kind == CL_DEVICE_ALL ? -1
+                              : d.kind == CL_DEVICE_CPU ? TORCH_DEVICE_CPU : TORCH_DEVICE_CUDA;
+    cli->tensor_filter.by_index = d.index >= 0;
+    cli->tensor_filter.index = d.index;
+    cli->block_filter.device = d.index;
+    cli->block_filter.cpu = d.kind == CL_DEVICE_CPU;
+    return 0;
+}
+
+static int set_state(const char *arg, struct cl_command_line *cli, struct cl_error *err)
+{
+    static const char *const names[] = {"all", "allocated", "free"};   /* block_filter.state */
+    for (int i = 0; i < 3; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            cli->block_filter.state = i;
+            return 0;
+        }
+    return cl_error_set(err, CL_E_USAGE, "--state wants allocated, free or all, not '%s'", arg);
+}
+
+static int set_allocator_layout(const char *arg, struct cl_command_line *cli, struct cl_error *err)
+{
+    char names[256];
+    if (!cc_layout_named(arg))
+        return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' "
+                            "(known: %s)", arg, cc_layout_names(names, sizeof names));
+    cli->allocator_layout = arg;
+    return 0;
+}
+
+/* A whole-number option into a size_t. */
+static int set_count(const char *opt, const char *arg, uint64_t max, size_t *out,
+                     struct cl_error *err)
+{
+    uint64_t v;
+    int rc = cl_value_count(opt, arg, 1, max, &v, err);
+    if (!rc)
+        *out = (size_t)v;
+    return rc;
+}
+
+/* Stores one option's value; 0 or CL_E_USAGE. */
+static int set_option(enum option_id id, const char *arg, struct cl_command_line *cli,
+                      struct cl_error *err)
+{
+    struct cl_file_locator *loc = &cli->session.open.locator;
+    size_t pid;
+    switch (id) {
+    case O_PID: {
+        int rc = set_count("--pid", arg, MAX_PID, &pid, err);
+        cli->session.pid = rc ? 0 : (int)pid;
+        return rc;
+    }
+    case O_CORE: cli->session.core = arg; return 0;
+    case O_EXE: loc->exe = arg; return 0;
+    case O_SYSROOT: loc->sysroot = arg; return 0;
+    case O_LIBPATH:
+        if (loc->nlib_dirs == CL_MAX_LIB_DIRS)
+            return cl_error_set(err, CL_E_USAGE, "at most %d --lib-path", CL_MAX_LIB_DIRS);
+        cli->lib_dirs[loc->nlib_dirs++] = arg;
+        return 0;
+    case O_JSON: cli->json = true; return 0;
+    case O_FULL: cli->full = true; return 0;
+    case O_OUTPUT: cli->output = arg; return 0;
+    case O_TYPE: cli->type = arg; return 0;
+    case O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
+    case O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);
+    case O_TOP: return set_count("--top", arg, UINT32_MAX, &cli->top, err);
+    case O_MAX_PATHS: return set_count("--max-paths", arg, MAX_PATHS, &cli->max_paths, err);
+    case O_MAX_OBJECTS:
+        return cl_value_count("--max-objects", arg, 1, MAX_OBJECTS, &cli->walk.max_objects, err);
+    case O_ADDR:
+        if (cli->naddrs == CL_MAX_ADDRS)
+            return cl_error_set(err, CL_E_USAGE, "at most %d --addr", CL_MAX_ADDRS);
+        if (cl_value_addr("--addr", arg, &cli->addrs[cli->naddrs], err))
+            return CL_E_USAGE;
+        cli->naddrs++;
+        return 0;
+    case O_MIN_BYTES: return cl_value_size("--min-bytes", arg, &cli->tensor_filter.min_bytes, err);
+    case O_DEVICE: return set_device(arg, cli, err);
+    case O_STATE: return set_state(arg, cli, err);
+    case O_ALLOCATOR_LAYOUT: return set_allocator_layout(arg, cli, err);
+    default: return 0;
+    }
+}
+
+/* " objects summary " as "objects, summary". */
+static const char *listed(const char *commands, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = commands + 1; *p && n + 3 < cap; p++) {
+        if (*p != ' ')
+            out[n++] = *p;
+        else if (p[1]) {
+            out[n++] = ',';
+            out[n++] = ' ';
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+int cl_command_applicable(const struct cl_command_line *cli, struct cl_error *err)
+{
+    if (!cli->command)
+        return 0;
+    char word[32], commands[128];
+    snprintf(word, sizeof word, " %s ", cli->command);
+    for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++)
+        if ((cli->given >> id & 1) && rules[id].commands && !strstr(rules[id].commands, word))
+            return cl_error_set(err, CL_E_USAGE, "--%s does not apply to %s (only to %s)",
+                                rules[id].name, cli->command,
+                                listed(rules[id].commands, commands, sizeof commands));
+    if (strcmp(cli->command, "blocks") == 0 && cli->block_filter.cpu)
+        return cl_error_set(err, CL_E_USAGE, "--device cpu does not apply to blocks: the CUDA "
+                            "allocator's devices are cuda:N");
+    return 0;
+}
+
+/* The command, diff's files, and no stray arguments. */
+static int parse_operands(int argc, char **argv, bool want_command, struct cl_command_line *cli,
+                          struct cl_error *err)
+{
+    if (want_command) {
+        if (optind >= argc)
+            return cl_error_set(err, CL_E_USAGE, "no command given (see --help)");
+        cli->command = argv[optind++];
+        if (!cl_command_known(cli->command))
+            return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
+    }
+    /* diff takes the snapshot files it compares */
+    while (cli->command && strcmp(cli->command, "diff") == 0 && optind < argc && cli->nfiles < 2)
+        cli->files[cli->nfiles++] = argv[optind++];
+    if (optind < argc)
+        return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (cli->command && strcmp(cli->command, "diff") == 0 && !cli->nfiles)
+        return cl_error_set(err, CL_E_USAGE, "diff wants a snapshot file: diff A B, or diff A "
+                            "--pid PID | --core FILE");
+    return 0;
+}
+
+/* Which target: exactly one where the command needs one, and core options for cores only. */
+static int check_target(bool allow_target, const struct cl_command_line *cli, struct cl_error *err)
+{
+    const struct cl_file_locator *loc = &cli->session.open.locator;
+    if (cli->command && strcmp(cli->command, "watch") == 0 && !cli->session.pid && allow_target)
+        return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
+    bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot ||
+                  loc->nlib_dirs;
+    if (!allow_target && target)
+        return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --exe, "
+                            "--sysroot and --lib-path do not apply here");
+    if (allow_target && cli->session.pid && cli->session.core)
+        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
+    if (allow_target && !cli->session.pid && !cli->session.core && !cl_command_offline(cli))
+        return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to "
+                            "compare with: --pid PID or --core FILE (or a second file)"
+                            : "give exactly one of --pid PID or --core FILE");
+    if (cl_command_offline(cli) && target)
+        return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid or --core");
+    if (cli->session.pid && (loc->exe || loc->sysroot || loc->nlib_dirs))
+        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores only");
+    return 0;
+}
+
+int cl_command_parse(int argc, char **argv, int first, bool want_command, bool allow_target,
+                     struct cl_command_line *cli, struct cl_error *err)
+{
+    struct option longopts[O_NUMBER_OF_OPTIONS + 1] = {{0}};
+    for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++) {
+        bool flag = id == O_JSON || id == O_FULL || id == O_HELP || id == O_VERSION;
+        longopts[id] = (struct option){rules[id].name, flag ? no_argument : required_argument,
+                                       NULL, 256 + id};
+    }
+    opterr = 0;
+    optind = 0;   /* glibc: 0 restarts the scan, so a plugin can parse many command lines */
+    argc -= first - 1;
+    argv += first - 1;
+    for (int c; (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1;) {
+        int id = c == 'h' ? O_HELP : c == 'o' ? O_OUTPUT : c - 256;
+        if (id < 0 || id >= O_NUMBER_OF_OPTIONS)
+            return cl_error_set(err, CL_E_USAGE, "unknown or incomplete option '%s' (see --help)",
+                                argv[optind - 1]);
+        if (id == O_HELP)
+            return CL_PARSE_HELP;
+        if (id == O_VERSION)
+            return CL_PARSE_VERSION;
+        if ((cli->given >> id & 1) && !rules[id].repeatable)
+            return cl_error_set(err, CL_E_USAGE, "--%s given twice: give it once", rules[id].name);
+        cli->given |= 1u << id;
+        int rc = set_option((enum option_id)id, optarg, cli, err);
+        if (rc)
+            return rc;
+    }
+    cli->session.open.locator.lib_dirs = cli->lib_dirs;
+    int rc = parse_operands(argc, argv, want_command, cli, err);
+    if (!rc)
+        rc = check_target(allow_target, cli, err);
+    if (!rc)
+        rc = cl_command_applicable(cli, err);
+    return rc;
+}

@@ -1,0 +1,134 @@
+#include "target/refusal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define PF_KTHREAD 0x00200000u   /* include/linux/sched.h: the task is a kernel thread */
+#define CAP_SYS_PTRACE 19
+
+/* A field of /proc/PID/status ("TracerPid", "CapEff"), its value copied to out; false if absent. */
+static bool status_field(const char *pid, const char *name, char *out, size_t cap)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%s/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = strlen(name);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        if (strncmp(line, name, n) == 0 && line[n] == ':') {
+            snprintf(out, cap, "%s", line + n + 1 + strspn(line + n + 1, " \t"));
+            out[strcspn(out, "\n")] = '\0';
+            found = true;
+        }
+    fclose(f);
+    return found;
+}
+
+int cl_proc_tracer(int pid)
+{
+    char id[16], v[32];
+    snprintf(id, sizeof id, "%d", pid);
+    return status_field(id, "TracerPid", v, sizeof v) ? atoi(v) : 0;
+}
+
+/* The kernel's flags for the task (field 9 of /proc/PID/stat), 0 if unreadable. */
+static unsigned long task_flags(int pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');   /* comm may contain spaces and parentheses */
+    unsigned long flags = 0;
+    if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+        flags = 0;
+    return flags;
+}
+
+static void comm_of(int pid, char *out, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    if (f) {
+        if (!fgets(out, (int)cap, f))
+            out[0] = '\0';
+        fclose(f);
+    }
+    out[strcspn(out, "\n")] = '\0';
+}
+
+static bool have_ptrace_cap(void)
+{
+    char v[32];
+    unsigned long long caps;
+    return status_field("self", "CapEff", v, sizeof v) && sscanf(v, "%llx", &caps) == 1 &&
+           (caps >> CAP_SYS_PTRACE & 1);
+}
+
+/* kernel.yama.ptrace_scope, or -1 without Yama. */
+static int yama_scope(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = -1;
+    if (f) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = -1;
+        fclose(f);
+    }
+    return scope;
+}
+
+/* The Yama rule that refuses a tracer of this privilege, or NULL. */
+static const char *yama_rule(int scope, bool privileged)
+{
+    if (scope == 3)
+        return "kernel.yama.ptrace_scope is 3: no process may be traced until the next reboot";
+    if (scope == 2 && !privileged)
+        return "kernel.yama.ptrace_scope is 2: only a tracer with CAP_SYS_PTRACE may attach; run "
+               "culeak as root";
+    if (scope == 1 && !privileged)
+        return "kernel.yama.ptrace_scope is 1: only the process's ancestors may attach; run "
+               "culeak as root, or set /proc/sys/kernel/yama/ptrace_scope to 0";
+    return NULL;
+}
+
+int cl_live_refusal(int pid, const char *what, struct cl_error *err)
+{
+    char comm[64];
+    comm_of(pid, comm, sizeof comm);
+    if (task_flags(pid) & PF_KTHREAD)
+        return cl_error_set(err, CL_E_NOT_PYTHON, "process %d (%s) is a kernel thread, not a "
+                            "Python process: it has no user memory to read", pid, comm);
+    int tracer = cl_proc_tracer(pid);
+    if (tracer && tracer != getpid()) {
+        char tcomm[64];
+        comm_of(tracer, tcomm, sizeof tcomm);
+        return cl_error_set(err, CL_E_PERMISSION, "cannot %s process %d: it is already traced by "
+                            "process %d (%s); detach that debugger, or stop the process in it and "
+                            "culeak reads it without attaching", what, pid, tracer, tcomm);
+    }
+    bool privileged = have_ptrace_cap();
+    const char *yama = yama_rule(yama_scope(), privileged);
+    if (yama)
+        return cl_error_set(err, CL_E_PERMISSION, "cannot %s process %d: %s", what, pid, yama);
+    if (!privileged)
+        return cl_error_set(err, CL_E_PERMISSION, "permission denied to %s process %d: run culeak "
+                            "as root or as the process's user with CAP_SYS_PTRACE", what, pid);
+    return cl_error_set(err, CL_E_PERMISSION, "the kernel refused to %s process %d (%s) although "
+                        "culeak has CAP_SYS_PTRACE, the process is no kernel thread, has no tracer "
+                        "and Yama allows it: a security module (Landlock, AppArmor, SELinux) or "
+                        "the sandbox or container culeak runs in forbids it, or the process is in "
+                        "a user namespace culeak's privilege does not reach", what, pid, comm);
+}

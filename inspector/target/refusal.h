@@ -1,0 +1,17 @@
+/* Why the kernel refused to let culeak trace or read a live process, told from /proc in the
+ * order the kernel decides: a kernel thread, another tracer, Yama, culeak's own privilege, then
+ * whatever remains (a security module or a sandbox around culeak). Only a caller without
+ * CAP_SYS_PTRACE is told to run culeak as root. */
+#ifndef CULEAK_TARGET_REFUSAL_H
+#define CULEAK_TARGET_REFUSAL_H
+
+#include "util/error.h"
+
+/* Sets err to the reason the kernel refused to `what` ("trace", "read the memory of") process
+ * pid, and returns its code: CL_E_NOT_PYTHON for a kernel thread, else CL_E_PERMISSION. */
+int cl_live_refusal(int pid, const char *what, struct cl_error *err);
+
+/* The pid tracing pid (TracerPid in /proc/PID/status), 0 when none or unknown. */
+int cl_proc_tracer(int pid);
+
+#endif

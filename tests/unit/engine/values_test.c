@@ -1,0 +1,156 @@
+/* Option values: every kind accepts what it documents and refuses signs, overflow, stray text
+ * and out-of-range numbers, with the option named in the message. */
+#include <stdint.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "engine/cmdline.h"
+#include "engine/values.h"
+#include "suites.h"
+#include "testutil.h"
+
+static void test_count(void)
+{
+    struct cl_error err = {0};
+    uint64_t v = 7;
+    CU_ASSERT_EQUAL(cl_value_count("--top", "20", 1, 100, &v, &err), 0);
+    CU_ASSERT_EQUAL(v, 20);
+    CU_ASSERT_EQUAL(cl_value_count("--x", "18446744073709551615", 0, UINT64_MAX, &v, &err), 0);
+    CU_ASSERT_EQUAL(v, UINT64_MAX);
+    const char *bad[] = {"-1", "+1", " 1", "1 ", "", "0", "101", "18446744073709551616",
+                         "99999999999999999999999", "0x10", "1e3", "1.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        v = 7;
+        CU_ASSERT_EQUAL(cl_value_count("--top", bad[i], 1, 100, &v, &err), CL_E_USAGE);
+        CU_ASSERT_EQUAL(v, 7);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--top"));
+    }
+}
+
+static void test_size(void)
+{
+    struct cl_error err = {0};
+    struct { const char *s; uint64_t want; } good[] = {
+        {"0", 0}, {"100", 100}, {"1K", 1024}, {"1k", 1024}, {"2M", 2u << 20}, {"1MiB", 1u << 20},
+        {"3G", 3ull << 30}, {"1GB", 1ull << 30}, {"16T", 16ull << 40},
+        {"18446744073709551615", UINT64_MAX}, {"16777215T", 16777215ull << 40},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        uint64_t v = 7;
+        CU_ASSERT_EQUAL(cl_value_size("--min-bytes", good[i].s, &v, &err), 0);
+        CU_ASSERT_EQUAL(v, good[i].want);
+    }
+    const char *bad[] = {"", "M", "-1M", "1Q", "1MM", "1 M", "1.5M", "16777216T",
+                         "18446744073709551616", "1Mb2"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint64_t v = 7;
+        CU_ASSERT_EQUAL(cl_value_size("--min-bytes", bad[i], &v, &err), CL_E_USAGE);
+        CU_ASSERT_EQUAL(v, 7);
+    }
+}
+
+static void test_addr(void)
+{
+    struct cl_error err = {0};
+    uint64_t v = 0;
+    CU_ASSERT_EQUAL(cl_value_addr("--addr", "0x7f3a1c2b4e50", &v, &err), 0);
+    CU_ASSERT_EQUAL(v, 0x7f3a1c2b4e50ull);
+    CU_ASSERT_EQUAL(cl_value_addr("--addr", "7F3A1C2B4E50", &v, &err), 0);
+    CU_ASSERT_EQUAL(v, 0x7f3a1c2b4e50ull);
+    CU_ASSERT_EQUAL(cl_value_addr("--addr", "0xffffffffffffffff", &v, &err), 0);
+    CU_ASSERT_EQUAL(v, UINT64_MAX);
+    const char *bad[] = {"0x1000000000000000000", "-0x10", "0x", "", "0", "0x0", "0x10g",
+                         " 0x10", "+10"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CU_ASSERT_EQUAL(cl_value_addr("--addr", bad[i], &v, &err), CL_E_USAGE);
+}
+
+static void test_device(void)
+{
+    struct cl_error err = {0};
+    struct cl_device_choice d;
+    CU_ASSERT_EQUAL(cl_value_device("--device", "cpu", &d, &err), 0);
+    CU_ASSERT(d.kind == CL_DEVICE_CPU && d.index == -1);
+    CU_ASSERT_EQUAL(cl_value_device("--device", "cuda", &d, &err), 0);
+    CU_ASSERT(d.kind == CL_DEVICE_CUDA && d.index == -1);
+    CU_ASSERT_EQUAL(cl_value_device("--device", "cuda:3", &d, &err), 0);
+    CU_ASSERT(d.kind == CL_DEVICE_CUDA && d.index == 3);
+    CU_ASSERT_EQUAL(cl_value_device("--device", "1", &d, &err), 0);
+    CU_ASSERT(d.kind == CL_DEVICE_CUDA && d.index == 1);
+    CU_ASSERT_EQUAL(cl_value_device("--device", "all", &d, &err), 0);
+    CU_ASSERT(d.kind == CL_DEVICE_ALL);
+    const char *bad[] = {"cuda:", "cuda:-1", "cuda:x", "-1", "128", "gpu", "cuda:1:2", "", "CPU"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CU_ASSERT_EQUAL(cl_value_device("--device", bad[i], &d, &err), CL_E_USAGE);
+}
+
+static void test_seconds(void)
+{
+    struct cl_error err = {0};
+    double v = 0;
+    CU_ASSERT_EQUAL(cl_value_seconds("--interval", "0.5", 0.1, 60, &v, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(v, 0.5, 1e-12);
+    CU_ASSERT_EQUAL(cl_value_seconds("--interval", "30", 0.1, 60, &v, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(v, 30, 1e-12);
+    CU_ASSERT_EQUAL(cl_value_seconds("--interval", "2.", 0.1, 60, &v, &err), 0);
+    const char *bad[] = {"-3", "0.01", "61", "nan", "inf", "", "1s", " 1", "0x10", "1e1", "1.2.3",
+                         ".5", "+1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CU_ASSERT_EQUAL(cl_value_seconds("--interval", bad[i], 0.1, 60, &v, &err), CL_E_USAGE);
+}
+
+/* The command line as a whole: repeats, inapplicable options (CLI and gdb plugin alike). */
+static int parse(bool want_command, bool allow_target, struct cl_command_line *cl,
+                 struct cl_error *err, const char *const *args)
+{
+    char *argv[16] = {"culeak"};
+    int argc = 1;
+    while (args[argc - 1])
+        argv[argc] = (char *)args[argc - 1], argc++;
+    memset(cl, 0, sizeof *cl);
+    return cl_command_parse(argc, argv, 1, want_command, allow_target, cl, err);
+}
+
+static void test_command_line(void)
+{
+    struct cl_command_line cl;
+    struct cl_error err = {0};
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"tensors", "--pid", "5",
+                    "--min-bytes", "1M", "--device", "cuda:0", NULL}), 0);
+    CU_ASSERT_EQUAL(cl.tensor_filter.min_bytes, 1u << 20);
+    CU_ASSERT(cl.tensor_filter.device == 1 && cl.tensor_filter.by_index);
+    CU_ASSERT_EQUAL(cl.tensor_filter.index, 0);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"tensors", "--pid", "5",
+                    "--top", "3", NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--top does not apply to tensors"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--pid", "5", "--pid",
+                    "6", NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--pid given twice"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"refs", "--pid", "5", "--addr",
+                    "0x10", "--addr", "0x20", NULL}), 0);
+    CU_ASSERT_EQUAL(cl.naddrs, 2);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"blocks", "--pid", "5",
+                    "--device", "cpu", NULL}), CL_E_USAGE);
+    /* The gdb plugin parses without the command and sets it after: running checks again. */
+    CU_ASSERT_EQUAL(parse(false, false, &cl, &err, (const char *[]){"--top", "3", NULL}), 0);
+    cl.command = "tensors";
+    CU_ASSERT_EQUAL(cl_command_applicable(&cl, &err), CL_E_USAGE);
+    cl.command = "summary";
+    CU_ASSERT_EQUAL(cl_command_applicable(&cl, &err), 0);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"--help", NULL}), CL_PARSE_HELP);
+}
+
+void register_engine_values_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"counts", test_count},
+        {"sizes with units", test_size},
+        {"addresses", test_addr},
+        {"devices", test_device},
+        {"seconds", test_seconds},
+        {"command lines", test_command_line},
+        {NULL, NULL},
+    };
+    tu_add_suite("engine/values", tests);
+}
