@@ -5,7 +5,7 @@
  * confirmed on every walk by the structural checks; tests/integration/test_blocks.py compares
  * each with the allocator's own torch.cuda.memory._snapshot(). From 2.7 on, every table was read
  * off by tests/layouts/probe_allocator.py, which finds each offset from values the process knows
- * (and gives the older tables back from their wheels). The shared notes' header-derived offsets
+ * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0). The shared notes' header-derived offsets
  * disagreed with these wheels in several places, so releases that have not been run (2.0, 2.2,
  * 2.3, 2.5) get no table: culeak tries each table on them, `--allocator-layout` can force one,
  * and the structural checks say whether it fits. */

@@ -17,9 +17,10 @@ the process's writable anonymous memory; the rest is reached through pointers fr
 address is checked against /proc/self/maps before it is read.
 
 Prints one JSON object with the cc_layout fields (and the CUDA major of the build). Exits 1 with
-a message on stderr when a discovery fails or is ambiguous. Checked to give back the existing
-tables on the 2.10.0 and 2.14.1 wheels; used to read off 2.7.1, 2.8.0 and 2.9.1. About 10 s of
-CPU per run, most of it the memory search.
+a message on stderr when a discovery fails or is ambiguous. It gives back the existing tables
+from every wheel they were read off, 2.1.2 to 2.15.0 (but for 2.13-2.15's unmapped set, which
+it found at +96, not +48), and read off 2.7.1, 2.8.0 and 2.9.1, the same output on every
+run. About 15 s of CPU per run, most of it the memory search.
 """
 import ctypes
 import json
@@ -138,7 +139,8 @@ def fill():
 
 
 def snapshot_blocks():
-    """Every block of the snapshot: dict(ptr, size, requested, state, stream, segment, kind)."""
+    """Every block of the snapshot: dict(ptr, size, requested, state, stream, segment, pool,
+    pool_id)."""
     out = []
     for s in torch.cuda.memory._snapshot()['segments']:
         for b in s['blocks']:
@@ -234,7 +236,7 @@ def find_chain(blocks):
     return unique(found, 'Block ptr/prev/next offsets')
 
 
-def block_word_offsets(blocks, want, what, width=8):
+def block_word_offsets(blocks, want, width=8):
     """Offsets in a Block where want(b) is the value of every block."""
     out = []
     for off in range(0, MAX_BLOCK, width):
@@ -248,6 +250,11 @@ def block_word_offsets(blocks, want, what, width=8):
         if ok:
             out.append(off)
     return out
+
+
+def block_members(out):
+    """The Block offsets found so far (a member found once is not a candidate for another)."""
+    return {v for k, v in out.items() if k.startswith('blk_')}
 
 
 # ---------------------------------------------------------------- std::set and ska tables
@@ -319,9 +326,8 @@ def probe():
 
     side = keep['side_stream'].cuda_stream
     by_stream = [b for b in blocks if b['stream'] in (0, side)]
-    out['blk_stream'] = unique([o for o in block_word_offsets(by_stream, lambda b: b['stream'],
-                                                              'stream')
-                                if o not in out.values()], 'Block.stream')
+    out['blk_stream'] = unique([o for o in block_word_offsets(by_stream, lambda b: b['stream'])
+                                if o not in block_members(out)], 'Block.stream')
     exp_segs = {b['segment'] for b in blocks if b['stream'] == grow}
     if len(exp_segs) != 1:
         fail('want one expandable segment, the snapshot has %d' % len(exp_segs))
@@ -331,14 +337,13 @@ def probe():
     first = exp_blocks[0]['start']
     cands = [o for o in range(0, MAX_BLOCK, 8)
              if readable(first + o) and u64(first + o) and u64(first + o) % 8 == 0 and
-             o not in out.values() and
+             o not in block_members(out) and
              all(u64(b['start'] + o) == u64(first + o) for b in exp_blocks) and
              all(u64(b['start'] + o) == 0 for b in blocks if b['segment'] != exp_seg)]
     out['blk_expandable'] = unique(cands, 'Block.expandable_segment_')
     # allocated then mapped: bools, 1/0 by the snapshot's state; every block here is mapped
-    alloc = block_word_offsets(blocks, lambda b: int(b['state'] == 'active_allocated'),
-                               'allocated', width=1)
-    alloc = [o for o in alloc if o + 1 in block_word_offsets(blocks, lambda b: 1, 'mapped', 1)]
+    alloc = block_word_offsets(blocks, lambda b: int(b['state'] == 'active_allocated'), width=1)
+    alloc = [o for o in alloc if o + 1 in block_word_offsets(blocks, lambda b: 1, width=1)]
     out['blk_allocated'] = unique(alloc, 'Block.allocated')
     out['blk_mapped'] = out['blk_allocated'] + 1
 
@@ -347,7 +352,7 @@ def probe():
         return (b['pool_id'], b['pool'])
     cands = []
     for o in range(0, MAX_BLOCK, 8):
-        if o in out.values():
+        if o in block_members(out):
             continue
         v = {}
         for b in blocks:
