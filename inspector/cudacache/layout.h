@@ -20,7 +20,9 @@ struct cc_layout {
     uint32_t dca_large_blocks;      /* BlockPool; small_blocks is the next member, in every line */
     uint32_t dca_active_blocks;                         /* ska::flat_hash_set<Block*> */
     uint32_t dca_graph_pools;       /* ska::flat_hash_map<MempoolId_t, unique_ptr<PrivatePool>>;
-                                     * it follows an embedded cudaDeviceProp, so see below */
+                                     * from 2.10 it follows an embedded cudaDeviceProp, so see
+                                     * below */
+    bool device_prop;               /* whether the DeviceCachingAllocator embeds one */
     /* BlockPool: free mapped blocks (std::set) at +0 */
     uint16_t bp_size;
     uint16_t bp_unmapped;           /* std::set of expandable-segment ranges without memory */
@@ -33,17 +35,16 @@ struct cc_layout {
         blk_prev, blk_next, blk_expandable;
 };
 
-/* The DeviceCachingAllocator embeds a cudaDeviceProp, which is this much bigger in CUDA 12
- * (1032 bytes in CUDA 12.8's headers) than in 13 (1008 in 13.0's); that moves every member
- * after it, of those culeak reads only graph_pools, between builds of one release for the two
- * CUDA majors. */
+/* From 2.10 the DeviceCachingAllocator embeds a cudaDeviceProp, which is this much bigger in
+ * CUDA 12 (1032 bytes in CUDA 12.8's headers) than in 13 (1008 in 13.0's); that moves every
+ * member after it, of those culeak reads only graph_pools, between builds of one release for the
+ * two CUDA majors. */
 #define CC_CUDA12_DEVICE_PROP_GROWTH 24
 
 /* The table read off torch major.minor, or NULL. */
 const struct cc_layout *cc_layout_for(unsigned major, unsigned minor);
 /* The table called name, or the one covering release name ("2.14"); NULL if none. */
 const struct cc_layout *cc_layout_named(const char *name);
-/* The tables' names, comma-separated. */
 /* The tables' names, comma-separated, in out (cap bytes); returns out. */
 const char *cc_layout_names(char *out, size_t cap);
 /* Every table, for trying each when the version has none; *n is set to the count. */

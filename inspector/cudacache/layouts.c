@@ -1,12 +1,14 @@
 /* Each line was read off the real torch wheels of its releases (PyPI's builds: CUDA 12.1 for
- * 2.1 and 2.4, 12.4 for 2.6, 12.8 for 2.10, 13 from 2.11) running on culeak's simulated device,
- * where the allocator's structures are the wheel's own (only the CUDA runtime's memory calls and
- * the driver's virtual-memory calls are stood in for), and is confirmed on every walk by the
- * structural checks; tests/integration/test_blocks.py compares each with the allocator's own
- * torch.cuda.memory._snapshot(). The shared notes' header-derived offsets disagreed with these
- * wheels in several places, so releases that have not been run (2.0, 2.2, 2.3, 2.5, 2.7-2.9)
- * get no table: culeak tries each table on them, `--allocator-layout` can force one, and the
- * structural checks say whether it fits. */
+ * 2.1 and 2.4, 12.4 for 2.6, 12.6 for 2.7, 12.8 for 2.8 to 2.10, 13 from 2.11) running on
+ * culeak's simulated device, where the allocator's structures are the wheel's own (only the CUDA
+ * runtime's memory calls and the driver's virtual-memory calls are stood in for), and is
+ * confirmed on every walk by the structural checks; tests/integration/test_blocks.py compares
+ * each with the allocator's own torch.cuda.memory._snapshot(). From 2.7 on, every table was read
+ * off by tests/layouts/probe_allocator.py, which finds each offset from values the process knows
+ * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0). The shared notes' header-derived offsets
+ * disagreed with these wheels in several places, so releases that have not been run (2.0, 2.2,
+ * 2.3, 2.5) get no table: culeak tries each table on them, `--allocator-layout` can force one,
+ * and the structural checks say whether it fits. */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,33 +39,46 @@ static const struct cc_layout layouts[] = {
      .dca_large_blocks = 1016, .dca_active_blocks = 1256, .dca_graph_pools = 1480,
      .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_large_blocks = 8, BLOCK_2_10},
-    /* read off 2.6.0+cu124 */
-    {.name = "2.6", .major = 2, .first_minor = 6, .last_minor = 6, .cuda_major = 12,
+    /* read off 2.6.0+cu124 and 2.7.1+cu126 */
+    {.name = "2.6-2.7", .major = 2, .first_minor = 6, .last_minor = 7, .cuda_major = 12,
      .nca_device_allocator = 22584, STATS,
      .dca_large_blocks = 1016, .dca_active_blocks = 1256, .dca_graph_pools = 1520,
      .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_large_blocks = 8, BLOCK_2_10},
+    /* read off 2.8.0+cu128: PrivatePool starts with its id, as in 2.10, but no cudaDeviceProp */
+    {.name = "2.8", .major = 2, .first_minor = 8, .last_minor = 8, .cuda_major = 12,
+     .nca_device_allocator = 22584, STATS,
+     .dca_large_blocks = 1016, .dca_active_blocks = 1256, .dca_graph_pools = 1552,
+     .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_has_id = true, .pp_large_blocks = 32, BLOCK_2_10},
+    /* read off 2.9.1+cu128 */
+    {.name = "2.9", .major = 2, .first_minor = 9, .last_minor = 9, .cuda_major = 12,
+     .nca_device_allocator = 22584, STATS,
+     .dca_large_blocks = 1016, .dca_active_blocks = 1256, .dca_graph_pools = 1560,
+     .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
+     .pp_has_id = true, .pp_large_blocks = 32, BLOCK_2_10},
     /* read off 2.10.0+cu128 */
     {.name = "2.10", .major = 2, .first_minor = 10, .last_minor = 10, .cuda_major = 12,
-     .nca_device_allocator = 22584, STATS,
+     .nca_device_allocator = 22584, STATS, .device_prop = true,
      .dca_large_blocks = 1024, .dca_active_blocks = 1264, .dca_graph_pools = 2704,
      .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_has_id = true, .pp_large_blocks = 32, BLOCK_2_10},
     {.name = "2.11", .major = 2, .first_minor = 11, .last_minor = 11, .cuda_major = 13,
-     .nca_device_allocator = 22584, STATS,
+     .nca_device_allocator = 22584, STATS, .device_prop = true,
      .dca_large_blocks = 1024, .dca_active_blocks = 1264, .dca_graph_pools = 2736,
      .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_has_id = true, .pp_large_blocks = 40, BLOCK_2_11},
     {.name = "2.12", .major = 2, .first_minor = 12, .last_minor = 12, .cuda_major = 13,
-     .nca_device_allocator = 22584, STATS,
+     .nca_device_allocator = 22584, STATS, .device_prop = true,
      .dca_large_blocks = 1032, .dca_active_blocks = 1272, .dca_graph_pools = 2744,
      .bp_size = 120, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_has_id = true, .pp_large_blocks = 40, BLOCK_2_11},
-    /* BlockPool grew a third std::set (168 bytes, not 120); 2.15.0 is unchanged */
+    /* BlockPool grew a std::set (168 bytes, not 120): at +48 the free blocks again, in another
+     * order, so the unmapped ranges moved to +96; 2.15.0 is unchanged */
     {.name = "2.13-2.15", .major = 2, .first_minor = 13, .last_minor = 15, .cuda_major = 13,
-     .nca_device_allocator = 22584, STATS,
+     .nca_device_allocator = 22584, STATS, .device_prop = true,
      .dca_large_blocks = 1064, .dca_active_blocks = 1400, .dca_graph_pools = 2880,
-     .bp_size = 168, .bp_unmapped = 48, .bp_is_small = 144, .bp_owner = 152,
+     .bp_size = 168, .bp_unmapped = 96, .bp_is_small = 144, .bp_owner = 152,
      .pp_has_id = true, .pp_large_blocks = 40, BLOCK_2_11},
 };
 

@@ -321,11 +321,12 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
     return rc;
 }
 
-/* l, or its variant for the other CUDA major (kept in out) when the build is one. */
+/* l, or its variant for the other CUDA major (kept in out) when the build is one and l's
+ * allocator embeds a cudaDeviceProp. */
 static const struct cc_layout *for_cuda(const struct cc_layout *l, unsigned cuda_major,
                                         struct cc_allocator *out)
 {
-    if (cuda_major == l->cuda_major || (cuda_major != 12 && cuda_major != 13))
+    if (!l->device_prop || cuda_major == l->cuda_major || (cuda_major != 12 && cuda_major != 13))
         return l;
     out->other_cuda = *l;
     out->other_cuda.cuda_major = cuda_major;

@@ -117,12 +117,23 @@ static bool saved_vector(struct cxx_classifier *c, const struct torch_autograd_l
     return true;
 }
 
-/* Every SavedVariable, alone or in a vector, lying inside [lo, hi). */
+#define MAX_FIT_SAVED 256   /* SavedVariables of one node remembered for the layout check */
+
+/* Where the SavedVariables found lie in place (not in a vector): their data_ members. */
+struct saved_places {
+    uint64_t data[MAX_FIT_SAVED];
+    unsigned n;
+};
+
+/* Every SavedVariable, alone or in a vector, lying inside [lo, hi); those in place are noted in
+ * places unless it is NULL. */
 static void scan_saved(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t lo,
-                       uint64_t hi, torch_ref_fn *fn, void *arg)
+                       uint64_t hi, torch_ref_fn *fn, void *arg, struct saved_places *places)
 {
     for (uint64_t a = lo; a + 8 <= hi;) {
         if (a + l->sv_size <= hi && saved_variable(c, l, a, fn, arg)) {
+            if (places && places->n < MAX_FIT_SAVED)
+                places->data[places->n++] = a + l->sv_data;
             a += l->sv_size;
             continue;
         }
@@ -167,16 +178,26 @@ static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layo
     return 0;
 }
 
+/* The node's class name without its namespaces, in name[NODE_NAME]; false when unreadable. */
+#define NODE_NAME 64
+static bool node_class(struct cxx_classifier *c, uint64_t node, char name[NODE_NAME])
+{
+    char mangled[160];
+    if (!cxx_class_name(c->t, node, mangled, sizeof mangled))
+        return false;
+    cxx_short_name(mangled, name, NODE_NAME);
+    return true;
+}
+
 int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t node,
                     torch_ref_fn *fn, void *arg)
 {
     int rc = next_edges(c, l, node, fn, arg);
     if (rc)
         return rc;
-    char mangled[160], name[64];
-    if (!cxx_class_name(c->t, node, mangled, sizeof mangled))
+    char name[NODE_NAME];
+    if (!node_class(c, node, name))
         return CL_E_UNSUPPORTED;
-    cxx_short_name(mangled, name, sizeof name);
     uint64_t first = cl_read_ptr_or_0(c->t, node + l->node_size);   /* a derived class's first member */
     if (strcmp(name, "AccumulateGrad") == 0) {
         if (cxx_classify(c, first) == CXX_TENSOR)
@@ -191,8 +212,57 @@ int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout
     }
     uint64_t size = node_bytes(c->t, node);
     if (size > l->node_size)
-        scan_saved(c, l, node + l->node_size, node + size, fn, arg);
+        scan_saved(c, l, node + l->node_size, node + size, fn, arg, NULL);
     return 0;
+}
+
+static bool is_place(const struct saved_places *p, uint64_t addr)
+{
+    for (unsigned i = 0; i < p->n; i++)
+        if (p->data[i] == addr)
+            return true;
+    return false;
+}
+
+/* Whether a ctx's saved_variables, the std::vector at a, is empty or a vector of valid
+ * SavedVariables. */
+static bool context_saved_reads(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                                uint64_t a)
+{
+    uint64_t v[3];
+    if (cl_read(c->t, a, v, sizeof v))
+        return false;
+    if (v[0] == v[1])   /* empty (after backward the capacity may stay) */
+        return !(v[0] & 7) && v[2] >= v[1];
+    return saved_vector(c, l, a, ignore_ref, NULL);
+}
+
+void torch_node_saved_fit(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                          uint64_t node, struct torch_saved_fit *fit)
+{
+    char name[NODE_NAME];
+    if (!node_class(c, node, name) || strcmp(name, "AccumulateGrad") == 0)
+        return;
+    if (strcmp(name, "PyNode") == 0) {
+        uint64_t ctx = cl_read_ptr_or_0(c->t, node + l->pynode_obj);
+        if (ctx) {
+            fit->contexts++;
+            fit->contexts_read += context_saved_reads(c, l, ctx + l->thpfunction_saved);
+        }
+        return;
+    }
+    uint64_t size = node_bytes(c->t, node);
+    if (size <= l->node_size)
+        return;
+    struct saved_places places = {.n = 0};
+    scan_saved(c, l, node + l->node_size, node + size, ignore_ref, NULL, &places);
+    for (uint64_t a = node + l->node_size; a + 8 <= node + size; a += 8) {
+        uint64_t impl = cl_read_ptr_or_0(c->t, a);
+        if (impl && !(impl & 7) && cxx_classify(c, impl) == CXX_TENSOR) {
+            fit->tensors++;
+            fit->explained += is_place(&places, a);
+        }
+    }
 }
 
 void torch_context_saved(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t ctx,

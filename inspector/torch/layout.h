@@ -8,6 +8,7 @@
 
 struct torch_layout {
     const char *name;           /* "2.13-2.15" */
+    unsigned major, first_minor, last_minor;   /* the releases it covers */
     bool verified;              /* checked against a real wheel here, not only read from headers */
     /* THPVariable (the Python object) */
     uint16_t thp_impl;          /* TensorImpl* */
@@ -21,10 +22,11 @@ struct torch_layout {
     /* torch::autograd::AutogradMeta */
     uint16_t am_grad, am_grad_fn, am_requires_grad;
     uint16_t am_view_base;      /* DifferentiableViewMeta's base_ (a view's root base, owning) */
-    /* Releases up to 2.6 were built both with the old C++ ABI (PyPI) and the new one (distros),
-     * and AutogradMeta starts with a std::string: 8 bytes in the old ABI, 32 in the new. Such
-     * tables hold the old ABI's offsets; an AutogradMeta whose name_ is a new-ABI string (its
-     * data pointer points into itself) has its fields 24 bytes further. */
+    /* Releases up to 2.9 were built both with the old C++ ABI (PyPI's up to 2.6) and the new
+     * one (distros; PyPI's from 2.7), and AutogradMeta starts with a std::string: 8 bytes in the
+     * old ABI, 32 in the new. Such tables hold the old ABI's offsets; an AutogradMeta whose
+     * name_ is a new-ABI string (its data pointer points into itself) has its fields 24 bytes
+     * further. */
     bool am_abi_varies;
     uint8_t dtype_undefined;    /* the first ScalarType value that is not a real dtype */
 };

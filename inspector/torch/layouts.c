@@ -1,8 +1,10 @@
-/* PyTorch layouts (x86-64). The 2.1, 2.4-2.6, 2.10-2.12 and 2.13-2.15 lines were read off live
- * processes of the real wheels here (2.1.2, 2.4.1, 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1
- * and 2.15.0, CPU and CUDA builds); 1.13 on Debian 12's python3-torch 1.13.1, with its
- * AutogradMeta read in the old C++ ABI by the same rule as the PyPI wheels'. 2.0 is 2.1's table,
- * not run here, so it is used only when the live checks agree, with a warning. */
+/* PyTorch layouts (x86-64). The 2.1, 2.4-2.9, 2.10-2.12 and 2.13-2.15 lines were read off live
+ * processes of the real wheels here (2.1.2, 2.4.1, 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0,
+ * 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA builds); 1.13 on Debian 12's python3-torch
+ * 1.13.1 (its table holds old-ABI offsets; that new-ABI build is read by the same rule as PyPI's
+ * 2.7-2.9).
+ * 2.0 is 2.1's table, not run here, so it is used only when the live checks agree, with a
+ * warning. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +12,8 @@
 #include "torch/layout.h"
 
 static const struct torch_layout torch113 = {
-    .name = "1.13", .verified = true, .thp_impl = 24,
+    .name = "1.13", .major = 1, .first_minor = 13, .last_minor = 13, .verified = true,
+    .thp_impl = 24,
     .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
     .device_engaged_last = false,
@@ -20,19 +23,23 @@ static const struct torch_layout torch113 = {
 };
 
 /* 2.1 was checked on the 2.1.2 wheel; 2.0 is taken to be the same (its headers say so). */
-#define TORCH_2_0(NAME, VERIFIED) {                                                           \
-    .name = NAME, .verified = VERIFIED, .thp_impl = 24,                                        \
+#define TORCH_2_0(NAME, MINOR, VERIFIED) {                                                    \
+    .name = NAME, .major = 2, .first_minor = MINOR, .last_minor = MINOR,                       \
+    .verified = VERIFIED, .thp_impl = 24,                                                      \
     .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,          \
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,              \
     .device_engaged_last = false,                                                              \
     .si_data = 24, .si_device = 48, .si_size_bytes = 56,                                       \
     .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_view_base = 176,             \
     .am_abi_varies = true, .dtype_undefined = 44}
-static const struct torch_layout torch20 = TORCH_2_0("2.0", false);
-static const struct torch_layout torch21 = TORCH_2_0("2.1", true);
+static const struct torch_layout torch20 = TORCH_2_0("2.0", 0, false);
+static const struct torch_layout torch21 = TORCH_2_0("2.1", 1, true);
 
+/* PyPI's builds use the old C++ ABI up to 2.6 and the new one from 2.7 (2.7.1, 2.8.0, 2.9.1:
+ * their AutogradMeta is read 24 bytes further by the ABI rule) */
 static const struct torch_layout torch24 = {
-    .name = "2.4-2.6", .verified = true, .thp_impl = 24,
+    .name = "2.4-2.9", .major = 2, .first_minor = 4, .last_minor = 9, .verified = true,
+    .thp_impl = 24,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
@@ -44,7 +51,8 @@ static const struct torch_layout torch24 = {
 /* Up to 2.12 TensorImpl's pyobj_slot_ is {interpreter, PyObject*} (16 bytes) and AutogradMeta
  * holds grad_fn_ in a shared_ptr (16 bytes); from 2.13 the PyObject* alone and an intrusive_ptr. */
 static const struct torch_layout torch210 = {
-    .name = "2.10-2.12", .verified = true, .thp_impl = 16,
+    .name = "2.10-2.12", .major = 2, .first_minor = 10, .last_minor = 12, .verified = true,
+    .thp_impl = 16,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
@@ -53,7 +61,8 @@ static const struct torch_layout torch210 = {
     .dtype_undefined = 47};
 
 static const struct torch_layout torch213 = {
-    .name = "2.13-2.15", .verified = true, .thp_impl = 16,
+    .name = "2.13-2.15", .major = 2, .first_minor = 13, .last_minor = 15, .verified = true,
+    .thp_impl = 16,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 48, .ti_sizes_strides = 56,
     .ti_storage_offset = 144, .ti_numel = 152, .ti_dtype = 160, .ti_device = 162,
     .device_engaged_last = true,
@@ -68,18 +77,10 @@ static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch
 
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
 {
-    if (major == 1 && minor == 13)
-        return &torch113;
-    if (major == 2 && minor == 0)
-        return &torch20;
-    if (major == 2 && minor == 1)
-        return &torch21;
-    if (major == 2 && minor >= 4 && minor <= 6)
-        return &torch24;
-    if (major == 2 && minor >= 10 && minor <= 12)
-        return &torch210;
-    if (major == 2 && minor >= 13 && minor <= 15)
-        return &torch213;
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        if (layouts[i]->major == major && minor >= layouts[i]->first_minor &&
+            minor <= layouts[i]->last_minor)
+            return layouts[i];
     return NULL;
 }
 
@@ -99,7 +100,8 @@ const char *torch_layout_names(char *out, size_t cap)
 /* ---- autograd ----
  * Read off live processes of each release by tests/layouts/probe_autograd.py (every offset found
  * by searching memory for values known from Python): Debian's 1.13.1 and PyPI's 2.1.2, 2.4.1,
- * 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0. Until 2.12 graphs hold nodes in
+ * 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0 (2.6.0 to 2.12.1
+ * probe alike, whichever C++ ABI they were built with). Until 2.12 graphs hold nodes in
  * std::shared_ptr (AccumulateGrad made by make_shared, other nodes with their own control block);
  * from 2.13 in c10::intrusive_ptr, with 16-byte edges. */
 #define SHARED_NODES(NAME, MAJOR, FIRST, LAST, NODE_SIZE, THPF_SAVED) \
@@ -118,9 +120,7 @@ static const struct torch_autograd_layout autograd_layouts[] = {
      .sv_grad_accumulator_weak = true},
     {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER},
     {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER},
-    /* the same in 2.6 and 2.10-2.12; 2.7-2.9 were not read, so they fall back (with a warning) */
-    {SHARED_NODES("2.6", 2, 6, 6, 472, 136), SV_WITHOUT_VERSION_COUNTER},
-    {SHARED_NODES("2.10-2.12", 2, 10, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
+    {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
     {.name = "2.13", .major = 2, .first_minor = 13, .last_minor = 13, .node_ptr_words = 1,
      .node_next_edges = 88, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,

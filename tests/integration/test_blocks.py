@@ -12,8 +12,10 @@ from harness import check
 PYTHON = harness.CUDA_TORCH_VENV
 # torch release -> (its venv, the layout table culeak must choose for it, its CUDA major)
 RELEASES = {"2.14": (PYTHON, "2.13-2.15", 13)}
-for _v, _layout, _cuda in (("2.1", "2.1", 12), ("2.4", "2.4", 12), ("2.6", "2.6", 12), ("2.10", "2.10", 12),
-                           ("2.11", "2.11", 13), ("2.12", "2.12", 13), ("2.13", "2.13-2.15", 13),
+for _v, _layout, _cuda in (("2.1", "2.1", 12), ("2.4", "2.4", 12), ("2.6", "2.6-2.7", 12),
+                           ("2.7", "2.6-2.7", 12), ("2.8", "2.8", 12), ("2.9", "2.9", 12),
+                           ("2.10", "2.10", 12), ("2.11", "2.11", 13),
+                           ("2.12", "2.12", 13), ("2.13", "2.13-2.15", 13),
                            ("2.15", "2.13-2.15", 13)):
     RELEASES[_v] = (os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v, "bin",
                                  "python"), _layout, _cuda)
@@ -140,6 +142,19 @@ def other_builds():
         check("the allocator layout 2.13-2.15 does not fit device 0" in r.stderr, r.stderr)
 
 
+def cuda13_build_before_2_10():
+    """Before 2.10 the DeviceCachingAllocator embeds no cudaDeviceProp, so a build for the other
+    CUDA major (2.9 had CUDA 13 builds) has the same layout: read as one, a 2.9.1+cu128 core
+    walks with 2.9's table unchanged, and no place is said to be computed."""
+    python, layout, cuda = RELEASES["2.9"]
+    with harness.tempdir() as d:
+        with harness.Process(python, "cuda_blocks.py", env=harness.simgpu_env(cuda)) as p:
+            truth, core = p.truth, harness.gcore(p.pid, d)
+        doc = harness.culeak_json("blocks", *with_version_py(core, d, "2.9.1+cu130", "13.0"))
+        compare(doc, truth)
+        check(doc["warnings"] == [], "warnings: %r" % doc["warnings"])
+
+
 def summary():
     with harness.Process(PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p:
         doc = harness.culeak_json("summary", "--pid", p.pid)
@@ -173,14 +188,23 @@ def tests():
     for kind in ("live", "gcore", "kernel-core"):
         yield "simulated-device:%s" % kind, blocks("2.14", kind, False)
         yield "simulated-device:expandable:%s" % kind, blocks("2.14", kind, True)
-    for release in ("2.1", "2.4", "2.6", "2.10", "2.11", "2.12", "2.13", "2.15"):
+    for release in ("2.1", "2.4", "2.6", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.15"):
         yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False)
         yield "simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True)
+    # 2.7 shares 2.6's table (2.6 stands for both in make check): only make check-full runs it
+    for release in ("2.7",):
+        yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False), "full"
+        yield ("simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True),
+               "full")
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
     yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")
     yield "simulated-device:torch-2.6:forced-2.4-layout-refuted", wrong_layout("2.6", "2.4")
     yield "simulated-device:torch-2.4:forced-2.1-layout-refuted", wrong_layout("2.4", "2.1")
     yield "simulated-device:torch-2.14:forced-2.11-layout-refuted", wrong_layout("2.14", "2.11")
+    # the table 2.9.1 seemed to fit before it had its own, and the one nearest 2.8's
+    yield "simulated-device:torch-2.9:forced-2.7-layout-refuted", wrong_layout("2.9", "2.7")
+    yield "simulated-device:torch-2.8:forced-2.9-layout-refuted", wrong_layout("2.8", "2.9")
+    yield "simulated-device:torch-2.9:cuda-13-build", cuda13_build_before_2_10
     yield "simulated-device:unknown-release-and-cuda-12-builds", other_builds
     yield "simulated-device:filters", filters
     yield "simulated-device:summary", summary

@@ -18,6 +18,7 @@ import os
 
 import harness
 from harness import check
+from test_blocks import with_version_py
 
 SCENARIO = "holders.py"
 # the globals whose deletion the retained bytes are checked against (the issue's cases)
@@ -25,9 +26,12 @@ DELETED = ["total_loss", "val_total", "losses", "cache", "last_error", "orphan_o
            "bucket", "custom", "shared_a", "shared_b", "model", "opt", "retained_graph",
            "inplace_loss", "ckpt_out"]
 RELEASES = {"1.13": "/usr/bin/python3", "2.13": harness.TORCH_VENV}
-for _v in ("2.1", "2.4", "2.6", "2.10", "2.11", "2.12", "2.13", "2.14", "2.15"):
+for _v in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14",
+           "2.15"):
     RELEASES[_v + "-cuda"] = os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v,
                                           "bin", "python")
+# autograd table 2.6-2.12 is also checked on 2.6 and 2.10-2.12 by make check: these only in -full
+FULL_ONLY = {"2.7-cuda", "2.8-cuda", "2.9-cuda"}
 
 
 def culeak_graph(doc, root_path):
@@ -105,6 +109,25 @@ def inspect(python, kind, args=(), env=None, scenario=SCENARIO):
     return test
 
 
+def unlisted_release(release, version, cuda, want):
+    """A release without an autograd table of its own, made by reading a core as another
+    version's: the fallback must check a table's SavedVariables as well as its next edges, so
+    that it passes over one that reads the edges but not the saved tensors and takes the table
+    named want (2.4.1 read as 2.5: 2.6-2.12's SavedVariables have no version counter; 2.13.0 read
+    as 2.99: 2.14-2.15 keeps a custom Function's saved_variables elsewhere); the graphs then equal
+    the process's, saved tensors included."""
+    def test():
+        with harness.tempdir() as d:
+            with harness.Process(RELEASES[release], SCENARIO) as p:
+                truth, core = p.truth, harness.gcore(p.pid, d)
+            doc = harness.culeak_json("tensors", *with_version_py(core, d, version, cuda))
+        judge(doc, truth)
+        short = ".".join(version.split(".")[:2])
+        check(any("torch %s has no autograd layout: autograd layout %s was used" % (short, want)
+                  in w for w in doc["warnings"]), doc["warnings"])
+    return test
+
+
 def grad_refs(python):
     """refs of a parameter's .grad object, which only its C++ tensor keeps: the path through the
     parameter, not "reachable from no root"."""
@@ -175,8 +198,13 @@ def tests():
         yield "torch-2.13:%s" % kind, inspect(harness.TORCH_VENV, kind)
     yield "torch-2.13:val-first:live", inspect(harness.TORCH_VENV, "live", ("--order", "val-first"))
     for release, python in RELEASES.items():
-        if release != "2.13":
+        if release in FULL_ONLY:
+            yield "torch-%s:live" % release, inspect(python, "live"), "full"
+        elif release != "2.13":
             yield "torch-%s:live" % release, inspect(python, "live")
+    yield "torch-2.4-cuda:read-as-2.5:gcore", unlisted_release("2.4-cuda", "2.5.1+cu124", "12.4",
+                                                               "2.4")
+    yield "torch-2.13:read-as-2.99:gcore", unlisted_release("2.13", "2.99.0", None, "2.13")
     yield "torch-2.13:grad-refs", grad_refs(harness.TORCH_VENV)
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code

@@ -31,7 +31,8 @@ Discovered, as offsets in bytes:
 Prints one JSON object. Exits 1 with a message on stderr when a discovery fails or is ambiguous.
 Used to fill the autograd layout tables: run on Debian 12's python3-torch 1.13.1 and on the PyPI
 wheels 2.1.2, 2.4.1, 2.6.0, 2.10.0, 2.11.0, 2.12.1, 2.13.0 (CPU and CUDA), 2.14.1 and 2.15.0
-(build/venv/*), each run giving the same output every time. About 2 s of CPU per run.
+(build/venv/*), each run giving the same output every time; and on 2.7.1, 2.8.0 and 2.9.1, whose
+output equals each other's but for the version. About 2 s of CPU per run.
 """
 import ctypes
 import json

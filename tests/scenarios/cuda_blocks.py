@@ -19,15 +19,30 @@ side = torch.cuda.Stream()
 with torch.cuda.stream(side):
     other = torch.empty(700000, device="cuda")   # a segment of the second stream
 raw = torch.cuda.caching_allocator_alloc(4096)   # memory no tensor accounts for
-if hasattr(torch.cuda, "use_mem_pool"):   # from 2.6
+
+
+def mem_pools():
+    """Private pools of torch.cuda.MemPool (from 2.6); False where there are none, or where
+    they refuse expandable segments (2.7)."""
+    global pool, empty_pool, pooled
+    if not hasattr(torch.cuda, "use_mem_pool"):
+        return False
     pool, empty_pool = torch.cuda.MemPool(), torch.cuda.MemPool()
-    with torch.cuda.use_mem_pool(pool):
-        pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
+    try:
+        with torch.cuda.use_mem_pool(pool):
+            pooled = [torch.empty(n, device="cuda") for n in (10, 300000, 3000000)]
+    except RuntimeError as e:
+        if "expandable_segments" not in str(e):
+            raise
+        return False
     del pooled[2]                   # a private pool's free block
     with torch.cuda.use_mem_pool(empty_pool):
         gone = torch.empty(5000000, device="cuda")
     del gone                        # a private pool's segment with nothing allocated in it
-else:   # 2.1, 2.4: a CUDA graph's private pool, filled as cudagraph trees do, without a capture
+    return True
+
+
+if not mem_pools():   # a CUDA graph's private pool, filled as cudagraph trees do, without a capture
     pool_stream, pool = torch.cuda.Stream(), torch.cuda.graph_pool_handle()
     with torch.cuda.stream(pool_stream):
         torch._C._cuda_beginAllocateCurrentStreamToPool(0, pool)

@@ -148,7 +148,8 @@ static void test_layout_names(void)
 {
     CU_ASSERT_PTR_EQUAL(cc_layout_named("2.14"), cc_layout_named("2.13-2.15"));
     CU_ASSERT_PTR_EQUAL(cc_layout_named("2.13"), cc_layout_for(2, 13));
-    CU_ASSERT_PTR_NULL(cc_layout_named("2.9"));
+    CU_ASSERT_PTR_EQUAL(cc_layout_named("2.7"), cc_layout_named("2.6-2.7"));
+    CU_ASSERT_PTR_NULL(cc_layout_named("2.5"));
     CU_ASSERT_PTR_NULL(cc_layout_named("2.14x"));
     CU_ASSERT_PTR_NULL(cc_layout_for(3, 0));
 }
