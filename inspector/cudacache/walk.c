@@ -66,34 +66,55 @@ static void found(struct walk *w, uint64_t block)
     w->found[w->nfound++] = block;
 }
 
+/* One step of a tree walk onto node. An in-order walk steps onto each node at most three times
+ * (down to it, back up from its left subtree, back up from its right one), so more steps than
+ * three per distinct node touched means a cycle, whatever node_count says: a corrupt count of
+ * 2^24 once let a looped tree run 2^26 steps. */
+static bool tree_step(struct cl_addrmap *touched, uint64_t node, uint64_t *steps)
+{
+    bool inserted;
+    if (cl_addrmap_put(touched, node, 1, &inserted) == UINT32_MAX)
+        return false;
+    return ++*steps <= 3 * (uint64_t)touched->n + 4;
+}
+
 /* std::set<Block*>: header at +8 {colour, parent, left, right}, node_count at +40; a node is
  * {colour, parent, left, right, value}. In-order from the leftmost node; an in-order walk of n
  * nodes takes at most 2n steps up and down, so more than that means the tree is not one. */
 static bool walk_set(struct walk *w, uint64_t set)
 {
     uint64_t header = set + 8, count = word(w, set + 40), node = word(w, header + 16);
-    uint64_t seen = 0, steps = 0;
+    uint64_t seen = 0, steps = 0, tsteps = 0;
     if (count > MAX_BLOCKS)
         return false;
     uint64_t budget = 4 * count + 4;
-    while (node && node != header && seen < count && steps < budget) {
+    struct cl_addrmap touched = {0};
+    bool ok = true;
+    while (ok && node && node != header && seen < count && steps < budget) {
         found(w, word(w, node + 32));
         seen++;
         uint64_t right = word(w, node + 24);
         if (right) {
             node = right;
-            for (uint64_t left; (left = word(w, node + 16)) && ++steps < budget;)
+            ok = tree_step(&touched, node, &tsteps);
+            for (uint64_t left; ok && (left = word(w, node + 16)) && ++steps < budget;) {
                 node = left;
+                ok = tree_step(&touched, node, &tsteps);
+            }
         } else {
             uint64_t parent = word(w, node + 8);
-            while (parent && parent != header && node == word(w, parent + 24) && ++steps < budget) {
+            while (ok && parent && parent != header && node == word(w, parent + 24) &&
+                   ++steps < budget) {
                 node = parent;
                 parent = word(w, node + 8);
+                ok = tree_step(&touched, node, &tsteps);
             }
             node = parent;
+            ok = ok && tree_step(&touched, node, &tsteps);
         }
     }
-    return seen == count && (count == 0 || node == header);
+    cl_addrmap_free(&touched);
+    return ok && seen == count && (count == 0 || node == header);
 }
 
 /* ska::flat_hash_map/set: entries at +0 (int8 distance first, -1 when empty), slot count - 1 at

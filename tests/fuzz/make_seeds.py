@@ -92,9 +92,13 @@ def write(harness, name, data):
 
 
 WALK_LAYOUT_SEEDS = 16   # byte 0 is taken modulo the number of tables (under 16)
-# Inputs the walk harness found: the prev pointers of the fixture's blocks made a cycle (fixed in
-# cudacache/walk.c; walk_test.c "a cycle of prev pointers is bounded").
-WALK_REGRESSIONS = {"regress-prev-cycle": bytes.fromhex("4c618181100000000000 00".replace(" ", ""))}
+# Inputs the walk harness found (fixed in cudacache/walk.c): the prev pointers of the fixture's
+# blocks made a cycle (walk_test.c "a cycle of prev pointers is bounded"); a looped tree whose
+# node_count was huge (walk_test.c "a looped tree with a huge count is bounded").
+WALK_REGRESSIONS = {
+    "regress-prev-cycle": bytes.fromhex("4c6181811000000000000000"[:22]),
+    "regress-tree-loop": bytes.fromhex("023a7406067d00ae0010754c74da0160ff0d0aae00"),
+}
 
 
 def main():

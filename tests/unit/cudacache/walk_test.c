@@ -104,6 +104,26 @@ static void test_prev_cycle_bounded(void)
     CU_ASSERT((double)(clock() - start) / CLOCKS_PER_SEC < 0.5);   /* CPU time, not wall */
 }
 
+/* Regression (found by tests/fuzz/walk.c): a tree whose node_count says 2^24 and whose node is
+ * its own right child, or its own parent's right child, ran the 4n + 4 step budget of that count:
+ * 2^26 steps. A walk steps onto a node at most three times, so it stops after a few. */
+static void test_tree_cycle_with_huge_count(void)
+{
+    const struct cc_layout *l = build();
+    uint64_t large = DCA + l->dca_large_blocks;
+    struct cc_allocator a;
+    put64(large + 40, 1u << 24);
+    put64(NODE + 24, BASE + NODE);            /* its own right child */
+    clock_t start = clock();
+    CU_ASSERT_EQUAL(walk(l, &a), CL_E_UNSUPPORTED);
+    build();
+    put64(large + 40, 1u << 24);
+    put64(NODE + 8, BASE + NODE);             /* its own parent, and that parent's right child */
+    put64(NODE + 24, 0);
+    CU_ASSERT_EQUAL(walk(l, &a), CL_E_UNSUPPORTED);
+    CU_ASSERT((double)(clock() - start) / CLOCKS_PER_SEC < 0.5);   /* CPU time, not wall */
+}
+
 static void test_corruption_refused(void)
 {
     const struct cc_layout *l = build();
@@ -162,6 +182,7 @@ void register_cudacache_walk_tests(void)
         {"fixture image: cyclic trees stay bounded", test_cyclic_trees_bounded},
         {"fixture image: corruption refused", test_corruption_refused},
         {"fixture image: a cycle of prev pointers is bounded", test_prev_cycle_bounded},
+        {"fixture image: a looped tree with a huge count is bounded", test_tree_cycle_with_huge_count},
         {"fixture image: expandable tail unmapped", test_unmapped_tail},
         {"layout tables by name and release", test_layout_names},
         {NULL, NULL},
