@@ -21,6 +21,8 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     fprintf(out, "target      %s, pid %d\n",
             t->kind == CL_TARGET_LIVE ? "live process" : t->kind == CL_TARGET_CORE ? "core file" : "gdb inferior",
             t->pid);
+    if (t->ns_pid && t->ns_pid != t->pid)   /* in a container: the pid it knows itself by */
+        fprintf(out, "  ns pid    %d (in its own PID namespace)\n", t->ns_pid);
     if (t->kind == CL_TARGET_CORE)
         fprintf(out, "signal      %s\n", t->signal ? strsignal(t->signal) : "none (made by gcore?)");
     fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
@@ -62,6 +64,10 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
     cl_json_string(&j, kind_name(t->kind));
     cl_json_key(&j, "pid");
     cl_json_int(&j, t->pid);
+    if (t->kind == CL_TARGET_LIVE) {   /* the pid in its own PID namespace; pid's on the host */
+        cl_json_key(&j, "ns_pid");
+        cl_json_int(&j, t->ns_pid ? t->ns_pid : t->pid);
+    }
     cl_json_key(&j, "executable");
     cl_json_string(&j, t->exe_path);
     if (t->kind == CL_TARGET_CORE) {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/notes.h"
+
 void cl_torch_version_py_field(const char *text, const char *name, char *out, size_t cap)
 {
     size_t nlen = strlen(name);
@@ -69,7 +71,7 @@ void cl_torch_detect(struct cl_target *t, struct cl_torch_info *info)
 {
     memset(info, 0, sizeof *info);
     const char *ext = NULL;
-    bool torch_lib = false;
+    bool torch_lib = false, ext_deleted = false;
     for (size_t i = 0; i < t->maps.n; i++) {
         const char *path = t->maps.v[i].path;
         if (!path || path[0] != '/')
@@ -77,8 +79,10 @@ void cl_torch_detect(struct cl_target *t, struct cl_torch_info *info)
         const char *base = basename_of(path);
         size_t dirlen = (size_t)(base - path);
         if (!ext && strncmp(base, "_C.", 3) == 0 && dirlen >= 7 &&
-            strncmp(base - 7, "/torch/", 7) == 0)
+            strncmp(base - 7, "/torch/", 7) == 0) {
             ext = path;
+            ext_deleted = t->maps.v[i].perms & CL_MAP_DELETED;
+        }
         bool mine = is_torch_lib(base);
         torch_lib |= mine;
         if (!mine && strncmp(base, "libcudart", 9) != 0)
@@ -96,6 +100,9 @@ void cl_torch_detect(struct cl_target *t, struct cl_torch_info *info)
     info->loaded = ext != NULL || torch_lib;
     if (ext)
         read_version_py(t, ext, info);
+    if (ext && ext_deleted)   /* e.g. pip upgraded torch under a running job */
+        cl_note_add(&t->warnings, "%s was deleted or replaced after the target loaded it; the "
+                    "torch version read from version.py may be the new install's", ext);
     if (info->cuda[0])
         info->cuda_build = true;
 }

@@ -10,13 +10,28 @@
 #include "target/corenotes.h"
 #include "util/notes.h"
 
-static char *debuginfo_path_default = NULL;
-
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .debuginfo_path = &debuginfo_path_default,
-};
+/* Where separate debug files are looked for: next to the file, in .debug/ there, then by
+ * build-id or path under the target's own /usr/lib/debug (a container's, a sysroot's) before
+ * this machine's. Every candidate must carry the module's build-id, so the host's never lends
+ * wrong DWARF. */
+static char *debuginfo_path_for(const struct cl_file_locator *loc)
+{
+    char root[40] = "";
+    const char *prefix = loc->sysroot;
+    if (!prefix && loc->root_pid > 0) {
+        snprintf(root, sizeof root, "/proc/%d/root", loc->root_pid);
+        prefix = root;
+    }
+    size_t n = (prefix ? strlen(prefix) : 0) + 64;
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    if (prefix)
+        snprintf(path, n, ":.debug:%s/usr/lib/debug:/usr/lib/debug", prefix);
+    else
+        snprintf(path, n, ":.debug:/usr/lib/debug");
+    return path;
+}
 
 static bool is_elf_file(const char *path, unsigned char *head, size_t cap, size_t *len)
 {
@@ -41,6 +56,16 @@ static bool same_build(struct cl_target *t, uint64_t base, const unsigned char *
     return !nw || !nh || (nw == nh && memcmp(want, have, nw) == 0);
 }
 
+/* Where a deleted or replaced module's symbols come from, for its warning. */
+static const char *deleted_source(const char *file)
+{
+    if (!file)
+        return "no file for its symbols";
+    if (strstr(file, "/map_files/"))
+        return "its symbols are read from the copy the target still maps";
+    return "the file now at that path lends symbols only if its build-id matches";
+}
+
 static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl_mapping *base)
 {
     struct cl_module m = {.start = base->start, .end = base->end};
@@ -50,13 +75,16 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
             m.end = o->end;
     }
     bool is_exe = t->exe_path && strcmp(t->exe_path, base->path) == 0;
-    char *file = cl_locate_file(&t->locator, base->path, is_exe);
+    char *file = cl_locate_mapping(t, base, is_exe);
     unsigned char head[CL_PAGE_SIZE];
     size_t len = 0;
     if (file && !is_elf_file(file, head, sizeof head, &len)) {
         free(file);
         return 0;   /* a data file mapped at offset 0, not a module */
     }
+    if (base->perms & CL_MAP_DELETED)
+        cl_note_add(&t->warnings, "%s was deleted or replaced after the target mapped it; %s",
+                    base->path, deleted_source(file));
     if (!file) {
         m.state = CL_MODULE_MISSING;
     } else if (!same_build(t, base->start, head, len)) {
@@ -90,7 +118,15 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
 int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_error *err)
 {
     struct cl_symbols *s = calloc(1, sizeof *s);
-    if (!s || !(s->dwfl = dwfl_begin(&callbacks))) {
+    if (s && (s->debuginfo_path = debuginfo_path_for(&t->locator))) {
+        s->callbacks = (Dwfl_Callbacks){.find_elf = dwfl_build_id_find_elf,
+                                        .find_debuginfo = dwfl_standard_find_debuginfo,
+                                        .debuginfo_path = &s->debuginfo_path};
+        s->dwfl = dwfl_begin(&s->callbacks);
+    }
+    if (!s || !s->dwfl) {
+        if (s)
+            free(s->debuginfo_path);
         free(s);
         return cl_error_set(err, CL_E_INTERNAL, "cannot start libdwfl");
     }
@@ -127,6 +163,7 @@ void cl_symbols_free(struct cl_symbols *s)
     free(s->mods);
     if (s->dwfl)
         dwfl_end(s->dwfl);
+    free(s->debuginfo_path);
     free(s);
 }
 

@@ -10,8 +10,7 @@
 
 #include "target/target.h"
 
-typedef struct Dwfl Dwfl;
-typedef struct Dwfl_Module Dwfl_Module;
+#include <elfutils/libdwfl.h>
 
 enum cl_module_state {
     CL_MODULE_OK,
@@ -30,6 +29,8 @@ struct cl_module {
 
 struct cl_symbols {
     Dwfl *dwfl;
+    Dwfl_Callbacks callbacks;   /* libdwfl keeps a pointer to these: they live as long as dwfl */
+    char *debuginfo_path;       /* where debug files are looked for (see symbols.c) */
     struct cl_module *mods;
     size_t n;
 };

@@ -74,8 +74,10 @@ static int parse_line(struct cl_mappings *ms, char *line)
     if (path && *path) {
         static const char deleted[] = " (deleted)";
         size_t n = strlen(path), dn = sizeof deleted - 1;
-        if (n > dn && strcmp(path + n - dn, deleted) == 0)
+        if (n > dn && strcmp(path + n - dn, deleted) == 0) {
             path[n - dn] = '\0';
+            m.perms |= CL_MAP_DELETED;
+        }
         m.path = path;
     }
     return cl_mappings_add(ms, &m);

@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { CL_MAP_R = 1, CL_MAP_W = 2, CL_MAP_X = 4 };
+/* CL_MAP_DELETED: live, maps said "(deleted)": the file was removed or replaced since mapped. */
+enum { CL_MAP_R = 1, CL_MAP_W = 2, CL_MAP_X = 4, CL_MAP_DELETED = 8 };
 
 struct cl_mapping {
     uint64_t start, end;   /* [start, end) */
@@ -29,7 +30,8 @@ const struct cl_mapping *cl_mappings_find(const struct cl_mappings *ms, uint64_t
 void cl_mappings_free(struct cl_mappings *ms);
 
 /* Parses the text of /proc/PID/maps. Lines that do not parse are skipped; pseudo paths such as
- * "[heap]" and "[stack]" are kept as paths, "(deleted)" suffixes are stripped. Returns 0 or -1. */
+ * "[heap]" and "[stack]" are kept as paths, "(deleted)" suffixes are stripped (and
+ * kept as CL_MAP_DELETED). Returns 0 or -1. */
 int cl_mappings_parse_proc_maps(struct cl_mappings *ms, const char *text, size_t len);
 
 #endif

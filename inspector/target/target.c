@@ -121,6 +121,15 @@ static char *existing(const char *a, const char *b)
     return NULL;
 }
 
+/* path as the live process pid sees it: /proc/PID/root is its root directory in its own mount
+ * namespace (a container's), and plain / for a process of ours. */
+static char *in_root(int pid, const char *path)
+{
+    char root[40];
+    snprintf(root, sizeof root, "/proc/%d/root", pid);
+    return existing(root, path);
+}
+
 char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe)
 {
     if (is_exe && loc->exe)
@@ -138,5 +147,21 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
             return p;
     if (loc->sysroot)   /* a sysroot means "these files, not the host's" */
         return NULL;
+    if (loc->root_pid > 0 && (p = in_root(loc->root_pid, target_path)))
+        return p;
+    /* A target chroot'ed in a namespace that shares (or copied) ours names its files from that
+     * namespace's root, as we see them: the path itself. The build-id check catches the rest. */
     return existing("", target_path);
+}
+
+char *cl_locate_mapping(const struct cl_target *t, const struct cl_mapping *m, bool is_exe)
+{
+    if (t->kind == CL_TARGET_LIVE && (m->perms & CL_MAP_DELETED) && !(is_exe && t->locator.exe)) {
+        char link[96];
+        snprintf(link, sizeof link, "/proc/%d/map_files/%llx-%llx", t->pid,
+                 (unsigned long long)m->start, (unsigned long long)m->end);
+        if (access(link, R_OK) == 0)   /* needs CAP_SYS_ADMIN; else the file now at the path */
+            return strdup(link);
+    }
+    return cl_locate_file(&t->locator, m->path, is_exe);
 }

@@ -33,12 +33,15 @@ struct cl_file_locator {
     const char *const *lib_dirs;/* searched by basename, in order */
     size_t nlib_dirs;
     const char *exe;            /* the executable, overriding the path the target recorded */
+    int root_pid;               /* live: its paths are its own mount namespace's (a container):
+                                 * looked up under /proc/PID/root first; 0 for none */
 };
 
 struct cl_target {
     const struct cl_target_ops *ops;
     enum cl_target_kind kind;
     int pid;
+    int ns_pid;                 /* live: the pid in its own PID namespace (NSpid); 0 if unknown */
     char *exe_path;             /* the executable as the target names it */
     int signal;                 /* core: the signal that made the dump (0 for gcore) */
     struct cl_thread *threads;
@@ -83,6 +86,9 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
 /* Resolves a path the target recorded to a file on this machine, honouring the locator. Returns a
  * malloc'ed path, or NULL if no candidate exists. is_exe selects the --exe override. */
 char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe);
+/* The file behind a mapping: for a live target's deleted or replaced file the copy it still maps
+ * (/proc/PID/map_files, where this process may open it), else cl_locate_file's answer. */
+char *cl_locate_mapping(const struct cl_target *t, const struct cl_mapping *m, bool is_exe);
 
 /* A target over a memory source of the caller's (ops, impl); maps, threads, pid and exe are the
  * caller's to fill. Shared by the implementations. */

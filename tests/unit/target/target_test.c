@@ -1,8 +1,10 @@
 /* The target-independent layer: cl_read's bounds checks over a fake target, cl_read_cstr,
  * warnings, and cl_locate_file over temporary directories. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -214,6 +216,13 @@ static void test_locate_file(void)
     free(got);
     loc.nlib_dirs = 0;
     expect(&loc, "/usr/lib/libbar.so", false, NULL, NULL);
+
+    /* a live target's own root (its mount namespace) first: our own is the host's root */
+    loc.root_pid = getpid();
+    char root[64];
+    snprintf(root, sizeof root, "/proc/%d/root", (int)getpid());
+    expect(&loc, tr.host_file, false, root, tr.host_file + 1);
+    loc.root_pid = 0;
 
     /* --exe overrides the recorded path for the executable only, and must exist */
     loc.exe = tr.exe;
