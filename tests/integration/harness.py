@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import shutil
+import shlex
 import signal
 import subprocess
 import tempfile
@@ -32,25 +33,156 @@ def check_eq(got, want, what):
         raise Failure("%s: got %r, want %r" % (what, got, want))
 
 
-def interpreters():
-    """(name, python) for every interpreter culeak supports: pyenv 3.9-3.13 (debug info) and the
-    stripped system Python. A missing one is a failure, not a skip: CI machines have them all."""
+ROOTS = os.path.join(ROOT, "build", "roots")   # the Debian roots scripts/install-roots makes
+# Interpreters in those roots: (name, root, the interpreter's path inside it).
+ROOT_PYTHONS = [("trixie-3.13", "trixie", "/usr/bin/python3.13"),
+                ("sid-3.13", "sid", "/usr/bin/python3.13"),
+                ("sid-3.14", "sid", "/usr/bin/python3.14")]
+# Root interpreters that culeak cannot walk yet (3.13 after 3.13.0, and 3.14: issue 13).
+# interpreters() leaves exactly these out, by name; empty it as support lands.
+NOT_YET_SUPPORTED = {"trixie-3.13", "sid-3.13", "sid-3.14"}
+
+
+def root_interpreters():
+    """(name, python) for each interpreter in a Debian root, python being its file as the host
+    names it (build/roots/sid/usr/bin/python3.14). Process runs it inside its root; its cores are
+    read with sysroot_args(python)."""
+    return [(name, os.path.join(ROOTS, root, inner.lstrip("/")))
+            for name, root, inner in ROOT_PYTHONS]
+
+
+def interpreters(unsupported=False):
+    """(name, python) for every interpreter culeak supports: pyenv 3.9-3.13 (debug info), the
+    stripped system Python and the Debian roots' interpreters (but those in NOT_YET_SUPPORTED,
+    unless unsupported). A missing one is a failure, not a skip: CI machines have them all."""
     found = []
     for minor in range(9, 14):
         paths = sorted(glob.glob(os.path.join(PYENV, "3.%d.*" % minor, "bin", "python3.%d" % minor)))
         found.append(("pyenv-3.%d" % minor, paths[-1] if paths else None))
     found.append(("system-python3", "/usr/bin/python3"))
+    found += [(name, python) for name, python in root_interpreters()
+              if unsupported or name not in NOT_YET_SUPPORTED]
     return found
+
+
+def root_of(python):
+    """(root directory, path inside it) when python lies in one of the Debian roots, else None."""
+    base = os.path.abspath(ROOTS) + os.sep
+    path = os.path.abspath(python)
+    if not path.startswith(base):
+        return None
+    name, _, inner = path[len(base):].partition(os.sep)
+    return os.path.join(ROOTS, name), "/" + inner
+
+
+def sysroot_args(python):
+    """What culeak needs to read a core of python's process: --sysroot ROOT for an interpreter in
+    a root (its cores name the files as the root sees them), nothing for the host's."""
+    found = root_of(python)
+    return ["--sysroot", found[0]] if found else []
+
+
+class Root:
+    """How a process runs inside a root directory, as a container runtime starts it: its own
+    mount namespace, pivot_root'ed into the directory (so /proc/PID/maps names the files as the
+    root sees them, and only /proc/PID/root reaches them), with its own /proc, the host's /tmp
+    (test directories have one path inside and out) and tests/scenarios at /srv.
+
+    pid_ns: its own PID namespace too; a shell is its init and the scenario that shell's child
+    (a scenario as init would ignore its own SIGABRT). chroot: chroot instead of pivot_root, so
+    the host names its files by their host paths. binds: (host path, path inside) pairs, each
+    mounted over a tmpfs on the inner path's top directory (the root itself is never written)."""
+
+    SCENARIOS = "/srv"
+
+    def __init__(self, directory, pid_ns=False, chroot=False, binds=()):
+        self.directory = os.path.realpath(directory)
+        self.pid_ns, self.chroot, self.binds = pid_ns, chroot, list(binds)
+
+    def command(self, argv, cwd):
+        """The host command that runs argv (paths inside the root) in cwd inside it."""
+        q = shlex.quote
+        r = self.directory
+        lines = ["set -e", "mount --bind %s %s" % (q(r), q(r)),   # pivot_root wants a mount point
+                 "mount -t proc proc %s/proc" % q(r), "mount --bind /tmp %s/tmp" % q(r),
+                 "mount --bind %s %s%s" % (q(SCENARIOS), q(r), self.SCENARIOS)]
+        tops = set()
+        for host, inner in self.binds:
+            top = inner.strip("/").split("/")[0]
+            if top not in tops:
+                tops.add(top)
+                lines.append("mount -t tmpfs tmpfs %s/%s" % (q(r), q(top)))
+            lines += ["mkdir -p %s%s" % (q(r), q(inner)), "mount --bind %s %s%s" % (q(host), q(r), q(inner))]
+        run = "/bin/sh -c %s" % q("cd %s && exec %s" % (q(cwd), " ".join(map(q, argv))))
+        if self.chroot:
+            run = "chroot %s %s" % (q(r), run)
+        else:
+            lines += ["cd %s" % q(r), "pivot_root . mnt", "umount -l /mnt"]
+        # as init, the shell waits for the scenario; else the scenario replaces it
+        lines += ["%s; exit $?" % run] if self.pid_ns else ["exec %s" % run]
+        unshare = ["unshare", "--mount"] + (["--pid", "--fork", "--kill-child"] if self.pid_ns else [])
+        return unshare + ["sh", "-c", "\n".join(lines)]
+
+
+def children(pid):
+    """The pids whose parent is pid (from every /proc/N/stat: no CONFIG_PROC_CHILDREN needed)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(name))
+    return found
+
+
+def namespace_pid(pid):
+    """pid as its own PID namespace numbers it (the last field of NSpid)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("NSpid:"):
+                return int(line.split()[-1])
+    raise Failure("no NSpid in /proc/%d/status" % pid)
+
+
+def other_mount_namespace(pid):
+    return os.readlink("/proc/%d/ns/mnt" % pid) != os.readlink("/proc/self/ns/mnt")
+
+
+def inside(pid, argv, wd="/", env=None, timeout=300):
+    """Runs argv in the mount (and PID) namespaces and the root of process pid, as `docker exec`
+    would; wd must be a directory inside (under /tmp for a Root's)."""
+    cmd = ["nsenter", "--target", str(pid), "--mount", "--root", "--wd=%s" % wd]
+    if os.readlink("/proc/%d/ns/pid" % pid) != os.readlink("/proc/self/ns/pid"):
+        cmd.append("--pid")
+    return subprocess.run(cmd + ["--"] + list(argv), capture_output=True, text=True,
+                          timeout=timeout, env=env)
 
 
 class Process:
     """A scenario interpreter: started, its ground truth read, killed on exit."""
 
-    def __init__(self, python, script, *args, cwd=None, env=None, preexec=None, stdin=False):
-        if not python or not os.path.exists(python):
-            raise Failure("interpreter not installed: %s" % python)
+    def __init__(self, python, script, *args, cwd=None, env=None, preexec=None, stdin=False,
+                 root=None):
+        """python: a host interpreter, or one in a Debian root (root_interpreters()), which runs
+        inside its root; root: a Root to run python (then a path inside it) in. pid is the host's
+        pid of the scenario, ns_pid the one it knows itself by."""
+        found = root_of(python) if python and root is None else None
+        if found:
+            root, python = Root(found[0]), found[1]
+        host_python = os.path.join(root.directory, python.lstrip("/")) if root else python
+        if not python or not os.path.lexists(host_python):
+            raise Failure("interpreter not installed: %s" % host_python)
+        argv = [python, os.path.join(Root.SCENARIOS if root else SCENARIOS, script)] + list(args)
+        if root:
+            argv = root.command(argv, cwd or "/tmp")
+            check(cwd is None or cwd.startswith("/tmp/"), "a root's process runs in /tmp: %s" % cwd)
+        self.root, self.args = root, list(args)
         self.proc = subprocess.Popen(
-            [python, os.path.join(SCENARIOS, script)] + list(args), cwd=cwd, env=env,
+            argv, cwd=cwd, env=env,
             stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, preexec_fn=preexec)
         self.truth = None
@@ -72,6 +204,25 @@ class Process:
             self.kill()
             raise Failure("scenario %s did not start: %s %s" % (script, "".join(lines), err))
         self.pid = self.proc.pid
+        if root and root.pid_ns:
+            self.pid = self._scenario_in_namespace()
+        if self.pid is None:   # it aborted already (kernel_core): only its own pid is known
+            self.ns_pid = self.truth["pid"]
+            return
+        self.ns_pid = namespace_pid(self.pid)
+        if "pid" in self.truth:
+            check_eq(self.ns_pid, self.truth["pid"], "the scenario's own pid (NSpid of %d)" % self.pid)
+
+    def _scenario_in_namespace(self):
+        """The host pid of a scenario in its own PID namespace: unshare's child is the shell
+        that is the namespace's init, and the scenario its only child. None once it has exited."""
+        inits = children(self.proc.pid)
+        scenario = children(inits[0]) if len(inits) == 1 else []
+        if not scenario and (not inits or self.proc.poll() is not None or "--abort" in self.args):
+            return None
+        check(len(scenario) == 1, "no single scenario under unshare %d: %r %r" % (
+            self.proc.pid, inits, scenario))
+        return scenario[0]
 
     def status(self):
         fields = {}
@@ -91,8 +242,11 @@ class Process:
         return json.loads(line)
 
     def kill(self):
+        if self.pid not in (None, self.proc.pid) and self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
         if self.proc.poll() is None:
-            self.proc.kill()
+            self.proc.kill()   # unshare --kill-child takes its namespace's init along
         self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f:
@@ -134,11 +288,19 @@ def tempdir():
         shutil.rmtree(d, ignore_errors=True)
 
 
-def gcore(pid, directory):
+def gcore(pid, directory, host_gdb=False):
+    """A gcore of process pid in directory. A process in another mount namespace (a root's, a
+    container's) is dumped by its root's own gdb inside its namespaces, unless host_gdb, so the
+    core names its files as the root sees them (read it with --sysroot)."""
     prefix = os.path.join(directory, "gcore")
-    r = subprocess.run(["gcore", "-o", prefix, str(pid)], capture_output=True, text=True,
-                       timeout=300)
-    path = "%s.%d" % (prefix, pid)
+    if other_mount_namespace(pid) and not host_gdb:
+        ns_pid = namespace_pid(pid)
+        r = inside(pid, ["gcore", "-o", prefix, str(ns_pid)], wd=directory)
+        path = "%s.%d" % (prefix, ns_pid)
+    else:
+        r = subprocess.run(["gcore", "-o", prefix, str(pid)], capture_output=True, text=True,
+                           timeout=300)
+        path = "%s.%d" % (prefix, pid)
     if r.returncode != 0 or not os.path.exists(path):
         raise Failure("gcore failed: %s" % r.stderr[-1000:])
     return path
@@ -166,17 +328,21 @@ def kernel_core_pattern():
                 f.write(old)
 
 
-def kernel_core(python, script, args, directory, env=None):
-    """Runs a scenario that aborts, with unlimited core size; returns (truth, core path)."""
+def kernel_core(python, script, args, directory, env=None, root=None):
+    """Runs a scenario that aborts, with unlimited core size; returns (truth, core path). In a
+    root the core lands in the same directory (it is the host's /tmp there), named by the pid
+    the scenario knows itself by (core_pattern's %p)."""
     def unlimited():
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     p = Process(python, script, *(list(args) + ["--abort"]), cwd=directory, env=env,
-                preexec=unlimited)
+                preexec=unlimited, root=root)
     p.proc.wait(timeout=120)
     p.kill()
-    check(p.proc.returncode == -signal.SIGABRT, "scenario did not abort: rc %s" % p.proc.returncode)
-    path = os.path.join(directory, "core.%d" % p.pid)
+    # a PID namespace's init shell passes on the scenario's death as the status 128 + signal
+    aborted = 128 + signal.SIGABRT if p.root and p.root.pid_ns else -signal.SIGABRT
+    check(p.proc.returncode == aborted, "scenario did not abort: rc %s" % p.proc.returncode)
+    path = os.path.join(directory, "core.%d" % p.ns_pid)
     deadline = time.time() + 30
     while not os.path.exists(path) and time.time() < deadline:
         time.sleep(0.1)
