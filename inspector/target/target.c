@@ -122,12 +122,24 @@ static char *existing(const char *a, const char *b)
 }
 
 /* path as the live process pid sees it: /proc/PID/root is its root directory in its own mount
- * namespace (a container's), and plain / for a process of ours. */
+ * namespace (a container's), and plain / for a process of ours. A process chroot'ed in a
+ * namespace that shares or copies ours is named differently: its maps give paths from that
+ * namespace's root, which begin with where its root is (the link's text), and only its own
+ * mounts there may hold them. */
 static char *in_root(int pid, const char *path)
 {
-    char root[40];
+    char root[40], at[4096];
     snprintf(root, sizeof root, "/proc/%d/root", pid);
-    return existing(root, path);
+    char *p = existing(root, path);
+    if (p)
+        return p;
+    ssize_t n = readlink(root, at, sizeof at - 1);
+    if (n <= 1)   /* unreadable, or "/": nothing to strip */
+        return NULL;
+    at[n] = '\0';
+    if (strncmp(path, at, (size_t)n) != 0 || path[n] != '/')
+        return NULL;
+    return existing(root, path + n);
 }
 
 char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe)
@@ -149,8 +161,8 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
         return NULL;
     if (loc->root_pid > 0 && (p = in_root(loc->root_pid, target_path)))
         return p;
-    /* A target chroot'ed in a namespace that shares (or copied) ours names its files from that
-     * namespace's root, as we see them: the path itself. The build-id check catches the rest. */
+    /* where /proc/PID/root cannot be read: the path as we see it; the build-id check catches
+     * another machine's or another container's file */
     return existing("", target_path);
 }
 
