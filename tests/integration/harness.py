@@ -99,6 +99,30 @@ class Root:
         self.directory = os.path.realpath(directory)
         self.pid_ns, self.chroot, self.binds = pid_ns, chroot, list(binds)
 
+    def host_path(self, inner):
+        """Where the file at inner (a path inside) is on the host."""
+        for host, inside_at in self.binds:
+            if inner == inside_at or inner.startswith(inside_at + "/"):
+                return host + inner[len(inside_at):]
+        return os.path.join(self.directory, inner.lstrip("/"))
+
+    def sysroot(self, directory):
+        """A directory on the host that holds the files as the process inside sees them, for
+        --sysroot: the root itself, or with binds a tree of links made in directory (the root's
+        entries, each bind at its inner path), as a container's merged file system would be."""
+        if not self.binds:
+            return self.directory
+        farm = os.path.join(directory, "sysroot")
+        tops = {inner.strip("/").split("/")[0] for _, inner in self.binds}
+        os.makedirs(farm)
+        for entry in os.listdir(self.directory):
+            if entry not in tops:
+                os.symlink(os.path.join(self.directory, entry), os.path.join(farm, entry))
+        for host, inner in self.binds:
+            os.makedirs(os.path.dirname(farm + inner), exist_ok=True)
+            os.symlink(os.path.realpath(host), farm + inner)
+        return farm
+
     def command(self, argv, cwd):
         """The host command that runs argv (paths inside the root) in cwd inside it."""
         q = shlex.quote
@@ -173,7 +197,7 @@ class Process:
         found = root_of(python) if python and root is None else None
         if found:
             root, python = Root(found[0]), found[1]
-        host_python = os.path.join(root.directory, python.lstrip("/")) if root else python
+        host_python = root.host_path(python) if root else python
         if not python or not os.path.lexists(host_python):
             raise Failure("interpreter not installed: %s" % host_python)
         argv = [python, os.path.join(Root.SCENARIOS if root else SCENARIOS, script)] + list(args)
