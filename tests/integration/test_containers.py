@@ -5,9 +5,9 @@ and by culeak run inside the same container against the pid it has there. Each i
 against the scenario's own ground truth (test_tensors.judge, test_refs.check_target) and, for
 pids and threads, against the kernel's NSpid.
 
-The container's Python is the pyenv 3.11 + torch 2.13 venv, bind-mounted into sid (at paths the
-host does not have), while the roots' own interpreters are in harness.NOT_YET_SUPPORTED; sid's
-3.14 with Debian's python3-torch joins when it leaves that list."""
+The containers: sid with the pyenv 3.11 + torch 2.13 venv bind-mounted in (at paths the host
+does not have), and sid's own 3.14 with Debian's python3-torch; the cells that walk the heap run
+on the latter once sid-3.14 leaves harness.NOT_YET_SUPPORTED, `info` already does."""
 import json
 import os
 import shutil
@@ -23,16 +23,15 @@ VENV_INSIDE = "/opt/venv"   # where the container has the torch venv; the host h
 
 
 def containers():
-    """(name, Root factory, python inside, the scenarios' torch args)."""
+    """(name, Root factory, python inside, whether culeak walks its heap yet)."""
     venv = os.path.dirname(os.path.dirname(harness.TORCH_VENV))
     binds = [(harness.PYENV, harness.PYENV), (venv, VENV_INSIDE)]
-    found = [("sid+pyenv-3.11+torch-2.13",
-              lambda **kw: harness.Root(SID, pid_ns=True, binds=binds, **kw),
-              VENV_INSIDE + "/bin/python")]
-    if "sid-3.14" not in harness.NOT_YET_SUPPORTED:   # Debian's torch 2.14.1 on 3.14
-        found.append(("sid-3.14+debian-torch", lambda **kw: harness.Root(SID, pid_ns=True, **kw),
-                      "/usr/bin/python3.14"))
-    return found
+    return [("sid+pyenv-3.11+torch-2.13",
+             lambda **kw: harness.Root(SID, pid_ns=True, binds=binds, **kw),
+             VENV_INSIDE + "/bin/python", True),
+            ("sid-3.14+debian-torch",   # Debian's torch 2.14.1, built for 3.14
+             lambda **kw: harness.Root(SID, pid_ns=True, **kw),
+             "/usr/bin/python3.14", "sid-3.14" not in harness.NOT_YET_SUPPORTED)]
 
 
 def ns_threads(pid):
@@ -60,6 +59,28 @@ def host_info(make_root, python):
             check_eq(info["torch"]["version"], p.truth["torch"], "torch.version")
             text = harness.culeak("info", "--pid", p.pid).stdout
             check("ns pid    %d" % p.truth["pid"] in text, "no ns pid line in: %s" % text)
+    return test
+
+
+def core_info(make_root, python):
+    """info from a gcore (the container's gdb) and a kernel core, read with --sysroot: the pid the
+    job has in its namespace, its DWARF (from the sysroot's /usr/lib/debug for Debian's Python),
+    torch's version.py from the sysroot."""
+    def test():
+        root = make_root()
+        with harness.tempdir() as d:
+            sysroot = root.sysroot(d)
+            with harness.Process(python, "idle.py", "--torch", root=root) as p:
+                gcore = harness.gcore(p.pid, d)
+            truth, kernel = harness.kernel_core(python, "idle.py", ["--torch"], d, root=make_root())
+            for core, want in ((gcore, p.truth), (kernel, truth)):
+                info = harness.culeak_json("info", "--core", core, "--sysroot", sysroot)
+                check_eq(info["target"]["pid"], want["pid"], "target.pid of %s" % core)
+                check_eq(sorted(info["target"]["threads"]), want["threads"], "target.threads")
+                check_eq(info["target"]["executable"], want["executable"], "target.executable")
+                check_eq(info["python"]["version"], want["version"], "python.version")
+                check_eq(info["python"]["debug_info"], True, "python.debug_info")
+                check_eq(info["torch"]["version"], want["torch"], "torch.version")
     return test
 
 
@@ -148,8 +169,11 @@ def deleted_libpython():
 
 
 def tests():
-    for name, make_root, python in containers():
+    for name, make_root, python, walks in containers():
         yield "%s:info-from-host" % name, host_info(make_root, python)
+        yield "%s:info-from-cores" % name, core_info(make_root, python)
+        if not walks:   # its interpreter is in harness.NOT_YET_SUPPORTED
+            continue
         yield "%s:live-from-host" % name, host_live(make_root, python)
         yield "%s:live-from-host-chroot" % name, host_live(make_root, python, chroot=True)
         yield "%s:cores-container-gdb" % name, cores(make_root, python, host_gdb=False)
