@@ -136,7 +136,8 @@ class Root:
             if top not in tops:
                 tops.add(top)
                 lines.append("mount -t tmpfs tmpfs %s/%s" % (q(r), q(top)))
-            lines += ["mkdir -p %s%s" % (q(r), q(inner)), "mount --bind %s %s%s" % (q(host), q(r), q(inner))]
+            lines += ["mkdir -p %s%s" % (q(r), q(inner)),
+                      "mount --bind %s %s%s" % (q(host), q(r), q(inner))]
         run = "/bin/sh -c %s" % q("cd %s && exec %s" % (q(cwd), " ".join(map(q, argv))))
         if self.chroot:
             run = "chroot %s %s" % (q(r), run)
@@ -144,7 +145,9 @@ class Root:
             lines += ["cd %s" % q(r), "pivot_root . mnt", "umount -l /mnt"]
         # as init, the shell waits for the scenario; else the scenario replaces it
         lines += ["%s; exit $?" % run] if self.pid_ns else ["exec %s" % run]
-        unshare = ["unshare", "--mount"] + (["--pid", "--fork", "--kill-child"] if self.pid_ns else [])
+        unshare = ["unshare", "--mount"]
+        if self.pid_ns:
+            unshare += ["--pid", "--fork", "--kill-child"]
         return unshare + ["sh", "-c", "\n".join(lines)]
 
 
@@ -235,7 +238,8 @@ class Process:
             return
         self.ns_pid = namespace_pid(self.pid)
         if "pid" in self.truth:
-            check_eq(self.ns_pid, self.truth["pid"], "the scenario's own pid (NSpid of %d)" % self.pid)
+            check_eq(self.ns_pid, self.truth["pid"],
+                     "the scenario's own pid (NSpid of %d)" % self.pid)
 
     def _scenario_in_namespace(self):
         """The host pid of a scenario in its own PID namespace: unshare's child is the shell

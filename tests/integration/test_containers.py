@@ -43,7 +43,8 @@ def host_info(make_root, python):
     """info from the host: the host pid, the pid it knows itself by, its executable as it names
     it, its threads, and torch's version read from a version.py only /proc/PID/root reaches."""
     def test():
-        check(not os.path.exists(VENV_INSIDE), "the host has %s: the test proves nothing" % VENV_INSIDE)
+        check(not os.path.exists(VENV_INSIDE),
+              "the host has %s: the test proves nothing" % VENV_INSIDE)
         with harness.Process(python, "idle.py", "--torch", root=make_root()) as p:
             check(p.pid != p.ns_pid, "pid %d is the same in the container" % p.pid)
             info = harness.culeak_json("info", "--pid", p.pid)
@@ -132,7 +133,7 @@ def portable_culeak(directory):
 
 
 def inside(make_root, python):
-    """culeak run inside the same container (as `docker exec` would), by the pid the job has there."""
+    """culeak run inside the same container (as `docker exec` would), by the job's pid there."""
     def test():
         with harness.tempdir() as d, harness.Process(python, "leaks.py", root=make_root()) as p:
             culeak, env = portable_culeak(d)
@@ -164,8 +165,9 @@ def deleted_libpython():
             check_eq(info["python"]["version"], p.truth["version"], "python.version")
             check_eq(info["python"]["module"], copy, "python.module")
             check_eq(info["python"]["symtab"], False, "python.symtab (the stripped copy it maps)")
-            check(any(copy in w and "deleted or replaced" in w and "still maps" in w
-                      for w in info["warnings"]), "no warning for %s: %r" % (copy, info["warnings"]))
+            warned = [w for w in info["warnings"]
+                      if copy in w and "deleted or replaced" in w and "still maps" in w]
+            check(warned, "no warning for %s: %r" % (copy, info["warnings"]))
 
 
 def tests():
