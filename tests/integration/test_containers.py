@@ -100,8 +100,8 @@ def host_live(make_root, python, chroot=False):
 
 
 def cores(make_root, python):
-    """A gcore by the container's own gdb and a kernel core, each read on the host with --sysroot
-    the container's file system. (Not the host's gdb: see harness.gcore.)"""
+    """tensors and refs from a gcore by the container's own gdb and from a kernel core, each read
+    on the host with --sysroot the container's file system. (Not the host's gdb: harness.gcore.)"""
     def test():
         root = make_root()
         with harness.tempdir() as d:
@@ -114,6 +114,11 @@ def cores(make_root, python):
             check_eq(os.path.basename(core), "core.%d" % truth["pid"], "kernel core's name")
             doc = harness.culeak_json("tensors", "--core", core, "--sysroot", sysroot)
             test_tensors.judge(doc, truth)
+            with harness.Process(python, test_refs.SCENARIO, root=make_root()) as p:
+                core = harness.gcore(p.pid, d)
+            test_refs.check_target(["--core", core, "--sysroot", sysroot], p.truth)
+            truth, core = harness.kernel_core(python, test_refs.SCENARIO, [], d, root=make_root())
+            test_refs.check_target(["--core", core, "--sysroot", sysroot], truth)
     return test
 
 
