@@ -316,6 +316,9 @@ def tempdir():
         shutil.rmtree(d, ignore_errors=True)
 
 
+VSYSCALL = "0xffffffffff600000"   # the vsyscall page: gdb never reads it, in any process
+
+
 def gcore(pid, directory, host_gdb=False):
     """A gcore of process pid in directory. A process in another mount namespace (a root's, a
     container's) is dumped by its root's own gdb inside its namespaces, unless host_gdb, so the
@@ -336,12 +339,9 @@ def gcore(pid, directory, host_gdb=False):
     if r.returncode != 0 or not os.path.exists(path):
         raise Failure("gcore failed: %s" % r.stderr[-1000:])
     unread = [line for line in (r.stdout + r.stderr).splitlines()
-              if "Memory read failed" in line and VSYSCALL not in line]   # never readable
+              if "Memory read failed" in line and VSYSCALL not in line]
     check(not contained or not unread, "gcore wrote zeros for what it could not read: %s" % unread)
     return path
-
-
-VSYSCALL = "0xffffffffff600000"
 
 
 CORE_PATTERN = "/proc/sys/kernel/core_pattern"
