@@ -4,7 +4,6 @@ cuda-gdb 11.8 (gdb 10.2), the host's gdb 13, and the gdbs of the Debian roots (1
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 
@@ -14,53 +13,32 @@ from test_tensors import judge
 import test_holders
 
 PLUGIN = os.path.join(harness.ROOT, "build", "culeak.gdb")
-ROOTS = os.path.join(harness.ROOT, "build", "roots")
 # Debian's gdb-minimal (no Python), unpacked by scripts/install-cuda-gdb
 GDB_MINIMAL = os.path.join(harness.ROOT, "build", "gdb-minimal", "usr", "bin", "gdb")
 
-# A command run inside a Debian root, as a job in a container runs: chroot, with this checkout,
-# the test venvs, pyenv's interpreters and /tmp bound at their own paths (so the scenario, the
-# plugin and the cores have the same names inside and out) and the host's /proc. The mounts live
-# in a mount namespace of the command's own and go with it.
-IN_ROOT = r"""set -e
-root=$1; shift
-mount --make-rprivate /
-for d in $CULEAK_BINDS; do mkdir -p "$root$d"; mount --bind "$d" "$root$d"; done
-mount --rbind /proc "$root/proc"
-exec chroot "$root" "$@"
-"""
-
-
-def root_argv(root, argv):
-    binds = [harness.ROOT, os.path.realpath(os.path.join(harness.ROOT, "build", "venv")),
-             harness.PYENV, "/tmp"]
-    return (["env", "CULEAK_BINDS=%s" % " ".join(binds), "unshare", "--mount", "sh", "-c",
-             IN_ROOT, "sh", root] + list(argv))
-
 
 class Debugger:
-    """One gdb build: its command line, and where the processes it inspects run (a root's gdb
-    sees only the root's files, so its processes run in the same root)."""
+    """One gdb build: its command line, and where the processes it inspects run. A root's gdb
+    sees only the root's files, so it runs inside that root (harness.Root), with this checkout,
+    the test venvs and pyenv's interpreters bound at their own paths (the plugin, the scenarios
+    and their interpreters have one name inside and out); it attaches from inside the job's own
+    namespaces, as `docker exec` does."""
 
     def __init__(self, name, argv, root=None, ex_runs_breakpoint_commands=True, writes_cores=True):
-        self.name, self.argv, self.root = name, list(argv), root
-        # Debian's cuda-gdb 11.8 aborts (SIGABRT) in generate-core-file on a process with torch
-        # loaded: its cores come from the host's gdb
-        self.writes_cores = writes_cores
+        self.name, self.argv = name, list(argv)
+        binds = [harness.ROOT, os.path.realpath(os.path.join(harness.ROOT, "build", "venv")),
+                 harness.PYENV]
+        self.root = harness.Root(root, binds=[(b, b) for b in binds]) if root else None
         # gdb before 11 runs a breakpoint's commands after a `run` from a script file, not from
         # -ex (fixed in gdb 11's batch mode)
         self.ex_runs_breakpoint_commands = ex_runs_breakpoint_commands
-
-    def wrap(self, argv):
-        if not self.root:
-            return list(argv)
-        if "-p" in argv:   # into the namespace and root of the job, as `docker exec` goes
-            return ["nsenter", "-t", argv[argv.index("-p") + 1], "-m", "-r", "-w"] + list(argv)
-        return root_argv(self.root, argv)
+        # Debian's cuda-gdb 11.8 aborts (SIGABRT) in generate-core-file on a process with torch
+        # loaded: its cores come from the host's gdb
+        self.writes_cores = writes_cores
 
     def available(self):
         if self.root:
-            return os.path.exists(os.path.join(self.root, "usr", "bin", self.argv[0]))
+            return os.path.exists(os.path.join(self.root.directory, "usr", "bin", self.argv[0]))
         return shutil.which(self.argv[0]) is not None
 
     def __call__(self, *args, timeout=300):
@@ -68,19 +46,21 @@ class Debugger:
         if not self.available():
             raise harness.Failure("%s is not installed (scripts/install-deps)" % self.name)
         cmd = self.argv + ["-nx", "-batch", "-iex", "set pagination off", "-x", PLUGIN] + list(args)
-        r = subprocess.run(self.wrap(cmd), capture_output=True, text=True, timeout=timeout)
+        if self.root and "-p" in cmd:   # in the job's namespaces, as its pid there
+            at = cmd.index("-p") + 1
+            pid = int(cmd[at])
+            cmd[at] = str(harness.namespace_pid(pid))
+            # cd inside: nsenter's --wd is the host's directory, which gdb cannot name there
+            r = harness.inside(pid, ["sh", "-c", 'cd /tmp && exec "$@"', "sh"] + cmd,
+                               timeout=timeout)
+        else:
+            r = subprocess.run(self.root.command(cmd, "/tmp") if self.root else cmd,
+                               capture_output=True, text=True, timeout=timeout)
         return r.returncode, r.stdout + r.stderr
 
-    def process(self, python, script, *args, env=None, directory=None):
+    def process(self, python, script, *args, env=None):
         """A scenario, run where this gdb's processes run."""
-        if not self.root:
-            return harness.Process(python, script, *args, env=env)
-        wrapper = os.path.join(directory, "python-in-%s" % os.path.basename(self.root))
-        with open(wrapper, "w") as f:
-            f.write("#!/bin/sh\nexec %s \"$@\"\n" % " ".join(
-                shlex.quote(a) for a in root_argv(self.root, [python])))
-        os.chmod(wrapper, 0o755)
-        return harness.Process(wrapper, script, *args, env=env)
+        return harness.Process(python, script, *args, env=env, root=self.root)
 
     def core(self, pid, directory):
         """A core of pid written by this gdb itself (generate-core-file)."""
@@ -105,8 +85,8 @@ DEBUGGERS = [
     (Debugger("cuda-gdb-11.8", ["cuda-gdb"], ex_runs_breakpoint_commands=False, writes_cores=False),
      None),
     (HOST_GDB, None),
-    (Debugger("gdb-16", ["gdb"], root=os.path.join(ROOTS, "trixie")), "full"),
-    (Debugger("gdb-18", ["gdb"], root=os.path.join(ROOTS, "sid")), None),
+    (Debugger("gdb-16", ["gdb"], root=os.path.join(harness.ROOTS, "trixie")), "full"),
+    (Debugger("gdb-18", ["gdb"], root=os.path.join(harness.ROOTS, "sid")), None),
 ]
 gdb = HOST_GDB
 
@@ -121,7 +101,7 @@ def json_from(output):
 
 def live(dbg):
     def test():
-        with harness.tempdir() as d, dbg.process(harness.TORCH_VENV, "leaks.py", directory=d) as p:
+        with dbg.process(harness.TORCH_VENV, "leaks.py") as p:
             rc, out = dbg("-p", str(p.pid), "-ex", "culeak-tensors --json")
             judge(json_from(out), p.truth)
             check(p.status()["TracerPid"] == "0", "still traced after gdb detached")
@@ -132,7 +112,7 @@ def core(dbg):
     """A core this gdb wrote, read back in this gdb."""
     def test():
         with harness.tempdir() as d:
-            with dbg.process(harness.TORCH_VENV, "leaks.py", directory=d) as p:
+            with dbg.process(harness.TORCH_VENV, "leaks.py") as p:
                 path = dbg.core(p.pid, d)
             rc, out = dbg("-ex", "culeak-tensors --json", harness.TORCH_VENV, path)
             judge(json_from(out), p.truth)
@@ -144,8 +124,7 @@ def blocks(dbg):
     from test_blocks import compare
 
     def test():
-        with harness.tempdir() as d, dbg.process(harness.CUDA_TORCH_VENV, "cuda_blocks.py",
-                                                 env=harness.simgpu_env(), directory=d) as p:
+        with dbg.process(harness.CUDA_TORCH_VENV, "cuda_blocks.py", env=harness.simgpu_env()) as p:
             rc, out = dbg("-p", str(p.pid), "-ex", "culeak-blocks --json")
             compare(json_from(out), p.truth)
     return test
