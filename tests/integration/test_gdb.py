@@ -19,22 +19,53 @@ GDB_MINIMAL = os.path.join(harness.ROOT, "build", "gdb-minimal", "usr", "bin", "
 
 class Debugger:
     """One gdb build: its command line, and where the processes it inspects run. A root's gdb
-    sees only the root's files, so it runs inside that root (harness.Root), with this checkout,
-    the test venvs and pyenv's interpreters bound at their own paths (the plugin, the scenarios
-    and their interpreters have one name inside and out); it attaches from inside the job's own
-    namespaces, as `docker exec` does."""
+    sees only the root's files, so it runs inside that root (harness.Root), the test venvs at
+    /opt/culeak/venv, this checkout's build/ (the plugin, the simulated device) at
+    /opt/culeak/build and pyenv's interpreters at their own path, bound over the root's own
+    folders (the root is never written); it attaches from inside the job's namespaces, as
+    `docker exec` does."""
 
     def __init__(self, name, argv, root=None, ex_runs_breakpoint_commands=True, writes_cores=True):
         self.name, self.argv = name, list(argv)
-        binds = [harness.ROOT, os.path.realpath(os.path.join(harness.ROOT, "build", "venv")),
-                 harness.PYENV]
-        self.root = harness.Root(root, binds=[(b, b) for b in binds]) if root else None
+        build = os.path.join(harness.ROOT, "build")
+        # host path -> its name inside, most specific first
+        self.names = [(os.path.join(build, "venv"), "/opt/culeak/venv"),
+                      (build, "/opt/culeak/build"), (harness.SCENARIOS, harness.Root.SCENARIOS)]
+        binds = [(os.path.realpath(os.path.join(build, "venv")), "/opt/culeak/venv"),
+                 (build, "/opt/culeak/build"), (harness.PYENV, harness.PYENV)]
+        self.root = harness.Root(root, binds=binds) if root else None
         # gdb before 11 runs a breakpoint's commands after a `run` from a script file, not from
         # -ex (fixed in gdb 11's batch mode)
         self.ex_runs_breakpoint_commands = ex_runs_breakpoint_commands
         # Debian's cuda-gdb 11.8 aborts (SIGABRT) in generate-core-file on a process with torch
         # loaded: its cores come from the host's gdb
         self.writes_cores = writes_cores
+
+    def path(self, host):
+        """A host path as this gdb and its processes name it."""
+        for outside, inside in self.names if self.root else ():
+            if host == outside or host.startswith(outside + "/"):
+                return inside + host[len(outside):]
+        return host
+
+    def env(self, env):
+        """An environment with its library paths (the simulated device's) as named inside."""
+        if not env or not self.root:
+            return env
+        return dict(env, **{k: ":".join(self.path(p) for p in env[k].split(":"))
+                            for k in ("LD_PRELOAD", "LD_LIBRARY_PATH") if k in env})
+
+    def loader(self):
+        """The plugin's loader script, naming the plugin where this gdb sees it (in /tmp, which
+        a root shares with the host)."""
+        if not self.root:
+            return PLUGIN
+        path = "/tmp/culeak-%s.gdb" % self.name
+        with open(PLUGIN) as f:
+            text = f.read().replace(os.path.join(harness.ROOT, "build"), "/opt/culeak/build")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
 
     def available(self):
         if self.root:
@@ -45,7 +76,8 @@ class Debugger:
         """gdb -batch with the plugin loaded; returns (exit status, output)."""
         if not self.available():
             raise harness.Failure("%s is not installed (scripts/install-deps)" % self.name)
-        cmd = self.argv + ["-nx", "-batch", "-iex", "set pagination off", "-x", PLUGIN] + list(args)
+        cmd = self.argv + ["-nx", "-batch", "-iex", "set pagination off", "-x", self.loader()]
+        cmd += [self.path(a) for a in args]
         if self.root and "-p" in cmd:   # in the job's namespaces, as its pid there
             at = cmd.index("-p") + 1
             pid = int(cmd[at])
@@ -60,7 +92,7 @@ class Debugger:
 
     def process(self, python, script, *args, env=None):
         """A scenario, run where this gdb's processes run."""
-        return harness.Process(python, script, *args, env=env, root=self.root)
+        return harness.Process(self.path(python), script, *args, env=self.env(env), root=self.root)
 
     def core(self, pid, directory):
         """A core of pid written by this gdb itself (generate-core-file)."""
