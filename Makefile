@@ -53,6 +53,25 @@ $(BUILD)/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
 $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
 
+# make static: a culeak that needs nothing of the machine it runs on (tests/gpu/run-on-device
+# takes it to a bare GPU machine). The CLI is linked statically, with the libraries libdw needs;
+# Debian's libdw.a is not position-independent, so the plugin instead carries the shared
+# libraries it needs beside it (found through $ORIGIN; an RPATH, not a RUNPATH, so that libdw's
+# own dependencies are found there too). The static link warns that libdw's debuginfod client
+# would need a shared libdebuginfod at run time: culeak does not use it.
+STATIC_LIBS := -ldw -lelf -lz -llzma -lbz2
+STATIC_SOS  := libdw.so.1 libelf.so.1 libz.so.1 liblzma.so.5 libbz2.so.1.0
+.PHONY: static
+static: $(BUILD)/static/culeak $(BUILD)/static/culeak_gdb.abi3.so
+$(BUILD)/static/culeak: $(CLI_SRC) $(BUILD)/libculeak.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -static $(CLI_SRC) $(BUILD)/libculeak.a $(STATIC_LIBS) -o $@
+$(BUILD)/static/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
+	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -Wl,-rpath,'$$ORIGIN' -Wl,--disable-new-dtags -o $@
+	for so in $(STATIC_SOS); do cp -L "$$(ldd $@ | awk -v so=$$so '$$1 == so {print $$3}')" $(BUILD)/static/; done
+
 # The simulated CUDA device (simgpu/): stand-ins for libcudart.so.13 and libcuda.so.1, their
 # stubs generated from the real runtime of the CUDA wheel's venv and the CUDA headers.
 CUDA_INC   ?= /usr/local/cuda/include
@@ -158,13 +177,13 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps fuzz-deps
-	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san \
-	    $(BUILD)/culeak-san fuzz-bins
+	$(MAKE) lint all static simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
+	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	scripts/run-tests
 # The whole version matrix (docs/matrix.md); make check runs one representative per axis.
 check-full: deps fuzz-deps
-	$(MAKE) lint all simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests $(BUILD)/unit_tests_san \
-	    $(BUILD)/culeak-san fuzz-bins
+	$(MAKE) lint all static simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
+	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests
 
 # No include points up the layers of docs/design.md, and the library, CLI and plugin compile clean

@@ -90,6 +90,38 @@ static char *core_path(void)
     return path;
 }
 
+/* The short name of the target under the inferior's memory: "native" (cuda-gdb: "native +
+ * cuda"), "core", "remote", "extended-remote", ...; malloc'ed, NULL when there is none.
+ * Inferior.connection (gdb 12+) says it; older gdbs (cuda-gdb 11.8 is gdb 10.2) print the same
+ * short names in the target stack, one `  - NAME (LONG NAME)` line per layer, top first: thread
+ * and record layers above the process layer, the executable's ("exec") and "None" below it. */
+static char *target_kind(PyObject *inf)
+{
+    if (PyObject_HasAttrString(inf, "connection")) {
+        PyObject *conn = PyObject_GetAttrString(inf, "connection");
+        PyObject *type = conn && conn != Py_None ? PyObject_GetAttrString(conn, "type") : NULL;
+        char *kind = type ? utf8_dup(type) : NULL;
+        Py_XDECREF(type);
+        Py_XDECREF(conn);
+        PyErr_Clear();
+        return kind;
+    }
+    char *text = gdb_capture("maint print target-stack"), *kind = NULL;
+    for (char *save, *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *end = strstr(line, " (");
+        if (strncmp(line, "  - ", 4) != 0 || !end)
+            continue;
+        *end = '\0';
+        if (strcmp(line + 4, "exec") == 0 || strcmp(line + 4, "None") == 0)
+            break;
+        free(kind);
+        kind = strdup(line + 4);   /* the lowest layer so far */
+    }
+    free(text);
+    return kind;
+}
+
 /* Session options for what gdb is debugging: a native live process (read directly; gdb holds it
  * stopped) or a core (read through culeak's core reader, with gdb's sysroot and
  * solib-search-path). */
@@ -98,12 +130,8 @@ static int target_options(struct gdb_target *g, struct cl_session_options *so, s
     memset(so, 0, sizeof *so);
     PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
     PyObject *pid = inf ? PyObject_GetAttrString(inf, "pid") : NULL;
-    PyObject *conn = inf ? PyObject_GetAttrString(inf, "connection") : NULL;
-    PyObject *type = conn && conn != Py_None ? PyObject_GetAttrString(conn, "type") : NULL;
-    char *kind = type ? utf8_dup(type) : NULL;
+    char *kind = inf ? target_kind(inf) : NULL;
     long p = pid ? PyLong_AsLong(pid) : 0;
-    Py_XDECREF(type);
-    Py_XDECREF(conn);
     Py_XDECREF(pid);
     Py_XDECREF(inf);
     PyErr_Clear();
@@ -111,7 +139,7 @@ static int target_options(struct gdb_target *g, struct cl_session_options *so, s
     if (!kind || p <= 0) {
         rc = cl_error_set(err, CL_E_NO_PROCESS, "gdb has no process: run or attach to one, or "
                           "load a core (core-file FILE)");
-    } else if (strcmp(kind, "native") == 0) {
+    } else if (strcmp(kind, "native") == 0 || strncmp(kind, "native ", 7) == 0) {
         so->pid = (int)p;
         so->open.assume_stopped = true;
     } else if (strcmp(kind, "core") == 0) {
@@ -527,15 +555,12 @@ static PyObject *step_stop(PyObject *self, PyObject *noargs)
 {
     (void)self;
     (void)noargs;
-    /* The same symbol also resolves to a PLT stub in the caller's library: skip those hits. */
-    PyObject *frame = PyObject_CallMethod(gdb, "selected_frame", NULL);
-    PyObject *fn = frame ? PyObject_CallMethod(frame, "name", NULL) : NULL;
-    char *name = fn && fn != Py_None ? utf8_dup(fn) : NULL;
-    bool plt = name && strstr(name, "@plt");
-    free(name);
-    Py_XDECREF(fn);
-    Py_XDECREF(frame);
-    PyErr_Clear();
+    /* The same symbol also resolves to PLT stubs (the callers' and its own): skip those hits.
+     * `info symbol $pc` names a stub NAME@plt without unwinding a frame, which Debian's cuda-gdb
+     * 11.8 cannot do from Python (its unwinder hook fails at every stop). */
+    char *where = gdb_capture("info symbol $pc");
+    bool plt = where && strstr(where, "@plt");
+    free(where);
     if (plt)
         Py_RETURN_FALSE;
     tracker.hits++;

@@ -1,8 +1,10 @@
 """The gdb plugin in gdb's batch mode: the same reports as the CLI on live processes and cores,
-step-boundary tracking, and clear messages where it cannot work."""
+step-boundary tracking, and clear messages where it cannot work; in every gdb it supports:
+cuda-gdb 11.8 (gdb 10.2), the host's gdb 13, and the gdbs of the Debian roots (16, 18)."""
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import harness
@@ -11,13 +13,114 @@ from test_tensors import judge
 import test_holders
 
 PLUGIN = os.path.join(harness.ROOT, "build", "culeak.gdb")
+# Debian's gdb-minimal (no Python), unpacked by scripts/install-cuda-gdb
+GDB_MINIMAL = os.path.join(harness.ROOT, "build", "gdb-minimal", "usr", "bin", "gdb")
 
 
-def gdb(*args, timeout=300):
-    """gdb -batch with the plugin loaded; returns (exit status, output)."""
-    cmd = ["gdb", "-nx", "-batch", "-iex", "set pagination off", "-x", PLUGIN] + list(args)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    return r.returncode, r.stdout + r.stderr
+class Debugger:
+    """One gdb build: its command line, and where the processes it inspects run. A root's gdb
+    sees only the root's files, so it runs inside that root (harness.Root), the test venvs at
+    /opt/culeak/venv, this checkout's build/ (the plugin, the simulated device) at
+    /opt/culeak/build and pyenv's interpreters at their own path, bound over the root's own
+    folders (the root is never written); it attaches from inside the job's namespaces, as
+    `docker exec` does."""
+
+    def __init__(self, name, argv, root=None, ex_runs_breakpoint_commands=True, writes_cores=True):
+        self.name, self.argv = name, list(argv)
+        build = os.path.join(harness.ROOT, "build")
+        # host path -> its name inside, most specific first
+        self.names = [(os.path.join(build, "venv"), "/opt/culeak/venv"),
+                      (build, "/opt/culeak/build"), (harness.SCENARIOS, harness.Root.SCENARIOS)]
+        binds = [(os.path.realpath(os.path.join(build, "venv")), "/opt/culeak/venv"),
+                 (build, "/opt/culeak/build"), (harness.PYENV, harness.PYENV)]
+        self.root = harness.Root(root, binds=binds) if root else None
+        # gdb before 11 runs a breakpoint's commands after a `run` from a script file, not from
+        # -ex (fixed in gdb 11's batch mode)
+        self.ex_runs_breakpoint_commands = ex_runs_breakpoint_commands
+        # Debian's cuda-gdb 11.8 aborts (SIGABRT) in generate-core-file on a process with torch
+        # loaded: its cores come from the host's gdb
+        self.writes_cores = writes_cores
+
+    def path(self, host):
+        """A host path as this gdb and its processes name it."""
+        for outside, inside in self.names if self.root else ():
+            if host == outside or host.startswith(outside + "/"):
+                return inside + host[len(outside):]
+        return host
+
+    def env(self, env):
+        """An environment with its library paths (the simulated device's) as named inside."""
+        if not env or not self.root:
+            return env
+        return dict(env, **{k: ":".join(self.path(p) for p in env[k].split(":"))
+                            for k in ("LD_PRELOAD", "LD_LIBRARY_PATH") if k in env})
+
+    def loader(self):
+        """The plugin's loader script, naming the plugin where this gdb sees it (in /tmp, which
+        a root shares with the host)."""
+        if not self.root:
+            return PLUGIN
+        path = "/tmp/culeak-%s.gdb" % self.name
+        with open(PLUGIN) as f:
+            text = f.read().replace(os.path.join(harness.ROOT, "build"), "/opt/culeak/build")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def available(self):
+        if self.root:
+            return os.path.exists(os.path.join(self.root.directory, "usr", "bin", self.argv[0]))
+        return shutil.which(self.argv[0]) is not None
+
+    def __call__(self, *args, timeout=300):
+        """gdb -batch with the plugin loaded; returns (exit status, output)."""
+        if not self.available():
+            raise harness.Failure("%s is not installed (scripts/install-deps)" % self.name)
+        cmd = self.argv + ["-nx", "-batch", "-iex", "set pagination off", "-x", self.loader()]
+        cmd += [self.path(a) for a in args]
+        if self.root and "-p" in cmd:   # in the job's namespaces, as its pid there
+            at = cmd.index("-p") + 1
+            pid = int(cmd[at])
+            cmd[at] = str(harness.namespace_pid(pid))
+            # cd inside: nsenter's --wd is the host's directory, which gdb cannot name there
+            r = harness.inside(pid, ["sh", "-c", 'cd /tmp && exec "$@"', "sh"] + cmd,
+                               timeout=timeout)
+        else:
+            r = subprocess.run(self.root.command(cmd, "/tmp") if self.root else cmd,
+                               capture_output=True, text=True, timeout=timeout)
+        return r.returncode, r.stdout + r.stderr
+
+    def process(self, python, script, *args, env=None):
+        """A scenario, run where this gdb's processes run."""
+        return harness.Process(self.path(python), script, *args, env=self.env(env), root=self.root)
+
+    def core(self, pid, directory):
+        """A core of pid written by this gdb itself (generate-core-file)."""
+        if not self.writes_cores:
+            return HOST_GDB.core(pid, directory)
+        path = os.path.join(directory, "core.gdb.%d" % pid)
+        rc, out = self("-p", str(pid), "-ex", "generate-core-file %s" % path)
+        check(os.path.exists(path), "%s wrote no core: %s" % (self.name, out[-1500:]))
+        return path
+
+    def run_args(self, directory):
+        if self.ex_runs_breakpoint_commands:
+            return ["-ex", "run"]
+        script = os.path.join(directory, "run.gdb")
+        with open(script, "w") as f:
+            f.write("run\n")
+        return ["-x", script]
+
+
+HOST_GDB = Debugger("gdb-13", ["gdb"])
+DEBUGGERS = [
+    (Debugger("cuda-gdb-11.8", ["cuda-gdb"], ex_runs_breakpoint_commands=False, writes_cores=False),
+     None),
+    (HOST_GDB, None),
+    (Debugger("gdb-16", ["gdb"], root=os.path.join(harness.ROOTS, "trixie")), "full"),
+    (Debugger("gdb-18", ["gdb"], root=os.path.join(harness.ROOTS, "sid")), None),
+]
+gdb = HOST_GDB
 
 
 def json_from(output):
@@ -28,19 +131,63 @@ def json_from(output):
     raise harness.Failure("no JSON in gdb's output: %s" % output[-2000:])
 
 
-def live_tensors():
-    with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
-        rc, out = gdb("-p", str(p.pid), "-ex", "culeak-tensors --json")
-        judge(json_from(out), p.truth)
-        check(p.status()["TracerPid"] == "0", "still traced after gdb detached")
+def live(dbg):
+    def test():
+        with dbg.process(harness.TORCH_VENV, "leaks.py") as p:
+            rc, out = dbg("-p", str(p.pid), "-ex", "culeak-tensors --json")
+            judge(json_from(out), p.truth)
+            check(p.status()["TracerPid"] == "0", "still traced after gdb detached")
+    return test
 
 
-def core_tensors():
-    with harness.tempdir() as d:
-        with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
-            core = harness.gcore(p.pid, d)
-        rc, out = gdb("-ex", "culeak-tensors --json", harness.TORCH_VENV, core)
-        judge(json_from(out), p.truth)
+def core(dbg):
+    """A core this gdb wrote, read back in this gdb."""
+    def test():
+        with harness.tempdir() as d:
+            with dbg.process(harness.TORCH_VENV, "leaks.py") as p:
+                path = dbg.core(p.pid, d)
+            rc, out = dbg("-ex", "culeak-tensors --json", harness.TORCH_VENV, path)
+            judge(json_from(out), p.truth)
+    return test
+
+
+def blocks(dbg):
+    """culeak-blocks in gdb, on the real allocator running on the simulated device."""
+    from test_blocks import compare
+
+    def test():
+        with dbg.process(harness.CUDA_TORCH_VENV, "cuda_blocks.py", env=harness.simgpu_env()) as p:
+            rc, out = dbg("-p", str(p.pid), "-ex", "culeak-blocks --json")
+            compare(json_from(out), p.truth)
+    return test
+
+
+def break_step(dbg, steps=4):
+    """A leaking loop grows at every step under __main__.history[*]; a clean one does not."""
+    def test():
+        script = os.path.join(harness.SCENARIOS, "steps.py")
+        with harness.tempdir() as d:
+            # the clean loop once, in the host's gdb: each step costs a heap walk
+            for mode in ("leak", "clean") if dbg is HOST_GDB else ("leak",):
+                rc, out = dbg("-ex", "culeak-break-step", *dbg.run_args(d), "--args",
+                              harness.TORCH_VENV, script, str(steps), mode, timeout=600)
+                lines = re.findall(r"^culeak: step (\d+): (.*)$", out, re.M)
+                check(len(lines) == steps,
+                      "%s: want %d step lines: %s" % (mode, steps, out[-3000:]))
+                for n, line in lines[2:]:
+                    if mode == "leak":
+                        check("grew: __main__.history[*] +" in line and
+                              line.startswith("+1 storages"), "leaking step %s: %s" % (n, line))
+                    else:
+                        check(line == "+0 storages, +0 bytes", "clean step %s: %s" % (n, line))
+    return test
+
+
+def no_process(dbg):
+    def test():
+        rc, out = dbg("-ex", "culeak-info")
+        check("gdb has no process" in out, "no process: %s" % out[-500:])
+    return test
 
 
 def holders(kind):
@@ -77,23 +224,6 @@ def same_as_cli():
         check("torch       %s" % p.truth["torch"] in out, "culeak-info: %s" % out[-1500:])
 
 
-def step_tracking():
-    """A leaking loop grows at every step under __main__.history[*]; a clean one does not."""
-    rc, out = gdb("-ex", "culeak-break-step", "-ex", "run", "--args", harness.TORCH_VENV,
-                  os.path.join(harness.SCENARIOS, "steps.py"), "6", "leak")
-    steps = re.findall(r"^culeak: step (\d+): (.*)$", out, re.M)
-    check(len(steps) == 6, "want 6 step lines: %s" % out[-3000:])
-    for n, line in steps[2:]:
-        check("grew: __main__.history[*] +" in line and line.startswith("+1 storages"),
-              "leaking step %s: %s" % (n, line))
-    rc, out = gdb("-ex", "culeak-break-step", "-ex", "run", "--args", harness.TORCH_VENV,
-                  os.path.join(harness.SCENARIOS, "steps.py"), "6")
-    steps = re.findall(r"^culeak: step (\d+): (.*)$", out, re.M)
-    check(len(steps) == 6, "want 6 step lines: %s" % out[-3000:])
-    for n, line in steps[2:]:
-        check(line == "+0 storages, +0 bytes", "clean step %s: %s" % (n, line))
-
-
 def stop_on_growth():
     rc, out = gdb("-ex", "culeak-break-step --stop-on-growth 1", "-ex", "run",
                   "-ex", "python print('stopped at step', gdb.selected_inferior().pid > 0)",
@@ -109,9 +239,6 @@ def clear_messages():
     # without the plugin, gdb itself says the command does not exist
     r = subprocess.run(["gdb", "-nx", "-batch", "-ex", "culeak-info"], capture_output=True, text=True)
     check("Undefined command: \"culeak-info\"" in r.stderr, "no plugin: %r" % r.stderr)
-    # no process at all
-    rc, out = gdb("-ex", "culeak-info")
-    check("gdb has no process" in out, "no process: %s" % out[-500:])
     # a process that is not Python
     sleeper = subprocess.Popen(["sleep", "600"])
     try:
@@ -119,6 +246,8 @@ def clear_messages():
         check("not a Python process" in out, "not Python: %s" % out[-800:])
         with harness.tempdir() as d:
             core = harness.gcore(sleeper.pid, d)
+            rc, out = gdb("-ex", "culeak-tensors", shutil.which("sleep"), core)
+            check("not a Python process" in out, "not Python, from a core: %s" % out[-800:])
             # a core whose libpython is missing: gdb's sysroot points nowhere
             python = dict(harness.interpreters())["pyenv-3.12"]
             with harness.Process(python, "idle.py") as p:
@@ -200,17 +329,24 @@ def remote_target():
             server.wait()
 
 
-def blocks_on_simulated_device():
-    """culeak-blocks in gdb, on the real allocator running on the simulated device."""
-    from test_blocks import compare
-    with harness.Process(harness.CUDA_TORCH_VENV, "cuda_blocks.py", env=harness.simgpu_env()) as p:
-        rc, out = gdb("-p", str(p.pid), "-ex", "culeak-blocks --json")
-        compare(json_from(out), p.truth)
+def no_python():
+    """In a gdb without Python the loader says so once and each command points to the CLI,
+    without gdb's own errors."""
+    check(os.path.exists(GDB_MINIMAL), "no gdb-minimal at %s (scripts/install-deps)" % GDB_MINIMAL)
+    r = subprocess.run([GDB_MINIMAL, "-nx", "-batch", "-x", PLUGIN, "-ex", "culeak-summary --json"],
+                       capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    check(r.returncode == 0 and out.count("this gdb has no Python") == 2 and "culeak CLI" in out,
+          "gdb-minimal: %s" % out)
+    check("rror" not in out and "not supported" not in out, "gdb-minimal spews errors: %s" % out)
 
 
 def tests():
-    for fn in (stable_abi, live_tensors, core_tensors, same_as_cli, step_tracking, stop_on_growth,
-               remote_target, blocks_on_simulated_device, clear_messages):
+    for fn in (stable_abi, same_as_cli, stop_on_growth, remote_target, clear_messages, no_python):
         yield fn.__name__, fn
     for kind in ("live", "core"):
         yield "holders-%s" % kind, holders(kind)
+    for dbg, scope in DEBUGGERS:
+        for name, make in (("live", live), ("core", core), ("blocks", blocks),
+                           ("break-step", break_step), ("no-process", no_process)):
+            yield ("%s-%s" % (dbg.name, name), make(dbg)) + ((scope,) if scope else ())
