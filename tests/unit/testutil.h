@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,33 @@ static inline int tu_kill_child(pid_t pid)
     kill(pid, SIGKILL);
     int status;
     return waitpid(pid, &status, 0) == pid;
+}
+
+extern char **environ;
+
+/* Starts argv (through PATH) with its stdout on a pipe and waits for its first line, i.e. until
+ * the program is up: its pid, or -1. *pipe_fd is the pipe's read end (-1 if none), to be closed
+ * only once the child is gone, so that no write of the child's fails. */
+static inline pid_t tu_spawn_ready(char *const argv[], int *pipe_fd)
+{
+    int fds[2];
+    *pipe_fd = -1;
+    if (pipe(fds) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    *pipe_fd = fds[0];
+    char c = 0;
+    while (rc == 0 && c != '\n')
+        if (read(fds[0], &c, 1) != 1)
+            rc = -1;
+    return rc == 0 ? pid : -1;
 }
 
 #endif

@@ -17,7 +17,6 @@
 #include "suites.h"
 #include "testutil.h"
 
-extern char **environ;
 
 #define BASE 0x300000u
 static unsigned char img[CL_PAGE_SIZE];
@@ -37,21 +36,9 @@ static const struct cl_target_ops image_ops = {image_read_page, NULL};
  * img. False if it could not be read. */
 static bool capture(char *const argv[])
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return false;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    char c = 0;
-    while (rc == 0 && c != '\n')
-        if (read(fds[0], &c, 1) != 1)
-            rc = -1;
+    int pipe_fd;
+    pid_t pid = tu_spawn_ready(argv, &pipe_fd);
+    int rc = pid > 0 ? 0 : -1;
     bool ok = false;
     struct cl_session_options so = {.pid = pid};
     struct cl_session *s;
@@ -65,7 +52,8 @@ static bool capture(char *const argv[])
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
     }
-    close(fds[0]);
+    if (pipe_fd >= 0)
+        close(pipe_fd);
     return ok;
 }
 

@@ -16,33 +16,14 @@
 #include "suites.h"
 #include "testutil.h"
 
-extern char **environ;
-
-/* Starts python, waits until its runtime is up (it prints a line), returns its pid or -1. The
- * pipe stays open until the child is gone, so no write of the child's can fail. */
+/* Starts python (chroot'ed in root when that is not NULL; chroot execs it, so the pid stays) and
+ * waits until its runtime is up: its pid, or -1. */
 static pid_t start_python(const char *python, const char *root, int *pipe_fd)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
     char *script = "import time; print('up', flush=True); time.sleep(60)";
     char *argv[] = {(char *)python, "-c", script, NULL};
     char *chroot_argv[] = {"chroot", (char *)root, (char *)python, "-c", script, NULL};
-    pid_t pid;
-    int rc = root ? posix_spawnp(&pid, "chroot", &fa, NULL, chroot_argv, environ)
-                  : posix_spawn(&pid, python, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    *pipe_fd = fds[0];
-    char c = 0;
-    while (rc == 0 && c != '\n')
-        if (read(fds[0], &c, 1) != 1)
-            rc = -1;
-    return rc == 0 ? pid : -1;
+    return tu_spawn_ready(root ? chroot_argv : argv, pipe_fd);
 }
 
 /* python runs chroot'ed in root when that is not NULL (chroot execs it: the pid stays). */

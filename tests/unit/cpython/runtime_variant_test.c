@@ -17,30 +17,6 @@
 #include "suites.h"
 #include "testutil.h"
 
-extern char **environ;
-
-/* Starts argv (through PATH), waits for its first line; the pid, or -1. */
-static pid_t start(char *const argv[], int *pipe_fd)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    *pipe_fd = fds[0];
-    char c = 0;
-    while (rc == 0 && c != '\n')
-        if (read(fds[0], &c, 1) != 1)
-            rc = -1;
-    return rc == 0 ? pid : -1;
-}
-
 /* Opens the runtime of python with layout (NULL: chosen by structure): the status, and in *chosen
  * the table taken. */
 static int open_with(struct cl_session *s, const char *layout, const char **chosen,
@@ -62,7 +38,7 @@ static int open_with(struct cl_session *s, const char *layout, const char **chos
 static void check_variants(char *const argv[], const char *own, const char *other)
 {
     int pipe_fd = -1;
-    pid_t pid = start(argv, &pipe_fd);
+    pid_t pid = tu_spawn_ready(argv, &pipe_fd);
     CU_ASSERT_FATAL(pid > 0);
     struct cl_session_options so = {.pid = pid};
     struct cl_session *s;
