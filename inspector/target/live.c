@@ -47,28 +47,6 @@ static char proc_state(int tid)
     return rp && rp[1] == ' ' ? rp[2] : 0;
 }
 
-/* The pid in the process's own PID namespace: NSpid's last field (one field per nested
- * namespace, ours first). 0 when the kernel does not say (before 4.1). */
-static int namespace_pid(int pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    int ns = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "NSpid:", 6) != 0)
-            continue;
-        for (char *save, *tok = strtok_r(line + 6, " \t\n", &save); tok;
-             tok = strtok_r(NULL, " \t\n", &save))
-            ns = atoi(tok);
-        break;
-    }
-    fclose(f);
-    return ns;
-}
-
 static char *read_text(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -396,7 +374,7 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     const char *no_vm = getenv("CULEAK_NO_PROCESS_VM_READV");
     *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = !(no_vm && *no_vm == '1')};
     t->pid = pid;
-    t->ns_pid = namespace_pid(pid);
+    t->ns_pid = cl_proc_ns_pid(pid);
     t->locator.root_pid = pid;   /* a container's files are its own, not the host's */
     int rc, tracer = cl_proc_tracer(pid);
     if (opt && opt->assume_stopped) {

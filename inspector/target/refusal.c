@@ -37,6 +37,18 @@ int cl_proc_tracer(int pid)
     return status_field(id, "TracerPid", v, sizeof v) ? atoi(v) : 0;
 }
 
+int cl_proc_ns_pid(int pid)
+{
+    char id[16], v[128];
+    snprintf(id, sizeof id, "%d", pid);
+    if (!status_field(id, "NSpid", v, sizeof v))
+        return 0;
+    const char *last = v + strlen(v);   /* one field per nested namespace, ours first */
+    while (last > v && last[-1] != ' ' && last[-1] != '\t')
+        last--;
+    return atoi(last);
+}
+
 /* The kernel's flags for the task (field 9 of /proc/PID/stat), 0 if unreadable. */
 static unsigned long task_flags(int pid)
 {

@@ -14,4 +14,8 @@ int cl_live_refusal(int pid, const char *what, struct cl_error *err);
 /* The pid tracing pid (TracerPid in /proc/PID/status), 0 when none or unknown. */
 int cl_proc_tracer(int pid);
 
+/* The pid in the process's own PID namespace (NSpid's last field), 0 when the kernel does not say
+ * (before 4.1). */
+int cl_proc_ns_pid(int pid);
+
 #endif
