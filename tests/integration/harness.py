@@ -9,6 +9,7 @@ import shlex
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -324,6 +325,12 @@ def tempdir():
 VSYSCALL = "0xffffffffff600000"   # the vsyscall page: gdb never reads it, in any process
 
 
+# One gcore at a time in the whole run: a CUDA torch process's gcore is 2 GB (its libraries'
+# text included) and gdb holds about 1 GB while writing it, so two at once can starve a CI machine
+# that is also running the other test.
+GCORE_LOCK = threading.Lock()
+
+
 def gcore(pid, directory, host_gdb=False):
     """A gcore of process pid in directory. A process in another mount namespace (a root's, a
     container's) is dumped by its root's own gdb inside its namespaces, unless host_gdb, so the
@@ -333,16 +340,31 @@ def gcore(pid, directory, host_gdb=False):
     the mapping), so it cannot dump sid's or trixie's processes."""
     prefix = os.path.join(directory, "gcore")
     contained = other_mount_namespace(pid)
-    if contained and not host_gdb:
-        ns_pid = namespace_pid(pid)
-        r = inside(pid, ["gcore", "-o", prefix, str(ns_pid)], wd=directory)
-        path = "%s.%d" % (prefix, ns_pid)
-    else:
-        r = subprocess.run(["gcore", "-o", prefix, str(pid)], capture_output=True, text=True,
-                           timeout=300)
-        path = "%s.%d" % (prefix, pid)
+    with GCORE_LOCK:
+        if contained and not host_gdb:
+            ns_pid = namespace_pid(pid)
+            r = inside(pid, ["gcore", "-o", prefix, str(ns_pid)], wd=directory)
+            path = "%s.%d" % (prefix, ns_pid)
+        else:
+            # gdb itself, as the gcore script runs it, so that its exit status (a signal, if it
+            # was killed) is not lost: the script exits 0 whenever the file exists
+            path = "%s.%d" % (prefix, pid)
+            r = subprocess.run(["gdb", "--nx", "--batch", "--readnever",
+                                "-iex", "set debuginfod enabled off", "-ex", "set pagination off",
+                                "-ex", "attach %d" % pid, "-ex", "gcore " + path,
+                                "-ex", "detach", "-ex", "quit"],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=300)
     if r.returncode != 0 or not os.path.exists(path):
-        raise Failure("gcore failed: %s" % r.stderr[-1000:])
+        raise Failure("gcore failed (exit status %d): %s" % (r.returncode,
+                                                              (r.stdout + r.stderr)[-1000:]))
+    # A gdb that died half-way through leaves a file with no ELF header (it writes the header
+    # last): that is gdb's failure, not culeak's; say what gdb printed and how much room there was.
+    with open(path, "rb") as f:
+        if f.read(4) != b"\x7fELF":
+            raise Failure("gcore wrote %s without an ELF header (%d bytes, %d MiB free there): %s"
+                          % (path, os.path.getsize(path), shutil.disk_usage(directory).free >> 20,
+                             (r.stdout + r.stderr)[-1500:]))
     unread = [line for line in (r.stdout + r.stderr).splitlines()
               if "Memory read failed" in line and VSYSCALL not in line]
     check(not contained or not unread, "gcore wrote zeros for what it could not read: %s" % unread)
