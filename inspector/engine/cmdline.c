@@ -58,9 +58,10 @@ static const char usage_options[] =
     "\n";
 
 static const char usage_exit[] =
-    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core,\n"
-    "  6 truncated core, 7 executable does not match the core, 8 not a Python process,\n"
-    "  9 unsupported runtime, 10 unreadable memory, 11 I/O error, 1 internal error\n";
+    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core or\n"
+    "  dump, 6 truncated core or dump, 7 executable does not match the core, 8 not a Python\n"
+    "  process, 9 unsupported runtime, 10 unreadable memory (or not in the dump), 11 I/O error,\n"
+    "  1 internal error\n";
 
 const char *cl_command_usage(bool with_target)
 {

@@ -11,8 +11,9 @@
 #define MAX_PATHS 64   /* refs --max-paths' maximum (cmdline.c): every path refs may print */
 
 /* The commands whose reads the dump must hold, run as they would be, their output dropped. Each
- * model is built once (the session caches it); the reports then read what they print lazily
- * (names, dict keys), which is why they are run too, in both output forms. */
+ * model is built once (the session caches it; the walk's progress, on a terminal, shows once);
+ * the reports then read what they print lazily (names, dict keys), which is why they are run
+ * too, in both output forms. */
 static const char *const exercised[] = {
     "info", "objects", "tensors", "summary", "blocks", "snapshot", "check-layout",
 };
@@ -22,7 +23,6 @@ static int run_quietly(const struct cl_command_line *cli, struct cl_session *s, 
 {
     struct cl_command_line c = {.command = name, .json = json, .walk = cli->walk,
                                 .tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
-    c.walk.progress = NULL;
     FILE *sink = fopen("/dev/null", "w");
     if (!sink)
         return CL_E_INTERNAL;
