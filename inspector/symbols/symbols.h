@@ -47,7 +47,8 @@ struct cl_symbols {
  * record, the answers are kept from here on (cl_symbols_write). */
 int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_error *err);
 void cl_symbols_free(struct cl_symbols *s);
-/* The modules, the loading's warnings and every answer given so far, as a dump's symbol section. */
+/* The modules, the loading's warnings and every answer given so far, as a dump's symbol section
+ * (replay.c, which also reads it back). */
 void cl_symbols_write(const struct cl_symbols *s, struct cl_bytes_out *o);
 
 /* For the query functions (here and dwarf.c). Reading a dump: fills q's answer from the

@@ -35,6 +35,10 @@ enum cl_dump_section_id {
     CL_DUMP_SECTION_IDS     /* one past the last */
 };
 
+/* A page run's kind (RUNS section): its pages' bytes in DATA, all zeros, or failed to read. */
+enum cl_dump_run_kind { CL_DUMP_RUN_DATA, CL_DUMP_RUN_ZERO, CL_DUMP_RUN_FAILED, CL_DUMP_RUN_KINDS };
+#define CL_DUMP_RUN_SIZE 32u    /* u64 start, u32 pages, u32 kind, u32 status, u32 0, u64 offset */
+
 struct cl_dumpfile {
     const unsigned char *sec[CL_DUMP_SECTION_IDS];
     size_t len[CL_DUMP_SECTION_IDS];
