@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "engine/command.h"
+#include "engine/dump.h"
 #include "report/json.h"
 #include "util/version.h"
 
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
      * permutes, so both parse. */
     int rc = cl_command_parse(argc, argv, 1, true, true, &cli, &err);
     if (rc == CL_PARSE_HELP) {
-        printf("usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH]) [options]\n"
+        printf("usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH] | --dump FILE) [options]\n"
+               "       culeak dump (--pid PID | --core FILE) -o FILE\n"
                "       culeak diff A.json B.json\n\n"
                "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n\n%s",
                cl_command_usage(true));
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
         return (rc = cl_command_run_offline(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
     if (strcmp(cli.command, "watch") == 0)
         return (rc = cl_command_watch(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
+    if (strcmp(cli.command, "dump") == 0)
+        return (rc = cl_command_dump(&cli, stderr, &err)) ? fail(&cli, &err) : 0;
     struct cl_session *s;
     if ((rc = cl_session_open(&cli.session, &s, &err)))
         return fail(&cli, &err);

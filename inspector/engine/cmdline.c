@@ -22,12 +22,15 @@ static const char usage_commands[] =
     "                target now (--pid/--core)\n"
     "  watch         inspect every --interval S seconds (--count N times) and log what grew\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
+    "  dump          save what every command reads of the target (-o FILE), to run them on\n"
+    "                the file (--dump FILE) anywhere, with none of the target's files\n"
     "\n";
 
 static const char usage_target[] =
     "target:\n"
     "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
     "  --core FILE      a core file (kernel core or gdb's gcore)\n"
+    "  --dump FILE      a file culeak dump wrote\n"
     "  --exe PATH       the executable the core was made from, if it has moved\n"
     "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
     "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n";
@@ -46,7 +49,7 @@ static const char usage_options[] =
     "                   it must still fit\n"
     "  --min-bytes N    tensors: only storages of at least N bytes (K, M, G: powers of 1024)\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
-    "  -o, --output FILE  snapshot: write it to FILE\n"
+    "  -o, --output FILE  snapshot, dump: write it to FILE\n"
     "  --interval S     watch: seconds between inspections (default 10)\n"
     "  --count N        watch: inspections before stopping (default: until the process ends)\n"
     "output:\n"
@@ -55,9 +58,10 @@ static const char usage_options[] =
     "\n";
 
 static const char usage_exit[] =
-    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core,\n"
-    "  6 truncated core, 7 executable does not match the core, 8 not a Python process,\n"
-    "  9 unsupported runtime, 10 unreadable memory, 11 I/O error, 1 internal error\n";
+    "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core or\n"
+    "  dump, 6 truncated core or dump, 7 executable does not match the core, 8 not a Python\n"
+    "  process, 9 unsupported runtime, 10 unreadable memory (or not in the dump), 11 I/O error,\n"
+    "  1 internal error\n";
 
 const char *cl_command_usage(bool with_target)
 {
@@ -71,11 +75,11 @@ const char *cl_command_usage(bool with_target)
 enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
-    O_COUNT, O_HELP, O_VERSION, O_NUMBER_OF_OPTIONS
+    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_NUMBER_OF_OPTIONS
 };
 
 #define EVERY_COMMAND NULL
-#define WALKS " objects refs tensors summary blocks snapshot diff watch "
+#define WALKS " objects refs tensors summary blocks snapshot diff watch dump "
 
 /* Each option: its name, whether it may be given more than once, and the commands it applies to
  * (space-separated, or EVERY_COMMAND); anything else is a usage error, never silently ignored. */
@@ -100,11 +104,12 @@ static const struct option_rule {
     [O_STATE] = {"state", false, " blocks "},
     [O_ALLOCATOR_LAYOUT] = {"allocator-layout", false, " refs tensors summary blocks "},
     [O_FULL] = {"full", false, " tensors summary "},
-    [O_OUTPUT] = {"output", false, " snapshot "},
+    [O_OUTPUT] = {"output", false, " snapshot dump "},
     [O_INTERVAL] = {"interval", false, " watch "},
     [O_COUNT] = {"count", false, " watch "},
     [O_HELP] = {"help", true, EVERY_COMMAND},
     [O_VERSION] = {"version", true, EVERY_COMMAND},
+    [O_DUMP] = {"dump", false, EVERY_COMMAND},
 };
 
 #define MAX_PATHS 64
@@ -173,6 +178,7 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
         return rc;
     }
     case O_CORE: cli->session.core = arg; return 0;
+    case O_DUMP: cli->session.dump = arg; return 0;
     case O_EXE: loc->exe = arg; return 0;
     case O_SYSROOT: loc->sysroot = arg; return 0;
     case O_LIBPATH:
@@ -260,27 +266,48 @@ static int parse_operands(int argc, char **argv, bool want_command, struct cl_co
     return 0;
 }
 
+/* `culeak dump`: a live process or a core in, a file out. */
+static int check_dump_command(const struct cl_command_line *cli, struct cl_error *err)
+{
+    if (cli->session.dump)
+        return cl_error_set(err, CL_E_USAGE, "dump reads a live process or a core (--pid or "
+                            "--core), not another dump");
+    if (!cli->output)
+        return cl_error_set(err, CL_E_USAGE, "dump wants the file to write: -o FILE");
+    return 0;
+}
+
 /* Which target: exactly one where the command needs one, and core options for cores only. */
 static int check_target(bool allow_target, const struct cl_command_line *cli, struct cl_error *err)
 {
     const struct cl_file_locator *loc = &cli->session.open.locator;
-    if (cli->command && strcmp(cli->command, "watch") == 0 && !cli->session.pid && allow_target)
+    const struct cl_session_options *so = &cli->session;
+    if (cli->command && strcmp(cli->command, "watch") == 0 && !so->pid && allow_target)
         return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
-    bool target = cli->session.pid || cli->session.core || loc->exe || loc->sysroot ||
-                  loc->nlib_dirs;
+    bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
     if (!allow_target && target)
-        return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --exe, "
-                            "--sysroot and --lib-path do not apply here");
-    if (allow_target && cli->session.pid && cli->session.core)
-        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID or --core FILE");
-    if (allow_target && !cli->session.pid && !cli->session.core && !cl_command_offline(cli))
+        return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --dump, "
+                            "--exe, --sysroot and --lib-path do not apply here");
+    if (!allow_target)
+        return 0;
+    if ((so->pid != 0) + (so->core != NULL) + (so->dump != NULL) > 1)
+        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID, --core FILE or "
+                            "--dump FILE");
+    if (cli->command && strcmp(cli->command, "dump") == 0) {
+        int rc = check_dump_command(cli, err);
+        if (rc)
+            return rc;
+    }
+    if (!so->pid && !so->core && !so->dump && !cl_command_offline(cli))
         return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to "
-                            "compare with: --pid PID or --core FILE (or a second file)"
-                            : "give exactly one of --pid PID or --core FILE");
+                            "compare with: --pid PID, --core FILE or --dump FILE (or a second "
+                            "file)" : "give exactly one of --pid PID, --core FILE or --dump FILE");
     if (cl_command_offline(cli) && target)
-        return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid or --core");
-    if (cli->session.pid && (loc->exe || loc->sysroot || loc->nlib_dirs))
-        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores only");
+        return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid, --core or "
+                            "--dump");
+    if ((so->pid || so->dump) && (loc->exe || loc->sysroot || loc->nlib_dirs))
+        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores "
+                            "only%s", so->dump ? " (a dump holds what it needs)" : "");
     return 0;
 }
 

@@ -198,6 +198,14 @@ static int cmd_watch(const struct cl_command_line *cli, struct cl_session *s, FI
                         "culeak-break-step reports what grows at every training step");
 }
 
+/* dump opens the target itself, recording (cl_command_dump). */
+static int cmd_dump(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                    struct cl_error *err)
+{
+    (void)cli, (void)s, (void)out;
+    return cl_error_set(err, CL_E_USAGE, "dump runs from the command line");
+}
+
 static const struct command {
     const char *name;
     int (*run)(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
@@ -206,7 +214,7 @@ static const struct command {
     {"info", cmd_info},       {"objects", cmd_objects}, {"refs", cmd_refs},
     {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"blocks", cmd_blocks},
     {"check-layout", cmd_check_layout}, {"snapshot", cmd_snapshot}, {"diff", cmd_diff},
-    {"watch", cmd_watch},
+    {"watch", cmd_watch}, {"dump", cmd_dump},
 };
 
 static const struct command *find(const char *name)

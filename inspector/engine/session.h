@@ -31,7 +31,8 @@ struct cl_session {
 
 struct cl_session_options {
     int pid;                    /* a live process, or */
-    const char *core;           /* a core file */
+    const char *core;           /* a core file, or */
+    const char *dump;           /* a file `culeak dump` wrote */
     struct cl_open_options open;
 };
 

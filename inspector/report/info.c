@@ -7,7 +7,13 @@
 
 static const char *kind_name(enum cl_target_kind k)
 {
-    return k == CL_TARGET_LIVE ? "live" : k == CL_TARGET_CORE ? "core" : "gdb";
+    return k == CL_TARGET_LIVE ? "live" : k == CL_TARGET_CORE ? "core" : k == CL_TARGET_DUMP ? "dump"
+                                                                         : "gdb";
+}
+
+static const char *kind_words(enum cl_target_kind k)
+{
+    return k == CL_TARGET_LIVE ? "live process" : k == CL_TARGET_CORE ? "core file" : "gdb inferior";
 }
 
 static const char *debug_level(const struct cl_python_info *py)
@@ -18,12 +24,12 @@ static const char *debug_level(const struct cl_python_info *py)
 void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
                          const struct cl_torch_info *tc, const struct cl_report_notes *w)
 {
-    fprintf(out, "target      %s, pid %d\n",
-            t->kind == CL_TARGET_LIVE ? "live process" : t->kind == CL_TARGET_CORE ? "core file" : "gdb inferior",
-            t->pid);
+    /* A dump says what it was made from, and then reads like that target. */
+    fprintf(out, "target      %s%s, pid %d\n", t->kind == CL_TARGET_DUMP ? "dump of a " : "",
+            kind_words(t->source_kind), t->pid);
     if (t->ns_pid && t->ns_pid != t->pid)   /* in a container: the pid it knows itself by */
         fprintf(out, "  ns pid    %d (in its own PID namespace)\n", t->ns_pid);
-    if (t->kind == CL_TARGET_CORE)
+    if (t->source_kind == CL_TARGET_CORE)
         fprintf(out, "signal      %s\n", t->signal ? strsignal(t->signal) : "none (made by gcore?)");
     fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
     fprintf(out, "threads     %zu:", t->nthreads);
@@ -62,15 +68,19 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
     cl_json_begin_object(&j);
     cl_json_key(&j, "kind");
     cl_json_string(&j, kind_name(t->kind));
+    if (t->kind == CL_TARGET_DUMP) {
+        cl_json_key(&j, "dumped_from");
+        cl_json_string(&j, kind_name(t->source_kind));
+    }
     cl_json_key(&j, "pid");
     cl_json_int(&j, t->pid);
-    if (t->kind == CL_TARGET_LIVE) {   /* the pid in its own PID namespace; pid's on the host */
+    if (t->source_kind == CL_TARGET_LIVE) {   /* the pid in its own PID namespace; pid's on the host */
         cl_json_key(&j, "ns_pid");
         cl_json_int(&j, t->ns_pid ? t->ns_pid : t->pid);
     }
     cl_json_key(&j, "executable");
     cl_json_string(&j, t->exe_path);
-    if (t->kind == CL_TARGET_CORE) {
+    if (t->source_kind == CL_TARGET_CORE) {
         cl_json_key(&j, "signal");
         cl_json_int(&j, t->signal);
     }

@@ -51,18 +51,10 @@ static void read_version_py(struct cl_target *t, const char *ext_path, struct cl
     size_t dir = (size_t)(basename_of(ext_path) - ext_path);
     char want[4096];
     snprintf(want, sizeof want, "%.*sversion.py", (int)dir, ext_path);
-    char *local = cl_locate_file(&t->locator, want, false);
-    if (!local)
-        return;
-    snprintf(info->version_file, sizeof info->version_file, "%s", local);
-    free(local);
-    FILE *f = fopen(info->version_file, "r");
-    if (!f)
-        return;
     char text[16384];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    if (cl_target_text_file(t, want, info->version_file, sizeof info->version_file, text,
+                            sizeof text))
+        return;
     cl_torch_version_py_field(text, "__version__", info->version, sizeof info->version);
     cl_torch_version_py_field(text, "cuda", info->cuda, sizeof info->cuda);
 }

@@ -92,7 +92,7 @@ static bool find_member(Dwarf_Die *agg, const char *name, size_t len, uint64_t *
     return false;
 }
 
-bool cl_dwarf_type_size(const struct cl_module *m, const char *type, uint64_t *size)
+static bool type_size(const struct cl_module *m, const char *type, uint64_t *size)
 {
     Dwarf_Die t;
     int n;
@@ -102,8 +102,8 @@ bool cl_dwarf_type_size(const struct cl_module *m, const char *type, uint64_t *s
     return true;
 }
 
-bool cl_dwarf_member_offset(const struct cl_module *m, const char *type, const char *member,
-                            uint64_t *offset)
+static bool member_offset(const struct cl_module *m, const char *type, const char *member,
+                          uint64_t *offset)
 {
     Dwarf_Die t;
     if (!find_type(m, type, &t))
@@ -122,4 +122,29 @@ bool cl_dwarf_member_offset(const struct cl_module *m, const char *type, const c
     }
     *offset = total;
     return true;
+}
+
+/* Both answers are one number: a dump gives the recorded one (symbols.h). */
+static bool answer(const struct cl_module *m, const char *type, const char *member, uint64_t *out)
+{
+    struct cl_symq q = cl_symbols_question(m, member ? CL_SYMQ_DWARF_MEMBER : CL_SYMQ_DWARF_SIZE,
+                                           type, member);
+    if (!cl_symbols_recorded(m->owner, &q)) {
+        q.found = member ? member_offset(m, type, member, &q.v1) : type_size(m, type, &q.v1);
+        cl_symbols_answered(m->owner, &q);
+    }
+    if (q.found)
+        *out = q.v1;
+    return q.found;
+}
+
+bool cl_dwarf_type_size(const struct cl_module *m, const char *type, uint64_t *size)
+{
+    return answer(m, type, NULL, size);
+}
+
+bool cl_dwarf_member_offset(const struct cl_module *m, const char *type, const char *member,
+                            uint64_t *offset)
+{
+    return answer(m, type, member, offset);
 }

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbols/replay.h"
 #include "target/corenotes.h"
+#include "target/dump.h"
 #include "util/notes.h"
 
 /* Where separate debug files are looked for: next to the file, in .debug/ there, then by
@@ -115,8 +117,25 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
     return 0;
 }
 
+/* The warnings t gained since it had len bytes of them, copied. */
+static char *notes_since(const struct cl_target *t, size_t len)
+{
+    size_t now = t->warnings ? strlen(t->warnings) : 0;
+    if (now <= len)
+        return NULL;
+    size_t n = now - len;
+    while (n && t->warnings[len + n - 1] == '\n')   /* cl_note_add adds the newline again */
+        n--;
+    return strndup(t->warnings + len, n);
+}
+
 int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_error *err)
 {
+    const unsigned char *recorded;
+    size_t recorded_len;
+    if (cl_dump_symbols(t, &recorded, &recorded_len))
+        return cl_symbols_load_recorded(t, recorded, recorded_len, out, err);
+    size_t notes_before = t->warnings ? strlen(t->warnings) : 0;
     struct cl_symbols *s = calloc(1, sizeof *s);
     if (s && (s->debuginfo_path = debuginfo_path_for(&t->locator))) {
         s->callbacks = (Dwfl_Callbacks){.find_elf = dwfl_build_id_find_elf,
@@ -144,6 +163,13 @@ int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_erro
             rc = add_module(t, s, m);
     }
     dwfl_report_end(s->dwfl, NULL, NULL);
+    s->target = t;
+    s->recording = t->record != NULL;
+    for (size_t i = 0; i < s->n; i++)
+        s->mods[i].owner = s;
+    if (!rc && s->recording && notes_before < (t->warnings ? strlen(t->warnings) : 0) &&
+        !(s->load_notes = notes_since(t, notes_before)))
+        rc = CL_E_INTERNAL;
     if (rc) {
         cl_symbols_free(s);
         return cl_error_set(err, rc, "out of memory");
@@ -164,6 +190,8 @@ void cl_symbols_free(struct cl_symbols *s)
     if (s->dwfl)
         dwfl_end(s->dwfl);
     free(s->debuginfo_path);
+    free(s->load_notes);
+    cl_symrec_free(&s->rec);
     free(s);
 }
 
@@ -188,7 +216,7 @@ const struct cl_module *cl_symbols_module_at(const struct cl_symbols *s, uint64_
     return NULL;
 }
 
-bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
+static bool find_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
 {
     if (!m->dwfl)
         return false;
@@ -207,7 +235,8 @@ bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *add
     return false;
 }
 
-bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
+static bool find_section(const struct cl_module *m, const char *name, uint64_t *addr,
+                         uint64_t *size)
 {
     Dwarf_Addr bias;
     Elf *elf = m->dwfl ? dwfl_module_getelf(m->dwfl, &bias) : NULL;
@@ -228,13 +257,13 @@ bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *ad
     return false;
 }
 
-bool cl_module_has_dwarf(const struct cl_module *m)
+static bool find_dwarf(const struct cl_module *m)
 {
     Dwarf_Addr bias;
     return m->dwfl && dwfl_module_getdwarf(m->dwfl, &bias) != NULL;
 }
 
-bool cl_module_has_symtab(const struct cl_module *m)
+static bool find_symtab(const struct cl_module *m)
 {
     Dwarf_Addr bias;
     Elf *elf = m->dwfl ? dwfl_module_getelf(m->dwfl, &bias) : NULL;
@@ -248,7 +277,7 @@ bool cl_module_has_symtab(const struct cl_module *m)
     return false;
 }
 
-const char *cl_symbols_name_at(const struct cl_symbols *s, uint64_t addr, uint64_t *offset)
+static const char *find_name(const struct cl_symbols *s, uint64_t addr, uint64_t *offset)
 {
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     GElf_Off off = 0;
@@ -257,4 +286,67 @@ const char *cl_symbols_name_at(const struct cl_symbols *s, uint64_t addr, uint64
     if (name && offset)
         *offset = off;
     return name;
+}
+
+/* ---- the questions, each answered from a dump, or looked up (and kept while dumping) ---- */
+
+/* Answers a question whose answer is an address and a size. */
+static bool located(const struct cl_module *m, enum cl_symq_kind kind, const char *name,
+                    uint64_t *addr, uint64_t *size)
+{
+    struct cl_symq q = cl_symbols_question(m, kind, name, NULL);
+    if (!cl_symbols_recorded(m->owner, &q)) {
+        q.found = kind == CL_SYMQ_SYMBOL ? find_symbol(m, name, &q.v1, &q.v2)
+                                         : find_section(m, name, &q.v1, &q.v2);
+        cl_symbols_answered(m->owner, &q);
+    }
+    if (q.found) {
+        *addr = q.v1;
+        if (size)
+            *size = q.v2;
+    }
+    return q.found;
+}
+
+bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
+{
+    return located(m, CL_SYMQ_SYMBOL, name, addr, size);
+}
+
+bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
+{
+    return located(m, CL_SYMQ_SECTION, name, addr, size);
+}
+
+static bool has(const struct cl_module *m, enum cl_symq_kind kind)
+{
+    struct cl_symq q = cl_symbols_question(m, kind, NULL, NULL);
+    if (!cl_symbols_recorded(m->owner, &q)) {
+        q.found = kind == CL_SYMQ_HAS_DWARF ? find_dwarf(m) : find_symtab(m);
+        cl_symbols_answered(m->owner, &q);
+    }
+    return q.found;
+}
+
+bool cl_module_has_dwarf(const struct cl_module *m)
+{
+    return has(m, CL_SYMQ_HAS_DWARF);
+}
+
+bool cl_module_has_symtab(const struct cl_module *m)
+{
+    return has(m, CL_SYMQ_HAS_SYMTAB);
+}
+
+const char *cl_symbols_name_at(struct cl_symbols *s, uint64_t addr, uint64_t *offset)
+{
+    struct cl_symq q = {.kind = CL_SYMQ_NAME_AT, .module = CL_SYMQ_NO_MODULE, .addr = addr};
+    if (!cl_symbols_recorded(s, &q)) {
+        q.name = find_name(s, addr, &q.v1);
+        q.found = q.name != NULL;
+        cl_symbols_answered(s, &q);
+    }
+    if (q.found && offset)
+        *offset = q.v1;
+    return q.found ? q.name : NULL;
 }

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "symbols/record.h"
 #include "target/target.h"
+#include "util/bytes.h"
 
 #include <elfutils/libdwfl.h>
 
@@ -24,7 +26,8 @@ struct cl_module {
     uint64_t start, end;    /* lowest and highest address of its mappings */
     uint64_t bias;          /* load bias: symbol value + bias = target address */
     enum cl_module_state state;
-    Dwfl_Module *dwfl;      /* NULL unless state is OK */
+    Dwfl_Module *dwfl;      /* NULL unless state is OK (and always for a dump) */
+    struct cl_symbols *owner;   /* where its answers are recorded, or come from (a dump) */
 };
 
 struct cl_symbols {
@@ -33,10 +36,30 @@ struct cl_symbols {
     char *debuginfo_path;       /* where debug files are looked for (see symbols.c) */
     struct cl_module *mods;
     size_t n;
+    struct cl_target *target;   /* the target they were loaded for (a dump's is lost on a miss) */
+    bool recording;             /* `culeak dump` runs: every answer goes into rec */
+    bool replay;                /* a dump: every answer comes from rec */
+    struct cl_symrec rec;
+    char *load_notes;           /* the warnings loading added to the target's (a dump repeats them) */
 };
 
+/* For a dump target, the modules and answers its symbol section holds; for a target opened with
+ * record, the answers are kept from here on (cl_symbols_write). */
 int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_error *err);
 void cl_symbols_free(struct cl_symbols *s);
+/* The modules, the loading's warnings and every answer given so far, as a dump's symbol section
+ * (replay.c, which also reads it back). */
+void cl_symbols_write(const struct cl_symbols *s, struct cl_bytes_out *o);
+
+/* For the query functions (here and dwarf.c). Reading a dump: fills q's answer from the
+ * recording and returns true; a question it does not hold loses the target (cl_target_lose) and
+ * is answered "not found". Otherwise returns false: the caller computes the answer and passes
+ * it to cl_symbols_answered, which keeps it while dumping. */
+bool cl_symbols_recorded(struct cl_symbols *s, struct cl_symq *q);
+void cl_symbols_answered(struct cl_symbols *s, const struct cl_symq *q);
+/* The question of kind about m (keys may be NULL). */
+struct cl_symq cl_symbols_question(const struct cl_module *m, enum cl_symq_kind kind,
+                                   const char *key, const char *key2);
 
 /* The first module whose file name (after the last '/') starts with prefix, or NULL. */
 const struct cl_module *cl_symbols_module_named(const struct cl_symbols *s, const char *prefix);
@@ -53,6 +76,6 @@ bool cl_module_has_dwarf(const struct cl_module *m);
 bool cl_module_has_symtab(const struct cl_module *m);
 
 /* Reverse lookup: the symbol containing addr and the offset into it; NULL when none. */
-const char *cl_symbols_name_at(const struct cl_symbols *s, uint64_t addr, uint64_t *offset);
+const char *cl_symbols_name_at(struct cl_symbols *s, uint64_t addr, uint64_t *offset);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "target/corenotes.h"
+#include "target/dumpfile.h"
 #include "target/target.h"
 #include "util/notes.h"
 #include "util/vec.h"
@@ -274,6 +275,9 @@ static int by_vaddr(const void *a, const void *b)
  * table's end is computed without wrapping: a corrupt e_phoff must not pass as a small one. */
 static int read_ehdr(const struct core *c, const char *path, Elf64_Ehdr *eh, struct cl_error *err)
 {
+    if (cl_dumpfile_is_dump(c->map, c->size))
+        return cl_error_set(err, CL_E_NOT_CORE, "%s is a culeak dump, not a core: read it with "
+                            "--dump %s", path, path);
     if (c->size < SELFMAG || memcmp(c->map, ELFMAG, SELFMAG) != 0)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is not an ELF file", path);
     if (c->size < sizeof *eh)

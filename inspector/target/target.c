@@ -1,5 +1,6 @@
 #include "target/target.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,11 @@
 static int fill_page(void *source, uint64_t addr, void *page)
 {
     struct cl_target *t = source;
-    return t->ops->read_page(t, addr, page);
+    int rc = t->ops->read_page(t, addr, page);
+    /* A read that failed because the process went away fails the dump; it is not kept. */
+    if (t->record && !t->gone)
+        cl_pagerec_add(t->record, addr, rc, page);
+    return rc;
 }
 
 static int init_common(struct cl_target *t, const struct cl_open_options *opt)
@@ -18,6 +23,8 @@ static int init_common(struct cl_target *t, const struct cl_open_options *opt)
     size_t pages = opt && opt->cache_pages ? opt->cache_pages : DEFAULT_CACHE_PAGES;
     if (opt)
         t->locator = opt->locator;
+    if (opt && opt->record && !(t->record = calloc(1, sizeof *t->record)))
+        return CL_E_INTERNAL;
     return cl_pagecache_init(&t->cache, pages, fill_page, t) == 0 ? 0 : CL_E_INTERNAL;
 }
 
@@ -30,8 +37,10 @@ int cl_target_new(const struct cl_target_ops *ops, enum cl_target_kind kind, voi
         return CL_E_INTERNAL;
     t->ops = ops;
     t->kind = kind;
+    t->source_kind = kind;
     t->impl = impl;
     if (init_common(t, opt)) {
+        free(t->record);
         free(t);
         return CL_E_INTERNAL;
     }
@@ -46,6 +55,9 @@ void cl_target_close(struct cl_target *t)
     if (t->ops && t->ops->close)
         t->ops->close(t);
     cl_pagecache_free(&t->cache);
+    cl_pagerec_free(t->record);
+    free(t->record);
+    cl_filerec_free(&t->files);
     cl_mappings_free(&t->maps);
     free(t->threads);
     free(t->exe_path);
@@ -57,8 +69,24 @@ int cl_target_went_away(const struct cl_target *t, struct cl_error *err)
 {
     if (!t->gone)
         return 0;
+    if (t->gone_why.code) {
+        *err = t->gone_why;
+        return t->gone_why.code;
+    }
     return cl_error_set(err, CL_E_NO_PROCESS, "the process went away: process %d exited or was "
                         "killed while culeak was reading it", t->pid);
+}
+
+void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, ...)
+{
+    if (t->gone)   /* the first reason stands */
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    cl_error_vset(&t->gone_why, code, fmt, ap);
+    va_end(ap);
+    t->gone = true;
+    t->err = t->gone_why;
 }
 
 int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
@@ -188,4 +216,52 @@ char *cl_locate_mapping(const struct cl_target *t, const struct cl_mapping *m, b
             return strdup(link);
     }
     return cl_locate_file(&t->locator, m->path, is_exe);
+}
+
+/* Reads path whole into text; 0 or CL_E_IO. */
+static int read_text(const char *path, char *text, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return CL_E_IO;
+    size_t n = fread(text, 1, cap - 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    text[n] = '\0';
+    return bad ? CL_E_IO : 0;
+}
+
+/* A dump's answer: what the machine it was made on found. */
+static int recorded_text(struct cl_target *t, const char *target_path, char *local, size_t lcap,
+                         char *text, size_t cap)
+{
+    const struct cl_filerec_entry *e = cl_filerec_find(&t->files, target_path);
+    if (!e) {
+        cl_target_lose(t, CL_E_UNREADABLE, "the dump does not hold %s: culeak dump did not read "
+                       "it", target_path);
+        return CL_E_IO;
+    }
+    snprintf(local, lcap, "%s", e->local ? e->local : "");
+    if (!e->text)
+        return CL_E_IO;
+    snprintf(text, cap, "%s", e->text);
+    return 0;
+}
+
+int cl_target_text_file(struct cl_target *t, const char *target_path, char *local, size_t lcap,
+                        char *text, size_t cap)
+{
+    if (lcap == 0 || cap == 0)
+        return CL_E_INTERNAL;
+    local[0] = text[0] = '\0';
+    if (t->kind == CL_TARGET_DUMP)
+        return recorded_text(t, target_path, local, lcap, text, cap);
+    char *found = cl_locate_file(&t->locator, target_path, false);
+    int rc = found ? read_text(found, text, cap) : CL_E_IO;
+    if (found)
+        snprintf(local, lcap, "%s", found);
+    if (t->record && cl_filerec_add(&t->files, target_path, found, rc ? NULL : text))
+        t->record->oom = true;
+    free(found);
+    return rc;
 }

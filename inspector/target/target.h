@@ -8,11 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target/filerec.h"
 #include "target/mappings.h"
 #include "target/pagecache.h"
+#include "target/pagerec.h"
 #include "util/error.h"
 
-enum cl_target_kind { CL_TARGET_LIVE, CL_TARGET_CORE, CL_TARGET_GDB };
+/* CL_TARGET_DUMP: a file written by `culeak dump` (target/dump.c). */
+enum cl_target_kind { CL_TARGET_LIVE, CL_TARGET_CORE, CL_TARGET_GDB, CL_TARGET_DUMP };
 
 struct cl_thread {
     int tid;
@@ -40,6 +43,7 @@ struct cl_file_locator {
 struct cl_target {
     const struct cl_target_ops *ops;
     enum cl_target_kind kind;
+    enum cl_target_kind source_kind;   /* a dump: what it was made from; else kind */
     int pid;
     int ns_pid;                 /* live: the pid in its own PID namespace (NSpid); 0 if unknown */
     char *exe_path;             /* the executable as the target names it */
@@ -55,6 +59,13 @@ struct cl_target {
      * with CL_E_NO_PROCESS, so walkers stop, and no command prints a report built on reads that
      * failed only because the process was gone (see cl_target_went_away). */
     bool gone;
+    /* Why the target is gone, when not because a process went away: a dump asked for a page or
+     * an answer it does not hold (code 0: the process went away). */
+    struct cl_error gone_why;
+    /* While `culeak dump` runs: every page the source served (NULL otherwise). */
+    struct cl_pagerec *record;
+    /* The small files read beside memory: recorded while dumping, a dump's answers. */
+    struct cl_filerec files;
     void *impl;
 };
 
@@ -62,6 +73,7 @@ struct cl_open_options {
     struct cl_file_locator locator;
     bool assume_stopped;        /* live: a debugger already holds the process stopped */
     size_t cache_pages;         /* 0: default */
+    bool record;                /* keep every page read, for `culeak dump` (t->record) */
 };
 
 /* Opens a live process, stopping all its threads (unless assume_stopped). */
@@ -70,12 +82,19 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
 /* Opens an ELF core file. */
 int cl_target_open_core(const char *path, const struct cl_open_options *opt,
                         struct cl_target **out, struct cl_error *err);
+/* Opens a file written by `culeak dump`: its pages and answers, no file of the target's. */
+int cl_target_open_dump(const char *path, const struct cl_open_options *opt,
+                        struct cl_target **out, struct cl_error *err);
 /* Detaches (a live process resumes exactly as it was) and frees everything. */
 void cl_target_close(struct cl_target *t);
 
 /* CL_E_NO_PROCESS with err set when the process went away while open (t->gone), else 0. Every
  * command asks this before it prints what it read. */
 int cl_target_went_away(const struct cl_target *t, struct cl_error *err);
+/* Makes the target gone for good with this reason (see gone_why): every later read fails and
+ * every command reports the reason instead of a report built on a guess. */
+void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Reads exactly len bytes or fails with a cl_status (message in t->err). Bounds and mapping
  * checks are done here, so walkers may pass any address they read from the target. */
@@ -97,6 +116,12 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
 /* The file behind a mapping: for a live target's deleted or replaced file the copy it still maps
  * (/proc/PID/map_files, where this process may open it), else cl_locate_file's answer. */
 char *cl_locate_mapping(const struct cl_target *t, const struct cl_mapping *m, bool is_exe);
+
+/* A small text file the target names (torch's version.py), read whole into text (at most cap-1
+ * bytes, NUL-terminated), with where it was found in local. CL_E_IO when it is not found or
+ * cannot be read. While dumping the answer is recorded; a dump gives the recorded answer. */
+int cl_target_text_file(struct cl_target *t, const char *target_path, char *local, size_t lcap,
+                        char *text, size_t cap);
 
 /* A target over a memory source of the caller's (ops, impl); maps, threads, pid and exe are the
  * caller's to fill. Shared by the implementations. */

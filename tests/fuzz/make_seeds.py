@@ -10,7 +10,10 @@ coredump_filter leaves out. The corenotes seeds are the same cores' note segment
 page of a real ELF file; the mappings seed is the process's own /proc/PID/maps. The walk
 harness's seeds patch nothing: one per layout table it can pick (byte 0).
 
-usage: tests/fuzz/make_seeds.py [PYTHON]   (default: pyenv's 3.11)"""
+The dump seed is a dump of the same process (build/culeak dump), cut down by dump_seed().
+
+usage: tests/fuzz/make_seeds.py [PYTHON]   (default: pyenv's 3.11)
+       tests/fuzz/make_seeds.py --dump FILE   only the dump seed, from a dump of a tiny process"""
 import glob
 import gzip
 import os
@@ -101,7 +104,44 @@ WALK_REGRESSIONS = {
 }
 
 
+DUMP_SEED_RUNS = 8   # page runs a dump seed keeps: its other sections whole, a few pages
+
+
+def dump_seed(dump):
+    """A real dump (build/culeak dump) cut down to its target, maps, files and symbol answers and
+    its first DUMP_SEED_RUNS page runs, rewritten with a matching table and header: what the
+    dump harness mutates is the structure, not a process's pages."""
+    version, count, table, _ = struct.unpack_from("<IIQQ", dump, 8)
+    sections = {}
+    for i in range(count):
+        sid, _, off, length = struct.unpack_from("<IIQQ", dump, table + 24 * i)
+        sections[sid] = dump[off:off + length]
+    runs, data = sections[5], sections[6]
+    keep = min(DUMP_SEED_RUNS, struct.unpack_from("<Q", runs)[0])
+    out_runs, out_data = bytearray(struct.pack("<Q", keep)), bytearray()
+    for i in range(keep):
+        start, npages, kind, status, _, off = struct.unpack_from("<QIIIIQ", runs, 8 + 32 * i)
+        npages = min(npages, 2)
+        new_off = len(out_data) if kind == 0 else 0
+        if kind == 0:
+            out_data += data[off:off + npages * PAGE]
+        out_runs += struct.pack("<QIIIIQ", start, npages, kind, status, 0, new_off)
+    sections[5], sections[6] = bytes(out_runs), bytes(out_data)
+    body, entries = bytearray(), []
+    for sid in sorted(sections):
+        entries.append((sid, 32 + len(body), len(sections[sid])))
+        body += sections[sid]
+    table = 32 + len(body)
+    tail = b"".join(struct.pack("<IIQQ", sid, 0, off, n) for sid, off, n in entries)
+    size = table + len(tail)
+    return b"CLDUMP\r\n" + struct.pack("<IIQQ", version, len(entries), table, size) + body + tail
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--dump":   # only the dump seed, from a dump
+        with open(sys.argv[2], "rb") as f:
+            write("dump", "tiny-python", dump_seed(f.read()))
+        return
     for i in range(WALK_LAYOUT_SEEDS):
         write("walk", "layout-%d" % i, bytes([i]))
     for name, data in WALK_REGRESSIONS.items():
@@ -116,6 +156,12 @@ def main():
         assert p.stdout.readline().strip() == "READY"
         with open("/proc/%d/maps" % p.pid, "rb") as f:
             write("mappings", "tiny-python", f.read())
+        culeak = os.path.join(os.path.dirname(os.path.dirname(HERE)), "build", "culeak")
+        if os.path.exists(culeak):
+            subprocess.run([culeak, "dump", "--pid", str(p.pid), "-o", os.path.join(d, "dump")],
+                           check=True, capture_output=True)
+            with open(os.path.join(d, "dump"), "rb") as f:
+                write("dump", "tiny-python", dump_seed(f.read()))
         subprocess.run(["gcore", "-o", os.path.join(d, "gcore"), str(p.pid)], check=True,
                        capture_output=True)
         p.stdin.write("\n")

@@ -72,7 +72,8 @@ def refusals():
 
 
 def usage():
-    expect(["info"], 2, ["--pid PID or --core FILE"])
+    expect(["info"], 2, ["--pid PID, --core FILE or --dump FILE"])
+    expect(["info", "--core", "x", "--dump", "y"], 2, ["exactly one"])
     expect(["info", "--pid", "12", "--core", "x"], 2, ["exactly one"])
     expect(["info", "--pid", "abc"], 2, ["'abc'"])
     expect(["frobnicate", "--pid", "12"], 2, ["unknown command"])

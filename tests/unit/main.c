@@ -19,6 +19,8 @@ int main(void)
     register_target_target_tests();
     register_target_core_tests();
     register_target_live_tests();
+    register_target_dump_tests();
+    register_symbols_record_tests();
     register_symbols_tests();
     register_runtime_python_tests();
     register_runtime_torch_tests();

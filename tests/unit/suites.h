@@ -8,6 +8,8 @@ void register_target_pagecache_tests(void);
 void register_target_target_tests(void);
 void register_target_core_tests(void);
 void register_target_live_tests(void);
+void register_target_dump_tests(void);
+void register_symbols_record_tests(void);
 void register_symbols_tests(void);
 void register_runtime_python_tests(void);
 void register_runtime_torch_tests(void);

@@ -141,6 +141,32 @@ static void test_command_line(void)
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"--help", NULL}), CL_PARSE_HELP);
 }
 
+/* dump: a live process or a core in, -o out; --dump FILE: a target like --core, holding its files. */
+static void test_dump_command_line(void)
+{
+    struct cl_command_line cl;
+    struct cl_error err = {0};
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"dump", "--pid", "5", "-o", "f",
+                    NULL}), 0);
+    CU_ASSERT_STRING_EQUAL(cl.output, "f");
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"dump", "--core", "c",
+                    "--sysroot", "/r", "-o", "f", NULL}), 0);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"dump", "--pid", "5", NULL}),
+                    CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "-o FILE"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"dump", "--dump", "d", "-o", "f",
+                    NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not another dump"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"summary", "--dump", "d", NULL}), 0);
+    CU_ASSERT_STRING_EQUAL(cl.session.dump, "d");
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"summary", "--dump", "d",
+                    "--lib-path", "/l", NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a dump holds what it needs"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"summary", "--dump", "d",
+                    "--pid", "5", NULL}), CL_E_USAGE);
+    CU_ASSERT_EQUAL(parse(false, false, &cl, &err, (const char *[]){"--dump", "d", NULL}), CL_E_USAGE);
+}
+
 void register_engine_values_tests(void)
 {
     static const struct tu_test tests[] = {
@@ -150,6 +176,7 @@ void register_engine_values_tests(void)
         {"devices", test_device},
         {"seconds", test_seconds},
         {"command lines", test_command_line},
+        {"dump command lines", test_dump_command_line},
         {NULL, NULL},
     };
     tu_add_suite("engine/values", tests);

@@ -1,0 +1,149 @@
+#include "engine/dump.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/command.h"
+#include "target/dump.h"
+#include "util/addrmap.h"
+
+#define MAX_PATHS 64   /* refs --max-paths' maximum (cmdline.c): every path refs may print */
+
+/* The commands whose reads the dump must hold, run as they would be, their output dropped. Each
+ * model is built once (the session caches it; the walk's progress, on a terminal, shows once);
+ * the reports then read what they print lazily (names, dict keys), which is why they are run
+ * too, in both output forms. */
+static const char *const exercised[] = {
+    "info", "objects", "tensors", "summary", "blocks", "snapshot", "check-layout",
+};
+
+static int run_quietly(const struct cl_command_line *cli, struct cl_session *s, const char *name,
+                       bool json)
+{
+    struct cl_command_line c = {.command = name, .json = json, .walk = cli->walk,
+                                .tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
+    FILE *sink = fopen("/dev/null", "w");
+    if (!sink)
+        return CL_E_INTERNAL;
+    struct cl_error ignored;   /* a command that fails here fails the same way on the dump */
+    (void)cl_command_run(&c, s, sink, &ignored);
+    fclose(sink);
+    return 0;
+}
+
+/* References into each node, saturating at 2: a node with at most one (its own tree edge) has
+ * only the path py_heap_path gives, so py_heap_paths' search for other referrers, which costs
+ * a pass over the root edges, is spent only where another path can exist. NULL on failure. */
+static uint8_t *in_degrees(const struct py_heap *h)
+{
+    uint8_t *in = calloc(h->n ? h->n : 1, 1);
+    for (size_t k = 0; in && k < h->edges.n; k++)
+        if (h->edges.dst[k] < h->n && in[h->edges.dst[k]] < 2)
+            in[h->edges.dst[k]]++;
+    for (size_t k = 0; in && k < h->nroot_edges; k++)
+        if (h->root_edges[k].dst < h->n && in[h->root_edges[k].dst] < 2)
+            in[h->root_edges[k].dst]++;
+    return in;
+}
+
+/* What refs can print beyond the models: up to MAX_PATHS paths of any object, and the
+ * qualified name of any type (a bare --type that names several). */
+static int exercise_refs(const struct cl_command_line *cli, struct cl_session *s,
+                         struct cl_error *err)
+{
+    struct py_heap *h;
+    if (cl_session_heap(s, &cli->walk, &h, err))
+        return s->target->gone ? cl_target_went_away(s->target, err) : 0;
+    char (*paths)[4096] = malloc(MAX_PATHS * sizeof *paths);
+    uint8_t *in = in_degrees(h);
+    struct cl_addrmap types = {0};
+    int rc = paths && in ? 0 : CL_E_INTERNAL;
+    for (uint32_t i = 0; !rc && i < h->n && !s->target->gone; i++) {
+        /* read for the dump, not printed */
+        if (in[i] > 1)
+            (void)py_heap_paths(h, i, MAX_PATHS, paths);
+        else
+            (void)py_heap_path(h, i, paths[0], sizeof paths[0]);
+        bool inserted;
+        if (cl_addrmap_put(&types, h->nodes[i].type, 0, &inserted) == UINT32_MAX)
+            rc = CL_E_INTERNAL;
+        struct py_type *ty = inserted ? py_type_at(&h->objects, h->nodes[i].type) : NULL;
+        if (ty)
+            py_type_qualified_name(h, ty, paths[0], sizeof paths[0]);
+    }
+    free(paths);
+    free(in);
+    cl_addrmap_free(&types);
+    if (rc)
+        return cl_error_set(err, rc, "out of memory");
+    return cl_target_went_away(s->target, err);
+}
+
+static int exercise(const struct cl_command_line *cli, struct cl_session *s, struct cl_error *err)
+{
+    for (size_t i = 0; i < sizeof exercised / sizeof *exercised; i++)
+        for (int json = 0; json < 2; json++) {
+            if (run_quietly(cli, s, exercised[i], json))
+                return cl_error_set(err, CL_E_INTERNAL, "cannot open /dev/null: %s",
+                                    strerror(errno));
+            if (s->target->gone)
+                return cl_target_went_away(s->target, err);
+        }
+    return exercise_refs(cli, s, err);
+}
+
+static int write_file(struct cl_session *s, const char *path, const char *open_notes, FILE *log,
+                      struct cl_error *err)
+{
+    struct cl_bytes_out sym = {0};
+    cl_symbols_write(s->symbols, &sym);
+    if (sym.oom) {
+        cl_out_free(&sym);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory: the symbol answers could not all "
+                            "be kept for the dump");
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        cl_out_free(&sym);
+        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    }
+    uint64_t size = 0;
+    int rc = cl_dump_write(s->target, open_notes, sym.p, sym.len, f, &size, err);
+    if (fclose(f) && !rc)
+        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    if (rc)
+        remove(path);   /* half a dump would only be refused later */
+    else
+        fprintf(log, "culeak: dump: %zu pages read, %zu symbol answers; %s is %llu bytes "
+                "(%.1f MiB)\n", s->target->record->n, s->symbols->rec.n, path,
+                (unsigned long long)size, (double)size / (1024.0 * 1024.0));
+    cl_out_free(&sym);
+    return rc;
+}
+
+int cl_command_dump(const struct cl_command_line *cli, FILE *log, struct cl_error *err)
+{
+    struct cl_open_options o = cli->session.open;
+    o.record = true;
+    struct cl_target *t;
+    int rc = cli->session.core ? cl_target_open_core(cli->session.core, &o, &t, err)
+                               : cl_target_open_live(cli->session.pid, &o, &t, err);
+    if (rc)
+        return rc;
+    /* The target's own warnings, before symbols and the runtimes add theirs: a dump repeats
+     * those by answering the same questions. */
+    char *open_notes = t->warnings ? strdup(t->warnings) : NULL;
+    if (t->warnings && !open_notes) {
+        cl_target_close(t);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    }
+    struct cl_session *s;
+    if (!(rc = cl_session_open_target(t, &s, err))) {
+        if (!(rc = exercise(cli, s, err)))
+            rc = write_file(s, cli->output, open_notes, log, err);
+        cl_session_close(s);
+    }
+    free(open_notes);
+    return rc;
+}

@@ -1,0 +1,74 @@
+#include "target/pagerec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/pagecache.h"
+#include "util/vec.h"
+
+/* Grows the page store by doubling; false on allocation failure. */
+static bool room_for_page(struct cl_pagerec *r)
+{
+    if (r->npages < r->pages_cap)
+        return true;
+    size_t cap = r->pages_cap ? r->pages_cap * 2 : 256;
+    if (cap > SIZE_MAX / CL_PAGE_SIZE)
+        return false;
+    unsigned char *p = realloc(r->pages, cap * CL_PAGE_SIZE);
+    if (!p)
+        return false;
+    r->pages = p;
+    r->pages_cap = cap;
+    return true;
+}
+
+void cl_pagerec_add(struct cl_pagerec *r, uint64_t addr, int status, const void *page)
+{
+    if (r->oom || cl_addrmap_get(&r->index, addr / CL_PAGE_SIZE + 1) != UINT32_MAX)
+        return;
+    if (r->n >= UINT32_MAX - 1 || !CL_VEC_RESERVE(r->v, r->n, r->cap) ||
+        (status == 0 && !room_for_page(r))) {
+        r->oom = true;
+        return;
+    }
+    bool inserted;
+    if (cl_addrmap_put(&r->index, addr / CL_PAGE_SIZE + 1, (uint32_t)r->n, &inserted) == UINT32_MAX) {
+        r->oom = true;
+        return;
+    }
+    struct cl_pagerec_entry *e = &r->v[r->n++];
+    *e = (struct cl_pagerec_entry){addr, status, 0};
+    if (status == 0) {
+        e->data = (uint32_t)r->npages;
+        memcpy(r->pages + (size_t)r->npages++ * CL_PAGE_SIZE, page, CL_PAGE_SIZE);
+    }
+}
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct cl_pagerec_entry *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void cl_pagerec_sort(struct cl_pagerec *r)
+{
+    if (r->n)
+        qsort(r->v, r->n, sizeof *r->v, by_addr);
+    /* the index now points at the wrong entries; nothing is added after sorting */
+    cl_addrmap_free(&r->index);
+}
+
+const unsigned char *cl_pagerec_data(const struct cl_pagerec *r, const struct cl_pagerec_entry *e)
+{
+    return e->status == 0 ? r->pages + (size_t)e->data * CL_PAGE_SIZE : NULL;
+}
+
+void cl_pagerec_free(struct cl_pagerec *r)
+{
+    if (!r)
+        return;
+    cl_addrmap_free(&r->index);
+    free(r->v);
+    free(r->pages);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,234 @@
+"""`culeak dump`: every command on the dump gives the --json it gives on the target the dump was
+made from (the same process, still stopped and unchanged between the runs), apart from the
+fields naming the target's kind, and agrees with the scenario's own ground truth:
+- holders.py on torch 2.13 (CPU): info, objects, refs, tensors, summary, snapshot, check-layout
+  and blocks' refusal, live and on the dump, then the graphs and holders against the process's
+  own walk; the same on a dump of a gcore of it;
+- cuda_blocks.py on torch 2.14 on the simulated device: blocks, summary and tensors, then the
+  blocks against torch.cuda.memory._snapshot();
+- no libraries present: a process inside a Debian root and one in a container with torch, each
+  dumped live from the host, read after the process exited with no --sysroot, where the host has
+  other files (or none) at the paths the process mapped;
+- hostile files: a truncated dump, a foreign file, a crafted section table and a dump given to
+  --core each give one clean error with its exit code."""
+import contextlib
+import filecmp
+import json
+import os
+import signal
+
+import harness
+import test_blocks
+import test_containers
+import test_holders
+import test_refs
+import test_tensors
+from harness import check, check_eq
+
+SOURCE_FIELDS = ("kind", "dumped_from")   # the only fields allowed to differ, in info's target
+
+
+def normalized(command, doc):
+    """doc without what names the target's kind (info) or the moment it was taken (snapshot)."""
+    if command == "info":
+        for k in SOURCE_FIELDS:
+            doc["target"].pop(k, None)
+    if command in ("snapshot", "diff"):
+        for k in ("time", "host"):
+            doc.pop(k, None)
+    return doc
+
+
+def both(command, target, dump, *args, expect_rc=0):
+    """The command's --json on the target and on the dump, checked equal; the dump's doc. (Its
+    output and exit status for check-layout, which prints text only.)"""
+    docs = []
+    for where in (target, ["--dump", dump]):
+        r = harness.culeak(command, *where, *args, "--json", expect_rc=expect_rc)
+        docs.append((r.returncode, r.stdout) if command == "check-layout" else
+                    normalized(command, json.loads(r.stdout)))
+    if docs[0] != docs[1]:
+        a, b = docs
+        keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k)) if all(
+            isinstance(d, dict) for d in docs) else "?"
+        raise harness.Failure("%s %s: the dump's --json differs from the target's in %s" % (
+            command, " ".join(map(str, args)), keys))
+    return docs[1]
+
+
+@contextlib.contextmanager
+def stopped(p):
+    """p held in group-stop (culeak leaves it so), so that nothing changes between the runs on
+    it that are compared (its idle loop makes objects)."""
+    os.kill(p.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(p.pid, signal.SIGCONT)
+
+
+def make_dump(target, d, name="t.dump"):
+    path = os.path.join(d, name)
+    r = harness.culeak("dump", *target, "-o", path)
+    check("bytes" in r.stderr and os.path.getsize(path) > 0, "dump said: %r" % r.stderr)
+    return path
+
+
+def holders_every_command(kind):
+    """holders.py: every command live (or on a gcore) and on its dump; then the ground truth."""
+    def test():
+        with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, test_holders.SCENARIO) as p, \
+                (stopped(p) if kind == "live" else contextlib.nullcontext()):   # a core: unchanged
+            target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
+            dump = make_dump(target, d)
+            info = both("info", target, dump)
+            check_eq(info["target"]["pid"], p.pid, "info.target.pid")
+            check_eq(info["torch"]["version"].split("+")[0][:4], "2.13", "torch version")
+            both("objects", target, dump)
+            both("refs", target, dump, "--type", "Parameter", "--max-paths", "64")
+            both("refs", target, dump, "--type", "dict")
+            both("snapshot", target, dump)
+            rc, text = both("check-layout", target, dump, expect_rc=None)
+            check("fields checked" in text, "check-layout checked nothing: %r" % text)
+            both("blocks", target, dump, expect_rc=9)   # a CPU build: the same refusal
+            summary = both("summary", target, dump)
+            check(summary["holders"], "summary lists no holders")
+            tensors = both("tensors", target, dump)
+            truth = p.truth
+        test_holders.judge(tensors, truth)
+    return test
+
+
+def holders_after_exit():
+    """A dump read after the process exited: the same tensors, and the process's ground truth."""
+    with harness.tempdir() as d:
+        with harness.Process(harness.TORCH_VENV, test_holders.SCENARIO) as p, stopped(p):
+            dump = make_dump(["--pid", p.pid], d)
+            live = harness.culeak_json("tensors", "--pid", p.pid)
+            truth = p.truth
+        doc = harness.culeak_json("tensors", "--dump", dump)
+        check(doc == live, "tensors on the dump after exit differ from the live process's")
+        test_holders.judge(doc, truth)
+        info = harness.culeak_json("info", "--dump", dump)
+        check_eq((info["target"]["kind"], info["target"]["dumped_from"]), ("dump", "live"),
+                 "info.target kind")
+
+
+def simulated_device():
+    """cuda_blocks.py on the simulated device: the allocator walk from the dump."""
+    with harness.tempdir() as d:
+        with harness.Process(test_blocks.PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p, \
+                stopped(p):
+            target = ["--pid", p.pid]
+            dump = make_dump(target, d)
+            blocks = both("blocks", target, dump)
+            both("blocks", target, dump, "--state", "free")
+            summary = both("summary", target, dump)
+            both("tensors", target, dump, "--device", "cuda")
+            truth = p.truth
+        test_blocks.compare(blocks, truth)
+        cuda = summary["cuda"]
+        check(len(cuda) == 1 and cuda[0]["reserved"] == truth["reserved"] and
+              cuda[0]["allocated"] == truth["allocated"], "summary: %r" % cuda)
+
+
+def host_lacks(root, paths):
+    """Checks that no path the process mapped reads on the host as the process's own file."""
+    for path in paths:
+        inner = root.host_path(path)
+        check(not os.path.exists(path) or not filecmp.cmp(path, inner, shallow=False),
+              "the host has the process's own %s: the test proves nothing" % path)
+
+
+def mapped_files(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        return sorted({line.split(None, 5)[5].strip() for line in f
+                       if len(line.split(None, 5)) == 6 and line.split(None, 5)[5].startswith("/")
+                       and line.split(None, 5)[2] == "00000000"})
+
+
+def debian_root(name, python):
+    """A Debian root's interpreter (no torch), dumped live: refs and objects on the dump, after
+    the process exited, with no --sysroot, equal the live ones and the scenario's truth."""
+    def test():
+        with harness.tempdir() as d:
+            with harness.Process(python, test_refs.SCENARIO) as p, stopped(p):
+                check(harness.other_mount_namespace(p.pid), "not in its own mount namespace")
+                host_lacks(p.root, [f for f in mapped_files(p.pid) if "python3" in f or "libc." in f])
+                target = ["--pid", p.pid]
+                dump = make_dump(target, d)
+                live = {c: normalized(c, harness.culeak_json(c, *target, *a))
+                        for c, a in (("info", ()), ("objects", ()),
+                                     ("refs", ("--type", "Marker", "--max-paths", "8")))}
+                truth = p.truth
+            for c, a in (("info", ()), ("objects", ()), ("refs", ("--type", "Marker", "--max-paths", "8"))):
+                check(normalized(c, harness.culeak_json(c, "--dump", dump, *a)) == live[c],
+                      "%s on the dump differs from the live %s" % (c, c))
+            test_refs.check_target(["--dump", dump], truth)
+    return test
+
+
+def container_with_torch():
+    """A container with torch in a venv only it has: tensors from the dump after it exited."""
+    name, make_root, python, _ = test_containers.containers()[0]
+    with harness.tempdir() as d:
+        with harness.Process(python, "leaks.py", root=make_root()) as p, stopped(p):
+            check(not os.path.exists(test_containers.VENV_INSIDE),
+                  "the host has %s: the test proves nothing" % test_containers.VENV_INSIDE)
+            dump = make_dump(["--pid", p.pid], d)
+            live = harness.culeak_json("tensors", "--pid", p.pid)
+            live_info = normalized("info", harness.culeak_json("info", "--pid", p.pid))
+            truth = p.truth
+        doc = harness.culeak_json("tensors", "--dump", dump)
+        check(doc == live, "%s: tensors on the dump differ from the live ones" % name)
+        test_tensors.judge(doc, truth)
+        info = normalized("info", harness.culeak_json("info", "--dump", dump))
+        check_eq(info, live_info, "info on the dump")
+        check(info["torch"]["version"], "no torch version: version.py was not kept")
+
+
+def hostile():
+    """Truncated, foreign and crafted dumps: one line on stderr, the README's exit codes."""
+    with harness.tempdir() as d:
+        with harness.Process(harness.TORCH_VENV, "idle.py", "--torch") as p:
+            dump = make_dump(["--pid", p.pid], d)
+        with open(dump, "rb") as f:
+            data = f.read()
+
+        def refused(name, content, rc, words):
+            path = os.path.join(d, name)
+            with open(path, "wb") as f:
+                f.write(content)
+            r = harness.culeak("objects", "--dump", path, expect_rc=rc)
+            lines = r.stderr.strip().splitlines()
+            check(len(lines) == 1 and words in lines[0], "%s: %r" % (name, r.stderr))
+
+        refused("truncated", data[:len(data) // 2], 6, "truncated")
+        refused("header-only", data[:20], 6, "truncated")
+        refused("foreign", b"\x7fELF" + data[4:4096], 5, "not a culeak dump")
+        refused("empty", b"", 5, "empty")
+        table = int.from_bytes(data[16:24], "little")
+        crafted = bytearray(data)
+        crafted[table + 8:table + 16] = (len(data) - 4).to_bytes(8, "little")   # a section past the end
+        refused("crafted", bytes(crafted), 5, "corrupt")
+        future = bytearray(data)
+        future[8:12] = (99).to_bytes(4, "little")
+        refused("future", bytes(future), 9, "version 99")
+        r = harness.culeak("objects", "--core", dump, expect_rc=5)
+        check("--dump" in r.stderr, "--core on a dump: %r" % r.stderr)
+        harness.culeak("dump", "--dump", dump, "-o", os.path.join(d, "x"), expect_rc=2)
+        harness.culeak("dump", "--pid", "1", expect_rc=2)
+        harness.culeak("objects", "--dump", dump, "--sysroot", "/", expect_rc=2)
+
+
+def tests():
+    yield "holders:live", holders_every_command("live")
+    yield "holders:gcore", holders_every_command("gcore")
+    yield "holders:after-exit", holders_after_exit
+    yield "simulated-device:blocks", simulated_device
+    for name, python in harness.root_interpreters():
+        if name not in harness.NOT_YET_SUPPORTED:
+            yield "%s:no-libraries" % name, debian_root(name, python)
+            break   # one root proves the point; test_containers covers the others
+    yield "container-torch:no-libraries", container_with_torch
+    yield "hostile", hostile
