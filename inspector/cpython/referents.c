@@ -23,15 +23,6 @@ static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
 }
 
-/* A container whose contents could not be read. Counted only while building the graph (lookups
- * that build nothing read the same dicts many times), so the walk says what it skipped instead
- * of showing what it holds as unreachable. */
-static void skipped(struct py_emitter *e, enum py_family family)
-{
-    if (!e->visit)
-        e->h->objects.unreadable[family]++;
-}
-
 /* Items of an array of object pointers, each as [i]; false when they cannot be read (a corrupt
  * length, a NULL or unreadable array). */
 static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
@@ -261,20 +252,23 @@ static bool emit_deque(struct py_emitter *e, uint64_t obj)
     return i == len;   /* else the block chain ended (or could not be read) before the items */
 }
 
-static void emit_generator(struct py_emitter *e, uint64_t obj)
+/* False when the generator's frame or its locals cannot be read. */
+static bool emit_generator(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
     if (l->gen_frame != PY_NONE) {
         emit_named(e, obj + l->gen_frame, ".gi_frame");
-        return;
+        return true;
     }
     int8_t state;
-    if (cl_read(o->rt->t, obj + l->gen_frame_state, &state, 1) == 0 && state < l->gen_completed)
-        py_frame_locals(e, obj + l->gen_iframe, PY_E_GENLOCAL);
+    if (cl_read(o->rt->t, obj + l->gen_frame_state, &state, 1) != 0)
+        return false;
+    return state >= l->gen_completed || py_frame_locals(e, obj + l->gen_iframe, PY_E_GENLOCAL);
 }
 
-static void emit_frame_object(struct py_emitter *e, uint64_t obj)
+/* False when the frame's locals cannot be read. */
+static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
@@ -282,12 +276,10 @@ static void emit_frame_object(struct py_emitter *e, uint64_t obj)
     if (l->f_frame == PY_NONE) {   /* 3.9/3.10: the frame object is the frame */
         emit_named(e, obj + l->f_code, ".f_code");
         emit_named(e, obj + l->f_locals, ".f_locals");
-        py_frame_locals(e, obj, PY_E_FRAMELOCAL);
-    } else {
-        uint64_t iframe = word(o, obj + l->f_frame);
-        if (iframe)
-            py_frame_locals(e, iframe, PY_E_FRAMELOCAL);
+        return py_frame_locals(e, obj, PY_E_FRAMELOCAL);
     }
+    uint64_t iframe = word(o, obj + l->f_frame);
+    return !iframe || py_frame_locals(e, iframe, PY_E_FRAMELOCAL);
 }
 
 /* ---- C types whose references only their tp_traverse knows ---- */
@@ -634,10 +626,10 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->co_consts, ".co_consts");
         break;
     case PY_F_FRAME:
-        emit_frame_object(e, obj);
+        readable = emit_frame_object(e, obj);
         break;
     case PY_F_GEN:
-        emit_generator(e, obj);
+        readable = emit_generator(e, obj);
         break;
     case PY_F_PROPERTY:
         emit_named(e, obj + l->prop_get, ".fget");
@@ -697,7 +689,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
     emit_slots(e, obj, ty);
     py_emit(e, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)".__class__");
     if (!readable)
-        skipped(e, ty->family);
+        py_emit_skipped(e, ty->family);
 }
 
 /* The kinds a warning names; the rest are counted as "other". */
@@ -710,6 +702,8 @@ static const char *skipped_kind(enum py_family f)
     case PY_F_SET: return "set";
     case PY_F_DEQUE: return "deque";
     case PY_F_OBJECT: return "instance";
+    case PY_F_FRAME: return "frame";   /* frame objects, and the frames of threads' stacks */
+    case PY_F_GEN: return "generator";
     default: return NULL;
     }
 }
