@@ -282,6 +282,14 @@ static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
     return !iframe || py_frame_locals(e, iframe, PY_E_FRAMELOCAL);
 }
 
+/* A class namespace (tp_dict) that is set but is no object that can be read: what the class
+ * defines is missing. NULL is no namespace (3.12+ static builtin types keep theirs elsewhere). */
+static bool type_dict_readable(struct py_objects *o, uint64_t type)
+{
+    uint64_t dict = word(o, type + o->rt->l->tp_dict);
+    return !dict || py_object_type(o, dict) != NULL;
+}
+
 /* ---- C types whose references only their tp_traverse knows ---- */
 
 /* A field the table marks absent in this version (PY_NONE) is skipped. */
@@ -673,6 +681,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->tp_bases, ".__bases__");
         emit_named(e, obj + l->tp_subclasses, ".__subclasses__()");   /* a dict of weakrefs */
         emit_static_type_dict(e, obj);
+        readable = type_dict_readable(o, obj);
         break;
     case PY_F_LRU_ELEM:
         emit_named(e, obj + l->lru_elem_result, ".result");
@@ -702,6 +711,7 @@ static const char *skipped_kind(enum py_family f)
     case PY_F_SET: return "set";
     case PY_F_DEQUE: return "deque";
     case PY_F_OBJECT: return "instance";
+    case PY_F_TYPE: return "type";
     case PY_F_FRAME: return "frame";   /* frame objects, and the frames of threads' stacks */
     case PY_F_GEN: return "generator";
     default: return NULL;
