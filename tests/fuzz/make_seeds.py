@@ -8,7 +8,8 @@ PT_LOADs only the first page of those that start with an ELF header (the pages t
 checks read); every other PT_LOAD keeps its p_memsz with p_filesz 0, as the kernel writes a range
 coredump_filter leaves out. The corenotes seeds are the same cores' note segments and the first
 page of a real ELF file; the mappings seed is the process's own /proc/PID/maps. The walk
-harness's seeds patch nothing: one per layout table it can pick (byte 0).
+harness's seeds patch nothing: one per layout table it can pick (byte 0); so do the pyheap
+harness's, one per table the CPython fixture image is laid out for.
 
 usage: tests/fuzz/make_seeds.py [PYTHON]   (default: pyenv's 3.11)"""
 import glob
@@ -101,7 +102,12 @@ WALK_REGRESSIONS = {
 }
 
 
+PYHEAP_LAYOUT_SEEDS = 3   # the tables heap_fixture.h lays out: 3.11, 3.12, 3.13.0
+
+
 def main():
+    for i in range(PYHEAP_LAYOUT_SEEDS):
+        write("pyheap", "layout-%d" % i, bytes([i]))
     for i in range(WALK_LAYOUT_SEEDS):
         write("walk", "layout-%d" % i, bytes([i]))
     for name, data in WALK_REGRESSIONS.items():
