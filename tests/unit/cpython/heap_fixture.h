@@ -20,6 +20,10 @@
  *     f = make()
  *     f(t)                            # stopped here: f's frame has x = t and c (its free
  *                                     # variable, spelled "c" here) = captured
+ *     class Bar: pass                 # instances keep managed dicts (3.11+): no dict object
+ *     bar = Bar(); bar.w = "bar.w"    # just values, where this minor keeps them
+ *     def gen(): y = "in g"; yield
+ *     g = gen(); next(g)              # suspended, y in its embedded frame
  *     garbage = []; garbage.append(garbage); del garbage   # on the GC list, no root reaches it
  *
  * One thread (main), sys.modules = {"__main__": the module}, the GC's generation 0 list holds xs,
@@ -40,7 +44,7 @@
 /* 16 pages: every offset fits the 16-bit patch offsets of the fuzz harness */
 #define PF_SIZE (16u * CL_PAGE_SIZE)
 #define PF_UNMAPPED 0x7f0000001000ull   /* an address no mapping of the fixture covers */
-#define PF_MAX_OBJECTS 96
+#define PF_MAX_OBJECTS 128
 
 static unsigned char pf_img[PF_SIZE];
 
@@ -63,13 +67,13 @@ struct pf {
     uint64_t gc;              /* the GC state: interp + is_gc */
     /* types */
     uint64_t t_type, t_object, t_dict, t_list, t_tuple, t_str, t_int, t_bytes, t_module,
-        t_function, t_cell, t_code, t_none, t_foo;
+        t_function, t_cell, t_code, t_none, t_foo, t_bar, t_gen;
     /* the scene */
     uint64_t none, modules, main_mod, main_dict, xs, xs_items, str_a, int_42, t, str_b, d, d_keys,
         int_3, str_v, str_k, in_d, foo, foo_dict, payload, f, closure, cell, captured, code_f,
-        code_mod, garbage, foo_dict_keys, class_dict;
+        code_mod, garbage, foo_dict_keys, class_dict, bar, bar_values, bar_w, g, in_g, code_g;
     /* keys of main_dict, in insertion order */
-    uint64_t k_xs, k_t, k_d, k_foo, k_f, k_Foo;
+    uint64_t k_xs, k_t, k_d, k_foo, k_f, k_Foo, k_bar, k_g;
     /* the runtime and its one thread; frame_shim is 0 where the table has no shim frames */
     uint64_t runtime, interp, tstate, cframe, frame_f, frame_mod, frame_shim;
 };
@@ -139,11 +143,11 @@ static inline void pf_expect(struct pf *p, uint64_t addr, enum pf_expect expect)
             p->objs[i].expect = (uint8_t)expect;
 }
 
-/* An object of type `type`, size bytes from its ob_refcnt, with a PyGC_Head in front when gc. */
-static inline uint64_t pf_object(struct pf *p, uint64_t type, uint32_t size, int gc,
-                                 enum pf_expect expect, const char *what)
+/* An object of type `type`, size bytes from its ob_refcnt, with pre bytes in front (its
+ * PyGC_Head, and before that a managed dict's pre-header). */
+static inline uint64_t pf_object_pre(struct pf *p, uint64_t type, uint32_t size, uint32_t pre,
+                                     enum pf_expect expect, const char *what)
 {
-    uint32_t pre = gc ? ((p->l->gc_head_size + 15u) & ~15u) : 0;
     uint64_t a = pf_alloc(p, pre + size);
     if (!a)
         return 0;
@@ -152,6 +156,14 @@ static inline uint64_t pf_object(struct pf *p, uint64_t type, uint32_t size, int
     pf_put64(a + p->l->ob_type, type);
     pf_note(p, a, expect, what);
     return a;
+}
+
+/* An object with a PyGC_Head in front when gc. */
+static inline uint64_t pf_object(struct pf *p, uint64_t type, uint32_t size, int gc,
+                                 enum pf_expect expect, const char *what)
+{
+    return pf_object_pre(p, type, size, gc ? ((p->l->gc_head_size + 15u) & ~15u) : 0, expect,
+                         what);
 }
 
 /* Appends obj to GC list g: the lists are circular through _gc_next (and _gc_prev) from the
@@ -250,7 +262,7 @@ static inline uint64_t pf_list(struct pf *p, unsigned n, const uint64_t *items,
     return a;
 }
 
-#define PF_DICT_LOG2 3   /* 8 slots, 5 usable: every dict of the scene fits */
+#define PF_DICT_LOG2 3   /* 8 slots: every dict of the scene fits (the walker reads no hashes) */
 
 /* A split-keys (3.11+) dict keys object: general entries {hash, key, value} when general, else
  * str-keyed {key, value}. */
@@ -360,6 +372,7 @@ static inline void pf_build_types(struct pf *p)
     pf_put64(p->t_function + l->tp_dictoffset, l->fn_dict);
     p->t_cell = pf_type(p, "cell", l->cell_ref + 8, 0, gc, PY_F_CELL);
     p->t_code = pf_type(p, "code", l->co_code_adaptive, 2, 0, PY_F_CODE);
+    p->t_gen = pf_type(p, "generator", l->gen_iframe + l->if_localsplus, 8, gc, PY_F_GEN);
     p->t_none = pf_type(p, "NoneType", 16, 0, 0, PY_F_OTHER);
     pf_expect(p, p->t_none, PF_ABSENT);   /* None is in no container of the scene */
 }
@@ -382,6 +395,66 @@ static inline void pf_build_class(struct pf *p)
     uint64_t mro[2] = {a, p->t_object};
     pf_put64(a + l->tp_mro, pf_tuple(p, 2, mro, PF_REACHABLE, "Foo.__mro__"));
     pf_put64(a + l->tp_bases, pf_tuple(p, 1, &p->t_object, PF_REACHABLE, "Foo.__bases__"));
+}
+
+/* A heap class Bar whose instances keep managed dicts, and bar, whose one attribute w lives in
+ * values apart from any dict object, where the table's dict model keeps them: 3.11 a values
+ * pointer at obj-32, 3.12 obj-24 tagged (values - 1), 3.13 inline after the object, marked
+ * valid. Its keys are the class's shared keys (ht_cached_keys). */
+static inline void pf_build_managed(struct pf *p)
+{
+    const struct py_layout *l = p->l;
+    uint64_t flags = PY_TPFLAGS_HEAPTYPE | PY_TPFLAGS_HAVE_GC | PY_TPFLAGS_MANAGED_DICT;
+    if (l->dicts == PY_DICT_MANAGED_313)
+        flags |= PY_TPFLAGS_INLINE_VALUES;
+    uint64_t a = pf_object(p, p->t_type, l->ht_cached_keys + 8, 1, PF_REACHABLE, "Bar");
+    p->t_bar = a;
+    pf_put64(a + l->tp_name, pf_cstr(p, "Bar"));
+    pf_put64(a + l->tp_basicsize, 16);
+    pf_put64(a + l->tp_flags, flags);
+    pf_put64(a + l->tp_base, p->t_object);
+    uint64_t key = pf_str(p, "w", PF_ABSENT);   /* a shared key: named, not referred to */
+    pf_put64(a + l->ht_cached_keys, pf_keys(p, 1, &key, NULL, 0));
+    p->bar_w = pf_str(p, "bar.w", PF_REACHABLE);
+    /* the pre-header: GC head, then the managed dict and (3.11) values pointers below it */
+    uint32_t pre = (uint32_t)(-l->managed_dict_offset > -l->managed_values_offset
+                                  ? -l->managed_dict_offset : -l->managed_values_offset);
+    pre = (pre + 15u) & ~15u;
+    p->bar = pf_object_pre(p, a, 16 + l->dv_values + 8, pre, PF_REACHABLE, "bar");
+    switch (l->dicts) {
+    case PY_DICT_MANAGED_311:
+        p->bar_values = pf_alloc(p, l->dv_values + 8);
+        pf_put64(p->bar + (uint64_t)(int64_t)l->managed_values_offset, p->bar_values);
+        break;
+    case PY_DICT_MANAGED_312:
+        p->bar_values = pf_alloc(p, l->dv_values + 8);
+        pf_put64(p->bar + (uint64_t)(int64_t)l->managed_dict_offset, p->bar_values - 1);
+        break;
+    default:   /* 3.13: inline, {capacity, size, embedded, valid, ...} then the values */
+        p->bar_values = p->bar + 16;
+        pf_put8(p->bar_values, 1);
+        pf_put8(p->bar_values + 1, 1);
+        pf_put8(p->bar_values + 2, 1);
+        pf_put8(p->bar_values + 3, 1);
+        break;
+    }
+    pf_put64(p->bar_values + l->dv_values, p->bar_w);
+}
+
+/* g, a suspended generator whose embedded frame has the local y. */
+static inline void pf_build_generator(struct pf *p)
+{
+    const struct py_layout *l = p->l;
+    static const char *const names[] = {"y"};
+    static const uint8_t kinds[] = {0x20};   /* CO_FAST_LOCAL */
+    p->code_g = pf_code(p, "gen", 1, names, kinds, PF_ABSENT);   /* gi_code: no edge */
+    p->in_g = pf_str(p, "in g", PF_REACHABLE);
+    p->g = pf_object(p, p->t_gen, l->gen_iframe + l->if_localsplus + 8, 1, PF_REACHABLE, "g");
+    pf_put8(p->g + l->gen_frame_state, (uint8_t)-1);   /* FRAME_SUSPENDED, below COMPLETED */
+    uint64_t frame = p->g + l->gen_iframe;
+    pf_put64(frame + l->if_code, p->code_g);
+    pf_put8(frame + l->if_owner, 1);   /* FRAME_OWNED_BY_GENERATOR */
+    pf_put64(frame + l->if_localsplus, p->in_g);
 }
 
 static inline void pf_build_objects(struct pf *p)
@@ -424,13 +497,16 @@ static inline void pf_build_objects(struct pf *p)
     /* the garbage cycle */
     p->garbage = pf_list(p, 1, NULL, PF_GARBAGE, "garbage", NULL);
     pf_put64(pf_get64(p->garbage + l->list_items), p->garbage);
+    pf_build_managed(p);
+    pf_build_generator(p);
     /* __main__ */
-    const char *keys[6] = {"xs", "t", "d", "foo", "f", "Foo"};
-    uint64_t k[6], v[6] = {p->xs, p->t, p->d, p->foo, p->f, p->t_foo};
-    for (int i = 0; i < 6; i++)
+    const char *keys[8] = {"xs", "t", "d", "foo", "f", "Foo", "bar", "g"};
+    uint64_t k[8], v[8] = {p->xs, p->t, p->d, p->foo, p->f, p->t_foo, p->bar, p->g};
+    for (int i = 0; i < 8; i++)
         k[i] = pf_str(p, keys[i], PF_REACHABLE);
     p->k_xs = k[0], p->k_t = k[1], p->k_d = k[2], p->k_foo = k[3], p->k_f = k[4], p->k_Foo = k[5];
-    p->main_dict = pf_dict(p, 6, k, v, 0, PF_REACHABLE, "__main__.__dict__", NULL);
+    p->k_bar = k[6], p->k_g = k[7];
+    p->main_dict = pf_dict(p, 8, k, v, 0, PF_REACHABLE, "__main__.__dict__", NULL);
     pf_put64(p->f + l->fn_globals, p->main_dict);
     p->main_mod = pf_object(p, p->t_module, l->module_dict + 8 * 4, 1, PF_REACHABLE, "__main__");
     pf_put64(p->main_mod + l->module_dict, p->main_dict);

@@ -2,8 +2,9 @@
  * fixture; the walk over real interpreters is checked by the integration tests), for each layout
  * table the fixture lays out: it finds exactly the objects laid out, with the edges and the names
  * the scene gives them. Corrupted (a list whose size is absurd, a dict whose keys are unmapped, a
- * frame chain that loops or breaks, a type whose namespace cannot be read, a GC list that loops
- * back on itself) the walk stays bounded and its warnings say what it skipped. */
+ * frame chain that loops or breaks, a type whose namespace cannot be read, managed values or a
+ * generator's frame that cannot be read, a GC list that loops back on itself) the walk stays
+ * bounded and its warnings say what it skipped. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,6 +192,8 @@ static void test_edges_and_names(void)
         check_path(P.t, "<thread main: f() at main.py>.x");
         check_path(P.int_42, "<thread main: f() at main.py>.x[0]");
         check_path(P.captured, "<thread main: f() at main.py>.c");
+        check_path(P.bar_w, "__main__.bar.w");              /* managed values, no dict */
+        check_path(P.in_g, "__main__.g.gi_frame.f_locals['y']");
         char path[4096];
         CU_ASSERT_FALSE(py_heap_path(&H, node(P.garbage), path, sizeof path));
         char name[256];
@@ -343,6 +346,35 @@ static void test_unreadable_frames_said(void)
     }
 }
 
+/* Managed values whose shared keys are unmapped (every dict model), a generator whose frame's
+ * code is unmapped: their contents are missing, and said. */
+static void test_managed_and_generator_unreadable(void)
+{
+    for (size_t li = 0; li < NLAYOUTS; li++) {
+        build(layouts[li]);
+        pf_put64(P.t_bar + P.l->ht_cached_keys, PF_UNMAPPED);
+        CU_ASSERT_EQUAL_FATAL(walk(), 0);
+        CU_ASSERT_TRUE(node(P.bar) < H.nreachable);
+        CU_ASSERT_EQUAL(node(P.bar_w), PY_NO_NODE);
+        CU_ASSERT_TRUE(warned("could not read the contents of 1 objects (1 other)"));
+        done();
+        build(layouts[li]);
+        pf_put64(P.g + P.l->gen_iframe + P.l->if_code, PF_UNMAPPED);
+        CU_ASSERT_EQUAL_FATAL(walk(), 0);
+        CU_ASSERT_TRUE(node(P.g) < H.nreachable);
+        CU_ASSERT_EQUAL(node(P.in_g), PY_NO_NODE);
+        CU_ASSERT_TRUE(warned("could not read the contents of 1 objects (1 generator)"));
+        done();
+        /* a generator that has completed has no locals to read: nothing to say */
+        build(layouts[li]);
+        pf_put8(P.g + P.l->gen_frame_state, (uint8_t)P.l->gen_completed);
+        pf_put64(P.g + P.l->gen_iframe + P.l->if_code, PF_UNMAPPED);
+        CU_ASSERT_EQUAL_FATAL(walk(), 0);
+        CU_ASSERT_PTR_NULL(H.warnings);
+        done();
+    }
+}
+
 /* A GC list that loops back on itself short of its head: walked once, said broken. */
 static void test_gc_list_loops(void)
 {
@@ -392,6 +424,8 @@ void register_cpython_heap_tests(void)
         {"fixture image: a type whose tp_dict is unreadable", test_type_dict_unreadable},
         {"fixture image: a looping frame chain is bounded and said", test_frame_chain_loops},
         {"fixture image: unreadable frames and locals are said", test_unreadable_frames_said},
+        {"fixture image: unreadable managed values and generator frames are said",
+         test_managed_and_generator_unreadable},
         {"fixture image: a looping GC list is bounded and said", test_gc_list_loops},
         {"fixture image: --max-objects stops the walk", test_max_objects},
         {"fixture image: no roots is refused", test_no_roots_refused},

@@ -63,7 +63,7 @@ static void test_containers(void)
         CU_ASSERT_TRUE(visited(&V, P.str_k, PY_E_DICTKEY, 0));
         CU_ASSERT_TRUE(visited_named(&V, P.t_dict, ".__class__"));
         /* a str-keys dict */
-        CU_ASSERT_EQUAL(referents(P.main_dict), 13);
+        CU_ASSERT_EQUAL(referents(P.main_dict), 17);
         CU_ASSERT_TRUE(visited(&V, P.xs, PY_E_KEY, P.k_xs));
         CU_ASSERT_TRUE(visited(&V, P.t_foo, PY_E_KEY, P.k_Foo));
         CU_ASSERT_TRUE(visited(&V, P.k_f, PY_E_DICTKEY, 0));
@@ -94,6 +94,14 @@ static void test_functions_modules_classes(void)
         CU_ASSERT_EQUAL(referents(P.foo), 2);
         CU_ASSERT_TRUE(visited_named(&V, P.foo_dict, ".__dict__"));
         CU_ASSERT_EQUAL(referents(P.code_f), 1);   /* co_consts is NULL: only its class */
+        /* managed values: the attribute by its shared key's name */
+        CU_ASSERT_EQUAL(referents(P.bar), 2);
+        char s[16];
+        CU_ASSERT_TRUE(V.v[0].dst == P.bar_w && V.v[0].edge == PY_E_ATTR &&
+                       py_str_read(&V.h.objects, V.v[0].payload, s, sizeof s) &&
+                       strcmp(s, "w") == 0);
+        CU_ASSERT_EQUAL(referents(P.g), 2);
+        CU_ASSERT_TRUE(V.v[0].dst == P.in_g && V.v[0].edge == PY_E_GENLOCAL);
         stop();
     }
 }
@@ -116,8 +124,8 @@ static void test_dict_items_order(void)
         start(layouts[li]);
         struct order o = {{0}, 0};
         CU_ASSERT_TRUE(py_dict_items(&V.h.objects, P.main_dict, record_key, &o));
-        const uint64_t want[6] = {P.k_xs, P.k_t, P.k_d, P.k_foo, P.k_f, P.k_Foo};
-        CU_ASSERT_EQUAL(o.n, 6);
+        const uint64_t want[8] = {P.k_xs, P.k_t, P.k_d, P.k_foo, P.k_f, P.k_Foo, P.k_bar, P.k_g};
+        CU_ASSERT_EQUAL(o.n, 8);
         CU_ASSERT_EQUAL(memcmp(o.keys, want, sizeof want), 0);
         stop();
     }
