@@ -2,8 +2,11 @@
  * referents.c, frames.c, object.c, gclist.c) over the hand-built fixture image of the unit tests
  * (tests/unit/cpython/heap_fixture.h, a fixture, not a real interpreter). The input is a list of
  * patches to the image, so the fuzzer starts from a heap that walks and corrupts it: byte 0 picks
- * the layout table the image is laid out with (and read with), then each 10 bytes write a 64-bit
- * value (little-endian) at an offset (16-bit, within the image). The walk runs as the session
+ * the layout table the image is laid out with (and read with), then each 11 bytes are a patch:
+ * a kind, an offset (16-bit, within the image) and 8 bytes (little-endian) of which the kind
+ * writes the first 8, 4 or 1, or, as a pointer into the image, PF_BASE plus the first 2 (random
+ * words seldom point anywhere; a pointer patch makes aliases, cycles and dangling links in one
+ * step). The walk runs as the session
  * runs it (py_heap_build with a small --max-objects, then the note of what it skipped), then
  * every node's path is rendered. It must end with a status, never crash, hang or leak; a graph it
  * builds must be consistent: reachable nodes first, each reached from an earlier node or a root,
@@ -16,7 +19,7 @@
 #include "cpython/heap_fixture.h"
 #include "cpython/referents.h"
 
-#define PATCH 10
+#define PATCH 11
 #define MAX_OBJECTS 256   /* the scene has under 100: room for what patches conjure */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,9 +56,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!pf_build(&P, layout))
         abort();   /* the fixture no longer fits its own image */
     for (size_t at = 1; at + PATCH <= size; at += PATCH) {
-        uint16_t off;
-        memcpy(&off, data + at, sizeof off);
-        memcpy(pf_img + off % (sizeof pf_img - 7), data + at + 2, 8);
+        static const size_t width[4] = {8, 4, 1, 8};
+        uint16_t off, to;
+        uint8_t v[8];
+        memcpy(&off, data + at + 1, sizeof off);
+        memcpy(v, data + at + 3, sizeof v);
+        if ((data[at] & 3) == 3) {
+            memcpy(&to, v, sizeof to);
+            uint64_t ptr = PF_BASE + to % PF_SIZE;
+            memcpy(v, &ptr, sizeof ptr);
+        }
+        memcpy(pf_img + off % (sizeof pf_img - 7), v, width[data[at] & 3]);
     }
     struct cl_target *t = pf_target(&P);
     if (!t)
