@@ -92,9 +92,15 @@ static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
     if (k.nentries == 0)
         return true;
     size_t bytes = (size_t)k.nentries * k.entry_size;
+    struct cl_target *t = o->rt->t;
+    uint8_t last;
+    /* A corrupt count (up to MAX_ITEMS: 1.5 GiB of entries) must not cost its allocation: the
+     * tables' last bytes are read first. */
+    if (cl_read(t, k.entries + bytes - 1, &last, sizeof last) != 0 ||
+        (values && cl_read(t, values + (uint64_t)k.nentries * 8 - 1, &last, sizeof last) != 0))
+        return false;
     unsigned char *buf = malloc(bytes);
     uint64_t *vals = values ? malloc((size_t)k.nentries * 8) : NULL;
-    struct cl_target *t = o->rt->t;
     bool readable = buf && cl_read(t, k.entries, buf, bytes) == 0 &&
                     (!values || (vals && cl_read(t, values, vals, (size_t)k.nentries * 8) == 0));
     if (readable) {
