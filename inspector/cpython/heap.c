@@ -303,6 +303,15 @@ static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, con
     py_emit(&e, obj, label ? PY_E_NAMED : PY_E_SELF, (uint64_t)(uintptr_t)label);
 }
 
+/* Whether a walk along a chain of target structures (threads, frames, exception states) comes
+ * back to node, which seen remembers from then on: a corrupt or changing chain, walked once. A
+ * failed allocation reads as a revisit, so that the walk stops rather than goes on unchecked. */
+static bool revisited(struct cl_addrmap *seen, uint64_t node)
+{
+    bool inserted;
+    return cl_addrmap_put(seen, node, 0, &inserted) == PY_NO_NODE || !inserted;
+}
+
 /* The thread's top frame in *frame (0: none); false when the thread state cannot be read. */
 static bool top_frame(struct py_objects *o, uint64_t tstate, uint64_t *frame)
 {
@@ -342,10 +351,7 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
         frame = 0;
     }
     for (; frame && i < MAX_FRAMES; i++) {
-        bool inserted;
-        if (cl_addrmap_put(&seen, frame, (uint32_t)i, &inserted) == PY_NO_NODE)
-            break;   /* out of memory: no loop check, so no further frames */
-        if (!inserted) {
+        if (revisited(&seen, frame)) {
             cl_note_add(&h->warnings, "the frame chain of thread %s loops back after %d frames "
                         "(a corrupt or changing stack): frames below are missing", who, i);
             break;
@@ -402,8 +408,16 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     snprintf(root, sizeof root, "<thread %s: exception being handled>", who);
     uint64_t item = word(o, tstate + l->ts_exc_info);
     uint16_t prev = l->ei_exc_type == PY_NONE ? 8 : 24;   /* _PyErr_StackItem.previous_item */
-    for (int i = 0; item && i < MAX_FRAMES; i++, item = word(o, item + prev))
+    struct cl_addrmap seen = {0};
+    for (int i = 0; item && i < MAX_FRAMES; i++, item = word(o, item + prev)) {
+        if (revisited(&seen, item)) {
+            cl_note_add(&h->warnings, "the exceptions being handled by thread %s loop back after "
+                        "%d (a corrupt or changing thread state): those below are missing", who, i);
+            break;
+        }
         add_self_root(h, root, word(o, item + l->ei_exc_value), NULL);
+    }
+    cl_addrmap_free(&seen);
     snprintf(root, sizeof root, "<thread %s: thread state dict>", who);
     add_self_root(h, root, word(o, tstate + l->ts_dict), NULL);
 }
@@ -422,8 +436,16 @@ static void seed_roots(struct py_heap *h)
 
     uint64_t main_ident = word(o, rt->runtime + l->rt_main_thread);
     uint64_t ts = word(o, rt->interp + l->is_threads_head);
-    for (int i = 0; ts && i < MAX_THREADS; i++, ts = word(o, ts + l->ts_next))
+    struct cl_addrmap seen = {0};
+    for (int i = 0; ts && i < MAX_THREADS; i++, ts = word(o, ts + l->ts_next)) {
+        if (revisited(&seen, ts)) {
+            cl_note_add(&h->warnings, "the interpreter's thread list loops back after %d threads "
+                        "(a corrupt or changing list): threads after are missing", i);
+            break;
+        }
         thread_roots(h, ts, modules, word(o, ts + l->ts_thread_id) == main_ident);
+    }
+    cl_addrmap_free(&seen);
 
     add_self_root(h, "sys", word(o, rt->interp + l->is_sysdict), ".__dict__");
     add_self_root(h, "builtins", word(o, rt->interp + l->is_builtins), ".__dict__");

@@ -103,11 +103,22 @@ WALK_REGRESSIONS = {
 
 
 PYHEAP_LAYOUT_SEEDS = 3   # the tables heap_fixture.h lays out: 3.11, 3.12, 3.13.0
+# Inputs the pyheap harness found (fixed in cpython/heap.c): a thread list and an exception-state
+# chain that both looped (heap_test.c "looping thread and exception chains are bounded").
+PYHEAP_REGRESSIONS = {
+    "regress-thread-loop": bytes.fromhex(
+        "0200000000004e4e4e8c4e01000004394e338c2e394e334e4e00000000c94e4e"
+        "4e8c7ae7332e312e07dbef7a3f6464736f642f010affffffffffffffff646973"
+        "742d7061636b0c3b7e1a0b61010000642f13785146577f000064696c6c6c6c6c"
+        "6c6c6c00e72e31e72e31db2e6c6c6c6c6c6c6c"),
+}
 
 
 def main():
     for i in range(PYHEAP_LAYOUT_SEEDS):
         write("pyheap", "layout-%d" % i, bytes([i]))
+    for name, data in PYHEAP_REGRESSIONS.items():
+        write("pyheap", name, data)
     for i in range(WALK_LAYOUT_SEEDS):
         write("walk", "layout-%d" % i, bytes([i]))
     for name, data in WALK_REGRESSIONS.items():

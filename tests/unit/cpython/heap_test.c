@@ -292,6 +292,32 @@ static void test_frame_chain_loops(void)
     }
 }
 
+/* Regression (found by tests/fuzz/pyheap.c): a thread list that looped (a thread state its own
+ * next) walked MAX_THREADS threads, and an exception-state chain that looped walked MAX_FRAMES
+ * items for each: 4 * 10^8 steps, over a minute of CPU. Each chain is now walked once, and the
+ * loop said. */
+static void test_thread_and_exception_loops(void)
+{
+    for (size_t li = 0; li < NLAYOUTS; li++) {
+        build(layouts[li]);
+        const struct py_layout *l = P.l;
+        uint64_t item = pf_alloc(&P, 64);   /* a _PyErr_StackItem that is its own previous */
+        uint16_t previous = l->ei_exc_type == PY_NONE ? 8 : 24;
+        pf_put64(item + l->ei_exc_value, P.none);
+        pf_put64(item + previous, item);
+        pf_put64(P.tstate + l->ts_exc_info, item);
+        pf_put64(P.tstate + l->ts_next, P.tstate);
+        clock_t start = clock();
+        CU_ASSERT_EQUAL_FATAL(walk(), 0);
+        CU_ASSERT((double)(clock() - start) / CLOCKS_PER_SEC < 0.5);   /* CPU, not wall */
+        CU_ASSERT_EQUAL(H.nroots, 4);   /* __main__, two frames, the exception being handled */
+        CU_ASSERT_TRUE(warned("thread list loops back after 1 threads"));
+        CU_ASSERT_TRUE(warned("exceptions being handled by thread main loop back after 1"));
+        CU_ASSERT_TRUE(node(P.none) < H.nreachable);
+        done();
+    }
+}
+
 /* Frames that cannot be read, and frames whose locals cannot be: counted with the containers,
  * the rest of the chain walked as far as it goes. */
 static void test_unreadable_frames_said(void)
@@ -424,6 +450,8 @@ void register_cpython_heap_tests(void)
         {"fixture image: a type whose tp_dict is unreadable", test_type_dict_unreadable},
         {"fixture image: a looping frame chain is bounded and said", test_frame_chain_loops},
         {"fixture image: unreadable frames and locals are said", test_unreadable_frames_said},
+        {"fixture image: looping thread and exception chains are bounded",
+         test_thread_and_exception_loops},
         {"fixture image: unreadable managed values and generator frames are said",
          test_managed_and_generator_unreadable},
         {"fixture image: a looping GC list is bounded and said", test_gc_list_loops},
