@@ -31,21 +31,37 @@ static uint64_t slot_object(struct py_objects *o, uint64_t addr)
     return bits & ~mask;
 }
 
-/* The code object of a frame, or 0 for frames that are not Python code (3.12+ shim frames,
- * 3.14's interpreter entry frames). */
-static uint64_t frame_code(struct py_objects *o, uint64_t frame)
+/* A frame's code object in *code (0 for frames that are not Python code: 3.12+ shim frames,
+ * 3.14's interpreter entry frames, a code slot that holds no code object); false when the frame
+ * or what its code slot points at cannot be read. */
+static bool frame_code_of(struct py_objects *o, uint64_t frame, uint64_t *code)
 {
     const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    uint64_t slot, type;
+    *code = 0;
     if (l->if_owner != PY_NONE && l->frames != PY_FRAMES_OBJECTS) {
         uint8_t owner;
-        if (cl_read(o->rt->t, frame + l->if_owner, &owner, sizeof owner) || owner == l->owner_cstack ||
-            owner == l->owner_interpreter)
-            return 0;
+        if (cl_read(t, frame + l->if_owner, &owner, sizeof owner))
+            return false;
+        if (owner == l->owner_cstack || owner == l->owner_interpreter)
+            return true;
     }
-    uint64_t code = l->frames == PY_FRAMES_OBJECTS ? word(o, frame + l->f_code)
-                                                   : slot_object(o, frame + l->if_code);
-    const struct py_type *ty = code ? py_object_type(o, code) : NULL;
-    return ty && ty->family == PY_F_CODE ? code : 0;
+    uint16_t at = l->frames == PY_FRAMES_OBJECTS ? l->f_code : l->if_code;
+    if (cl_read_u64(t, frame + at, &slot))
+        return false;
+    uint64_t c = l->frames == PY_FRAMES_OBJECTS ? slot : slot_object(o, frame + at);
+    if (c && cl_read_u64(t, c + l->ob_type, &type))
+        return false;   /* a pointer into memory that is not there */
+    const struct py_type *ty = c ? py_object_type(o, c) : NULL;
+    *code = ty && ty->family == PY_F_CODE ? c : 0;
+    return true;
+}
+
+static uint64_t frame_code(struct py_objects *o, uint64_t frame)
+{
+    uint64_t code;
+    return frame_code_of(o, frame, &code) ? code : 0;
 }
 
 static int64_t tuple_len(struct py_objects *o, uint64_t tuple)
@@ -65,12 +81,15 @@ static uint64_t tuple_item(struct py_objects *o, uint64_t tuple, int64_t i)
 /* Locals i of a frame: its value, name and whether the slot holds a cell. */
 struct slot { uint64_t value, name; bool cell; };
 
+/* The frame's named locals into out (at most cap): how many were read. *whole is false when some
+ * or all cannot be read (their count, names, kinds or slots). */
 static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, struct slot *out,
-                           int64_t cap)
+                           int64_t cap, bool *whole)
 {
     const struct py_layout *l = o->rt->l;
     struct cl_target *t = o->rt->t;
     int64_t n = 0;
+    *whole = false;
     if (l->frames == PY_FRAMES_OBJECTS) {
         int32_t nlocals;
         uint64_t vars = word(o, code + l->co_varnames), cells = word(o, code + l->co_cellvars),
@@ -83,8 +102,10 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
                         : i < nlocals + nc ? tuple_item(o, cells, i - nlocals)
                                            : tuple_item(o, frees, i - nlocals - nc);
             out[n].cell = i >= nlocals;
-            out[n].value = word(o, frame + l->f_localsplus + 8 * (uint64_t)i);
+            if (cl_read_u64(t, frame + l->f_localsplus + 8 * (uint64_t)i, &out[n].value))
+                return n;
         }
+        *whole = true;
         return n;
     }
     int32_t count;
@@ -97,21 +118,38 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
         if (i % 256 == 0 && cl_read(t, kinds + l->bytes_data + (uint64_t)i, kind,
                                     count - i < 256 ? (size_t)(count - i) : 256) != 0)
             return n;
+        uint64_t at = frame + l->if_localsplus + 8 * (uint64_t)i, bits;
+        if (cl_read_u64(t, at, &bits))
+            return n;
         out[n].name = tuple_item(o, names, i);
         out[n].cell = (kind[i % 256] & (CO_FAST_CELL | CO_FAST_FREE)) != 0;
-        out[n].value = slot_object(o, frame + l->if_localsplus + 8 * (uint64_t)i);
+        out[n].value = slot_object(o, at);
     }
+    *whole = true;
     return n;
 }
 
-void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
+enum py_frame_kind py_frame_kind(struct py_objects *o, uint64_t frame)
+{
+    uint64_t code;
+    if (!frame_code_of(o, frame, &code))
+        return PY_FRAME_UNREADABLE;
+    return code ? PY_FRAME_CODE : PY_FRAME_NOT_CODE;
+}
+
+bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
 {
     struct py_objects *o = &e->h->objects;
-    uint64_t code = frame_code(o, frame);
+    uint64_t code;
+    if (!frame_code_of(o, frame, &code))
+        return false;
     if (!code)
-        return;
+        return true;   /* no Python code: no locals */
     struct slot *slots = malloc(MAX_FRAME_SLOTS * sizeof *slots);
-    int64_t n = slots ? frame_slots(o, frame, code, slots, MAX_FRAME_SLOTS) : 0;
+    if (!slots)
+        return false;
+    bool whole;
+    int64_t n = frame_slots(o, frame, code, slots, MAX_FRAME_SLOTS, &whole);
     for (int64_t i = 0; i < n; i++) {
         uint64_t v = slots[i].value;
         if (!v || !slots[i].name)
@@ -124,6 +162,7 @@ void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
         py_emit(e, v, edge, slots[i].name);
     }
     free(slots);
+    return whole;
 }
 
 /* The line a frame is executing, or -1 when it cannot be told. */

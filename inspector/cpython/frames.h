@@ -8,8 +8,15 @@
 
 #include "cpython/heap.h"
 
-/* Emits the named locals of an interpreter frame (3.11+) or frame object (3.9/3.10) with edge. */
-void py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge);
+/* What a frame on a thread's chain is: Python code, a frame that runs none (a 3.12+ shim
+ * frame), or one that cannot be read (nor, then, can its locals). */
+enum py_frame_kind { PY_FRAME_CODE, PY_FRAME_NOT_CODE, PY_FRAME_UNREADABLE };
+enum py_frame_kind py_frame_kind(struct py_objects *o, uint64_t frame);
+
+/* Emits the named locals of an interpreter frame (3.11+) or frame object (3.9/3.10) with edge.
+ * False when the frame or its locals cannot be read (some may have been emitted): the caller
+ * counts it (py_emit_skipped). A frame that runs no Python code has none, and is read. */
+bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge);
 /* Describes a frame as "func() at file.py" for root names; false if it is not a Python frame. */
 bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap);
 /* The file a frame's code comes from; false if it cannot be read. */

@@ -141,6 +141,12 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     add_edge(h, e, h->n++, edge, payload);
 }
 
+void py_emit_skipped(struct py_emitter *e, enum py_family family)
+{
+    if (!e->visit)
+        e->h->objects.unreadable[family]++;
+}
+
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
 {
     return cl_addrmap_get(&h->index, addr);
@@ -297,11 +303,90 @@ static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, con
     py_emit(&e, obj, label ? PY_E_NAMED : PY_E_SELF, (uint64_t)(uintptr_t)label);
 }
 
+/* Whether a walk along a chain of target structures (threads, frames, exception states) comes
+ * back to node, which seen remembers from then on: a corrupt or changing chain, walked once. A
+ * failed allocation reads as a revisit, so that the walk stops rather than goes on unchecked. */
+static bool revisited(struct cl_addrmap *seen, uint64_t node)
+{
+    bool inserted;
+    return cl_addrmap_put(seen, node, 0, &inserted) == PY_NO_NODE || !inserted;
+}
+
+/* The thread's top frame in *frame (0: none); false when the thread state cannot be read. */
+static bool top_frame(struct py_objects *o, uint64_t tstate, uint64_t *frame)
+{
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    uint64_t cframe;
+    switch (l->frames) {
+    case PY_FRAMES_OBJECTS:
+        return cl_read_u64(t, tstate + l->ts_frame, frame) == 0;
+    case PY_FRAMES_CFRAME:
+        if (cl_read_u64(t, tstate + l->ts_cframe, &cframe) != 0)
+            return false;
+        *frame = 0;
+        return !cframe || cl_read_u64(t, cframe + l->cf_current_frame, frame) == 0;
+    case PY_FRAMES_CURRENT:
+        return cl_read_u64(t, tstate + l->ts_current_frame, frame) == 0;
+    }
+    return false;
+}
+
+/* A root for each Python frame of the thread, top first, holding the frame's locals. A frame
+ * that cannot be read (nor its locals, nor the link to its caller) is counted with the
+ * containers the walk could not read; a chain that comes back to a frame already seen (a corrupt
+ * or changing stack) is walked once and said. */
+static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    struct py_emitter skip = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
+    struct cl_addrmap seen = {0};
+    char desc[512], root[700];
+    uint64_t frame = 0;
+    uint16_t back = l->frames == PY_FRAMES_OBJECTS ? l->f_back : l->if_previous;
+    int i = 0;
+    if (!top_frame(o, tstate, &frame)) {
+        py_emit_skipped(&skip, PY_F_FRAME);   /* the thread's stack cannot be found */
+        frame = 0;
+    }
+    for (; frame && i < MAX_FRAMES; i++) {
+        if (revisited(&seen, frame)) {
+            cl_note_add(&h->warnings, "the frame chain of thread %s loops back after %d frames "
+                        "(a corrupt or changing stack): frames below are missing", who, i);
+            break;
+        }
+        enum py_frame_kind kind = py_frame_kind(o, frame);
+        if (kind == PY_FRAME_UNREADABLE)
+            py_emit_skipped(&skip, PY_F_FRAME);
+        if (kind == PY_FRAME_CODE) {
+            if (!py_frame_describe(o, frame, desc, sizeof desc))
+                snprintf(desc, sizeof desc, "?() at ?");   /* code whose names are unreadable */
+            snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
+            char file[512] = "";
+            py_frame_file(o, frame, file, sizeof file);
+            enum py_root_kind rk = library_file(file) ? PY_ROOT_LIBRARY_FRAME : PY_ROOT_USER_FRAME;
+            struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, root, rk)};
+            if (!py_frame_locals(&e, frame, PY_E_ATTR))
+                py_emit_skipped(&e, PY_F_FRAME);
+        }
+        if (cl_read_u64(o->rt->t, frame + back, &frame) != 0) {
+            if (kind != PY_FRAME_UNREADABLE)   /* counted once: the chain is cut here */
+                py_emit_skipped(&skip, PY_F_FRAME);
+            break;
+        }
+    }
+    if (i == MAX_FRAMES && frame)
+        cl_note_add(&h->warnings, "thread %s has more than %d frames: frames below are missing",
+                    who, MAX_FRAMES);
+    cl_addrmap_free(&seen);
+}
+
 static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, bool main)
 {
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
-    char who[128], name[96], desc[512], root[700];
+    char who[128], name[96], root[700];
     uint64_t ident = word(o, tstate + l->ts_thread_id);
     if (main)
         strcpy(who, "main");
@@ -314,24 +399,7 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
         else
             snprintf(who, sizeof who, "0x%llx", (unsigned long long)ident);
     }
-    uint64_t frame = 0;
-    switch (l->frames) {
-    case PY_FRAMES_OBJECTS: frame = word(o, tstate + l->ts_frame); break;
-    case PY_FRAMES_CFRAME: frame = word(o, word(o, tstate + l->ts_cframe) + l->cf_current_frame); break;
-    case PY_FRAMES_CURRENT: frame = word(o, tstate + l->ts_current_frame); break;
-    }
-    uint16_t back = l->frames == PY_FRAMES_OBJECTS ? l->f_back : l->if_previous;
-    for (int i = 0; frame && i < MAX_FRAMES; i++, frame = word(o, frame + back)) {
-        if (!py_frame_describe(o, frame, desc, sizeof desc))
-            continue;
-        snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
-        char file[512] = "";
-        py_frame_file(o, frame, file, sizeof file);
-        struct py_emitter e = {.h = h, .from = PY_NO_NODE,
-                               .root = add_root(h, root, library_file(file) ? PY_ROOT_LIBRARY_FRAME
-                                                                           : PY_ROOT_USER_FRAME)};
-        py_frame_locals(&e, frame, PY_E_ATTR);
-    }
+    frame_roots(h, tstate, who);
     snprintf(root, sizeof root, "<thread %s: exception being raised>", who);
     if (l->ts_current_exception != PY_NONE)
         add_self_root(h, root, word(o, tstate + l->ts_current_exception), NULL);
@@ -340,8 +408,16 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     snprintf(root, sizeof root, "<thread %s: exception being handled>", who);
     uint64_t item = word(o, tstate + l->ts_exc_info);
     uint16_t prev = l->ei_exc_type == PY_NONE ? 8 : 24;   /* _PyErr_StackItem.previous_item */
-    for (int i = 0; item && i < MAX_FRAMES; i++, item = word(o, item + prev))
+    struct cl_addrmap seen = {0};
+    for (int i = 0; item && i < MAX_FRAMES; i++, item = word(o, item + prev)) {
+        if (revisited(&seen, item)) {
+            cl_note_add(&h->warnings, "the exceptions being handled by thread %s loop back after "
+                        "%d (a corrupt or changing thread state): those below are missing", who, i);
+            break;
+        }
         add_self_root(h, root, word(o, item + l->ei_exc_value), NULL);
+    }
+    cl_addrmap_free(&seen);
     snprintf(root, sizeof root, "<thread %s: thread state dict>", who);
     add_self_root(h, root, word(o, tstate + l->ts_dict), NULL);
 }
@@ -360,8 +436,16 @@ static void seed_roots(struct py_heap *h)
 
     uint64_t main_ident = word(o, rt->runtime + l->rt_main_thread);
     uint64_t ts = word(o, rt->interp + l->is_threads_head);
-    for (int i = 0; ts && i < MAX_THREADS; i++, ts = word(o, ts + l->ts_next))
+    struct cl_addrmap seen = {0};
+    for (int i = 0; ts && i < MAX_THREADS; i++, ts = word(o, ts + l->ts_next)) {
+        if (revisited(&seen, ts)) {
+            cl_note_add(&h->warnings, "the interpreter's thread list loops back after %d threads "
+                        "(a corrupt or changing list): threads after are missing", i);
+            break;
+        }
         thread_roots(h, ts, modules, word(o, ts + l->ts_thread_id) == main_ident);
+    }
+    cl_addrmap_free(&seen);
 
     add_self_root(h, "sys", word(o, rt->interp + l->is_sysdict), ".__dict__");
     add_self_root(h, "builtins", word(o, rt->interp + l->is_builtins), ".__dict__");

@@ -133,5 +133,9 @@ struct py_emitter {
     void *arg;
 };
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
+/* Counts something of family whose contents could not be read (a container's items, a frame's
+ * locals) in objects.unreadable, so that the walk says what it skipped; lookups that build
+ * nothing (visit set) read the same objects many times and count nothing. */
+void py_emit_skipped(struct py_emitter *e, enum py_family family);
 
 #endif

@@ -36,8 +36,9 @@ struct py_objects {
     struct py_type **types;    /* individually allocated: pointers stay valid as types are added */
     size_t ntypes, cap;
     /* Containers the graph walk could not read the contents of (a list's item array, a dict's
-     * entries), by family of the container: what they hold is missing from the graph, so the
-     * walk says so (py_referents_note_skipped). */
+     * entries, a frame's locals: PY_F_FRAME also counts the frames of threads' stacks), by
+     * family: what they hold is missing from the graph, so the walk says so
+     * (py_emit_skipped counts, py_referents_note_skipped says). */
     uint64_t unreadable[PY_F_COUNT];
 };
 

@@ -23,15 +23,6 @@ static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
 }
 
-/* A container whose contents could not be read. Counted only while building the graph (lookups
- * that build nothing read the same dicts many times), so the walk says what it skipped instead
- * of showing what it holds as unreachable. */
-static void skipped(struct py_emitter *e, enum py_family family)
-{
-    if (!e->visit)
-        e->h->objects.unreadable[family]++;
-}
-
 /* Items of an array of object pointers, each as [i]; false when they cannot be read (a corrupt
  * length, a NULL or unreadable array). */
 static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
@@ -101,9 +92,15 @@ static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
     if (k.nentries == 0)
         return true;
     size_t bytes = (size_t)k.nentries * k.entry_size;
+    struct cl_target *t = o->rt->t;
+    uint8_t last;
+    /* A corrupt count (up to MAX_ITEMS: 1.5 GiB of entries) must not cost its allocation: the
+     * tables' last bytes are read first. */
+    if (cl_read(t, k.entries + bytes - 1, &last, sizeof last) != 0 ||
+        (values && cl_read(t, values + (uint64_t)k.nentries * 8 - 1, &last, sizeof last) != 0))
+        return false;
     unsigned char *buf = malloc(bytes);
     uint64_t *vals = values ? malloc((size_t)k.nentries * 8) : NULL;
-    struct cl_target *t = o->rt->t;
     bool readable = buf && cl_read(t, k.entries, buf, bytes) == 0 &&
                     (!values || (vals && cl_read(t, values, vals, (size_t)k.nentries * 8) == 0));
     if (readable) {
@@ -261,20 +258,23 @@ static bool emit_deque(struct py_emitter *e, uint64_t obj)
     return i == len;   /* else the block chain ended (or could not be read) before the items */
 }
 
-static void emit_generator(struct py_emitter *e, uint64_t obj)
+/* False when the generator's frame or its locals cannot be read. */
+static bool emit_generator(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
     if (l->gen_frame != PY_NONE) {
         emit_named(e, obj + l->gen_frame, ".gi_frame");
-        return;
+        return true;
     }
     int8_t state;
-    if (cl_read(o->rt->t, obj + l->gen_frame_state, &state, 1) == 0 && state < l->gen_completed)
-        py_frame_locals(e, obj + l->gen_iframe, PY_E_GENLOCAL);
+    if (cl_read(o->rt->t, obj + l->gen_frame_state, &state, 1) != 0)
+        return false;
+    return state >= l->gen_completed || py_frame_locals(e, obj + l->gen_iframe, PY_E_GENLOCAL);
 }
 
-static void emit_frame_object(struct py_emitter *e, uint64_t obj)
+/* False when the frame's locals cannot be read. */
+static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
@@ -282,12 +282,18 @@ static void emit_frame_object(struct py_emitter *e, uint64_t obj)
     if (l->f_frame == PY_NONE) {   /* 3.9/3.10: the frame object is the frame */
         emit_named(e, obj + l->f_code, ".f_code");
         emit_named(e, obj + l->f_locals, ".f_locals");
-        py_frame_locals(e, obj, PY_E_FRAMELOCAL);
-    } else {
-        uint64_t iframe = word(o, obj + l->f_frame);
-        if (iframe)
-            py_frame_locals(e, iframe, PY_E_FRAMELOCAL);
+        return py_frame_locals(e, obj, PY_E_FRAMELOCAL);
     }
+    uint64_t iframe = word(o, obj + l->f_frame);
+    return !iframe || py_frame_locals(e, iframe, PY_E_FRAMELOCAL);
+}
+
+/* A class namespace (tp_dict) that is set but is no object that can be read: what the class
+ * defines is missing. NULL is no namespace (3.12+ static builtin types keep theirs elsewhere). */
+static bool type_dict_readable(struct py_objects *o, uint64_t type)
+{
+    uint64_t dict = word(o, type + o->rt->l->tp_dict);
+    return !dict || py_object_type(o, dict) != NULL;
 }
 
 /* ---- C types whose references only their tp_traverse knows ---- */
@@ -634,10 +640,10 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->co_consts, ".co_consts");
         break;
     case PY_F_FRAME:
-        emit_frame_object(e, obj);
+        readable = emit_frame_object(e, obj);
         break;
     case PY_F_GEN:
-        emit_generator(e, obj);
+        readable = emit_generator(e, obj);
         break;
     case PY_F_PROPERTY:
         emit_named(e, obj + l->prop_get, ".fget");
@@ -681,6 +687,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         emit_named(e, obj + l->tp_bases, ".__bases__");
         emit_named(e, obj + l->tp_subclasses, ".__subclasses__()");   /* a dict of weakrefs */
         emit_static_type_dict(e, obj);
+        readable = type_dict_readable(o, obj);
         break;
     case PY_F_LRU_ELEM:
         emit_named(e, obj + l->lru_elem_result, ".result");
@@ -697,7 +704,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
     emit_slots(e, obj, ty);
     py_emit(e, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)".__class__");
     if (!readable)
-        skipped(e, ty->family);
+        py_emit_skipped(e, ty->family);
 }
 
 /* The kinds a warning names; the rest are counted as "other". */
@@ -710,6 +717,9 @@ static const char *skipped_kind(enum py_family f)
     case PY_F_SET: return "set";
     case PY_F_DEQUE: return "deque";
     case PY_F_OBJECT: return "instance";
+    case PY_F_TYPE: return "type";
+    case PY_F_FRAME: return "frame";   /* frame objects, and the frames of threads' stacks */
+    case PY_F_GEN: return "generator";
     default: return NULL;
     }
 }

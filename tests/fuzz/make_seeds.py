@@ -8,7 +8,8 @@ PT_LOADs only the first page of those that start with an ELF header (the pages t
 checks read); every other PT_LOAD keeps its p_memsz with p_filesz 0, as the kernel writes a range
 coredump_filter leaves out. The corenotes seeds are the same cores' note segments and the first
 page of a real ELF file; the mappings seed is the process's own /proc/PID/maps. The walk
-harness's seeds patch nothing: one per layout table it can pick (byte 0).
+harness's seeds patch nothing: one per layout table it can pick (byte 0); so do the pyheap
+harness's, one per table the CPython fixture image is laid out for.
 
 The dump seed is a dump of the same process (build/culeak dump), cut down by dump_seed().
 
@@ -137,11 +138,27 @@ def dump_seed(dump):
     return b"CLDUMP\r\n" + struct.pack("<IIQQ", version, len(entries), table, size) + body + tail
 
 
+PYHEAP_LAYOUT_SEEDS = 3   # the tables heap_fixture.h lays out: 3.11, 3.12, 3.13.0
+# Inputs the pyheap harness found (fixed in cpython/heap.c): a thread list and an exception-state
+# chain that both looped (heap_test.c "looping thread and exception chains are bounded").
+PYHEAP_REGRESSIONS = {
+    "regress-thread-loop": bytes.fromhex(
+        "0200000000004e4e4e8c4e01000004394e338c2e394e334e4e00000000c94e4e"
+        "4e8c7ae7332e312e07dbef7a3f6464736f642f010affffffffffffffff646973"
+        "742d7061636b0c3b7e1a0b61010000642f13785146577f000064696c6c6c6c6c"
+        "6c6c6c00e72e31e72e31db2e6c6c6c6c6c6c6c"),
+}
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--dump":   # only the dump seed, from a dump
         with open(sys.argv[2], "rb") as f:
             write("dump", "tiny-python", dump_seed(f.read()))
         return
+    for i in range(PYHEAP_LAYOUT_SEEDS):
+        write("pyheap", "layout-%d" % i, bytes([i]))
+    for name, data in PYHEAP_REGRESSIONS.items():
+        write("pyheap", name, data)
     for i in range(WALK_LAYOUT_SEEDS):
         write("walk", "layout-%d" % i, bytes([i]))
     for name, data in WALK_REGRESSIONS.items():

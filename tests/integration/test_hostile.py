@@ -86,6 +86,28 @@ def unreadable_containers():
         check("warning: could not read the contents of" in text, "text report: %r" % text[-500:])
 
 
+def unreadable_frames():
+    """A thread's top frame whose code pointer the process moved to a PROT_NONE page
+    (tests/scenarios/corrupt_frames.py), on each pyenv interpreter: the walk says it could not
+    read one frame, the frame gives no root, and its caller's locals are still found."""
+    for name, python in harness.interpreters():
+        if not name.startswith("pyenv-"):
+            continue
+        with harness.Process(python, "corrupt_frames.py") as p:
+            doc = harness.culeak_json("refs", "--pid", p.pid, "--addr", hex(p.truth["kept"]),
+                                      "--addr", hex(p.truth["lost"]))
+            note = [w for w in doc["warnings"] if w.startswith("could not read the contents of")]
+            check_eq(len(note), 1, "%s: skip warnings in %r" % (name, doc["warnings"]))
+            check("of 1 objects (1 frame)" in note[0], "%s: %r" % (name, note[0]))
+            kept, lost = doc["objects"]
+            check_eq(len(kept["paths"]), 1, "%s: paths of the caller's local" % name)
+            path = kept["paths"][0]
+            check(path.startswith("<thread worker: %s() at corrupt_frames.py:" % p.truth["caller"])
+                  and path.endswith(">.kept"), "%s: path %r" % (name, path))
+            check(not lost["reachable"], "%s: the damaged frame's local reached: %r" % (name, lost))
+
+
 def tests():
     yield "killed_mid_read", killed_mid_read
     yield "unreadable_containers", unreadable_containers
+    yield "unreadable_frames", unreadable_frames

@@ -34,6 +34,10 @@ int main(void)
     register_cpython_gclist_tests();
     register_cpython_runtime_variant_tests();
     register_cpython_debug_offsets_tests();
+    register_cpython_heap_tests();
+    register_cpython_referents_tests();
+    register_cpython_frames_tests();
+    register_cpython_object_tests();
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
     register_engine_values_tests();
