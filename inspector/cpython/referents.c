@@ -364,8 +364,14 @@ static uint64_t *hamt_items(struct py_objects *o, uint64_t node, enum py_family 
     const struct py_layout *l = o->rt->l;
     if (cl_read(o->rt->t, node + l->ob_size, n, sizeof *n) != 0 || *n < 0 || *n > cap || (*n & 1))
         return NULL;
-    uint64_t *buf = *n <= MAX_BITMAP_ITEMS ? small : malloc((size_t)*n * sizeof *buf);
     uint16_t at = family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items : l->hamt_collision_items;
+    /* A collision node's count is bounded only by the map's: before allocating for it, its last
+     * item must be there to read (a corrupt count would otherwise cost a huge allocation). */
+    uint64_t last;
+    if (*n > MAX_BITMAP_ITEMS &&
+        cl_read(o->rt->t, node + at + (uint64_t)(*n - 1) * sizeof last, &last, sizeof last) != 0)
+        return NULL;
+    uint64_t *buf = *n <= MAX_BITMAP_ITEMS ? small : malloc((size_t)*n * sizeof *buf);
     if (buf && *n && cl_read(o->rt->t, node + at, buf, (size_t)*n * sizeof *buf) != 0) {
         if (buf != small)
             free(buf);
