@@ -7,7 +7,8 @@ CFLAGS   ?= -O2 -g
 CL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror=implicit-function-declaration -Iinspector
 ALL_CFLAGS = $(CL_CFLAGS) $(CFLAGS)
 # make lint: warnings that are errors for the developer build
-LINT_FLAGS := -Wshadow -Wimplicit-fallthrough -Wmissing-prototypes -Wvla -Wpointer-arith -Werror
+LINT_FLAGS := -Wshadow -Wformat-truncation=2 -Wimplicit-fallthrough -Wmissing-prototypes -Wvla \
+              -Wpointer-arith -Werror
 # gdb's Python headers: any 3.8+ will do, the plugin uses the stable ABI only.
 PY_INCLUDES ?= $(shell /usr/bin/python3-config --includes 2>/dev/null)
 LDLIBS   := -ldw -lelf
@@ -20,35 +21,46 @@ HDRS     := $(shell find inspector -name '*.h')
 
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_SAN_OBJ := $(CLI_SRC:%.c=$(BUILD)/san/%.o)
+PLUGIN_OBJ  := $(BUILD)/obj/gdbplugin/culeak_gdb.o
+UNIT_OBJ     := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/main.o
+UNIT_SAN_OBJ := $(UNIT_SRC:%.c=$(BUILD)/san/%.o) $(BUILD)/san/tests/unit/main.o
 
 .PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
 
-# Each object depends on the headers it includes (-MMD -MP), not on every header.
+# Each object depends on the headers it includes (-MMD -MP), not on every header: the library's,
+# the CLI's, the plugin's and the unit tests' alike. OBJ_CFLAGS adds what one kind of object
+# needs (set per object below, so it never leaks into the library's objects).
 $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(OBJ_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/san/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
--include $(LIB_OBJ:.o=.d) $(LIB_SAN_OBJ:.o=.d)
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(OBJ_CFLAGS) -MMD -MP -c $< -o $@
+# -g whatever CFLAGS says: the symbols tests read the unit-test binary's own DWARF.
+$(UNIT_OBJ) $(UNIT_SAN_OBJ): OBJ_CFLAGS := -Itests/unit -g
+$(PLUGIN_OBJ): OBJ_CFLAGS := $(PY_INCLUDES) -fvisibility=hidden
+-include $(LIB_OBJ:.o=.d) $(LIB_SAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(CLI_SAN_OBJ:.o=.d) \
+    $(PLUGIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(UNIT_SAN_OBJ:.o=.d)
 
 $(BUILD)/libculeak.a: $(LIB_OBJ)
 	ar rcs $@ $^
 $(BUILD)/libculeak-san.a: $(LIB_SAN_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/culeak: $(CLI_SRC) $(BUILD)/libculeak.a $(HDRS)
-	$(CC) $(ALL_CFLAGS) $(CLI_SRC) $(BUILD)/libculeak.a $(LDLIBS) -o $@
+$(BUILD)/culeak: $(CLI_OBJ) $(BUILD)/libculeak.a
+	$(CC) $(ALL_CFLAGS) $(CLI_OBJ) $(BUILD)/libculeak.a $(LDLIBS) -o $@
 
 # The CLI under AddressSanitizer + UndefinedBehaviorSanitizer, for the integration tests'
 # sanitizer cells (tests/integration/test_sanitized.py): real processes and cores.
-$(BUILD)/culeak-san: $(CLI_SRC) $(BUILD)/libculeak-san.a $(HDRS)
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(CLI_SRC) $(BUILD)/libculeak-san.a $(LDLIBS) -o $@
+$(BUILD)/culeak-san: $(CLI_SAN_OBJ) $(BUILD)/libculeak-san.a
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(CLI_SAN_OBJ) $(BUILD)/libculeak-san.a $(LDLIBS) -o $@
 
 # The gdb plugin: no libpython linked (gdb has it loaded); only PyInit exported.
-$(BUILD)/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
-	$(CC) $(ALL_CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
+$(BUILD)/culeak_gdb.abi3.so: $(PLUGIN_OBJ) $(BUILD)/libculeak.a
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -shared $(PLUGIN_OBJ) \
 	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -o $@
 $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
@@ -63,12 +75,12 @@ STATIC_LIBS := -ldw -lelf -lz -llzma -lbz2
 STATIC_SOS  := libdw.so.1 libelf.so.1 libz.so.1 liblzma.so.5 libbz2.so.1.0
 .PHONY: static
 static: $(BUILD)/static/culeak $(BUILD)/static/culeak_gdb.abi3.so
-$(BUILD)/static/culeak: $(CLI_SRC) $(BUILD)/libculeak.a $(HDRS)
+$(BUILD)/static/culeak: $(CLI_OBJ) $(BUILD)/libculeak.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -static $(CLI_SRC) $(BUILD)/libculeak.a $(STATIC_LIBS) -o $@
-$(BUILD)/static/culeak_gdb.abi3.so: gdbplugin/culeak_gdb.c $(BUILD)/libculeak.a $(HDRS)
+	$(CC) $(ALL_CFLAGS) -static $(CLI_OBJ) $(BUILD)/libculeak.a $(STATIC_LIBS) -o $@
+$(BUILD)/static/culeak_gdb.abi3.so: $(PLUGIN_OBJ) $(BUILD)/libculeak.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(PY_INCLUDES) -fvisibility=hidden -shared gdbplugin/culeak_gdb.c \
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -shared $(PLUGIN_OBJ) \
 	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -Wl,-rpath,'$$ORIGIN' -Wl,--disable-new-dtags -o $@
 	for so in $(STATIC_SOS); do cp -L "$$(ldd $@ | awk -v so=$$so '$$1 == so {print $$3}')" $(BUILD)/static/; done
 
@@ -123,10 +135,11 @@ $(BUILD)/simgpu_tests: tests/simgpu/cudart_test.c $(BUILD)/simgpu/libcudart.so.1
 	    $(BUILD)/simgpu/libcudart.so.13 -Wl,-rpath,$(abspath $(BUILD))/simgpu -lcunit -o $@
 
 # Unit tests: one CUnit binary, plain and under AddressSanitizer + UndefinedBehaviorSanitizer.
-$(BUILD)/unit_tests: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak.a $(LDLIBS) -lcunit -o $@
-$(BUILD)/unit_tests_san: $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a
-	$(CC) $(ALL_CFLAGS) $(SANFLAGS) -Itests/unit $(UNIT_SRC) tests/unit/main.c $(BUILD)/libculeak-san.a $(LDLIBS) -lcunit -o $@
+$(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libculeak.a
+	$(CC) $(ALL_CFLAGS) $(UNIT_OBJ) $(BUILD)/libculeak.a $(LDLIBS) -lcunit -o $@
+$(BUILD)/unit_tests_san: $(UNIT_SAN_OBJ) $(BUILD)/libculeak-san.a
+	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(UNIT_SAN_OBJ) $(BUILD)/libculeak-san.a $(LDLIBS) -lcunit \
+	    -o $@
 
 deps:
 	scripts/install-deps
@@ -186,22 +199,34 @@ check-full: deps fuzz-deps
 	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests
 
-# No include points up the layers of docs/design.md, and the library, CLI and plugin compile clean
-# under the stricter warnings.
+# No include points up the layers of docs/design.md; the library, CLI, plugin and unit tests
+# compile clean under the stricter warnings; cppcheck finds nothing (scripts/cppcheck-suppressions
+# lists, with reasons, the few checks it is wrong about here).
+CPPCHECK ?= cppcheck
 lint:
 	scripts/check-layers
 	@for f in $(LIB_SRC) $(CLI_SRC); do \
 	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -c $$f -o /dev/null || exit 1; done
+	@for f in $(UNIT_SRC) tests/unit/main.c; do \
+	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -Itests/unit -c $$f -o /dev/null || exit 1; done
 	$(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -Wno-missing-prototypes $(PY_INCLUDES) -c gdbplugin/culeak_gdb.c -o /dev/null
+	$(CPPCHECK) --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
+	    --inline-suppr --suppressions-list=scripts/cppcheck-suppressions -D_GNU_SOURCE \
+	    -Iinspector -Itests/unit inspector tests/unit
 
-# compile_commands.json for editors and clang tools.
+# compile_commands.json for editors and clang tools: the library, CLI, plugin and unit tests, each
+# with the flags its build uses.
 compdb:
 	@printf '[\n' > compile_commands.json
-	@sep=; for f in $(LIB_SRC) $(CLI_SRC); do \
-	    printf '%s{"directory": "%s", "file": "%s", "command": "%s %s -c %s"}\n' "$$sep" \
-	        "$(CURDIR)" "$$f" "$(CC)" "$(ALL_CFLAGS)" "$$f" >> compile_commands.json; sep=,; done
+	@sep=; for f in $(LIB_SRC) $(CLI_SRC) gdbplugin/culeak_gdb.c $(UNIT_SRC) tests/unit/main.c; do \
+	    case $$f in gdbplugin/*) extra="$(PY_INCLUDES) -fvisibility=hidden";; \
+	                tests/unit/*) extra=-Itests/unit;; *) extra=;; esac; \
+	    printf '%s{"directory": "%s", "file": "%s", "command": "%s %s %s -c %s"}\n' "$$sep" \
+	        "$(CURDIR)" "$$f" "$(CC)" "$(ALL_CFLAGS)" "$$extra" "$$f" >> compile_commands.json; \
+	    sep=,; done
 	@printf ']\n' >> compile_commands.json
 	@echo "compdb: wrote compile_commands.json"
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/fuzz $(BUILD)/*.a $(BUILD)/culeak $(BUILD)/unit_tests* compile_commands.json
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/fuzz $(BUILD)/*.a $(BUILD)/culeak $(BUILD)/unit_tests* \
+	    compile_commands.json

@@ -12,6 +12,7 @@
 
 #include "engine/command.h"
 #include "engine/snapshot.h"
+#include "engine/values.h"
 
 #define MAX_ARGS 64
 #define MAX_SNAPSHOTS 64
@@ -84,7 +85,8 @@ static char *core_path(void)
 {
     char *text = gdb_capture("info target");
     const char *at = text ? strstr(text, "Local core dump file:") : NULL;
-    const char *open = at ? strchr(at, '`') : NULL, *close = open ? strstr(open, "', file type") : NULL;
+    const char *open = at ? strchr(at, '`') : NULL;
+    const char *close = open ? strstr(open, "', file type") : NULL;
     char *path = close ? strndup(open + 1, (size_t)(close - open - 1)) : NULL;
     free(text);
     return path;
@@ -115,8 +117,11 @@ static char *target_kind(PyObject *inf)
         *end = '\0';
         if (strcmp(line + 4, "exec") == 0 || strcmp(line + 4, "None") == 0)
             break;
+        char *lower = strdup(line + 4);   /* the lowest layer so far */
+        if (!lower)
+            break;   /* out of memory: the layer above it is still a fair answer */
         free(kind);
-        kind = strdup(line + 4);   /* the lowest layer so far */
+        kind = lower;
     }
     free(text);
     return kind;
@@ -185,7 +190,8 @@ static int read_page_through_gdb(struct cl_target *t, uint64_t addr, void *page)
     if (b && PyBytes_Size(b) == CL_PAGE_SIZE)
         memcpy(page, PyBytes_AsString(b), CL_PAGE_SIZE);
     else
-        rc = cl_error_set(&t->err, CL_E_UNREADABLE, "gdb cannot read 0x%llx", (unsigned long long)addr);
+        rc = cl_error_set(&t->err, CL_E_UNREADABLE, "gdb cannot read 0x%llx",
+                          (unsigned long long)addr);
     Py_XDECREF(b);
     Py_XDECREF(mv);
     PyErr_Clear();
@@ -230,7 +236,8 @@ static int maps_from_gdb(struct cl_target *t)
     return t->maps.n ? 0 : CL_E_UNSUPPORTED;
 }
 
-static int open_through_gdb(struct gdb_target *g, int pid, struct cl_session **s, struct cl_error *err)
+static int open_through_gdb(struct gdb_target *g, int pid, struct cl_session **s,
+                            struct cl_error *err)
 {
     PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
     struct cl_target *t;
@@ -344,8 +351,10 @@ static PyObject *run_engine(const char *command, struct args *a)
     struct cl_command_line cl = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
     int rc = cl_command_parse(a->argc, a->argv, 1, false, false, &cl, &err);
-    if (rc == -1 || rc == -2) {
-        gdb_write(cl_command_usage(false));
+    if (rc == CL_PARSE_HELP || rc == CL_PARSE_VERSION) {
+        char usage[CL_USAGE_CAP];
+        cl_command_usage(false, usage, sizeof usage);
+        gdb_write(usage);
         Py_RETURN_NONE;
     }
     if (rc)
@@ -382,7 +391,8 @@ static PyObject *snapshot_command(const char *command, struct args *a)
         bool load = names == 3 && strcmp(a->argv[1], "--load") == 0;
         bool save = names == 3 && strcmp(a->argv[2], "--save") == 0;
         if (names != 1 && !load && !save)
-            return gdb_error("usage: culeak-snapshot NAME [--save FILE] | culeak-snapshot --load FILE NAME");
+            return gdb_error("usage: culeak-snapshot NAME [--save FILE] | "
+                             "culeak-snapshot --load FILE NAME");
         struct named_snapshot *ns = snapshot_named(a->argv[load ? 3 : 1], true);
         if (!ns)
             return gdb_error("too many snapshots");
@@ -405,7 +415,8 @@ static PyObject *snapshot_command(const char *command, struct args *a)
         if (f) {
             cl_snapshot_write(f, &snap);
             if (fclose(f))
-                rc = cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3], strerror(errno));
+                rc = cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3],
+                                  strerror(errno));
         }
         if (rc) {
             ns->name[0] = '\0';
@@ -421,7 +432,8 @@ static PyObject *snapshot_command(const char *command, struct args *a)
     }
     if (names != 2)
         return gdb_error("usage: culeak-diff A B [--json]  (snapshots taken with culeak-snapshot)");
-    struct named_snapshot *x = snapshot_named(a->argv[1], false), *y = snapshot_named(a->argv[2], false);
+    struct named_snapshot *x = snapshot_named(a->argv[1], false);
+    struct named_snapshot *y = snapshot_named(a->argv[2], false);
     if (!x || !y)
         return gdb_error("no such snapshot (take them with culeak-snapshot NAME)");
     char *text = NULL;
@@ -493,8 +505,10 @@ static PyObject *cmd_complete(PyObject *self, PyObject *args)
         char cand[32];
         snprintf(cand, sizeof cand, "%s%s", after_dashes ? "" : "--", options[i]);
         PyObject *s = PyUnicode_FromString(cand);
-        PyList_Append(list, s);
+        int appended = s ? PyList_Append(list, s) : -1;
         Py_XDECREF(s);
+        if (appended != 0)
+            Py_CLEAR(list);   /* the Python error is set: gdb shows it */
     }
     free(w);
     return list;
@@ -524,7 +538,8 @@ static const struct gdb_command {
     {"blocks", "CUDA caching-allocator segments and blocks with the tensors in them.\n"
                "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]" OPTS},
     {"snapshot", "Remember what holds tensor memory now, under NAME; --save FILE also writes\n"
-                 "it in the CLI's snapshot format, --load FILE NAME reads one (culeak snapshot -o).\n"
+                 "it in the CLI's snapshot format, --load FILE NAME reads one\n"
+                 "(culeak snapshot -o).\n"
                  "Usage: culeak-snapshot NAME [--save FILE] | culeak-snapshot --load FILE NAME"},
     {"diff", "What changed between two snapshots, by holder pattern (indices collapsed).\n"
              "Usage: culeak-diff A B [--json]"},
@@ -641,21 +656,28 @@ static void tracker_off(void)
     memset(&tracker, 0, sizeof tracker);
 }
 
-/* A whole decimal number from 1 to max (atoi took "12abc" as 12 and "-5" as a number). */
-static bool positive(const char *s, unsigned long long max, unsigned long long *out)
+#define BREAK_STEP_USAGE \
+    "usage: culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth BYTES] | --off"
+#define MAX_EVERY 1000000
+#define MAX_GROWTH (1ull << 50)   /* a PiB: anything larger is a typo */
+
+/* A value culeak-break-step could not use: the engine parser's message, then the usage. */
+static PyObject *break_step_refusal(const struct cl_error *err)
 {
-    char *end;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return *s >= '0' && *s <= '9' && !*end && !errno && *out >= 1 && *out <= max;
+    char msg[sizeof err->msg + sizeof BREAK_STEP_USAGE + 2];
+    snprintf(msg, sizeof msg, "%s\n%s", err->msg, BREAK_STEP_USAGE);
+    return gdb_error(msg);
 }
 
+/* The options' values go through the engine's parsers (engine/values.h), so --every and
+ * --stop-on-growth read numbers as the CLI does, units included (--stop-on-growth 1M). */
 static PyObject *break_step_command(struct args *a)
 {
     const char *symbol = "torch::autograd::Engine::execute";
     unsigned every = 1;
     long long growth = 0;
-    unsigned long long n;
+    uint64_t n;
+    struct cl_error err;
     for (int i = 1; i < a->argc; i++) {
         const char *o = a->argv[i], *v = i + 1 < a->argc ? a->argv[i + 1] : NULL;
         if (strcmp(o, "--off") == 0) {
@@ -665,15 +687,23 @@ static PyObject *break_step_command(struct args *a)
         } else if (strcmp(o, "--symbol") == 0 && v) {
             symbol = v;
             i++;
-        } else if (strcmp(o, "--every") == 0 && v && positive(v, 1000000, &n)) {
+        } else if (strcmp(o, "--every") == 0 && v) {
+            if (cl_value_count(o, v, 1, MAX_EVERY, &n, &err))
+                return break_step_refusal(&err);
             every = (unsigned)n;
             i++;
-        } else if (strcmp(o, "--stop-on-growth") == 0 && v && positive(v, 1ull << 50, &n)) {
+        } else if (strcmp(o, "--stop-on-growth") == 0 && v) {
+            if (cl_value_size(o, v, &n, &err))
+                return break_step_refusal(&err);
+            if (n == 0 || n > MAX_GROWTH) {
+                cl_error_set(&err, CL_E_USAGE, "%s wants from 1 byte to %lluT, not '%s'", o,
+                             MAX_GROWTH >> 40, v);
+                return break_step_refusal(&err);
+            }
             growth = (long long)n;
             i++;
         } else {
-            return gdb_error("usage: culeak-break-step [--symbol SYM] [--every N] "
-                             "[--stop-on-growth BYTES] | --off");
+            return gdb_error(BREAK_STEP_USAGE);
         }
     }
     tracker_off();
@@ -711,6 +741,7 @@ static int register_commands(PyObject *module)
     for (size_t i = 0; rc == 0 && i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
         static char names[sizeof gdb_commands / sizeof *gdb_commands][64];
         snprintf(names[i], sizeof names[i], "culeak_gdb.Culeak_%s", gdb_commands[i].name);
+        /* Py_tp_doc's slot is a void *; CPython copies the text and never writes it */
         PyType_Slot slots[] = {{Py_tp_doc, (void *)gdb_commands[i].doc},
                                {Py_tp_methods, command_methods},
                                {0, NULL}};
@@ -726,8 +757,10 @@ static int register_commands(PyObject *module)
         }
         char attr[80];
         snprintf(attr, sizeof attr, "_%s_command", gdb_commands[i].name);
-        if (!cmd || PyModule_AddObject(module, attr, cmd) != 0)
+        if (!cmd || PyModule_AddObject(module, attr, cmd) != 0) {
+            Py_XDECREF(cmd);   /* AddObject steals the reference only when it succeeds */
             rc = -1;
+        }
         Py_XDECREF(cls);
     }
     Py_XDECREF(bases);

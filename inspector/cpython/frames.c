@@ -16,16 +16,11 @@
 
 #define MAX_FRAME_SLOTS 4096   /* locals of one frame culeak reports; frames have few */
 
-static uint64_t word(struct py_objects *o, uint64_t addr)
-{
-    return cl_read_ptr_or_0(o->rt->t, addr);
-}
-
 /* The object a frame slot refers to, or 0. 3.14's slots are _PyStackRefs: a tagged int is no
  * object, and the tag bits are not part of the pointer (NULL reads as a bare tag). */
 static uint64_t slot_object(struct py_objects *o, uint64_t addr)
 {
-    uint64_t bits = word(o, addr), mask = o->rt->l->stackref_tag_mask;
+    uint64_t bits = py_word(o, addr), mask = o->rt->l->stackref_tag_mask;
     if (mask && (bits & mask) == mask)
         return 0;
     return bits & ~mask;
@@ -68,14 +63,15 @@ static int64_t tuple_len(struct py_objects *o, uint64_t tuple)
 {
     int64_t n = 0;
     const struct py_type *ty = tuple ? py_object_type(o, tuple) : NULL;
-    if (!ty || ty->family != PY_F_TUPLE || cl_read(o->rt->t, tuple + o->rt->l->ob_size, &n, 8) || n < 0 || n > MAX_LOCALS)
+    if (!ty || ty->family != PY_F_TUPLE ||
+        cl_read(o->rt->t, tuple + o->rt->l->ob_size, &n, sizeof n) || n < 0 || n > MAX_LOCALS)
         return 0;
     return n;
 }
 
 static uint64_t tuple_item(struct py_objects *o, uint64_t tuple, int64_t i)
 {
-    return word(o, tuple + o->rt->l->tuple_items + 8 * (uint64_t)i);
+    return py_word(o, tuple + o->rt->l->tuple_items + 8 * (uint64_t)i);
 }
 
 /* Locals i of a frame: its value, name and whether the slot holds a cell. */
@@ -92,9 +88,10 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
     *whole = false;
     if (l->frames == PY_FRAMES_OBJECTS) {
         int32_t nlocals;
-        uint64_t vars = word(o, code + l->co_varnames), cells = word(o, code + l->co_cellvars),
-                 frees = word(o, code + l->co_freevars);
-        if (cl_read(t, code + l->co_nlocals, &nlocals, 4) || nlocals < 0 || nlocals > MAX_LOCALS)
+        uint64_t vars = py_word(o, code + l->co_varnames);
+        uint64_t cells = py_word(o, code + l->co_cellvars), frees = py_word(o, code + l->co_freevars);
+        if (cl_read(t, code + l->co_nlocals, &nlocals, sizeof nlocals) || nlocals < 0 ||
+            nlocals > MAX_LOCALS)
             return 0;
         int64_t nc = tuple_len(o, cells), nf = tuple_len(o, frees);
         for (int64_t i = 0; i < nlocals + nc + nf && n < cap; i++, n++) {
@@ -109,9 +106,10 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
         return n;
     }
     int32_t count;
-    uint64_t names = word(o, code + l->co_localsplusnames), kinds = word(o, code + l->co_localspluskinds);
-    if (cl_read(t, code + l->co_nlocalsplus, &count, 4) || count < 0 || count > MAX_LOCALS ||
-        count > tuple_len(o, names))
+    uint64_t names = py_word(o, code + l->co_localsplusnames);
+    uint64_t kinds = py_word(o, code + l->co_localspluskinds);
+    if (cl_read(t, code + l->co_nlocalsplus, &count, sizeof count) || count < 0 ||
+        count > MAX_LOCALS || count > tuple_len(o, names))
         return 0;
     unsigned char kind[256];
     for (int64_t i = 0; i < count && n < cap; i++, n++) {
@@ -156,7 +154,7 @@ bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
             continue;
         if (slots[i].cell) {
             const struct py_type *ty = py_object_type(o, v);
-            if (ty && ty->family == PY_F_CELL && !(v = word(o, v + o->rt->l->cell_ref)))
+            if (ty && ty->family == PY_F_CELL && !(v = py_word(o, v + o->rt->l->cell_ref)))
                 continue;   /* an empty cell: the variable is unbound */
         }
         py_emit(e, v, edge, slots[i].name);
@@ -172,18 +170,18 @@ static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
     struct cl_target *t = o->rt->t;
     int32_t first;
     int64_t len;
-    uint64_t addr, table = word(o, code + l->co_linetable);
-    if (cl_read(t, code + l->co_firstlineno, &first, 4) || !table ||
+    uint64_t addr, table = py_word(o, code + l->co_linetable);
+    if (cl_read(t, code + l->co_firstlineno, &first, sizeof first) || !table ||
         cl_read(t, table + l->ob_size, &len, sizeof len) || len < 0 || (uint64_t)len > MAX_LINETABLE)
         return -1;
     if (l->lines == PY_LINES_LOCATIONS) {
-        uint64_t instr = word(o, frame + l->if_instr), base = code + l->co_code_adaptive;
+        uint64_t instr = py_word(o, frame + l->if_instr), base = code + l->co_code_adaptive;
         if (instr < base)
             return -1;
         addr = instr - base;
     } else {
         int32_t lasti;
-        if (cl_read(t, frame + l->f_lasti, &lasti, 4) || lasti < 0)
+        if (cl_read(t, frame + l->f_lasti, &lasti, sizeof lasti) || lasti < 0)
             return -1;
         addr = (uint64_t)lasti * (l->lines == PY_LINES_LINETABLE ? 2 : 1);
     }
@@ -202,9 +200,9 @@ bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t c
     const struct py_layout *l = o->rt->l;
     uint64_t code = frame_code(o, frame);
     char name[128], file[512];
-    if (!code || !py_str_read(o, word(o, code + l->co_name), name, sizeof name))
+    if (!code || !py_str_read(o, py_word(o, code + l->co_name), name, sizeof name))
         return false;
-    if (!py_str_read(o, word(o, code + l->co_filename), file, sizeof file))
+    if (!py_str_read(o, py_word(o, code + l->co_filename), file, sizeof file))
         strcpy(file, "?");
     const char *base = strrchr(file, '/');
     int line = frame_line(o, frame, code);
@@ -218,5 +216,5 @@ bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t c
 bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap)
 {
     uint64_t code = frame_code(o, frame);
-    return code && py_str_read(o, word(o, code + o->rt->l->co_filename), out, cap);
+    return code && py_str_read(o, py_word(o, code + o->rt->l->co_filename), out, cap);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/notes.h"
+#include "util/text.h"
 #include "util/vec.h"
 
 #define DEFAULT_MAX_OBJECTS 50000000u
@@ -20,21 +21,17 @@
 #define MAX_FRAMES 100000           /* per thread */
 #define MAX_GC_LIST 200000000u     /* nodes per GC list, whatever the memory could hold */
 
-static uint64_t word(struct py_objects *o, uint64_t addr)
-{
-    return cl_read_ptr_or_0(o->rt->t, addr);
-}
-
+/* A new root, or PY_NO_NODE when memory runs out: then what it holds is still walked, without
+ * a path from it, and the build says so (py_heap_build's warnings). */
 static uint32_t add_root(struct py_heap *h, const char *name, enum py_root_kind kind)
 {
-    char **v = realloc(h->roots, (h->nroots + 1) * sizeof *v);
-    if (v)
-        h->roots = v;
-    uint8_t *k = realloc(h->root_kinds, (h->nroots + 1) * sizeof *k);
-    if (k)
-        h->root_kinds = k;
-    if (!v || !k || !(h->roots[h->nroots] = strdup(name)))
+    char *copy = NULL;
+    if (h->nroots == PY_NO_NODE || !CL_VEC_RESERVE(h->roots, h->nroots, h->roots_cap) ||
+        !CL_VEC_RESERVE(h->root_kinds, h->nroots, h->root_kinds_cap) || !(copy = strdup(name))) {
+        h->roots_dropped++;
         return PY_NO_NODE;
+    }
+    h->roots[h->nroots] = copy;
     h->root_kinds[h->nroots] = (uint8_t)kind;
     return h->nroots++;
 }
@@ -47,8 +44,6 @@ static bool library_file(const char *path)
            strstr(path, "/dist-packages/") || strstr(path, "/lib/python3");
 }
 
-static uint64_t max_objects;   /* set per build; a bound, not state */
-
 #define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit */
 
 /* Records the edge from the node being expanded (or from a root) to node dst. A failed
@@ -59,33 +54,18 @@ static void add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst
     if (e->from == PY_NO_NODE) {
         if (e->root == PY_NO_NODE)
             return;   /* the GC lists: not a reference */
-        if (h->nroot_edges == h->root_edges_cap) {
-            size_t cap = h->root_edges_cap ? h->root_edges_cap * 2 : 1024;
-            struct py_root_edge *v = realloc(h->root_edges, cap * sizeof *v);
-            if (!v)
-                goto dropped;
-            h->root_edges = v;
-            h->root_edges_cap = cap;
-        }
+        if (!CL_VEC_RESERVE(h->root_edges, h->nroot_edges, h->root_edges_cap))
+            goto dropped;
         h->root_edges[h->nroot_edges++] =
             (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload, h->nodes[dst].addr}};
         return;
     }
     struct py_edges *g = &h->edges;
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 1 << 16;
-        if (cap > MAX_EDGES)
-            goto dropped;
-        uint32_t *d = realloc(g->dst, cap * sizeof *d);
-        if (d)
-            g->dst = d;
-        uint64_t *p = realloc(g->payload, cap * sizeof *p);
-        if (p)
-            g->payload = p;
-        uint8_t *k = realloc(g->kind, cap * sizeof *k);
-        if (k)
-            g->kind = k;
-        if (!d || !p || !k)
+    if (g->n == g->cap) {   /* dst, payload and kind grow together, at dst's capacity */
+        size_t cap = g->cap;
+        if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap > MAX_EDGES ||
+            !cl_vec_resize((void **)&g->payload, cap, sizeof *g->payload) ||
+            !cl_vec_resize((void **)&g->kind, cap, sizeof *g->kind))
             goto dropped;
         g->cap = cap;
     }
@@ -113,31 +93,31 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         add_edge(h, e, seen, edge, payload);
         return;
     }
-    if (h->n >= max_objects)
+    if (h->n >= h->max_objects)
         return;
     const struct py_type *ty = py_object_type(&h->objects, dst);
     if (!ty)
         return;
-    if (h->n == h->cap) {
-        uint32_t cap = h->cap ? h->cap * 2 : 65536;
-        struct py_node *v = realloc(h->nodes, (size_t)cap * sizeof *v);
-        if (v)
-            h->nodes = v;
-        uint32_t *first = realloc(h->edges.first, ((size_t)cap + 1) * sizeof *first);
-        if (first)
-            h->edges.first = first;
-        if (!v || !first)
+    if (h->n == h->cap) {   /* edges.first has one more entry than nodes */
+        size_t cap = h->cap;
+        if (!cl_vec_grow((void **)&h->nodes, &cap, sizeof *h->nodes) || cap >= PY_NO_NODE ||
+            !cl_vec_resize((void **)&h->edges.first, cap + 1, sizeof *h->edges.first)) {
+            h->nodes_dropped++;
             return;
-        h->cap = cap;
+        }
+        h->cap = (uint32_t)cap;
     }
     bool inserted;
-    if (cl_addrmap_put(&h->index, dst, h->n, &inserted) == PY_NO_NODE)
+    if (cl_addrmap_put(&h->index, dst, h->n, &inserted) == PY_NO_NODE) {
+        h->nodes_dropped++;
         return;
+    }
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         /* PyGC_Head._gc_next sits right before the object */
-        tracked = word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
-    h->nodes[h->n] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge, tracked};
+        tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
+    h->nodes[h->n] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge,
+                                      tracked};
     add_edge(h, e, h->n++, edge, payload);
 }
 
@@ -196,7 +176,8 @@ static void probe_name(void *arg, uint64_t dst, enum py_edge edge, uint64_t payl
     char key[64];
     if (p->out[0])
         return;
-    if (edge == PY_E_ATTR && py_str_read(p->o, payload, key, sizeof key) && strcmp(key, "_name") == 0)
+    if (edge == PY_E_ATTR && py_str_read(p->o, payload, key, sizeof key) &&
+        strcmp(key, "_name") == 0)
         py_str_read(p->o, dst, p->out, p->cap);
     else if (edge == PY_E_NAMED && strcmp((const char *)(uintptr_t)payload, ".__dict__") == 0)
         py_str_read(p->o, dict_get(p->o, dst, "_name"), p->out, p->cap);
@@ -206,10 +187,11 @@ bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr,
                         size_t cap)
 {
     struct py_objects *o = &h->objects;
-    uint64_t modules = word(o, o->rt->interp + o->rt->l->is_modules);
+    uint64_t modules = py_word(o, o->rt->interp + o->rt->l->is_modules);
     uint64_t mod = dict_get(o, modules, module);
     const struct py_type *ty = mod ? py_object_type(o, mod) : NULL;
-    return ty && ty->family == PY_F_MODULE && py_str_read(o, dict_get(o, word(o, mod + o->rt->l->module_dict), attr), out, cap);
+    return ty && ty->family == PY_F_MODULE &&
+           py_str_read(o, dict_get(o, py_word(o, mod + o->rt->l->module_dict), attr), out, cap);
 }
 
 void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *out, size_t cap)
@@ -217,7 +199,7 @@ void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *o
     struct py_objects *o = &h->objects;
     char module[256], qualname[256];
     if (ty->heap && py_str_read(o, dict_get(o, ty->dict, "__module__"), module, sizeof module) &&
-        py_str_read(o, word(o, ty->addr + o->rt->l->ht_qualname), qualname, sizeof qualname))
+        py_str_read(o, py_word(o, ty->addr + o->rt->l->ht_qualname), qualname, sizeof qualname))
         snprintf(out, cap, "%s.%s", module, qualname);
     else if (strchr(ty->name, '.'))
         snprintf(out, cap, "%s", ty->name);
@@ -231,7 +213,7 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
     struct py_objects *o = &h->objects;
     out[0] = '\0';
     uint64_t threading = dict_get(o, modules, "threading");
-    uint64_t mdict = threading ? word(o, threading + o->rt->l->module_dict) : 0;
+    uint64_t mdict = threading ? py_word(o, threading + o->rt->l->module_dict) : 0;
     uint64_t active = dict_get(o, mdict, "_active");
     struct find_int f = {o, (int64_t)ident, 0};
     if (active)
@@ -240,8 +222,9 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
         return;
     /* The Thread's attributes: its instance dict (or values) through the referent walker. */
     struct name_probe p = {o, out, cap};
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name, .arg = &p};
-    const struct py_type *ty = py_object_type(o, f.found);
+    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name,
+                           .arg = &p};
+    struct py_type *ty = py_object_type(o, f.found);
     if (ty)
         py_referents(&e, f.found, ty);
 }
@@ -265,7 +248,7 @@ static void module_root_name(struct py_heap *h, uint64_t modules, const char *na
     uint64_t pkg = dict_get(o, modules, parent);
     const struct py_type *ty = pkg ? py_object_type(o, pkg) : NULL;
     uint64_t attr = ty && ty->family == PY_F_MODULE
-                        ? dict_get(o, word(o, pkg + o->rt->l->module_dict), dot + 1) : 0;
+                        ? dict_get(o, py_word(o, pkg + o->rt->l->module_dict), dot + 1) : 0;
     if (attr != module)
         snprintf(out, cap, "sys.modules['%s']", name);
 }
@@ -282,16 +265,16 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     module_root_name(h, m->modules, name, module, root, sizeof root);
     char file[512] = "";
     const struct py_type *mt = py_object_type(&h->objects, module);
+    uint64_t mdict = py_word(&h->objects, module + h->objects.rt->l->module_dict);
     if (mt && mt->family == PY_F_MODULE)
-        py_str_read(&h->objects, dict_get(&h->objects, word(&h->objects, module + h->objects.rt->l->module_dict), "__file__"),
-                    file, sizeof file);
+        py_str_read(&h->objects, dict_get(&h->objects, mdict, "__file__"), file, sizeof file);
     bool user = m->main_only || !library_file(file);
     uint32_t r = add_root(h, root, user ? PY_ROOT_USER_MODULE : PY_ROOT_LIBRARY_MODULE);
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = r};
     py_emit(&e, module, PY_E_SELF, 0);
     const struct py_type *ty = py_object_type(&h->objects, module);
     if (ty && ty->family == PY_F_MODULE)   /* so `mod.__dict__['x']` prints as `mod.x` */
-        py_emit(&e, word(&h->objects, module + h->objects.rt->l->module_dict), PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
+        py_emit(&e, mdict, PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
     return true;
 }
 
@@ -387,7 +370,7 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
     char who[128], name[96], root[700];
-    uint64_t ident = word(o, tstate + l->ts_thread_id);
+    uint64_t ident = py_word(o, tstate + l->ts_thread_id);
     if (main)
         strcpy(who, "main");
     else {
@@ -395,31 +378,32 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
         if (name[0])
             snprintf(who, sizeof who, "%s", name);
         else if (l->ts_native_thread_id != PY_NONE)
-            snprintf(who, sizeof who, "tid %llu", (unsigned long long)word(o, tstate + l->ts_native_thread_id));
+            snprintf(who, sizeof who, "tid %llu",
+                     (unsigned long long)py_word(o, tstate + l->ts_native_thread_id));
         else
             snprintf(who, sizeof who, "0x%llx", (unsigned long long)ident);
     }
     frame_roots(h, tstate, who);
     snprintf(root, sizeof root, "<thread %s: exception being raised>", who);
     if (l->ts_current_exception != PY_NONE)
-        add_self_root(h, root, word(o, tstate + l->ts_current_exception), NULL);
+        add_self_root(h, root, py_word(o, tstate + l->ts_current_exception), NULL);
     else
-        add_self_root(h, root, word(o, tstate + l->ts_curexc_value), NULL);
+        add_self_root(h, root, py_word(o, tstate + l->ts_curexc_value), NULL);
     snprintf(root, sizeof root, "<thread %s: exception being handled>", who);
-    uint64_t item = word(o, tstate + l->ts_exc_info);
+    uint64_t item = py_word(o, tstate + l->ts_exc_info);
     uint16_t prev = l->ei_exc_type == PY_NONE ? 8 : 24;   /* _PyErr_StackItem.previous_item */
     struct cl_addrmap seen = {0};
-    for (int i = 0; item && i < MAX_FRAMES; i++, item = word(o, item + prev)) {
+    for (int i = 0; item && i < MAX_FRAMES; i++, item = py_word(o, item + prev)) {
         if (revisited(&seen, item)) {
             cl_note_add(&h->warnings, "the exceptions being handled by thread %s loop back after "
                         "%d (a corrupt or changing thread state): those below are missing", who, i);
             break;
         }
-        add_self_root(h, root, word(o, item + l->ei_exc_value), NULL);
+        add_self_root(h, root, py_word(o, item + l->ei_exc_value), NULL);
     }
     cl_addrmap_free(&seen);
     snprintf(root, sizeof root, "<thread %s: thread state dict>", who);
-    add_self_root(h, root, word(o, tstate + l->ts_dict), NULL);
+    add_self_root(h, root, py_word(o, tstate + l->ts_dict), NULL);
 }
 
 static void seed_roots(struct py_heap *h)
@@ -427,30 +411,31 @@ static void seed_roots(struct py_heap *h)
     struct py_objects *o = &h->objects;
     struct py_runtime *rt = o->rt;
     const struct py_layout *l = rt->l;
-    uint64_t modules = word(o, rt->interp + l->is_modules);
-    /* __main__ first: where both reach an object at the same depth, its path is the one users want. */
+    uint64_t modules = py_word(o, rt->interp + l->is_modules);
+    /* __main__ first: where both reach an object at the same depth, its path is the one users
+     * want. */
     struct module_roots mr = {h, modules, true};
     py_dict_items(o, modules, add_module_root, &mr);
     mr.main_only = false;
     py_dict_items(o, modules, add_module_root, &mr);
 
-    uint64_t main_ident = word(o, rt->runtime + l->rt_main_thread);
-    uint64_t ts = word(o, rt->interp + l->is_threads_head);
+    uint64_t main_ident = py_word(o, rt->runtime + l->rt_main_thread);
+    uint64_t ts = py_word(o, rt->interp + l->is_threads_head);
     struct cl_addrmap seen = {0};
-    for (int i = 0; ts && i < MAX_THREADS; i++, ts = word(o, ts + l->ts_next)) {
+    for (int i = 0; ts && i < MAX_THREADS; i++, ts = py_word(o, ts + l->ts_next)) {
         if (revisited(&seen, ts)) {
             cl_note_add(&h->warnings, "the interpreter's thread list loops back after %d threads "
                         "(a corrupt or changing list): threads after are missing", i);
             break;
         }
-        thread_roots(h, ts, modules, word(o, ts + l->ts_thread_id) == main_ident);
+        thread_roots(h, ts, modules, py_word(o, ts + l->ts_thread_id) == main_ident);
     }
     cl_addrmap_free(&seen);
 
-    add_self_root(h, "sys", word(o, rt->interp + l->is_sysdict), ".__dict__");
-    add_self_root(h, "builtins", word(o, rt->interp + l->is_builtins), ".__dict__");
+    add_self_root(h, "sys", py_word(o, rt->interp + l->is_sysdict), ".__dict__");
+    add_self_root(h, "builtins", py_word(o, rt->interp + l->is_builtins), ".__dict__");
     uint64_t gc = rt->interp + l->is_gc;
-    add_self_root(h, "gc.garbage", word(o, gc + l->gc_garbage), NULL);
+    add_self_root(h, "gc.garbage", py_word(o, gc + l->gc_garbage), NULL);
 }
 
 /* Expands nodes [from, n) and everything they discover. */
@@ -485,8 +470,8 @@ static void seed_gc_lists(struct py_heap *h)
     (void)cl_read(o->rt->t, gc + l->gc_collecting, &collecting, sizeof collecting);   /* 0: not */
     h->gc_collecting = collecting != 0;
     if (h->gc_collecting)
-        cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC lists may be "
-                "inconsistent, and unreachable objects may be missing");
+        cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC "
+                    "lists may be inconsistent, and unreachable objects may be missing");
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
     /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
     uint64_t bound = py_gc_list_bound(o->rt->t, l->gc_head_size + l->ob_size, MAX_GC_LIST);
@@ -506,7 +491,7 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
 {
     memset(h, 0, sizeof *h);
     py_objects_init(&h->objects, rt);
-    max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
+    h->max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
     seed_roots(h);
     expand(h, opt, 0);
     h->nreachable = h->n;
@@ -514,12 +499,21 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     expand(h, opt, h->nreachable);
     if (h->edges.first)   /* closes the last node's edges */
         h->edges.first[h->n] = (uint32_t)h->edges.n;
-    if (h->n >= max_objects)
-        cl_note_add(&h->warnings, "stopped after %llu objects (--max-objects); counts and paths are partial",
-             (unsigned long long)max_objects);
+    if (h->n >= h->max_objects)
+        cl_note_add(&h->warnings, "stopped after %llu objects (--max-objects); counts and paths "
+                    "are partial", (unsigned long long)h->max_objects);
+    bool oom = h->nodes_dropped || h->roots_dropped || h->objects.oom;
+    if (oom)
+        cl_note_add(&h->warnings, "out of memory after %u objects: %llu objects, %llu roots and "
+                    "%llu types or slots were not recorded; counts and paths are partial", h->n,
+                    (unsigned long long)h->nodes_dropped, (unsigned long long)h->roots_dropped,
+                    (unsigned long long)h->objects.oom);
     if (h->nroots == 0 || h->nreachable == 0) {
         py_heap_free(h);
-        return cl_error_set(err, CL_E_UNSUPPORTED, "found no Python roots (no modules, no threads)");
+        if (oom)
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory building the object graph");
+        return cl_error_set(err, CL_E_UNSUPPORTED, "found no Python roots (no modules, no "
+                            "threads)");
     }
     return 0;
 }
@@ -618,8 +612,8 @@ static bool float_literal(struct py_objects *o, uint64_t obj, char *out, size_t 
     return true;
 }
 
-/* A key Python writes as a literal: str, int, float, bool, None, or a tuple of those. Writes nothing
- * and returns false for anything else. */
+/* A key Python writes as a literal: str, int, float, bool, None, or a tuple of those. Writes
+ * nothing and returns false for anything else. */
 static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int depth)
 {
     struct py_objects *ob = &h->objects;
@@ -642,7 +636,8 @@ static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int dept
             put(o, "%lld", (long long)v);
     } else if (ty->family == PY_F_FLOAT && float_literal(ob, key, s, sizeof s)) {
         put(o, "%s", s);
-    } else if (ty->family == PY_F_TUPLE && depth < 4 && cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 &&
+    } else if (ty->family == PY_F_TUPLE && depth < 4 &&
+               cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 &&
                n >= 0 && n <= MAX_TUPLE_KEY &&
                cl_read(ob->rt->t, key + l->tuple_items, items, (size_t)n * sizeof *items) == 0) {
         put(o, "(");
@@ -755,7 +750,7 @@ static void put_key(struct py_heap *h, struct out *o, uint64_t dict, uint64_t ke
     }
     int64_t i = key_position(h, dict, key);
     char prefix[4096];
-    snprintf(prefix, sizeof prefix, "%.*s", (int)mark, o->p);
+    cl_copy_span(prefix, sizeof prefix, o->p, mark);   /* a path is at most 4096 bytes */
     o->len = mark;
     o->p[mark] = '\0';
     if (i < 0) {
@@ -784,7 +779,7 @@ static bool nn_module(struct py_heap *h, uint64_t obj)
                 whole_str(h, dict_get(o, b->dict, "__module__"), mod, sizeof mod) &&
                 strcmp(mod, "torch.nn.modules.module") == 0)
                 ty->nn_module = 1;
-            base = word(o, base + o->rt->l->tp_base);
+            base = py_word(o, base + o->rt->l->tp_base);
         }
     }
     return ty->nn_module == 1;

@@ -83,12 +83,16 @@ struct py_heap {
     char **roots;
     uint8_t *root_kinds;      /* enum py_root_kind, per root */
     uint32_t nroots;
+    size_t roots_cap, root_kinds_cap;
     struct py_edges edges;
     struct py_root_edge *root_edges;
     size_t nroot_edges, root_edges_cap;
     bool gc_collecting;       /* stopped inside a collection: GC lists may be inconsistent */
     uint64_t gc_listed;       /* objects found on the GC lists */
     uint64_t edges_dropped;   /* references not recorded for lack of memory */
+    uint64_t nodes_dropped;   /* objects not recorded for lack of memory */
+    uint64_t roots_dropped;   /* roots not recorded for lack of memory */
+    uint64_t max_objects;     /* the build's bound on n (py_walk_options.max_objects) */
     char *warnings;
 };
 

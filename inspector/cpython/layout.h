@@ -28,7 +28,8 @@ enum py_dict_model {
 /* How a code object maps instruction offsets to line numbers. */
 enum py_line_model {
     PY_LINES_LNOTAB,          /* 3.9: co_lnotab (byte delta, line delta) pairs, f_lasti in bytes */
-    PY_LINES_LINETABLE,       /* 3.10: co_linetable (byte delta, line delta), f_lasti in code units */
+    PY_LINES_LINETABLE,       /* 3.10: co_linetable (byte delta, line delta), f_lasti in code
+                                 units */
     PY_LINES_LOCATIONS,       /* 3.11+: the PEP 657 location table, frame instruction pointers */
 };
 
@@ -39,7 +40,7 @@ enum py_dictkeys_model {
 
 struct py_layout {
     const char *name;                 /* "3.11", or "3.13.5" for a patch-release variant */
-    unsigned minor;
+    unsigned major, minor;    /* the release the table was read off: 3.minor */
     enum py_frame_model frames;
     enum py_dict_model dicts;
     enum py_dictkeys_model keys;
@@ -158,8 +159,8 @@ const struct py_layout *py_layout_for(unsigned major, unsigned minor);
 const struct py_layout *py_layout_named(const char *name);
 /* Every table, oldest first; *n is their number. */
 const struct py_layout *const *py_layouts(size_t *n);
-/* The table names, comma-separated, into buf. */
-void py_layout_names(char *buf, size_t cap);
+/* The table names, comma-separated, into buf (truncated to cap); returns buf. */
+const char *py_layout_names(char *buf, size_t cap);
 
 /* _elementtree: Element.text and .tail are stored with this bit set when the text is to be
  * joined from a list (JOIN_OBJ in Modules/_elementtree.c, the same in 3.9-3.13). */

@@ -8,16 +8,19 @@
 #include <string.h>
 
 #include "cpython/layout.h"
+#include "util/text.h"
 
 #define N PY_NONE
 
 /* Fields that are the same in every supported version. */
 #define COMMON_TYPE                                                                               \
     .tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
-    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344, .tp_subclasses = 360,         \
+    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344,         \
+    .tp_subclasses = 360,                                                                         \
     .gc_generation_size = 24, .gc_head_size = 16, .bytes_data = 32, .ts_next = 8,                 \
     .ts_interp = 16, .lru_cache = 72, .lru_func = 88,                                             \
-    .gen_completed = 1, .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32, .dict_values = 40,    \
+    .gen_completed = 1, .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32,           \
+    .dict_values = 40,                                                                            \
     .set_mask = 32, .set_table = 40, .cell_ref = 16, .method_func = 16, .method_self = 24,        \
     .cfunc_self = 24, .prop_get = 16, .prop_set = 24, .prop_del = 32, .sm_callable = 16,          \
     .tb_next = 16, .tb_frame = 24, .weakref_callback = 24, .exc_args = 24, .partial_fn = 16,      \
@@ -68,7 +71,7 @@
 
 static const struct py_layout py39 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
-    .name = "3.9", .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
+    .name = "3.9", .major = 3, .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
@@ -80,12 +83,14 @@ static const struct py_layout py39 = {
     .ei_exc_type = 0, .ei_exc_value = 8, .ei_exc_traceback = 16,
     .cf_current_frame = N,
     .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
-    .if_instr = N, .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N, .owner_cstack = 0xff,
+    .if_instr = N, .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N,
+    .owner_cstack = 0xff,
     .f_back = 24, .f_frame = N, .f_code = 32, .f_globals = 48, .f_locals = 56, .f_trace = 80,
     .f_localsplus = 360, .f_lasti = 104, .f_stacktop = 72, .f_lineno = 108,
     .co_nlocals = 28, .co_nlocalsplus = N, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
-    .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N, .co_linetable = 120, .co_code_adaptive = N,
+    .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
+    .co_linetable = 120, .co_code_adaptive = N,
     .ht_cached_keys = 864, .ht_qualname = 856,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
     .dk_indices = 40, .dv_values = N,
@@ -106,7 +111,7 @@ static const struct py_layout py39 = {
 
 static const struct py_layout py310 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
-    .name = "3.10", .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
+    .name = "3.10", .major = 3, .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
@@ -118,12 +123,14 @@ static const struct py_layout py310 = {
     .ei_exc_type = 0, .ei_exc_value = 8, .ei_exc_traceback = 16,
     .cf_current_frame = N,
     .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
-    .if_instr = N, .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N, .owner_cstack = 0xff,
+    .if_instr = N, .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N,
+    .owner_cstack = 0xff,
     .f_back = 24, .f_frame = N, .f_code = 32, .f_globals = 48, .f_locals = 56, .f_trace = 72,
     .f_localsplus = 352, .f_lasti = 96, .f_stacktop = N, .f_lineno = 100,
     .co_nlocals = 28, .co_nlocalsplus = N, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
-    .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N, .co_linetable = 120, .co_code_adaptive = N,
+    .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
+    .co_linetable = 120, .co_code_adaptive = N,
     .ht_cached_keys = 872, .ht_qualname = 864,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
     .dk_indices = 40, .dv_values = N,
@@ -144,7 +151,8 @@ static const struct py_layout py310 = {
 
 static const struct py_layout py311 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
-    .name = "3.11", .minor = 11, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_311,
+    .name = "3.11", .major = 3, .minor = 11, .frames = PY_FRAMES_CFRAME,
+    .dicts = PY_DICT_MANAGED_311,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
     .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
@@ -162,7 +170,8 @@ static const struct py_layout py311 = {
     .f_localsplus = 48, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
     .co_nlocals = 80, .co_nlocalsplus = 76, .co_firstlineno = 72, .co_consts = 24, .co_names = 32,
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
-    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 184,
+    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
+    .co_linetable = 136, .co_code_adaptive = 184,
     .ht_cached_keys = 872, .ht_qualname = 864,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
     .dk_indices = 32, .dv_values = 0,
@@ -185,7 +194,8 @@ static const struct py_layout py311 = {
 
 static const struct py_layout py312 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
-    .name = "3.12", .minor = 12, .frames = PY_FRAMES_CFRAME, .dicts = PY_DICT_MANAGED_312,
+    .name = "3.12", .major = 3, .minor = 12, .frames = PY_FRAMES_CFRAME,
+    .dicts = PY_DICT_MANAGED_312,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
     .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
@@ -197,12 +207,14 @@ static const struct py_layout py312 = {
     .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
     .cf_current_frame = 0,
     .if_code = 0, .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40,
-    .if_instr = 56, .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72, .owner_cstack = 3,
+    .if_instr = 56, .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72,
+    .owner_cstack = 3,
     .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
     .f_localsplus = 48, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
     .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
-    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 192,
+    .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
+    .co_linetable = 136, .co_code_adaptive = 192,
     .ht_cached_keys = 880, .ht_qualname = 872,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
     .dk_indices = 32, .dv_values = 0,
@@ -263,7 +275,7 @@ static const struct py_layout py312 = {
 
 /* 3.13.0 (pyenv). */
 static const struct py_layout py313 = {
-    .name = "3.13.0", .minor = 13, PY313_COMMON, BEFORE_314,
+    .name = "3.13.0", .major = 3, .minor = 13, PY313_COMMON, BEFORE_314,
     .gc_generations = 24, .rt_main_interpreter = 88352,
 };
 
@@ -272,7 +284,7 @@ static const struct py_layout py313 = {
  * embedded main interpreter (3.13.5: +88400, 3.13.18: +88424; py_runtime_open takes it from the
  * target, this value is what the scan for a stripped runtime tries). */
 static const struct py_layout py313_5 = {
-    .name = "3.13.5", .minor = 13, PY313_COMMON, BEFORE_314,
+    .name = "3.13.5", .major = 3, .minor = 13, PY313_COMMON, BEFORE_314,
     .gc_generations = 20, .rt_main_interpreter = 88400,
 };
 
@@ -281,7 +293,7 @@ static const struct py_layout py313_5 = {
  * keeps three generation lists with generation0 at the end of its state. A 3.14 release whose
  * GC state is laid out otherwise fails the generation-0 check on open and is refused. */
 static const struct py_layout py314 = {
-    .name = "3.14", .minor = 14, .rt_debug_offsets = true,
+    .name = "3.14", .major = 3, .minor = 14, .rt_debug_offsets = true,
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,
@@ -323,38 +335,37 @@ static const struct py_layout py314 = {
 
 static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313, &py313_5,
                                               &py314};
+#define NLAYOUTS (sizeof all / sizeof *all)
 
 const struct py_layout *const *py_layouts(size_t *n)
 {
-    *n = sizeof all / sizeof *all;
+    *n = NLAYOUTS;
     return all;
 }
 
 const struct py_layout *py_layout_for(unsigned major, unsigned minor)
 {
-    for (size_t i = 0; major == 3 && i < sizeof all / sizeof *all; i++)
-        if (all[i]->minor == minor)
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        if (all[i]->major == major && all[i]->minor == minor)
             return all[i];
     return NULL;
 }
 
 const struct py_layout *py_layout_named(const char *name)
 {
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    for (size_t i = 0; i < NLAYOUTS; i++)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];
     return NULL;
 }
 
-void py_layout_names(char *buf, size_t cap)
+const char *py_layout_names(char *buf, size_t cap)
 {
     size_t len = 0;
     if (cap)
         buf[0] = '\0';
-    for (size_t i = 0; i < sizeof all / sizeof *all && len < cap; i++) {
-        int k = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", all[i]->name);
-        if (k < 0)
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", all[i]->name))
             break;
-        len += (size_t)k;
-    }
+    return buf;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 #define MAX_BASES 64   /* tp_base chains are short; corrupt ones are cut here */
 
 void py_objects_init(struct py_objects *o, struct py_runtime *rt)
@@ -148,28 +150,24 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
     struct py_type ty = {.addr = addr, .nslots = -1, .nn_module = -1};
     uint64_t np = 0;
     if (cl_read_u64(t, addr + l->tp_flags, &ty.flags) || cl_read_u64(t, addr + l->tp_name, &np) ||
-        cl_read(t, addr + l->tp_basicsize, &ty.basicsize, 8) ||
-        cl_read(t, addr + l->tp_itemsize, &ty.itemsize, 8) ||
-        cl_read(t, addr + l->tp_dictoffset, &ty.dictoffset, 8) ||
-        cl_read_u64(t, addr + l->tp_members, &ty.members) || cl_read_u64(t, addr + l->tp_dict, &ty.dict))
+        cl_read(t, addr + l->tp_basicsize, &ty.basicsize, sizeof ty.basicsize) ||
+        cl_read(t, addr + l->tp_itemsize, &ty.itemsize, sizeof ty.itemsize) ||
+        cl_read(t, addr + l->tp_dictoffset, &ty.dictoffset, sizeof ty.dictoffset) ||
+        cl_read_u64(t, addr + l->tp_members, &ty.members) ||
+        cl_read_u64(t, addr + l->tp_dict, &ty.dict))
         return NULL;
     if (ty.basicsize < 16 || ty.basicsize > (1 << 20) || ty.itemsize < 0 || ty.itemsize > (1 << 16))
         return NULL;
     read_name(t, np, ty.name, sizeof ty.name);
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
     ty.family = family_of(o, addr, ty.flags);
-    if (o->ntypes == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 256;
-        struct py_type **v = realloc(o->types, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        o->types = v;
-        o->cap = cap;
-    }
-    struct py_type *copy = malloc(sizeof *copy);
+    struct py_type *copy = CL_VEC_RESERVE(o->types, o->ntypes, o->cap) ? malloc(sizeof *copy)
+                                                                         : NULL;
     bool inserted;
-    if (!copy || cl_addrmap_put(&o->type_index, addr, (uint32_t)o->ntypes, &inserted) == UINT32_MAX) {
+    if (!copy ||
+        cl_addrmap_put(&o->type_index, addr, (uint32_t)o->ntypes, &inserted) == UINT32_MAX) {
         free(copy);
+        o->oom++;
         return NULL;
     }
     *copy = ty;
@@ -199,6 +197,7 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
     struct cl_target *t = o->rt->t;
     const struct py_layout *l = o->rt->l;
     ty->nslots = 0;
+    size_t cap = 0;   /* of ty->slots, which starts empty */
     uint64_t base = ty->addr;
     for (int depth = 0; depth < MAX_BASES && base; depth++) {
         uint64_t members;
@@ -211,10 +210,10 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
                 break;
             uint64_t name, offset;
             int32_t type, flags;
-            memcpy(&name, md, 8);
-            memcpy(&type, md + 8, 4);
-            memcpy(&offset, md + 16, 8);
-            memcpy(&flags, md + 24, 4);
+            memcpy(&name, md, sizeof name);
+            memcpy(&type, md + 8, sizeof type);
+            memcpy(&offset, md + 16, sizeof offset);
+            memcpy(&flags, md + 24, sizeof flags);
             if (!name)
                 break;
             if ((type != T_OBJECT && type != T_OBJECT_EX) || (flags & PY_RELATIVE_OFFSET) ||
@@ -227,10 +226,12 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
             bool dup = false;
             for (int j = 0; j < ty->nslots && !dup; j++)
                 dup = ty->slots[j].offset == offset;
-            struct py_member *v = dup ? NULL : realloc(ty->slots, (size_t)(ty->nslots + 1) * sizeof *v);
-            if (!v)
+            if (dup)
                 continue;
-            ty->slots = v;
+            if (!CL_VEC_RESERVE(ty->slots, (size_t)ty->nslots, cap)) {
+                o->oom++;
+                continue;
+            }
             ty->slots[ty->nslots++] = (struct py_member){offset, name};
         }
         if (cl_read_u64(t, base + l->tp_base, &base) != 0)
@@ -279,8 +280,8 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
         return false;
     int64_t length;
     uint32_t state;
-    if (cl_read(t, addr + l->str_length, &length, 8) || cl_read_u32(t, addr + l->str_state, &state) ||
-        length < 0)
+    if (cl_read(t, addr + l->str_length, &length, sizeof length) ||
+        cl_read_u32(t, addr + l->str_state, &state) || length < 0)
         return false;
     unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
     if (kind != 1 && kind != 2 && kind != 4)
@@ -293,7 +294,16 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
     if (cl_read(t, data, buf, limit * kind))
         return false;
     for (size_t i = 0; i < limit; i++) {
-        uint32_t cp = kind == 1 ? buf[i] : kind == 2 ? ((uint16_t *)buf)[i] : ((uint32_t *)buf)[i];
+        uint32_t cp;
+        if (kind == 1) {
+            cp = buf[i];
+        } else if (kind == 2) {
+            uint16_t u;
+            memcpy(&u, buf + sizeof u * i, sizeof u);
+            cp = u;
+        } else {
+            memcpy(&cp, buf + sizeof cp * i, sizeof cp);
+        }
         size_t n = put_utf8(out + w, cap - 1 - w, cp);
         if (!n)
             break;
@@ -309,7 +319,7 @@ bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
     struct cl_target *t = o->rt->t;
     int64_t head;
     const struct py_layout *l = o->rt->l;
-    if (!ty || ty->family != PY_F_INT || cl_read(t, addr + l->ob_size, &head, 8))
+    if (!ty || ty->family != PY_F_INT || cl_read(t, addr + l->ob_size, &head, sizeof head))
         return false;
     uint64_t ndigits;
     int64_t sign;
@@ -323,7 +333,7 @@ bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
     if (ndigits > 2)
         return false;   /* beyond 60 bits: not an index culeak prints */
     uint32_t d[2] = {0, 0};
-    if (ndigits && cl_read(t, addr + l->long_digits, d, (size_t)ndigits * 4))
+    if (ndigits && cl_read(t, addr + l->long_digits, d, (size_t)ndigits * sizeof *d))
         return false;
     int64_t v = (int64_t)d[0] | (int64_t)d[1] << 30;
     *value = sign < 0 ? -v : v;
@@ -334,7 +344,7 @@ uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_typ
 {
     uint64_t size = (uint64_t)ty->basicsize;
     int64_t n;
-    if (ty->itemsize && cl_read(o->rt->t, addr + o->rt->l->ob_size, &n, 8) == 0) {
+    if (ty->itemsize && cl_read(o->rt->t, addr + o->rt->l->ob_size, &n, sizeof n) == 0) {
         if (ty->family == PY_F_INT && o->rt->l->long_tagged)
             n = (int64_t)((uint64_t)n >> 3);
         uint64_t items = py_ob_size_magnitude(n);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cpython/runtime.h"
+#include "target/target.h"
 #include "util/addrmap.h"
 
 /* An object-typed member (a __slots__ slot or a C struct member) of instances of a type. */
@@ -40,10 +41,20 @@ struct py_objects {
      * family: what they hold is missing from the graph, so the walk says so
      * (py_emit_skipped counts, py_referents_note_skipped says). */
     uint64_t unreadable[PY_F_COUNT];
+    /* Allocations that failed here (a type not cached, a slot not recorded): each makes the
+     * graph miss something, so the walk that uses these says so (py_heap_build's warnings). */
+    uint64_t oom;
 };
 
 void py_objects_init(struct py_objects *o, struct py_runtime *rt);
 void py_objects_free(struct py_objects *o);
+
+/* The pointer at addr, or 0 when it is NULL or unreadable (cl_read_ptr_or_0 on o's target): the
+ * walkers' one reading policy for pointer fields. */
+static inline uint64_t py_word(const struct py_objects *o, uint64_t addr)
+{
+    return cl_read_ptr_or_0(o->rt->t, addr);
+}
 
 /* The type of the object at addr, or NULL if addr does not hold a valid object header. */
 struct py_type *py_object_type(struct py_objects *o, uint64_t addr);

@@ -8,17 +8,13 @@
 #include "cpython/frames.h"
 #include "cpython/referents.h"
 #include "util/notes.h"
+#include "util/text.h"
 
 #define MAX_ITEMS (1u << 26)   /* a container claiming more entries is corrupt */
 
-static uint64_t word(struct py_objects *o, uint64_t addr)
-{
-    return cl_read_ptr_or_0(o->rt->t, addr);
-}
-
 static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
 {
-    uint64_t v = word(&e->h->objects, addr);
+    uint64_t v = py_word(&e->h->objects, addr);
     if (v)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
 }
@@ -34,7 +30,8 @@ static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
     uint64_t buf[512];
     for (int64_t i = 0; i < n;) {
         size_t chunk = (size_t)(n - i) < 512 ? (size_t)(n - i) : 512;
-        if (cl_read(e->h->objects.rt->t, items + 8 * (uint64_t)i, buf, chunk * 8) != 0)
+        if (cl_read(e->h->objects.rt->t, items + sizeof *buf * (uint64_t)i, buf,
+                    chunk * sizeof *buf) != 0)
             return false;
         for (size_t j = 0; j < chunk; j++)
             if (buf[j])
@@ -56,12 +53,12 @@ static bool read_keys(struct py_objects *o, uint64_t keys, struct dict_keys *k)
 {
     const struct py_layout *l = o->rt->l;
     struct cl_target *t = o->rt->t;
-    if (cl_read(t, keys + l->dk_nentries, &k->nentries, 8) || k->nentries < 0 ||
+    if (cl_read(t, keys + l->dk_nentries, &k->nentries, sizeof k->nentries) || k->nentries < 0 ||
         (uint64_t)k->nentries > MAX_ITEMS)
         return false;
     if (l->keys == PY_KEYS_310) {
         int64_t size;
-        if (cl_read(t, keys + l->dk_size, &size, 8) || size <= 0 || (size & (size - 1)) ||
+        if (cl_read(t, keys + l->dk_size, &size, sizeof size) || size <= 0 || (size & (size - 1)) ||
             size > (1 << 28) || k->nentries > size)
             return false;
         unsigned width = size <= 0xff ? 1 : size <= 0xffff ? 2 : size <= 0xffffffffll ? 4 : 8;
@@ -70,8 +67,8 @@ static bool read_keys(struct py_objects *o, uint64_t keys, struct dict_keys *k)
         return true;
     }
     uint8_t hdr[3];
-    if (cl_read(t, keys + l->dk_log2_size, hdr, 3) || hdr[0] > 30 || hdr[1] > 34 || hdr[2] > 2 ||
-        (uint64_t)k->nentries > (1ull << hdr[0]))
+    if (cl_read(t, keys + l->dk_log2_size, hdr, sizeof hdr) || hdr[0] > 30 || hdr[1] > 34 ||
+        hdr[2] > 2 || (uint64_t)k->nentries > (1ull << hdr[0]))
         return false;
     k->entries = keys + l->dk_indices + (1ull << hdr[1]);
     bool general = hdr[2] == 0;
@@ -100,14 +97,15 @@ static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
         (values && cl_read(t, values + (uint64_t)k.nentries * 8 - 1, &last, sizeof last) != 0))
         return false;
     unsigned char *buf = malloc(bytes);
-    uint64_t *vals = values ? malloc((size_t)k.nentries * 8) : NULL;
+    uint64_t *vals = values ? malloc((size_t)k.nentries * sizeof *vals) : NULL;
     bool readable = buf && cl_read(t, k.entries, buf, bytes) == 0 &&
-                    (!values || (vals && cl_read(t, values, vals, (size_t)k.nentries * 8) == 0));
+                    (!values ||
+                     (vals && cl_read(t, values, vals, (size_t)k.nentries * sizeof *vals) == 0));
     if (readable) {
         for (int64_t i = 0; i < k.nentries; i++) {
             uint64_t key, value;
-            memcpy(&key, buf + (size_t)i * k.entry_size + k.key_at, 8);
-            memcpy(&value, buf + (size_t)i * k.entry_size + k.value_at, 8);
+            memcpy(&key, buf + (size_t)i * k.entry_size + k.key_at, sizeof key);
+            memcpy(&value, buf + (size_t)i * k.entry_size + k.value_at, sizeof value);
             if (values)
                 value = vals[i];
             if (key && value && !fn(arg, key, value))
@@ -123,7 +121,7 @@ bool py_dict_items(struct py_objects *o, uint64_t dict,
                    bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg)
 {
     const struct py_layout *l = o->rt->l;
-    uint64_t keys = word(o, dict + l->dict_keys), values = word(o, dict + l->dict_values);
+    uint64_t keys = py_word(o, dict + l->dict_keys), values = py_word(o, dict + l->dict_values);
     if (values && l->dv_values != PY_NONE)
         values += l->dv_values;
     return keys_foreach(o, keys, values, fn, arg);
@@ -142,12 +140,13 @@ static bool emit_item(void *arg, uint64_t key, uint64_t value)
 
 /* ---- instance attributes ---- */
 
-/* Values stored apart from any dict object (3.11+ managed values), keyed by the type's shared keys. */
+/* Values stored apart from any dict object (3.11+ managed values), keyed by the type's shared
+ * keys. */
 static bool emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t values)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
-    uint64_t keys = word(o, ty->addr + l->ht_cached_keys);
+    uint64_t keys = py_word(o, ty->addr + l->ht_cached_keys);
     struct emit_arg a = {e, PY_E_ATTR};
     return keys_foreach(o, keys, values + l->dv_values, emit_item, &a);
 }
@@ -159,12 +158,12 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
     const struct py_layout *l = o->rt->l;
     static const char dict_label[] = ".__dict__";
     if (l->dicts != PY_DICT_OFFSET && (ty->flags & PY_TPFLAGS_MANAGED_DICT)) {
-        uint64_t w = word(o, obj + (uint64_t)(int64_t)l->managed_dict_offset);
+        uint64_t w = py_word(o, obj + (uint64_t)(int64_t)l->managed_dict_offset);
         switch (l->dicts) {
         case PY_DICT_MANAGED_311:
             if (w)
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
-            else if ((w = word(o, obj + (uint64_t)(int64_t)l->managed_values_offset)))
+            else if ((w = py_word(o, obj + (uint64_t)(int64_t)l->managed_values_offset)))
                 return emit_values(e, ty, w);
             return true;
         case PY_DICT_MANAGED_312:
@@ -178,7 +177,8 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
             if (w)
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
             else if ((ty->flags & PY_TPFLAGS_INLINE_VALUES) &&
-                     cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + 3, &valid, 1) == 0 && valid)
+                     cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + 3, &valid,
+                             sizeof valid) == 0 && valid)
                 return emit_values(e, ty, obj + (uint64_t)ty->basicsize);
             return true;
         }
@@ -190,7 +190,7 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
     if (off < 0) {   /* var-sized objects keep the dict after their items */
         int64_t n;
         uint64_t items;
-        if (cl_read(o->rt->t, obj + l->ob_size, &n, 8) != 0 ||
+        if (cl_read(o->rt->t, obj + l->ob_size, &n, sizeof n) != 0 ||
             (items = py_ob_size_magnitude(n)) > MAX_ITEMS)
             return false;
         off += (ty->basicsize + (int64_t)items * ty->itemsize + 7) & ~7;
@@ -205,7 +205,7 @@ static void emit_slots(struct py_emitter *e, uint64_t obj, struct py_type *ty)
     int n;
     const struct py_member *m = py_type_slots(&e->h->objects, ty, &n);
     for (int i = 0; i < n; i++) {
-        uint64_t v = word(&e->h->objects, obj + m[i].offset);
+        uint64_t v = py_word(&e->h->objects, obj + m[i].offset);
         if (v)
             py_emit(e, v, PY_E_CATTR, m[i].name);
     }
@@ -218,14 +218,15 @@ static bool emit_set(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     int64_t mask = 0;
-    uint64_t table = word(o, obj + o->rt->l->set_table), first;
-    if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, 8) || mask < 0 || (uint64_t)mask >= MAX_ITEMS || !table)
+    uint64_t table = py_word(o, obj + o->rt->l->set_table), first;
+    if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, sizeof mask) || mask < 0 ||
+        (uint64_t)mask >= MAX_ITEMS || !table)
         return false;
-    if (cl_read_u64(o->rt->t, table, &first))   /* the table itself (word() reads fail as empty) */
+    if (cl_read_u64(o->rt->t, table, &first))   /* the table itself (py_word reads fail empty) */
         return false;
     uint64_t position = 0;   /* iteration order is table order */
     for (int64_t i = 0; i <= mask; i++) {
-        uint64_t key = word(o, table + 16 * (uint64_t)i);
+        uint64_t key = py_word(o, table + 16 * (uint64_t)i);
         const struct py_type *kt = key ? py_object_type(o, key) : NULL;
         if (!key || (kt && strcmp(kt->name, "<dummy key> type") == 0))   /* empty, deleted */
             continue;
@@ -240,19 +241,19 @@ static bool emit_deque(struct py_emitter *e, uint64_t obj)
     struct py_objects *o = &e->h->objects;
     int64_t len, index;
     const struct py_layout *l = o->rt->l;
-    uint64_t block = word(o, obj + l->deque_leftblock);
-    if (cl_read(o->rt->t, obj + l->ob_size, &len, 8) || cl_read(o->rt->t, obj + l->deque_leftindex, &index, 8) ||
-        len < 0 || (uint64_t)len > MAX_ITEMS || index < 0 || index >= 64)
+    uint64_t block = py_word(o, obj + l->deque_leftblock);
+    if (cl_read(o->rt->t, obj + l->ob_size, &len, sizeof len) ||
+        cl_read(o->rt->t, obj + l->deque_leftindex, &index, sizeof index) || len < 0 || (uint64_t)len > MAX_ITEMS || index < 0 || index >= 64)
         return false;
     /* Blocks of 64 items: {leftlink @0, data[64] @8, rightlink @520}. */
     int64_t i = 0;
     for (; i < len && block; i++) {
-        uint64_t v = word(o, block + l->deque_block_data + 8 * (uint64_t)index);
+        uint64_t v = py_word(o, block + l->deque_block_data + 8 * (uint64_t)index);
         if (v)
             py_emit(e, v, PY_E_INDEX, (uint64_t)i);
         if (++index == 64) {
             index = 0;
-            block = word(o, block + l->deque_block_next);
+            block = py_word(o, block + l->deque_block_next);
         }
     }
     return i == len;   /* else the block chain ended (or could not be read) before the items */
@@ -268,7 +269,7 @@ static bool emit_generator(struct py_emitter *e, uint64_t obj)
         return true;
     }
     int8_t state;
-    if (cl_read(o->rt->t, obj + l->gen_frame_state, &state, 1) != 0)
+    if (cl_read(o->rt->t, obj + l->gen_frame_state, &state, sizeof state) != 0)
         return false;
     return state >= l->gen_completed || py_frame_locals(e, obj + l->gen_iframe, PY_E_GENLOCAL);
 }
@@ -284,7 +285,7 @@ static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
         emit_named(e, obj + l->f_locals, ".f_locals");
         return py_frame_locals(e, obj, PY_E_FRAMELOCAL);
     }
-    uint64_t iframe = word(o, obj + l->f_frame);
+    uint64_t iframe = py_word(o, obj + l->f_frame);
     return !iframe || py_frame_locals(e, iframe, PY_E_FRAMELOCAL);
 }
 
@@ -292,7 +293,7 @@ static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
  * defines is missing. NULL is no namespace (3.12+ static builtin types keep theirs elsewhere). */
 static bool type_dict_readable(struct py_objects *o, uint64_t type)
 {
-    uint64_t dict = word(o, type + o->rt->l->tp_dict);
+    uint64_t dict = py_word(o, type + o->rt->l->tp_dict);
     return !dict || py_object_type(o, dict) != NULL;
 }
 
@@ -310,7 +311,7 @@ static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, cons
 static void emit_mappingproxy(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
-    uint64_t mapping = word(o, obj + o->rt->l->proxy_mapping);
+    uint64_t mapping = py_word(o, obj + o->rt->l->proxy_mapping);
     const struct py_type *mt = mapping ? py_object_type(o, mapping) : NULL;
     if (mt && mt->family == PY_F_DICT)
         py_emit(e, mapping, PY_E_HIDDEN, 0);
@@ -337,7 +338,7 @@ static void emit_thread_local(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->local_kw, ".<kw>");
     emit_field(e, obj, l->local_wr_callback, ".<wr_callback>");
     emit_field(e, obj, l->local_watchdogs, ".<thread_watchdogs>");
-    uint64_t dicts = word(o, obj + l->local_dicts);
+    uint64_t dicts = py_word(o, obj + l->local_dicts);
     const struct py_type *dt = dicts ? py_object_type(o, dicts) : NULL;
     if (!dt || dt->family != PY_F_DICT)
         return;
@@ -392,7 +393,8 @@ static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
     if (ty->family == PY_F_HAMT_ARRAY) {
         uint64_t nodes[32];
         size_t slots = (size_t)(l->hamt_array_count - l->hamt_array_nodes) / sizeof *nodes;
-        if (slots > 32 || cl_read(o->rt->t, node + l->hamt_array_nodes, nodes, slots * 8) != 0)
+        if (slots > 32 ||
+            cl_read(o->rt->t, node + l->hamt_array_nodes, nodes, slots * sizeof *nodes) != 0)
             return;
         for (size_t i = 0; i < slots; i++)
             hamt_walk_node(w, nodes[i], depth + 1);
@@ -424,7 +426,7 @@ static void emit_context(struct py_emitter *e, uint64_t obj)
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
     emit_named(e, obj + l->ctx_prev, ".<prev>");
-    uint64_t vars = word(o, obj + l->ctx_vars);
+    uint64_t vars = py_word(o, obj + l->ctx_vars);
     const struct py_type *vt = vars ? py_object_type(o, vars) : NULL;
     if (!vt || vt->family != PY_F_HAMT)
         return;
@@ -436,7 +438,7 @@ static void emit_context(struct py_emitter *e, uint64_t obj)
     /* each item adds at most one node a level (a chain of single-entry nodes down to a
      * collision node), and the root is one more */
     w.budget = (MAX_HAMT_DEPTH + 2) * ((uint64_t)w.count + 1);
-    hamt_walk_node(&w, word(o, vars + l->hamt_root), 0);
+    hamt_walk_node(&w, py_word(o, vars + l->hamt_root), 0);
 }
 
 /* A HAMT node's own references, as tp_traverse gives them: every non-NULL slot. */
@@ -495,20 +497,20 @@ static void emit_element(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
-    uint64_t text = word(o, obj + l->et_text) & ~(uint64_t)PY_ET_JOIN_FLAG;
-    uint64_t tail = word(o, obj + l->et_tail) & ~(uint64_t)PY_ET_JOIN_FLAG;
+    uint64_t text = py_word(o, obj + l->et_text) & ~(uint64_t)PY_ET_JOIN_FLAG;
+    uint64_t tail = py_word(o, obj + l->et_tail) & ~(uint64_t)PY_ET_JOIN_FLAG;
     emit_named(e, obj + l->et_tag, ".tag");
     if (text)
         py_emit(e, text, PY_E_NAMED, (uint64_t)(uintptr_t)".text");
     if (tail)
         py_emit(e, tail, PY_E_NAMED, (uint64_t)(uintptr_t)".tail");
-    uint64_t extra = word(o, obj + l->et_extra);
+    uint64_t extra = py_word(o, obj + l->et_extra);
     int64_t length;
     if (!extra)
         return;
     emit_named(e, extra + l->etx_attrib, ".attrib");
     if (cl_read(o->rt->t, extra + l->etx_length, &length, sizeof length) == 0)
-        (void)emit_array(e, word(o, extra + l->etx_children), length);   /* bounded there */
+        (void)emit_array(e, py_word(o, extra + l->etx_children), length);   /* bounded there */
 }
 
 static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
@@ -594,22 +596,22 @@ static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
-    uint64_t flags = word(o, type + l->tp_flags), index = word(o, type + l->tp_subclasses);
+    uint64_t flags = py_word(o, type + l->tp_flags), index = py_word(o, type + l->tp_subclasses);
     if (l->is_static_types == PY_NONE || !(flags & PY_TPFLAGS_STATIC_BUILTIN) ||
         (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > 1024)
         return;
     uint64_t slot = o->rt->interp + l->is_static_types + (index - 1) * l->static_type_size;
-    if (word(o, slot) != type)   /* the slot names its type: a cheap check of the index */
+    if (py_word(o, slot) != type)   /* the slot names its type: a cheap check of the index */
         return;
     emit_named(e, slot + l->static_type_dict, ".__dict__");
-    emit_named(e, slot + l->static_type_dict + 8, ".__subclasses__()");   /* tp_subclasses follows */
+    /* tp_subclasses follows */
+    emit_named(e, slot + l->static_type_dict + 8, ".__subclasses__()");
 }
 
-void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
+void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 {
     struct py_objects *o = &e->h->objects;
     const struct py_layout *l = o->rt->l;
-    struct py_type *ty = (struct py_type *)cty;
     struct emit_arg items = {e, PY_E_KEY};
     int64_t size = 0;
     bool readable = true;   /* false: some of obj's contents could not be read (counted once) */
@@ -618,11 +620,11 @@ void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *cty)
         readable = py_dict_items(o, obj, emit_item, &items);
         break;
     case PY_F_LIST:
-        readable = cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0 &&
-                   emit_array(e, word(o, obj + l->list_items), size);
+        readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
+                   emit_array(e, py_word(o, obj + l->list_items), size);
         break;
     case PY_F_TUPLE:
-        readable = cl_read(o->rt->t, obj + l->ob_size, &size, 8) == 0 &&
+        readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
                    emit_array(e, obj + l->tuple_items, size);
         break;
     case PY_F_SET:
@@ -741,13 +743,13 @@ void py_referents_note_skipped(const struct py_objects *o, char **notes)
         total += n;
         if (n && !kind)
             other += n;
-        else if (n && used < sizeof kinds)
-            used += (size_t)snprintf(kinds + used, sizeof kinds - used, "%s%llu %s",
-                                     used ? ", " : "", (unsigned long long)n, kind);
+        else if (n)
+            cl_appendf(kinds, sizeof kinds, &used, "%s%llu %s", used ? ", " : "",
+                       (unsigned long long)n, kind);
     }
-    if (other && used < sizeof kinds)
-        snprintf(kinds + used, sizeof kinds - used, "%s%llu other", used ? ", " : "",
-                 (unsigned long long)other);
+    if (other)
+        cl_appendf(kinds, sizeof kinds, &used, "%s%llu other", used ? ", " : "",
+                   (unsigned long long)other);
     if (total)
         cl_note_add(notes, "could not read the contents of %llu objects (%s): what they hold is "
                     "missing from the walk, and may show as unreachable", (unsigned long long)total,

@@ -8,8 +8,9 @@
 
 #include "cpython/heap.h"
 
-/* Emits every strong reference of obj, whose type is ty. */
-void py_referents(struct py_emitter *e, uint64_t obj, const struct py_type *ty);
+/* Emits every strong reference of obj, whose type is ty (not const: the type's __slots__ are
+ * computed and cached in it on first use). */
+void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty);
 /* Iterates a dict's live entries; fn returns false to stop. False when they cannot be read. */
 bool py_dict_items(struct py_objects *o, uint64_t dict,
                    bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg);

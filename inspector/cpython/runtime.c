@@ -264,11 +264,15 @@ static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, un
     return 0;
 }
 
-uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor)
+int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor,
+                    uint64_t *addr)
 {
     uint64_t scanned = 0, after = 0, found = 0;
+    *addr = 0;
     uint64_t *buf = malloc(SCAN_CHUNK);
-    for (size_t i = 0; buf && !found && i < t->maps.n && scanned < SCAN_MAX; i++) {
+    if (!buf)
+        return CL_E_INTERNAL;
+    for (size_t i = 0; !found && i < t->maps.n && scanned < SCAN_MAX; i++) {
         const struct cl_mapping *map = &t->maps.v[i];
         bool mine = map->path && strcmp(map->path, m->path) == 0;
         bool bss = !map->path && map->start == after;   /* anonymous, right after the module */
@@ -280,5 +284,6 @@ uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigne
         scanned += map->end - map->start;
     }
     free(buf);
-    return found;
+    *addr = found;
+    return 0;
 }

@@ -62,7 +62,9 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
 /* Looks for _PyRuntime in the writable memory of module m (and the .bss mapping after it) when
  * neither its symbol nor its section is there: a word where the interpreter list's head and main
  * entries agree and that interpreter's first thread points back to it, under some layout table.
- * minor restricts the tables tried (0: all). Returns the address, or 0. */
-uint64_t py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor);
+ * minor restricts the tables tried (0: all). *addr is the address, or 0 when none is found;
+ * returns 0, or CL_E_INTERNAL when out of memory (not "no runtime"). */
+int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor,
+                    uint64_t *addr);
 
 #endif

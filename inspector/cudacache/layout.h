@@ -45,9 +45,9 @@ struct cc_layout {
 const struct cc_layout *cc_layout_for(unsigned major, unsigned minor);
 /* The table called name, or the one covering release name ("2.14"); NULL if none. */
 const struct cc_layout *cc_layout_named(const char *name);
-/* The tables' names, comma-separated, in out (cap bytes); returns out. */
-const char *cc_layout_names(char *out, size_t cap);
-/* Every table, for trying each when the version has none; *n is set to the count. */
-const struct cc_layout *cc_layouts(size_t *n);
+/* The tables' names, comma-separated, in buf (truncated to cap); returns buf. */
+const char *cc_layout_names(char *buf, size_t cap);
+/* Every table, oldest first, for trying each when the version has none; *n is their number. */
+const struct cc_layout *const *cc_layouts(size_t *n);
 
 #endif

@@ -5,14 +5,16 @@
  * confirmed on every walk by the structural checks; tests/integration/test_blocks.py compares
  * each with the allocator's own torch.cuda.memory._snapshot(). From 2.7 on, every table was read
  * off by tests/layouts/probe_allocator.py, which finds each offset from values the process knows
- * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0). The shared notes' header-derived offsets
- * disagreed with these wheels in several places, so releases that have not been run (2.0, 2.2,
+ * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0). Offsets worked out by hand
+ * from the allocator's source (c10/cuda/CUDACachingAllocator.cpp) disagreed with these wheels in
+ * several places (docs/design.md lists them), so releases that have not been run (2.0, 2.2,
  * 2.3, 2.5) get no table: culeak tries each table on them, `--allocator-layout` can force one,
  * and the structural checks say whether it fits. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cudacache/layout.h"
+#include "util/text.h"
 
 /* Block gained registration_counter (everything from size on moved by 8) in 2.11. */
 #define BLOCK_2_10 \
@@ -103,16 +105,25 @@ const struct cc_layout *cc_layout_named(const char *name)
     return sscanf(name, "%u.%u%c", &major, &minor, &end) == 2 ? cc_layout_for(major, minor) : NULL;
 }
 
-const char *cc_layout_names(char *out, size_t cap)
+static const struct cc_layout *const all[] = {
+    &layouts[0], &layouts[1], &layouts[2], &layouts[3], &layouts[4], &layouts[5], &layouts[6],
+    &layouts[7], &layouts[8],
+};
+_Static_assert(sizeof all / sizeof *all == NLAYOUTS, "all lists every table");
+
+const char *cc_layout_names(char *buf, size_t cap)
 {
-    out[0] = '\0';
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
     for (size_t i = 0; i < NLAYOUTS; i++)
-        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? ", " : "", layouts[i].name);
-    return out;
+        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", all[i]->name))
+            break;
+    return buf;
 }
 
-const struct cc_layout *cc_layouts(size_t *n)
+const struct cc_layout *const *cc_layouts(size_t *n)
 {
     *n = NLAYOUTS;
-    return layouts;
+    return all;
 }

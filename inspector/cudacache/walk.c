@@ -7,6 +7,7 @@
 #include "torch/cxx.h"
 #include "util/addrmap.h"
 #include "util/notes.h"
+#include "util/vec.h"
 
 #define MAX_DEVICES 64
 #define MAX_BLOCKS (1u << 24)        /* per device; a sanity cap */
@@ -44,24 +45,16 @@ struct walk {
     struct cl_addrmap active;
     struct pool pools[MAX_POOLS];
     size_t npools;
+    bool oom;                 /* an allocation failed: the walk stopped, and says so */
 };
-
-static uint64_t word(struct walk *w, uint64_t addr)
-{
-    return cl_read_ptr_or_0(w->t, addr);
-}
 
 static void found(struct walk *w, uint64_t block)
 {
     if (!block || w->nfound >= MAX_BLOCKS)
         return;
-    if (w->nfound == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 256;
-        uint64_t *v = realloc(w->found, cap * sizeof *v);
-        if (!v)
-            return;
-        w->found = v;
-        w->cap = cap;
+    if (!CL_VEC_RESERVE(w->found, w->nfound, w->cap)) {
+        w->oom = true;
+        return;
     }
     w->found[w->nfound++] = block;
 }
@@ -70,11 +63,14 @@ static void found(struct walk *w, uint64_t block)
  * (down to it, back up from its left subtree, back up from its right one), so more steps than
  * three per distinct node touched means a cycle, whatever node_count says: a corrupt count of
  * 2^24 once let a looped tree run 2^26 steps. */
-static bool tree_step(struct cl_addrmap *touched, uint64_t node, uint64_t *steps)
+static bool tree_step(struct walk *w, struct cl_addrmap *touched, uint64_t node,
+                      uint64_t *steps)
 {
     bool inserted;
-    if (cl_addrmap_put(touched, node, 1, &inserted) == UINT32_MAX)
+    if (cl_addrmap_put(touched, node, 1, &inserted) == UINT32_MAX) {
+        w->oom = true;
         return false;
+    }
     return ++*steps <= 3 * (uint64_t)touched->n + 4;
 }
 
@@ -83,7 +79,8 @@ static bool tree_step(struct cl_addrmap *touched, uint64_t node, uint64_t *steps
  * nodes takes at most 2n steps up and down, so more than that means the tree is not one. */
 static bool walk_set(struct walk *w, uint64_t set)
 {
-    uint64_t header = set + 8, count = word(w, set + 40), node = word(w, header + 16);
+    uint64_t header = set + 8, count = cl_read_ptr_or_0(w->t, set + 40);
+    uint64_t node = cl_read_ptr_or_0(w->t, header + 16);
     uint64_t seen = 0, steps = 0, tsteps = 0;
     if (count > MAX_BLOCKS)
         return false;
@@ -91,26 +88,27 @@ static bool walk_set(struct walk *w, uint64_t set)
     struct cl_addrmap touched = {0};
     bool ok = true;
     while (ok && node && node != header && seen < count && steps < budget) {
-        found(w, word(w, node + 32));
+        found(w, cl_read_ptr_or_0(w->t, node + 32));
         seen++;
-        uint64_t right = word(w, node + 24);
+        uint64_t right = cl_read_ptr_or_0(w->t, node + 24);
         if (right) {
             node = right;
-            ok = tree_step(&touched, node, &tsteps);
-            for (uint64_t left; ok && (left = word(w, node + 16)) && ++steps < budget;) {
+            ok = tree_step(w, &touched, node, &tsteps);
+            for (uint64_t left; ok && (left = cl_read_ptr_or_0(w->t, node + 16)) &&
+                                ++steps < budget;) {
                 node = left;
-                ok = tree_step(&touched, node, &tsteps);
+                ok = tree_step(w, &touched, node, &tsteps);
             }
         } else {
-            uint64_t parent = word(w, node + 8);
-            while (ok && parent && parent != header && node == word(w, parent + 24) &&
-                   ++steps < budget) {
+            uint64_t parent = cl_read_ptr_or_0(w->t, node + 8);
+            while (ok && parent && parent != header &&
+                   node == cl_read_ptr_or_0(w->t, parent + 24) && ++steps < budget) {
                 node = parent;
-                parent = word(w, node + 8);
-                ok = tree_step(&touched, node, &tsteps);
+                parent = cl_read_ptr_or_0(w->t, node + 8);
+                ok = tree_step(w, &touched, node, &tsteps);
             }
             node = parent;
-            ok = ok && tree_step(&touched, node, &tsteps);
+            ok = ok && tree_step(w, &touched, node, &tsteps);
         }
     }
     cl_addrmap_free(&touched);
@@ -122,15 +120,16 @@ static bool walk_set(struct walk *w, uint64_t set)
 static bool walk_ska(struct walk *w, uint64_t table, unsigned entry_size,
                      bool (*visit)(struct walk *, uint64_t entry))
 {
-    uint64_t entries = word(w, table), slots = word(w, table + 8), count = word(w, table + 24);
+    uint64_t entries = cl_read_ptr_or_0(w->t, table), slots = cl_read_ptr_or_0(w->t, table + 8);
+    uint64_t count = cl_read_ptr_or_0(w->t, table + 24);
     uint64_t seen = 0;
     int8_t max_lookups = 0;
-    if (slots > MAX_BLOCKS || count > slots + 1 || cl_read(w->t, table + 17, &max_lookups, 1) ||
-        max_lookups < 0)
+    if (slots > MAX_BLOCKS || count > slots + 1 ||
+        cl_read(w->t, table + 17, &max_lookups, sizeof max_lookups) || max_lookups < 0)
         return false;
     for (uint64_t i = 0; i < slots + (uint64_t)max_lookups; i++) {
         int8_t distance;
-        if (cl_read(w->t, entries + entry_size * i, &distance, 1))
+        if (cl_read(w->t, entries + entry_size * i, &distance, sizeof distance))
             return false;
         if (distance < 0)
             continue;
@@ -144,18 +143,22 @@ static bool walk_ska(struct walk *w, uint64_t table, unsigned entry_size,
 /* active_blocks entry: {distance, Block*} */
 static bool visit_active(struct walk *w, uint64_t entry)
 {
-    uint64_t b = word(w, entry + 8);
+    uint64_t b = cl_read_ptr_or_0(w->t, entry + 8);
     bool inserted;
-    cl_addrmap_put(&w->active, b, 1, &inserted);
+    if (cl_addrmap_put(&w->active, b, 1, &inserted) == UINT32_MAX) {
+        w->oom = true;
+        return false;
+    }
     found(w, b);
-    return true;
+    return !w->oom;
 }
 
 /* A BlockPool: its free blocks and its unmapped ranges. Its is_small flag must be a bool. */
 static bool add_pool(struct walk *w, uint64_t pool, const uint64_t id[2])
 {
     uint8_t small = 2;
-    if (w->npools == MAX_POOLS || cl_read(w->t, pool + w->l->bp_is_small, &small, 1) || small > 1)
+    if (w->npools == MAX_POOLS ||
+        cl_read(w->t, pool + w->l->bp_is_small, &small, sizeof small) || small > 1)
         return false;
     w->pools[w->npools++] = (struct pool){.addr = pool, .small = small, .id = {id[0], id[1]}};
     return walk_set(w, pool) && walk_set(w, pool + w->l->bp_unmapped);
@@ -165,9 +168,13 @@ static bool add_pool(struct walk *w, uint64_t pool, const uint64_t id[2])
  * must repeat it */
 static bool visit_private_pool(struct walk *w, uint64_t entry)
 {
-    uint64_t id[2] = {word(w, entry + 8), word(w, entry + 16)}, pp = word(w, entry + 24);
-    return pp && (!w->l->pp_has_id || (word(w, pp) == id[0] && word(w, pp + 8) == id[1])) &&
-           add_pool(w, pp + w->l->pp_large_blocks, id) && add_pool(w, pp + w->l->pp_large_blocks + w->l->bp_size, id);
+    uint64_t id[2] = {cl_read_ptr_or_0(w->t, entry + 8), cl_read_ptr_or_0(w->t, entry + 16)};
+    uint64_t pp = cl_read_ptr_or_0(w->t, entry + 24);
+    return pp &&
+           (!w->l->pp_has_id ||
+            (cl_read_ptr_or_0(w->t, pp) == id[0] && cl_read_ptr_or_0(w->t, pp + 8) == id[1])) &&
+           add_pool(w, pp + w->l->pp_large_blocks, id) &&
+           add_pool(w, pp + w->l->pp_large_blocks + w->l->bp_size, id);
 }
 
 static const struct pool *pool_of(const struct walk *w, uint64_t addr)
@@ -184,70 +191,80 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Every block found, chained into segments; false when a chain breaks or a block is in no pool. */
+/* Every block found, chained into segments; false when a chain breaks or a block is in no pool,
+ * or (w->oom) when an allocation fails. */
 static bool build_segments(struct walk *w, struct cc_device *d)
 {
     const struct cc_layout *l = w->l;
     struct cl_addrmap heads = {0};
+    size_t block_cap = 0, segment_cap = 0;   /* d's arrays start empty */
     bool ok = true;
     for (size_t i = 0; ok && i < w->nfound; i++) {
         /* Every block of a chain is in a pool or the active set, so a chain has at most nfound
          * blocks: more steps back than that have gone round a cycle. */
         uint64_t head = w->found[i];
         size_t steps = 0;
-        for (; steps <= w->nfound && word(w, head + l->blk_prev); steps++)
-            head = word(w, head + l->blk_prev);
+        for (; steps <= w->nfound && cl_read_ptr_or_0(w->t, head + l->blk_prev); steps++)
+            head = cl_read_ptr_or_0(w->t, head + l->blk_prev);
         if (steps > w->nfound) {
             ok = false;
             break;
         }
         bool inserted;
-        cl_addrmap_put(&heads, head, 1, &inserted);
+        if (cl_addrmap_put(&heads, head, 1, &inserted) == UINT32_MAX) {
+            w->oom = true;
+            ok = false;
+            break;
+        }
         if (!inserted)
             continue;
-        const struct pool *pool = pool_of(w, word(w, head + l->blk_pool));
+        const struct pool *pool = pool_of(w, cl_read_ptr_or_0(w->t, head + l->blk_pool));
         if (!pool) {
             ok = false;
             break;
         }
-        struct cc_segment seg = {.addr = word(w, head + l->blk_ptr), .first = d->nblocks,
-                                 .stream = word(w, head + l->blk_stream), .small = pool->small,
-                                 .pool_id = {pool->id[0], pool->id[1]},
-                                 .expandable = word(w, head + l->blk_expandable) != 0};
-        for (uint64_t b = head, prev = 0; b && ok; prev = b, b = word(w, b + l->blk_next)) {
-            struct cc_block blk = {.addr = b, .ptr = word(w, b + l->blk_ptr),
-                                   .size = word(w, b + l->blk_size),
-                                   .requested = word(w, b + l->blk_requested)};
+        struct cc_segment seg = {
+            .addr = cl_read_ptr_or_0(w->t, head + l->blk_ptr), .first = d->nblocks,
+            .stream = cl_read_ptr_or_0(w->t, head + l->blk_stream), .small = pool->small,
+            .pool_id = {pool->id[0], pool->id[1]},
+            .expandable = cl_read_ptr_or_0(w->t, head + l->blk_expandable) != 0};
+        for (uint64_t b = head, prev = 0; b && ok;
+             prev = b, b = cl_read_ptr_or_0(w->t, b + l->blk_next)) {
+            struct cc_block blk = {.addr = b, .ptr = cl_read_ptr_or_0(w->t, b + l->blk_ptr),
+                                   .size = cl_read_ptr_or_0(w->t, b + l->blk_size),
+                                   .requested = cl_read_ptr_or_0(w->t, b + l->blk_requested)};
             uint8_t flags[2] = {0, 1};
-            cl_read(w->t, b + l->blk_allocated, flags, 2);
+            /* stays {0, 1} (not allocated, mapped) when unreadable */
+            (void)cl_read(w->t, b + l->blk_allocated, flags, sizeof flags);
             blk.state = !flags[1] ? CC_UNMAPPED
                       : flags[0]  ? CC_ACTIVE_ALLOCATED
                       : cl_addrmap_get(&w->active, b) != UINT32_MAX ? CC_ACTIVE_PENDING_FREE
                                                                     : CC_INACTIVE;
             /* a chain links both ways, its blocks tile the segment and share its pool */
-            if (word(w, b + l->blk_prev) != prev || blk.ptr != seg.addr + seg.size ||
-                word(w, b + l->blk_pool) != pool->addr || flags[0] > 1 || flags[1] > 1 ||
-                d->nblocks >= MAX_BLOCKS) {
+            if (cl_read_ptr_or_0(w->t, b + l->blk_prev) != prev ||
+                blk.ptr != seg.addr + seg.size ||
+                cl_read_ptr_or_0(w->t, b + l->blk_pool) != pool->addr || flags[0] > 1 ||
+                flags[1] > 1 || d->nblocks >= MAX_BLOCKS) {
                 ok = false;
                 break;
             }
-            struct cc_block *v = realloc(d->blocks, (d->nblocks + 1) * sizeof *v);
-            if (!v) {
+            if (!CL_VEC_RESERVE(d->blocks, d->nblocks, block_cap)) {
+                w->oom = true;
                 ok = false;
                 break;
             }
-            d->blocks = v;
             d->blocks[d->nblocks++] = blk;
             seg.size += blk.size;
             seg.mapped += blk.state == CC_UNMAPPED ? 0 : blk.size;
             seg.nblocks++;
         }
-        struct cc_segment *v = ok ? realloc(d->segments, (d->nsegments + 1) * sizeof *v) : NULL;
-        if (!v) {
+        if (!ok)
+            break;
+        if (!CL_VEC_RESERVE(d->segments, d->nsegments, segment_cap)) {
+            w->oom = true;
             ok = false;
             break;
         }
-        d->segments = v;
         d->segments[d->nsegments++] = seg;
     }
     cl_addrmap_free(&heads);
@@ -263,7 +280,8 @@ static bool order_segments(struct cc_device *d)
         return false;
     uint32_t n = 0;
     for (uint32_t s = 0; s < d->nsegments; s++) {
-        memcpy(ordered + n, d->blocks + d->segments[s].first, d->segments[s].nblocks * sizeof *ordered);
+        memcpy(ordered + n, d->blocks + d->segments[s].first,
+               d->segments[s].nblocks * sizeof *ordered);
         d->segments[s].first = n;
         n += d->segments[s].nblocks;
     }
@@ -277,16 +295,20 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
     const struct cc_layout *l = w->l;
     static const uint64_t no_id[2];
     d->dca = dca;
-    d->reserved = word(w, dca + l->dca_reserved_bytes);
-    d->allocated = word(w, dca + l->dca_allocated_bytes);
+    d->reserved = cl_read_ptr_or_0(w->t, dca + l->dca_reserved_bytes);
+    d->allocated = cl_read_ptr_or_0(w->t, dca + l->dca_allocated_bytes);
     w->nfound = 0;
     w->npools = 0;
+    w->oom = false;
     cl_addrmap_free(&w->active);
     bool ok = add_pool(w, dca + l->dca_large_blocks, no_id) &&
               add_pool(w, dca + l->dca_large_blocks + l->bp_size, no_id) && w->pools[1].small &&
               !w->pools[0].small && walk_ska(w, dca + l->dca_active_blocks, 16, visit_active) &&
               walk_ska(w, dca + l->dca_graph_pools, 32, visit_private_pool) &&
               build_segments(w, d);
+    if (w->oom)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory while walking the allocator of "
+                            "device %d (%zu blocks found)", d->index, w->nfound);
     uint64_t reserved = 0, allocated = 0;   /* reserved_bytes counts mapped memory only */
     for (uint32_t i = 0; i < d->nsegments; i++)
         reserved += d->segments[i].mapped;
@@ -313,7 +335,7 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
     w->t = t;
     w->l = l;
     uint64_t vec = out->object + out->l->nca_device_allocator;
-    uint64_t begin = word(w, vec), end = word(w, vec + 8);
+    uint64_t begin = cl_read_ptr_or_0(w->t, vec), end = cl_read_ptr_or_0(w->t, vec + 8);
     int rc = 0;
     /* CUDA's initialisation fills the device list before the first allocation; until then there
      * is nothing to walk, and an empty list would fit any layout. */
@@ -330,7 +352,7 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
         rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
     for (uint32_t i = 0; !rc && i < out->ndevices; i++) {
         out->devices[i].index = (int)i;
-        uint64_t dca = word(w, begin + 8 * i);
+        uint64_t dca = cl_read_ptr_or_0(w->t, begin + 8 * i);
         if (dca)
             rc = walk_device(w, dca, &out->devices[i], err);
     }
@@ -363,10 +385,16 @@ static int walk_by_structure(struct cl_target *t, const char *version, unsigned 
                              struct cc_allocator *out, struct cl_error *err)
 {
     size_t n;
-    const struct cc_layout *all = cc_layouts(&n);
+    const struct cc_layout *const *all = cc_layouts(&n);
     for (size_t i = n; i-- > 0;) {
-        struct cl_error ignored;
-        if (cc_walk_object(t, for_cuda(&all[i], cuda_major, out), out->object, out, &ignored) == 0) {
+        struct cl_error mismatch;
+        int rc = cc_walk_object(t, for_cuda(all[i], cuda_major, out), out->object, out,
+                                &mismatch);
+        if (rc == CL_E_INTERNAL) {   /* out of memory: no answer from this or any other table */
+            *err = mismatch;
+            return rc;
+        }
+        if (rc == 0) {
             cl_note_add(&out->warnings, "torch %s has no allocator layout of its own: layout %s "
                         "was used because the allocator's structure fits it (its statistics and "
                         "block chains check out)", version, out->l->name);
@@ -387,7 +415,8 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
     memset(out, 0, sizeof *out);
     const struct cl_module *c10 = cl_symbols_module_named(syms, "libc10_cuda");
     uint64_t root;
-    if (!c10 || !cl_module_symbol(c10, "_ZN3c104cuda20CUDACachingAllocator9allocatorE", &root, NULL))
+    if (!c10 ||
+        !cl_module_symbol(c10, "_ZN3c104cuda20CUDACachingAllocator9allocatorE", &root, NULL))
         return cl_error_set(err, CL_E_UNSUPPORTED, "no CUDA caching allocator in this process "
                             "(libc10_cuda.so is not loaded, or has no allocator symbol)");
     if (force && !(out->l = cc_layout_named(force)))

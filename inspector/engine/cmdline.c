@@ -63,12 +63,11 @@ static const char usage_exit[] =
     "  process, 9 unsupported runtime, 10 unreadable memory (or not in the dump), 11 I/O error,\n"
     "  1 internal error\n";
 
-const char *cl_command_usage(bool with_target)
+size_t cl_command_usage(bool with_target, char *out, size_t cap)
 {
-    static char text[4096];
-    snprintf(text, sizeof text, "%s\n%s%s\n%s", usage_commands, with_target ? usage_target : "",
-             usage_options, usage_exit);
-    return text;
+    int n = snprintf(out, cap, "%s\n%s%s\n%s", usage_commands,
+                     with_target ? usage_target : "", usage_options, usage_exit);
+    return n < 0 ? 0 : (size_t)n;
 }
 
 

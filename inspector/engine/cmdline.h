@@ -38,8 +38,10 @@ struct cl_command_line {
     struct py_walk_options walk;
 };
 
-/* The usage text: commands, then target options when with_target, then the others. */
-const char *cl_command_usage(bool with_target);
+/* The usage text: commands, then target options when with_target, then the others, into out
+ * (cap bytes, CL_USAGE_CAP is enough). Returns its length, as snprintf does. */
+#define CL_USAGE_CAP 8192
+size_t cl_command_usage(bool with_target, char *out, size_t cap);
 
 /* What cl_command_parse returns besides 0 and CL_E_USAGE. */
 enum { CL_PARSE_HELP = -1, CL_PARSE_VERSION = -2 };

@@ -59,7 +59,7 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
     struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
     struct cl_report_notes w = cl_session_notes(s);
     cl_report_refs(out, h, hs ? &s->tensors : NULL, hs, &q, cli->json, &w);
-    return rc;
+    return 0;
 }
 
 static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
@@ -80,11 +80,13 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
             cl_symbols_module_named(s->symbols, "libc10_cuda"))
             cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
         struct cl_report_notes w = cl_session_notes(s);
-        cl_report_summary(out, &s->heap, &s->tensors, hs, s->allocator_built ? &s->allocator : NULL,
-                          &text, cli->json, &w);
+        return cl_report_summary(out, &s->heap, &s->tensors, hs,
+                                 s->allocator_built ? &s->allocator : NULL, &text, cli->json, &w,
+                                 err);
     } else {
         struct cl_report_notes w = cl_session_notes(s);
-        cl_report_tensors(out, &s->heap, &s->tensors, hs, &cli->tensor_filter, &text, cli->json, &w);
+        cl_report_tensors(out, &s->heap, &s->tensors, hs, &cli->tensor_filter, &text, cli->json,
+                          &w);
     }
     return 0;
 }
@@ -167,7 +169,8 @@ static int cmd_snapshot(const struct cl_command_line *cli, struct cl_session *s,
         rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", cli->output, strerror(errno));
     if (!rc && cli->output && !cli->json)
         fprintf(out, "%llu storages, %llu bytes in %zu holder patterns, saved to %s\n",
-                (unsigned long long)snap.storages, (unsigned long long)snap.bytes, snap.n, cli->output);
+                (unsigned long long)snap.storages, (unsigned long long)snap.bytes, snap.n,
+                cli->output);
     cl_snapshot_free(&snap);
     return rc;
 }
@@ -235,7 +238,8 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
 {
     const struct command *c = find(cli->command);
     if (!c)
-        return cl_error_set(err, CL_E_USAGE, "unknown command '%s'", cli->command ? cli->command : "");
+        return cl_error_set(err, CL_E_USAGE, "unknown command '%s'",
+                            cli->command ? cli->command : "");
     if (cl_command_applicable(cli, err))
         return CL_E_USAGE;
     /* Nothing is printed from a process that went away during the reads, also by commands that
@@ -276,7 +280,8 @@ int cl_command_run_offline(const struct cl_command_line *cli, FILE *out, struct 
 }
 
 /* One inspection of the watched process: open (it stops), snapshot, close (it resumes). */
-static int watch_once(const struct cl_command_line *cli, struct cl_snapshot *snap, struct cl_error *err)
+static int watch_once(const struct cl_command_line *cli, struct cl_snapshot *snap,
+                      struct cl_error *err)
 {
     struct cl_session *s;
     int rc = cl_session_open(&cli->session, &s, err);
@@ -298,7 +303,8 @@ int cl_command_watch(const struct cl_command_line *cli, FILE *out, struct cl_err
             (unsigned long long)last.storages, (unsigned long long)last.bytes);
     fflush(out);
     for (size_t i = 1; !cli->count || i < cli->count; i++) {
-        struct timespec pause = {(time_t)interval, (long)((interval - (double)(time_t)interval) * 1e9)};
+        struct timespec pause = {(time_t)interval,
+                                 (long)((interval - (double)(time_t)interval) * 1e9)};
         nanosleep(&pause, NULL);
         if ((rc = watch_once(cli, &now, err)))
             break;

@@ -9,6 +9,8 @@
 
 #include "report/json.h"
 #include "util/jsonread.h"
+#include "util/text.h"
+#include "util/vec.h"
 #include "util/version.h"
 
 void cl_path_collapse(const char *p, char *out, size_t cap)
@@ -38,18 +40,17 @@ static struct cl_snapshot_entry *entry(struct cl_snapshot *snap, const char *pat
     for (size_t i = 0; i < snap->n; i++)
         if (strcmp(snap->v[i].path, path) == 0)
             return &snap->v[i];
-    struct cl_snapshot_entry *v = realloc(snap->v, (snap->n + 1) * sizeof *v);
-    if (!v)
+    if (!CL_VEC_RESERVE(snap->v, snap->n, snap->cap))
         return NULL;
-    snap->v = v;
+    struct cl_snapshot_entry *v = snap->v;
     if (!(v[snap->n].path = strdup(path)))
         return NULL;
     v[snap->n].storages = v[snap->n].bytes = 0;
     return &v[snap->n++];
 }
 
-int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, struct cl_snapshot *out,
-                     struct cl_error *err)
+int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
+                     struct cl_snapshot *out, struct cl_error *err)
 {
     char collapsed[4096];
     memset(out, 0, sizeof *out);
@@ -124,9 +125,12 @@ static struct change *changes(const struct cl_snapshot *a, const struct cl_snaps
             const struct cl_snapshot_entry *o = lookup(other, from->v[i].path);
             if (pass && o)
                 continue;   /* seen in the first pass */
-            const struct cl_snapshot_entry *before = pass ? &from->v[i] : o, *after = pass ? o : &from->v[i];
-            int64_t ds = (int64_t)(after ? after->storages : 0) - (int64_t)(before ? before->storages : 0);
-            int64_t db = (int64_t)(after ? after->bytes : 0) - (int64_t)(before ? before->bytes : 0);
+            const struct cl_snapshot_entry *before = pass ? &from->v[i] : o;
+            const struct cl_snapshot_entry *after = pass ? o : &from->v[i];
+            int64_t ds = (int64_t)(after ? after->storages : 0) -
+                         (int64_t)(before ? before->storages : 0);
+            int64_t db = (int64_t)(after ? after->bytes : 0) -
+                         (int64_t)(before ? before->bytes : 0);
             if (ds || db)
                 v[(*n)++] = (struct change){from->v[i].path, ds, db};
         }
@@ -141,21 +145,27 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
 {
     size_t n;
     struct change *c = changes(a, b, &n);
-    int64_t ds = (int64_t)b->storages - (int64_t)a->storages, db = (int64_t)b->bytes - (int64_t)a->bytes;
-    size_t len = (size_t)snprintf(line, cap, "%+lld storages, %+lld bytes", (long long)ds, (long long)db);
+    int64_t ds = (int64_t)b->storages - (int64_t)a->storages;
+    int64_t db = (int64_t)b->bytes - (int64_t)a->bytes;
+    size_t len = 0;
+    if (cap)
+        line[0] = '\0';
+    bool fits = cl_appendf(line, cap, &len, "%+lld storages, %+lld bytes", (long long)ds,
+                           (long long)db);
     bool first = true;
-    for (size_t i = 0; c && i < n && i < 3 && len < cap; i++) {
+    for (size_t i = 0; fits && c && i < n && i < 3; i++) {
         if (c[i].bytes <= 0)
             continue;
-        len += (size_t)snprintf(line + len, cap - len, "%s %s %+lld", first ? "; grew:" : ",",
-                                c[i].path, (long long)c[i].bytes);
+        fits = cl_appendf(line, cap, &len, "%s %s %+lld", first ? "; grew:" : ",", c[i].path,
+                          (long long)c[i].bytes);
         first = false;
     }
     free(c);
     return db;
 }
 
-void cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b, bool json)
+void cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
+                      bool json)
 {
     size_t n;
     struct change *c = changes(a, b, &n);
@@ -182,7 +192,8 @@ void cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_sn
         cl_json_end_object(&j);
         cl_json_finish(&j);
     } else {
-        fprintf(out, "%+lld storages, %+lld bytes\n", (long long)b->storages - (long long)a->storages,
+        fprintf(out, "%+lld storages, %+lld bytes\n",
+                (long long)b->storages - (long long)a->storages,
                 (long long)b->bytes - (long long)a->bytes);
         for (size_t i = 0; c && i < n; i++)
             fprintf(out, "  %+14lld bytes %+6lld storages  %s\n", (long long)c[i].bytes,
@@ -247,8 +258,8 @@ static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
     const struct cl_jv *kind = cl_jv_get(doc, "kind"), *entries = cl_jv_get(doc, "entries");
     uint64_t pid = 0;
     if (!kind || kind->kind != CL_JV_STRING || strcmp(kind->string, "culeak-snapshot") ||
-        !entries || entries->kind != CL_JV_ARRAY || !count_of(cl_jv_get(doc, "storages"), &out->storages) ||
-        !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
+        !entries || entries->kind != CL_JV_ARRAY ||
+        !count_of(cl_jv_get(doc, "storages"), &out->storages) || !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
         return false;
     out->pid = (int)pid;
     text_of(cl_jv_get(doc, "time"), out->time, sizeof out->time);
@@ -259,7 +270,8 @@ static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
     for (size_t i = 0; i < entries->n; i++) {
         const struct cl_jv *e = &entries->items[i], *pattern = cl_jv_get(e, "pattern");
         uint64_t storages, bytes;
-        if (!pattern || pattern->kind != CL_JV_STRING || !count_of(cl_jv_get(e, "storages"), &storages) ||
+        if (!pattern || pattern->kind != CL_JV_STRING ||
+            !count_of(cl_jv_get(e, "storages"), &storages) ||
             !count_of(cl_jv_get(e, "bytes"), &bytes))
             return false;
         struct cl_snapshot_entry *x = entry(out, pattern->string);

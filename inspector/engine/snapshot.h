@@ -18,7 +18,7 @@ struct cl_snapshot_entry {
 
 struct cl_snapshot {
     struct cl_snapshot_entry *v;
-    size_t n;
+    size_t n, cap;
     uint64_t storages, bytes;
     /* where and when it was taken */
     int pid;
@@ -31,8 +31,8 @@ struct cl_snapshot {
 void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap);
 int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error *err);
 
-int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt, struct cl_snapshot *out,
-                     struct cl_error *err);
+int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
+                     struct cl_snapshot *out, struct cl_error *err);
 void cl_snapshot_free(struct cl_snapshot *snap);
 
 /* The holder pattern of a path: every index and numeric key replaced with `[*]`, and a path

@@ -129,12 +129,9 @@ static bool edge(struct builder *b, uint32_t dst, uint32_t origin)
         return false;
     if (b->nedges == b->edges_cap) {
         size_t cap = b->edges_cap;
-        if (!cl_vec_grow((void **)&b->dst, &cap, sizeof *b->dst))
+        if (!cl_vec_grow((void **)&b->dst, &cap, sizeof *b->dst) ||
+            !cl_vec_resize((void **)&b->origin, cap, sizeof *b->origin))
             return false;
-        uint32_t *o = realloc(b->origin, cap * sizeof *o);
-        if (!o)
-            return false;
-        b->origin = o;
         b->edges_cap = cap;
     }
     b->dst[b->nedges] = dst;

@@ -6,6 +6,7 @@
 #include "report/json.h"
 #include "report/warnings.h"
 #include "util/notes.h"
+#include "util/text.h"
 
 
 struct type_count {
@@ -118,21 +119,24 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
             continue;
         }
         if (k == n) {
+            m[n] = (struct type_match){.count = 0};
             snprintf(m[n].name, sizeof m[n].name, "%s", name);
-            m[n++].count = 0;
+            n++;
         }
         m[k].count++;
     }
     if (n < 2)
         return;
     char line[4096];
-    size_t len = (size_t)snprintf(line, sizeof line, "--type %s names %zu types:", want, n + (more > 0));
-    for (size_t k = 0; k < n && len < sizeof line; k++)
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s %s (%zu)", k ? "," : "",
-                                m[k].name, m[k].count);
-    if (len < sizeof line)
-        snprintf(line + len, sizeof line - len, "%s; give a qualified name for one of them",
-                 more ? ", and more" : "");
+    size_t len = 0;
+    bool fits = cl_appendf(line, sizeof line, &len, "--type %s names %zu types:", want,
+                           n + (more > 0));
+    for (size_t k = 0; fits && k < n; k++)
+        fits = cl_appendf(line, sizeof line, &len, "%s %s (%zu)", k ? "," : "", m[k].name,
+                          m[k].count);
+    if (fits)
+        cl_appendf(line, sizeof line, &len, "%s; give a qualified name for one of them",
+                   more ? ", and more" : "");
     if (json)
         cl_note_add(warnings, "%s", line);
     else
@@ -165,13 +169,15 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
         cl_json_end_object(j);
         return;
     }
-    fprintf(out, "0x%llx %s\n", (unsigned long long)addr, ty ? ty->name : "(not an object culeak found)");
+    fprintf(out, "0x%llx %s\n", (unsigned long long)addr,
+            ty ? ty->name : "(not an object culeak found)");
     for (size_t k = 0; k < n; k++)
         fprintf(out, "    %s\n", paths[k]);
     if (n == 0)
-        fprintf(out, "    %s\n", i == PY_NO_NODE ? "not found in the heap"
-                                  : "reachable from no root (a garbage cycle awaiting collection, or "
-                                    "held only from C)");
+        fprintf(out, "    %s\n",
+                i == PY_NO_NODE ? "not found in the heap"
+                                : "reachable from no root (a garbage cycle awaiting collection, "
+                                  "or held only from C)");
 }
 
 /* The C++ holder's chain of the Python tensor at heap node i (its parameter's .grad, a graph's
@@ -196,7 +202,8 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
         if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])
-            (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);   /* a miss: no C++ path */
+            /* a miss: no C++ path */
+            (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);
     }
     char *type_note = NULL;   /* a bare --type that names several types */
     if (q->type)

@@ -6,6 +6,9 @@
 #include "report/blocks.h"
 #include "report/json.h"
 #include "report/warnings.h"
+#include "util/error.h"
+#include "util/text.h"
+#include "util/vec.h"
 
 void cl_device_text(char *out, size_t cap, int8_t type, int8_t index)
 {
@@ -17,13 +20,14 @@ void cl_device_text(char *out, size_t cap, int8_t type, int8_t index)
 
 static void shape_text(char *out, size_t cap, const struct torch_tensor *x)
 {
-    size_t len = (size_t)snprintf(out, cap, "[");
-    for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS && len < cap; d++)
-        len += (size_t)snprintf(out + len, cap - len, "%s%lld", d ? ", " : "", (long long)x->sizes[d]);
-    if (x->ndim > TORCH_MAX_DIMS && len < cap)
-        len += (size_t)snprintf(out + len, cap - len, ", ...");
-    if (len < cap)
-        snprintf(out + len, cap - len, "]");
+    size_t len = 0;
+    bool fits = cl_appendf(out, cap, &len, "[");
+    for (int d = 0; fits && d < x->ndim && d < TORCH_MAX_DIMS; d++)
+        fits = cl_appendf(out, cap, &len, "%s%lld", d ? ", " : "", (long long)x->sizes[d]);
+    if (fits && x->ndim > TORCH_MAX_DIMS)
+        fits = cl_appendf(out, cap, &len, ", ...");
+    if (fits)
+        cl_appendf(out, cap, &len, "]");
 }
 
 static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
@@ -35,7 +39,8 @@ static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
         [TORCH_FROM_VIEW_BASE] = "c++ tensor (a view's base)",
     };
     if (!x->pyobj)
-        return x->origin < sizeof cxx / sizeof *cxx && cxx[x->origin] ? cxx[x->origin] : "c++ tensor";
+        return x->origin < sizeof cxx / sizeof *cxx && cxx[x->origin] ? cxx[x->origin]
+                                                                       : "c++ tensor";
     struct py_type *ty = py_type_at(&h->objects, x->pytype);
     return ty ? ty->name : "?";
 }
@@ -94,8 +99,8 @@ static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
 
 /* A storage's holders: each one's path, and what dropping it frees / what it reaches on the
  * storage's device. */
-static void holders_text(FILE *out, const struct cl_holders *hs, const struct cl_storage_holders *sh,
-                         int dev, size_t width)
+static void holders_text(FILE *out, const struct cl_holders *hs,
+                         const struct cl_storage_holders *sh, int dev, size_t width)
 {
     char line[8300];
     for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
@@ -143,7 +148,8 @@ static bool selected(const struct torch_storage *st, const struct cl_tensor_filt
 
 void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                        const struct cl_holders *hs, const struct cl_tensor_filter *f,
-                       const struct cl_text_options *opt, bool json, const struct cl_report_notes *w)
+                       const struct cl_text_options *opt, bool json,
+                       const struct cl_report_notes *w)
 {
     char line[8300];
     char dev[32], shape[256];
@@ -164,8 +170,9 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         const struct cl_storage_holders *sh = &hs->storages[s];
         int devi = cl_holders_device(hs, st->device_type, st->device_index);
         if (!json) {
-            fprintf(out, "storage 0x%llx  %s  %llu bytes  held by %s\n", (unsigned long long)st->impl,
-                    dev, (unsigned long long)st->nbytes, cl_held_by_name(sh->held_by));
+            fprintf(out, "storage 0x%llx  %s  %llu bytes  held by %s\n",
+                    (unsigned long long)st->impl, dev, (unsigned long long)st->nbytes,
+                    cl_held_by_name(sh->held_by));
             holders_text(out, hs, sh, devi, opt->width);
         }
         for (uint32_t k = 0; k < st->ntensors; k++) {
@@ -239,29 +246,30 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         autograd_json(&j, tt);
         cl_report_json_end(out, &j, w);
     } else {
-        fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown, (unsigned long long)bytes);
+        fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown,
+                (unsigned long long)bytes);
         cl_report_warnings(out, NULL, w, "warning: ");
     }
 }
 
 struct total { char key[256]; uint64_t storages, bytes; };
 
-static void add_total(struct total **v, size_t *n, const char *key, uint64_t bytes)
+/* Counts a storage of bytes under key; false when out of memory. */
+static bool add_total(struct total **v, size_t *n, size_t *cap, const char *key, uint64_t bytes)
 {
     for (size_t i = 0; i < *n; i++)
         if (strcmp((*v)[i].key, key) == 0) {
             (*v)[i].storages++;
             (*v)[i].bytes += bytes;
-            return;
+            return true;
         }
-    struct total *nv = realloc(*v, (*n + 1) * sizeof *nv);
-    if (!nv)
-        return;
-    *v = nv;
-    snprintf(nv[*n].key, sizeof nv[*n].key, "%s", key);
-    nv[*n].storages = 1;
-    nv[*n].bytes = bytes;
-    (*n)++;
+    if (!CL_VEC_RESERVE(*v, *n, *cap))
+        return false;
+    struct total *nv = &(*v)[(*n)++];
+    snprintf(nv->key, sizeof nv->key, "%s", key);
+    nv->storages = 1;
+    nv->bytes = bytes;
+    return true;
 }
 
 static int by_total_bytes(const void *a, const void *b)
@@ -275,7 +283,7 @@ static void owner_of(const char *path, char *out, size_t cap)
 {
     const char *close = path[0] == '<' ? strchr(path, '>') : NULL;
     size_t n = close ? (size_t)(close - path) + 1 : strcspn(path, ".[{");
-    snprintf(out, cap, "%.*s", (int)n, path);
+    cl_copy_span(out, cap, path, n);   /* cut to cap: a key, grouping alike roots */
 }
 
 static void print_totals(FILE *out, struct cl_json *j, const char *key, struct total *v, size_t n)
@@ -321,18 +329,27 @@ static uint64_t cuda_sum(const struct cl_holders *hs, const uint64_t *v)
     return t;
 }
 
-static int by_retained(const void *a, const void *b, void *arg)
+/* A holder with its sort keys: retained on CUDA, retained, reachable on CUDA, reachable. */
+struct ranked {
+    uint64_t keys[4];
+    const char *name;
+    uint32_t k;
+};
+
+static struct ranked rank(const struct cl_holders *hs, uint32_t k)
 {
-    const struct cl_holders *hs = arg;
-    const struct cl_holder *x = &hs->v[*(const uint32_t *)a], *y = &hs->v[*(const uint32_t *)b];
-    uint64_t keys[2][4] = {
-        {cuda_sum(hs, x->retained), sum(x->retained, hs->ndevices), cuda_sum(hs, x->reachable),
-         sum(x->reachable, hs->ndevices)},
-        {cuda_sum(hs, y->retained), sum(y->retained, hs->ndevices), cuda_sum(hs, y->reachable),
-         sum(y->reachable, hs->ndevices)}};
+    const struct cl_holder *x = &hs->v[k];
+    return (struct ranked){{cuda_sum(hs, x->retained), sum(x->retained, hs->ndevices),
+                            cuda_sum(hs, x->reachable), sum(x->reachable, hs->ndevices)},
+                           x->name, k};
+}
+
+static int by_retained(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
     for (int k = 0; k < 4; k++)
-        if (keys[0][k] != keys[1][k])
-            return keys[0][k] < keys[1][k] ? 1 : -1;
+        if (x->keys[k] != y->keys[k])
+            return x->keys[k] < y->keys[k] ? 1 : -1;
     return strcmp(x->name, y->name);
 }
 
@@ -368,36 +385,42 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
     char retained[32], reachable[32], line[4096], dev[32], b[32];
     bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
     bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
-    size_t len = (size_t)snprintf(line, sizeof line, "  %10s %10s %8u  %s", retained, reachable,
-                                  hd->storages, hd->name);
+    size_t len = 0;
+    bool fits = cl_appendf(line, sizeof line, &len, "  %10s %10s %8u  %s", retained, reachable,
+                           hd->storages, hd->name);
     bool split = false;   /* where its retained bytes are, when there are several devices */
-    for (uint32_t d = 0; hs->ndevices > 1 && d < hs->ndevices && len < sizeof line; d++) {
+    for (uint32_t d = 0; fits && hs->ndevices > 1 && d < hs->ndevices; d++) {
         if (!hd->retained[d])
             continue;
         cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
         bytes_text(b, sizeof b, hd->retained[d]);
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", split ? ", " : "  (", dev, b);
+        fits = cl_appendf(line, sizeof line, &len, "%s%s %s", split ? ", " : "  (", dev, b);
         split = true;
     }
-    if (split && len < sizeof line)
-        len += (size_t)snprintf(line + len, sizeof line - len, ")");
-    if (hd->saved && len < sizeof line)
-        snprintf(line + len, sizeof line - len, "  %u of them through autograd graphs (%u nodes)",
-                 hd->saved, hd->nodes);
+    if (fits && split)
+        fits = cl_appendf(line, sizeof line, &len, ")");
+    if (fits && hd->saved)
+        cl_appendf(line, sizeof line, &len, "  %u of them through autograd graphs (%u nodes)",
+                   hd->saved, hd->nodes);
     cl_text_line(out, line, width);
 }
 
 /* The leak report: every holder that reaches a storage, by what dropping it alone would free,
  * CUDA first; top bounds the lines (0: all). */
-static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h, const struct cl_holders *hs,
-                          size_t top, size_t width)
+static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
+                          const struct cl_holders *hs, size_t top, size_t width)
 {
     uint32_t *order = malloc((hs->n + 1) * sizeof *order), n = 0;
-    for (uint32_t k = 0; order && k < hs->n; k++)
+    struct ranked *ranked = malloc((hs->n + 1) * sizeof *ranked);
+    for (uint32_t k = 0; order && ranked && k < hs->n; k++)
         if (hs->v[k].storages)
-            order[n++] = k;
-    if (order)
-        qsort_r(order, n, sizeof *order, by_retained, (void *)hs);
+            ranked[n++] = rank(hs, k);
+    if (order && ranked) {
+        qsort(ranked, n, sizeof *ranked, by_retained);
+        for (uint32_t i = 0; i < n; i++)
+            order[i] = ranked[i].k;
+    }
+    free(ranked);
     if (top && top < n)
         n = (uint32_t)top;
     if (j) {
@@ -454,8 +477,8 @@ static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tens
         uint64_t unattributed = cl_blocks_unattributed(tt, d);
         if (!j) {
             bytes_text(b, sizeof b, unattributed);
-            fprintf(out, "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or autograd lies "
-                         "in (culeak blocks lists them)\n", b, "", "", d->index);
+            fprintf(out, "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
+                         "autograd lies in (culeak blocks lists them)\n", b, "", "", d->index);
             fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",
                     d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
                     (unsigned long long)(d->reserved - d->allocated));
@@ -478,24 +501,34 @@ static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tens
         cl_json_end_array(j);
 }
 
-void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                       const struct cl_holders *hs, const struct cc_allocator *a,
-                       const struct cl_text_options *opt, bool json, const struct cl_report_notes *w)
+int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                      const struct cl_holders *hs, const struct cc_allocator *a,
+                      const struct cl_text_options *opt, bool json,
+                      const struct cl_report_notes *w, struct cl_error *err)
 {
     struct total *devices = NULL, *owners = NULL;
-    size_t ndev = 0, nown = 0;
+    size_t ndev = 0, nown = 0, dev_cap = 0, own_cap = 0;
     char dev[32], owner[256];
-    for (uint32_t k = 0; k < tt->nstorages; k++) {
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
         cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
-        add_total(&devices, &ndev, dev, st->nbytes);
+        ok = add_total(&devices, &ndev, &dev_cap, dev, st->nbytes);
         const struct cl_storage_holders *sh = &hs->storages[k];
         if (sh->n)
             owner_of(sh->v[0].path, owner, sizeof owner);
         else
             snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
-        add_total(&owners, &nown, owner, st->nbytes);
+        ok = ok && add_total(&owners, &nown, &own_cap, owner, st->nbytes);
     }
+    if (!ok) {
+        free(devices);
+        free(owners);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory totalling %u storages",
+                            tt->nstorages);
+    }
+    /* cl_json_begin_document fills j before any read; cppcheck 2.10 takes &j for a read */
+    /* cppcheck-suppress uninitvar */
     struct cl_json j, *jp = json ? &j : NULL;
     if (json) {
         cl_json_begin_document(&j, out);
@@ -519,4 +552,5 @@ void cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors 
         cl_report_warnings(out, NULL, w, "warning: ");
     free(devices);
     free(owners);
+    return 0;
 }

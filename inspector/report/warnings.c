@@ -2,12 +2,14 @@
 
 #include <string.h>
 
+#include "util/text.h"
+
 static void lines(FILE *out, struct cl_json *j, const char *notes, const char *prefix)
 {
     for (const char *w = notes; w && *w;) {
         const char *nl = strchr(w, '\n');
         char line[600];
-        snprintf(line, sizeof line, "%.*s", (int)(nl - w), w);
+        cl_copy_span(line, sizeof line, w, (size_t)(nl - w));   /* a longer note is cut */
         if (j)
             cl_json_string(j, line);
         else

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
+
 #define BANNER_SCAN_MAX (64u << 20)   /* .data + .bss of a static python are a few MiB */
 
 void cl_python_version_string(uint64_t hex, char *out, size_t cap)
@@ -67,12 +69,18 @@ uint64_t cl_python_parse_banner(const char *s, size_t len)
 }
 
 /* sys.version's text lives in a static buffer in .bss (Python/getversion.c), filled at start-up. */
-static uint64_t scan_banner(struct cl_target *t, const struct cl_module *m, char *out, size_t cap)
+/* The version in the banner string (sys.version) in m's data, written to out; *hex is 0 when
+ * there is none. Returns 0, or CL_E_INTERNAL when out of memory. */
+static int scan_banner(struct cl_target *t, const struct cl_module *m, char *out, size_t cap,
+                       uint64_t *hex)
 {
     static const char *const sections[] = {".bss", ".data"};
     char *buf = malloc(1 << 16);
     uint64_t found = 0;
-    for (size_t si = 0; buf && !found && si < 2; si++) {
+    *hex = 0;
+    if (!buf)
+        return CL_E_INTERNAL;
+    for (size_t si = 0; !found && si < 2; si++) {
         uint64_t addr, size;
         if (!cl_module_section(m, sections[si], &addr, &size))
             continue;
@@ -88,7 +96,7 @@ static uint64_t scan_banner(struct cl_target *t, const struct cl_module *m, char
                     continue;
                 if ((found = cl_python_parse_banner(buf + i, n - i))) {
                     size_t len = strnlen(buf + i, n - i);
-                    snprintf(out, cap, "%.*s", (int)len, buf + i);
+                    cl_copy_span(out, cap, buf + i, len);   /* cut to the build field */
                     for (char *c = out; *c; c++)
                         if (*c == '\n')
                             *c = ' ';   /* 3.9 and 3.10 put the compiler on its own line */
@@ -98,7 +106,8 @@ static uint64_t scan_banner(struct cl_target *t, const struct cl_module *m, char
         }
     }
     free(buf);
-    return found;
+    *hex = found;
+    return 0;
 }
 
 static uint64_t version_from_name(const struct cl_module *m)
@@ -111,9 +120,12 @@ static uint64_t version_from_name(const struct cl_module *m)
     return 0;
 }
 
-static const struct cl_module *find_runtime(struct cl_target *t, const struct cl_symbols *syms,
-                                            struct cl_python_info *info)
+/* The module holding _PyRuntime in *out (NULL when none does): 0, or CL_E_INTERNAL. */
+static int find_runtime(struct cl_target *t, const struct cl_symbols *syms,
+                        struct cl_python_info *info, const struct cl_module **out,
+                        struct cl_error *err)
 {
+    *out = NULL;
     /* libpython first: an embedding executable links it rather than containing the runtime. */
     const struct cl_module *cands[2] = {cl_symbols_module_named(syms, "libpython3"), NULL};
     for (size_t i = 0; i < syms->n && t->exe_path; i++)
@@ -130,7 +142,8 @@ static const struct cl_module *find_runtime(struct cl_target *t, const struct cl
         else
             continue;
         info->shared = i == 0;
-        return m;
+        *out = m;
+        return 0;
     }
     /* Neither symbol nor section (a fully stripped build): look for the structure itself, in
      * libpython, or in an executable that is evidently Python by name. */
@@ -141,13 +154,17 @@ static const struct cl_module *find_runtime(struct cl_target *t, const struct cl
             (i == 1 && (!base || strncmp(base + 1, "python3", 7) != 0)))
             continue;
         uint64_t named = version_from_name(m);
-        if ((info->runtime_addr = py_runtime_scan(t, m, (unsigned)(named >> 16) & 0xff))) {
+        if (py_runtime_scan(t, m, (unsigned)(named >> 16) & 0xff, &info->runtime_addr))
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory scanning %s for _PyRuntime",
+                                m->path);
+        if (info->runtime_addr) {
             info->runtime_found_by = "scan of writable memory";
             info->shared = i == 0;
-            return m;
+            *out = m;
+            return 0;
         }
     }
-    return NULL;
+    return 0;
 }
 
 static void agree(struct cl_python_info *info, const char *source)
@@ -199,27 +216,31 @@ static int no_runtime(struct cl_target *t, const struct cl_symbols *syms, struct
                                 m->path);
     }
     return cl_error_set(err, CL_E_NOT_PYTHON, "%s is not a Python process: no CPython runtime "
-                        "(_PyRuntime) in any loaded module", t->exe_path ? t->exe_path : "the target");
+                        "(_PyRuntime) in any loaded module",
+                        t->exe_path ? t->exe_path : "the target");
 }
 
 int cl_python_detect(struct cl_target *t, const struct cl_symbols *syms,
                      struct cl_python_info *info, struct cl_error *err)
 {
     memset(info, 0, sizeof *info);
-    const struct cl_module *m = find_runtime(t, syms, info);
+    const struct cl_module *m;
+    int rc = find_runtime(t, syms, info, &m, err);
+    if (rc)
+        return rc;
     if (!m)
         return no_runtime(t, syms, err);
     info->module = m;
     info->has_dwarf = cl_module_has_dwarf(m);
     info->has_symtab = cl_module_has_symtab(m);
 
-    int rc;
     /* 3.13+: _Py_DebugOffsets opens _PyRuntime: the cookie, PY_VERSION_HEX, free_threaded. */
     unsigned char head[24];
-    if (cl_read(t, info->runtime_addr, head, sizeof head) == 0 && memcmp(head, "xdebugpy", 8) == 0) {
+    if (cl_read(t, info->runtime_addr, head, sizeof head) == 0 &&
+        memcmp(head, "xdebugpy", 8) == 0) {
         uint64_t hex, ft;
-        memcpy(&hex, head + 8, 8);
-        memcpy(&ft, head + 16, 8);
+        memcpy(&hex, head + 8, sizeof hex);
+        memcpy(&ft, head + 16, sizeof ft);
         if (plausible(hex) && (rc = take(info, "_Py_DebugOffsets", hex, err)))
             return rc;
         info->free_threaded = ft != 0;
@@ -228,7 +249,10 @@ int cl_python_detect(struct cl_target *t, const struct cl_symbols *syms,
     if (cl_module_symbol(m, "Py_Version", &addr, NULL) && cl_read_u64(t, addr, &hex) == 0 &&
         plausible(hex) && (rc = take(info, "Py_Version", hex, err)))
         return rc;
-    if ((rc = take(info, "version string", scan_banner(t, m, info->build, sizeof info->build), err)))
+    uint64_t banner;
+    if (scan_banner(t, m, info->build, sizeof info->build, &banner))
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory reading %s", m->path);
+    if ((rc = take(info, "version string", banner, err)))
         return rc;
     if ((rc = take(info, "library name", version_from_name(m), err)))
         return rc;

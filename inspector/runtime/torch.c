@@ -5,13 +5,16 @@
 #include <string.h>
 
 #include "util/notes.h"
+#include "util/text.h"
 
 void cl_torch_version_py_field(const char *text, const char *name, char *out, size_t cap)
 {
     size_t nlen = strlen(name);
     out[0] = '\0';
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-        if (strncmp(line, name, nlen) != 0 || (line[nlen] != ' ' && line[nlen] != '=' && line[nlen] != ':'))
+    for (const char *line = text; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, name, nlen) != 0 ||
+            (line[nlen] != ' ' && line[nlen] != '=' && line[nlen] != ':'))
             continue;
         const char *eq = strchr(line, '=');
         const char *eol = strchr(line, '\n');
@@ -25,7 +28,7 @@ void cl_torch_version_py_field(const char *text, const char *name, char *out, si
         const char *end = strchr(q + 1, *q);
         if (!end || (eol && end > eol))
             return;
-        snprintf(out, cap, "%.*s", (int)(end - q - 1), q + 1);
+        cl_copy_span(out, cap, q + 1, (size_t)(end - q - 1));
         return;
     }
 }
@@ -50,7 +53,11 @@ static void read_version_py(struct cl_target *t, const char *ext_path, struct cl
     /* .../torch/_C.cpython-311-x86_64-linux-gnu.so -> .../torch/version.py */
     size_t dir = (size_t)(basename_of(ext_path) - ext_path);
     char want[4096];
-    snprintf(want, sizeof want, "%.*sversion.py", (int)dir, ext_path);
+    if (!cl_copy_span(want, sizeof want, ext_path, dir))
+        return;   /* a path too long to look for */
+    size_t len = strlen(want);
+    if (!cl_appendf(want, sizeof want, &len, "version.py"))
+        return;
     char text[16384];
     if (cl_target_text_file(t, want, info->version_file, sizeof info->version_file, text,
                             sizeof text))

@@ -11,6 +11,7 @@
 #include "target/corenotes.h"
 #include "target/dump.h"
 #include "util/notes.h"
+#include "util/vec.h"
 
 /* Where separate debug files are looked for: next to the file, in .debug/ there, then by
  * build-id or path under the target's own /usr/lib/debug (a container's, a sysroot's) before
@@ -106,13 +107,11 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
     m.file = file;
     if (!(m.path = strdup(base->path)))
         return CL_E_INTERNAL;
-    struct cl_module *v = realloc(s->mods, (s->n + 1) * sizeof *v);
-    if (!v) {
+    if (!CL_VEC_RESERVE(s->mods, s->n, s->cap)) {
         free(m.path);
         free(file);
         return CL_E_INTERNAL;
     }
-    s->mods = v;
     s->mods[s->n++] = m;
     return 0;
 }

@@ -35,7 +35,7 @@ struct cl_symbols {
     Dwfl_Callbacks callbacks;   /* libdwfl keeps a pointer to these: they live as long as dwfl */
     char *debuginfo_path;       /* where debug files are looked for (see symbols.c) */
     struct cl_module *mods;
-    size_t n;
+    size_t n, cap;
     struct cl_target *target;   /* the target they were loaded for (a dump's is lost on a miss) */
     bool recording;             /* `culeak dump` runs: every answer goes into rec */
     bool replay;                /* a dump: every answer comes from rec */

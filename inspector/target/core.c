@@ -36,7 +36,7 @@ struct backing_file {
 
 struct core {
     int fd;
-    const unsigned char *map;
+    unsigned char *map;   /* the whole file, mapped PROT_READ: never written */
     size_t size;
     struct segment *segs;
     size_t nsegs;
@@ -212,7 +212,7 @@ static void core_close(struct cl_target *t)
     cl_mappings_free(&c->files);
     free(c->segs);
     if (c->map)
-        munmap((void *)c->map, c->size);
+        munmap(c->map, c->size);
     if (c->fd >= 0)
         close(c->fd);
     free(c);

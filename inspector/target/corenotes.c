@@ -1,6 +1,7 @@
 #include "target/corenotes.h"
 
 #include <elf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -39,8 +40,8 @@ int cl_nt_file_parse(const unsigned char *desc, size_t len, struct cl_mappings *
     uint64_t count, page_size;
     if (len < 16)
         return CL_E_NOT_CORE;
-    memcpy(&count, desc, 8);
-    memcpy(&page_size, desc + 8, 8);
+    memcpy(&count, desc, sizeof count);
+    memcpy(&page_size, desc + 8, sizeof page_size);
     if (count > (len - 16) / 24 || page_size == 0)
         return CL_E_NOT_CORE;
     const unsigned char *names = desc + 16 + count * 24, *end = desc + len;
@@ -50,10 +51,14 @@ int cl_nt_file_parse(const unsigned char *desc, size_t len, struct cl_mappings *
         const unsigned char *nul = memchr(names, '\0', (size_t)(end - names));
         if (!nul || e[1] <= e[0] || e[2] > UINT64_MAX / page_size)
             return CL_E_NOT_CORE;
+        /* a copy: the note is read-only, and the mapping's path is its own to free */
+        char *path = strndup((const char *)names, (size_t)(nul - names));
         struct cl_mapping m = {.start = e[0], .end = e[1], .offset = e[2] * page_size,
-                               .path = (char *)names};
-        if (cl_mappings_add(out, &m))
-            return CL_E_INTERNAL;
+                               .path = path};
+        int rc = path ? cl_mappings_add(out, &m) : CL_E_INTERNAL;
+        free(path);
+        if (rc)
+            return rc;
         names = nul + 1;
     }
     return 0;
@@ -81,10 +86,10 @@ int cl_prpsinfo_parse(const unsigned char *desc, size_t len, struct cl_prpsinfo 
     int32_t pid;
     memcpy(&pid, desc + 24, sizeof pid);
     out->pid = pid;
-    memcpy(out->fname, desc + 40, 16);
-    out->fname[16] = '\0';
-    memcpy(out->psargs, desc + 56, 80);
-    out->psargs[80] = '\0';
+    memcpy(out->fname, desc + 40, sizeof out->fname - 1);   /* pr_fname[16], pr_psargs[80] */
+    out->fname[sizeof out->fname - 1] = '\0';
+    memcpy(out->psargs, desc + 56, sizeof out->psargs - 1);
+    out->psargs[sizeof out->psargs - 1] = '\0';
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "target/refusal.h"
 #include "target/target.h"
 #include "util/notes.h"
+#include "util/vec.h"
 
 #define MAX_THREADS 65536
 #define SEIZE_ROUNDS 64   /* threads may be created while we stop others; rescan until stable */
@@ -28,10 +29,15 @@ struct live {
     int mem_fd;          /* /proc/PID/mem, opened when process_vm_readv is refused */
     bool vm_readv_ok;
     bool seized;         /* false when a debugger holds the process and we only read */
+    size_t threads_cap;  /* of the target's threads[] */
 };
 
-/* Detaches on an abnormal exit of culeak itself, so a Ctrl-C never leaves the target stopped. */
-static struct cl_target *attached[16];
+/* The open live targets, for emergency_detach: on an abnormal exit of culeak itself (Ctrl-C, a
+ * broken pipe) their threads are detached, so the target is never left stopped. This is the one
+ * piece of process-wide state in the library, and has to be: a signal handler gets no argument.
+ * volatile, because the handler may read a slot while register_attached is writing it; a slot is
+ * one pointer, written in one store. */
+static struct cl_target *volatile attached[16];
 
 static char proc_state(int tid)
 {
@@ -47,11 +53,13 @@ static char proc_state(int tid)
     return rp && rp[1] == ' ' ? rp[2] : 0;
 }
 
-static char *read_text(const char *path, size_t *len)
+/* A whole /proc file into *out (malloc'ed, NUL-terminated, *len bytes): 0, or the errno of the
+ * failure (ENOMEM when out of memory). */
+static int read_text(const char *path, char **out, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
+        return errno;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     for (ssize_t r; buf; n += (size_t)r) {
@@ -70,11 +78,12 @@ static char *read_text(const char *path, size_t *len)
             break;
     }
     close(fd);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
+    if (!buf)
+        return ENOMEM;
+    buf[n] = '\0';
+    *len = n;
+    *out = buf;
+    return 0;
 }
 
 static bool has_thread(const struct cl_target *t, int tid)
@@ -87,18 +96,18 @@ static bool has_thread(const struct cl_target *t, int tid)
 
 static int push_thread(struct cl_target *t, int tid, int sig)
 {
+    struct live *lv = t->impl;
     if (t->nthreads >= MAX_THREADS)
         return CL_E_UNSUPPORTED;
-    struct cl_thread *v = realloc(t->threads, (t->nthreads + 1) * sizeof *v);
-    if (!v)
+    if (!CL_VEC_RESERVE(t->threads, t->nthreads, lv->threads_cap))
         return CL_E_INTERNAL;
-    t->threads = v;
     t->threads[t->nthreads++] = (struct cl_thread){tid, sig};
     return 0;
 }
 
 /* Seizes and interrupts one thread and waits for its stop. Returns 0, VANISHED if the thread
- * exited meanwhile, or an errno. *sig is a signal the thread was about to receive, to give back on detach. */
+ * exited meanwhile, or an errno. *sig is a signal the thread was about to receive, to give back
+ * on detach. */
 static int stop_thread(int tid, int *sig)
 {
     *sig = 0;
@@ -134,26 +143,25 @@ static int list_tasks(int pid, int **tids, size_t *n)
     DIR *d = opendir(path);
     if (!d)
         return errno;
-    size_t cap = 16;
+    size_t cap = 0;
     *n = 0;
-    *tids = malloc(cap * sizeof **tids);
-    for (struct dirent *e; *tids && (e = readdir(d));) {
+    *tids = NULL;
+    bool oom = false;
+    for (struct dirent *e; !oom && (e = readdir(d));) {
         int tid = atoi(e->d_name);
         if (tid <= 0)
             continue;
-        if (*n == cap) {
-            int *v = realloc(*tids, (cap *= 2) * sizeof *v);
-            if (!v) {
-                free(*tids);
-                *tids = NULL;
-                break;
-            }
-            *tids = v;
-        }
+        if ((oom = !CL_VEC_RESERVE(*tids, *n, cap)))
+            break;
         (*tids)[(*n)++] = tid;
     }
     closedir(d);
-    return *tids ? 0 : ENOMEM;
+    if (oom) {
+        free(*tids);
+        *tids = NULL;
+        return ENOMEM;
+    }
+    return 0;
 }
 
 static void detach_all(struct cl_target *t)
@@ -166,6 +174,7 @@ static void detach_all(struct cl_target *t)
     lv->seized = false;
 }
 
+/* A signal handler: only async-signal-safe calls (ptrace, signal, raise) from here down. */
 static void emergency_detach(int sig)
 {
     for (size_t i = 0; i < sizeof attached / sizeof *attached; i++)
@@ -177,7 +186,9 @@ static void emergency_detach(int sig)
 
 static void register_attached(struct cl_target *t, bool add)
 {
-    static bool handlers;
+    /* Installed once per process, whatever targets come and go; only read and written here,
+     * outside any handler. */
+    static volatile sig_atomic_t handlers;
     if (!handlers) {
         int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
@@ -200,6 +211,9 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
         int *tids;
         size_t n;
         int e = list_tasks(lv->pid, &tids, &n);
+        if (e == ENOMEM)
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory listing the threads of "
+                                "process %d", lv->pid);
         if (e)
             return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished while stopping it",
                                 lv->pid);
@@ -239,7 +253,11 @@ static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
     struct live *lv = t->impl;
     int *tids;
     size_t n;
-    if (list_tasks(lv->pid, &tids, &n))
+    int e = list_tasks(lv->pid, &tids, &n);
+    if (e == ENOMEM)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory listing the threads of process %d",
+                            lv->pid);
+    if (e)
         return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", lv->pid);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -323,12 +341,16 @@ static const struct cl_target_ops live_ops = {live_read_page, live_close};
 static int load_maps(struct cl_target *t, struct cl_error *err)
 {
     char path[64];
-    size_t len;
+    size_t len = 0;
     snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
-    char *text = read_text(path, &len);
-    if (!text)
-        return errno == EACCES ? cl_live_refusal(t->pid, "inspect", err)
-                               : cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", t->pid);
+    char *text = NULL;
+    int e = read_text(path, &text, &len);
+    if (e == EACCES)
+        return cl_live_refusal(t->pid, "inspect", err);
+    if (e == ENOMEM)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory reading %s", path);
+    if (e)
+        return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", t->pid);
     int rc = cl_mappings_parse_proc_maps(&t->maps, text, len);
     free(text);
     if (rc)
@@ -341,7 +363,8 @@ static int load_maps(struct cl_target *t, struct cl_error *err)
         char *del = strstr(exe, " (deleted)");
         if (del && del[10] == '\0')
             *del = '\0';
-        t->exe_path = strdup(exe);
+        if (!(t->exe_path = strdup(exe)))
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     }
     return 0;
 }
@@ -393,7 +416,8 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
         cl_target_close(t);
         return rc;
     }
-    /* One probe read turns a refused process_vm_readv + /proc/PID/mem into an early, clear error. */
+    /* One probe read turns a refused process_vm_readv + /proc/PID/mem into an early, clear
+     * error. */
     unsigned char probe[CL_PAGE_SIZE];
     for (size_t i = 0; i < t->maps.n; i++) {
         if (!(t->maps.v[i].perms & CL_MAP_R))

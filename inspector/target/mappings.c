@@ -4,20 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/error.h"
+#include "util/vec.h"
+
 int cl_mappings_add(struct cl_mappings *ms, const struct cl_mapping *m)
 {
-    if (ms->n == ms->cap) {
-        size_t cap = ms->cap ? ms->cap * 2 : 64;
-        struct cl_mapping *v = realloc(ms->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        ms->v = v;
-        ms->cap = cap;
-    }
+    if (!CL_VEC_RESERVE(ms->v, ms->n, ms->cap))
+        return CL_E_INTERNAL;
     struct cl_mapping *dst = &ms->v[ms->n];
     *dst = *m;
     if (m->path && !(dst->path = strdup(m->path)))
-        return -1;
+        return CL_E_INTERNAL;
     ms->n++;
     return 0;
 }
@@ -132,7 +129,7 @@ int cl_mappings_parse_proc_maps(struct cl_mappings *ms, const char *text, size_t
 {
     char *copy = malloc(len + 1);
     if (!copy)
-        return -1;
+        return CL_E_INTERNAL;
     memcpy(copy, text, len);
     copy[len] = '\0';
     int rc = 0;

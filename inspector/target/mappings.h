@@ -21,7 +21,7 @@ struct cl_mappings {
     size_t n, cap;
 };
 
-/* Appends a copy of m (path duplicated). Returns 0 or -1 on allocation failure. */
+/* Appends a copy of m (path duplicated). Returns 0 or CL_E_INTERNAL (out of memory). */
 int cl_mappings_add(struct cl_mappings *ms, const struct cl_mapping *m);
 /* Sorts by start; call once after adding. */
 void cl_mappings_sort(struct cl_mappings *ms);
@@ -31,7 +31,7 @@ void cl_mappings_free(struct cl_mappings *ms);
 
 /* Parses the text of /proc/PID/maps. Lines that do not parse are skipped; pseudo paths such as
  * "[heap]" and "[stack]" are kept as paths, "(deleted)" suffixes are stripped (and
- * kept as CL_MAP_DELETED). Returns 0 or -1. */
+ * kept as CL_MAP_DELETED). Returns 0 or CL_E_INTERNAL (out of memory). */
 int cl_mappings_parse_proc_maps(struct cl_mappings *ms, const char *text, size_t len);
 
 #endif

@@ -15,7 +15,7 @@ int cl_pagecache_init(struct cl_pagecache *c, size_t npages, cl_page_fill_fn fil
     c->pages = malloc(nsets * CL_CACHE_WAYS * CL_PAGE_SIZE);
     if (!c->slots || !c->pages) {
         cl_pagecache_free(c);
-        return -1;
+        return CL_E_INTERNAL;
     }
     c->nsets = nsets;
     c->fill = fill;

@@ -31,7 +31,8 @@ struct cl_pagecache {
     void *source;
 };
 
-/* npages is rounded down to a multiple of CL_CACHE_WAYS times a power of two (at least one set). */
+/* npages is rounded down to a multiple of CL_CACHE_WAYS times a power of two (at least one set).
+ * Returns 0 or CL_E_INTERNAL (out of memory). */
 int cl_pagecache_init(struct cl_pagecache *c, size_t npages, cl_page_fill_fn fill, void *source);
 void cl_pagecache_free(struct cl_pagecache *c);
 /* Copies len bytes at addr; 0, or the failing page's cl_status (nothing partial is promised). */

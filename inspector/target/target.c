@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/text.h"
+
 #define DEFAULT_CACHE_PAGES 4096u   /* 16 MiB */
 
 static int fill_page(void *source, uint64_t addr, void *page)
@@ -150,11 +152,9 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
 
 static char *existing(const char *a, const char *b)
 {
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    if (!p)
+    char *p;
+    if (asprintf(&p, "%s%s%s", a, (*a && a[strlen(a) - 1] != '/' && *b != '/') ? "/" : "", b) < 0)
         return NULL;
-    snprintf(p, n, "%s%s%s", a, (*a && a[strlen(a) - 1] != '/' && *b != '/') ? "/" : "", b);
     if (access(p, R_OK) == 0)
         return p;
     free(p);
@@ -241,10 +241,10 @@ static int recorded_text(struct cl_target *t, const char *target_path, char *loc
                        "it", target_path);
         return CL_E_IO;
     }
-    snprintf(local, lcap, "%s", e->local ? e->local : "");
-    if (!e->text)
+    const char *where = e->local ? e->local : "";
+    if (!cl_copy_span(local, lcap, where, strlen(where)) || !e->text)
         return CL_E_IO;
-    snprintf(text, cap, "%s", e->text);
+    cl_copy_span(text, cap, e->text, strlen(e->text));   /* cut to cap, as read_text reads */
     return 0;
 }
 
@@ -258,8 +258,8 @@ int cl_target_text_file(struct cl_target *t, const char *target_path, char *loca
         return recorded_text(t, target_path, local, lcap, text, cap);
     char *found = cl_locate_file(&t->locator, target_path, false);
     int rc = found ? read_text(found, text, cap) : CL_E_IO;
-    if (found)
-        snprintf(local, lcap, "%s", found);
+    if (found && !cl_copy_span(local, lcap, found, strlen(found)))
+        rc = CL_E_IO;   /* a path that does not fit could not be opened by it */
     if (t->record && cl_filerec_add(&t->files, target_path, found, rc ? NULL : text))
         t->record->oom = true;
     free(found);

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/text.h"
+
 bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap)
 {
     uint64_t vptr, typeinfo, name;
@@ -35,7 +37,7 @@ void cxx_short_name(const char *mangled, char *out, size_t cap)
         p += len;
     }
     if (last)
-        snprintf(out, cap, "%.*s", (int)last_len, last);
+        cl_copy_span(out, cap, last, last_len);
     else
         snprintf(out, cap, "%s", mangled);
 }
@@ -78,7 +80,8 @@ enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj)
     if (known != UINT32_MAX)
         return (enum cxx_kind)known;
     char mangled[160];
-    enum cxx_kind k = cxx_class_name(c->t, obj, mangled, sizeof mangled) ? kind_of(mangled) : CXX_OTHER;
+    enum cxx_kind k = cxx_class_name(c->t, obj, mangled, sizeof mangled) ? kind_of(mangled)
+                                                                          : CXX_OTHER;
     bool inserted;
     (void)cl_addrmap_put(&c->kinds, vptr, k, &inserted);   /* a miss only costs a lookup again */
     return k;

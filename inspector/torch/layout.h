@@ -37,8 +37,9 @@ struct torch_autograd_layout {
     const char *name;           /* "2.13" */
     unsigned major, first_minor, last_minor;   /* the releases it was read off */
     uint8_t node_ptr_words;     /* how a graph holds a node: 1, c10::intrusive_ptr (the node's
-                                   strong count is the u32 at TORCH_NODE_REFCOUNT); 2, std::shared_ptr
-                                   (pointer, control block). An Edge is that, then input_nr. */
+                                   strong count is the u32 at TORCH_NODE_REFCOUNT); 2,
+                                   std::shared_ptr (pointer, control block). An Edge is that,
+                                   then input_nr. */
     uint16_t node_next_edges;   /* Node::next_edges_, a std::vector<Edge> */
     uint16_t node_size;         /* sizeof(Node): where a derived node's own members begin */
     uint16_t pynode_obj;        /* PyNode's owning PyObject* to the custom Function's ctx */
@@ -56,14 +57,20 @@ struct torch_autograd_layout {
 #define TORCH_NODE_REFCOUNT 8         /* c10::intrusive_ptr_target's strong count, after the vptr */
 #define TORCH_MAX_SAVED_VARIABLE 256  /* bytes: a bound on sv_size */
 
-/* The autograd table for torch major.minor, or NULL; the i-th table, oldest first. */
+/* Each table family (cpython/layout.h, cudacache/layout.h and these two) has the same lookups:
+ * X_layout_for(major, minor), X_layout_named(name), X_layouts(&n) (every table, oldest first)
+ * and X_layout_names(buf, cap) (comma-separated, truncated to cap; returns buf). */
+
+/* The autograd table for torch major.minor, or NULL. */
 const struct torch_autograd_layout *torch_autograd_layout_for(unsigned major, unsigned minor);
-const struct torch_autograd_layout *torch_autograd_layout_at(size_t i);
+const struct torch_autograd_layout *torch_autograd_layout_named(const char *name);
+const struct torch_autograd_layout *const *torch_autograd_layouts(size_t *n);
+const char *torch_autograd_layout_names(char *buf, size_t cap);
 
 /* The table for torch major.minor, or NULL when culeak has none. */
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor);
-/* The i-th table, oldest first, or NULL past the last; their names, comma-separated. */
-const struct torch_layout *torch_layout_at(size_t i);
-const char *torch_layout_names(char *out, size_t cap);
+const struct torch_layout *torch_layout_named(const char *name);
+const struct torch_layout *const *torch_layouts(size_t *n);
+const char *torch_layout_names(char *buf, size_t cap);
 
 #endif

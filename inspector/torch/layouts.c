@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "torch/layout.h"
+#include "util/text.h"
 
 static const struct torch_layout torch113 = {
     .name = "1.13", .major = 1, .first_minor = 13, .last_minor = 13, .verified = true,
@@ -84,17 +85,29 @@ const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
     return NULL;
 }
 
-const struct torch_layout *torch_layout_at(size_t i)
+const struct torch_layout *torch_layout_named(const char *name)
 {
-    return i < NLAYOUTS ? layouts[i] : NULL;
+    for (size_t i = 0; i < NLAYOUTS; i++)
+        if (strcmp(layouts[i]->name, name) == 0)
+            return layouts[i];
+    return NULL;
 }
 
-const char *torch_layout_names(char *out, size_t cap)
+const struct torch_layout *const *torch_layouts(size_t *n)
 {
-    out[0] = '\0';
+    *n = NLAYOUTS;
+    return layouts;
+}
+
+const char *torch_layout_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
     for (size_t i = 0; i < NLAYOUTS; i++)
-        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? ", " : "", layouts[i]->name);
-    return out;
+        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", layouts[i]->name))
+            break;
+    return buf;
 }
 
 /* ---- autograd ----
@@ -142,7 +155,34 @@ const struct torch_autograd_layout *torch_autograd_layout_for(unsigned major, un
     return NULL;
 }
 
-const struct torch_autograd_layout *torch_autograd_layout_at(size_t i)
+static const struct torch_autograd_layout *const autograd_all[] = {
+    &autograd_layouts[0], &autograd_layouts[1], &autograd_layouts[2], &autograd_layouts[3],
+    &autograd_layouts[4], &autograd_layouts[5],
+};
+_Static_assert(sizeof autograd_all / sizeof *autograd_all == NAUTOGRAD,
+               "autograd_all lists every autograd table");
+
+const struct torch_autograd_layout *torch_autograd_layout_named(const char *name)
 {
-    return i < NAUTOGRAD ? &autograd_layouts[i] : NULL;
+    for (size_t i = 0; i < NAUTOGRAD; i++)
+        if (strcmp(autograd_layouts[i].name, name) == 0)
+            return &autograd_layouts[i];
+    return NULL;
+}
+
+const struct torch_autograd_layout *const *torch_autograd_layouts(size_t *n)
+{
+    *n = NAUTOGRAD;
+    return autograd_all;
+}
+
+const char *torch_autograd_layout_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < NAUTOGRAD; i++)
+        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", autograd_layouts[i].name))
+            break;
+    return buf;
 }

@@ -32,8 +32,8 @@ const char *torch_dtype_name(uint8_t d)
 
 const char *torch_device_name(int8_t type)
 {
-    return type >= 0 && (size_t)type < sizeof device_names / sizeof *device_names ? device_names[type]
-                                                                                : "unknown";
+    bool known = type >= 0 && (size_t)type < sizeof device_names / sizeof *device_names;
+    return known ? device_names[type] : "unknown";
 }
 
 /* ---- the walk's state ---- */
@@ -52,11 +52,6 @@ struct walk {
     bool oom;                         /* an allocation failed: the graph is partial */
 };
 
-static uint64_t word(struct walk *w, uint64_t addr)
-{
-    return cl_read_ptr_or_0(w->t, addr);
-}
-
 /* Whether a Python type is torch.Tensor or derives from it: its base chain reaches the C type
  * torch._C.TensorBase (torch._C._TensorBase before 2.2). */
 static bool is_tensor_type(struct walk *w, uint64_t type)
@@ -69,12 +64,13 @@ static bool is_tensor_type(struct walk *w, uint64_t type)
     uint64_t base = type;
     for (int i = 0; i < 64 && base && !yes; i++) {
         char name[32] = "";
-        cl_read_cstr(w->t, word(w, base + pl->tp_name), name, sizeof name);
+        cl_read_cstr(w->t, cl_read_ptr_or_0(w->t, base + pl->tp_name), name, sizeof name);
         yes = strcmp(name, "torch._C.TensorBase") == 0 || strcmp(name, "torch._C._TensorBase") == 0;
-        base = word(w, base + pl->tp_base);
+        base = cl_read_ptr_or_0(w->t, base + pl->tp_base);
     }
     bool inserted;
-    (void)cl_addrmap_put(&w->tensor_types, type, yes ? 1 : 2, &inserted);   /* a miss: asked again */
+    /* a miss: asked again */
+    (void)cl_addrmap_put(&w->tensor_types, type, yes ? 1 : 2, &inserted);
     return yes;
 }
 
@@ -108,7 +104,7 @@ static struct torch_tensor *new_tensor(struct walk *w)
 /* The address of an AutogradMeta field (see torch_layout.am_abi_varies). */
 static uint64_t am_field(struct walk *w, uint64_t meta, uint16_t off)
 {
-    bool new_abi_string = w->l->am_abi_varies && word(w, meta + 8) == meta + 24;
+    bool new_abi_string = w->l->am_abi_varies && cl_read_ptr_or_0(w->t, meta + 8) == meta + 24;
     return meta + off + (new_abi_string ? 24 : 0);
 }
 
@@ -120,11 +116,13 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
     uint16_t dtype;
     int64_t ndim;
     x->impl = impl;
-    x->storage = word(w, impl + l->ti_storage);
+    x->storage = cl_read_ptr_or_0(w->t, impl + l->ti_storage);
     uint64_t ss = impl + l->ti_sizes_strides;
-    if (cl_read(t, impl + l->ti_dtype, &dtype, 2) || cl_read(t, impl + l->ti_device, dev, 3) ||
-        cl_read(t, impl + l->ti_storage_offset, &x->storage_offset, 8) ||
-        cl_read(t, ss, &ndim, 8) || ndim < 0 || ndim > 64 || dtype >= l->dtype_undefined)
+    if (cl_read(t, impl + l->ti_dtype, &dtype, sizeof dtype) ||
+        cl_read(t, impl + l->ti_device, dev, sizeof dev) ||
+        cl_read(t, impl + l->ti_storage_offset, &x->storage_offset, sizeof x->storage_offset) ||
+        cl_read(t, ss, &ndim, sizeof ndim) || ndim < 0 || ndim > 64 ||
+        dtype >= l->dtype_undefined)
         return false;
     x->dtype = (uint8_t)dtype;
     x->device_type = (int8_t)(l->device_engaged_last ? dev[0] : dev[1]);
@@ -132,21 +130,21 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
     x->ndim = (int)ndim;
     int shown = ndim < TORCH_MAX_DIMS ? (int)ndim : TORCH_MAX_DIMS;
     /* SizesAndStrides: up to 5 dims inline (sizes at +8, strides at +48), else out of line */
-    uint64_t sizes = ndim <= 5 ? ss + 8 : word(w, ss + 8);
+    uint64_t sizes = ndim <= 5 ? ss + 8 : cl_read_ptr_or_0(w->t, ss + 8);
     uint64_t strides = ndim <= 5 ? ss + 48 : sizes + 8 * (uint64_t)ndim;
-    if (shown && (cl_read(t, sizes, x->sizes, 8 * (size_t)shown) ||
-                  cl_read(t, strides, x->strides, 8 * (size_t)shown)))
+    if (shown && (cl_read(t, sizes, x->sizes, sizeof *x->sizes * (size_t)shown) ||
+                  cl_read(t, strides, x->strides, sizeof *x->strides * (size_t)shown)))
         return false;
     if (x->storage) {
-        uint64_t data = word(w, x->storage + l->si_data);
+        uint64_t data = cl_read_ptr_or_0(w->t, x->storage + l->si_data);
         size_t item = x->dtype < sizeof dtype_sizes ? dtype_sizes[x->dtype] : 1;
         x->data_ptr = data + (uint64_t)x->storage_offset * item;
     }
-    uint64_t meta = word(w, impl + l->ti_autograd_meta);
+    uint64_t meta = cl_read_ptr_or_0(w->t, impl + l->ti_autograd_meta);
     if (meta) {
         uint8_t rg = 0;
-        cl_read(t, am_field(w, meta, l->am_requires_grad), &rg, 1);
-        x->grad_fn = word(w, am_field(w, meta, l->am_grad_fn));
+        (void)cl_read(t, am_field(w, meta, l->am_requires_grad), &rg, sizeof rg);   /* stays 0 */
+        x->grad_fn = cl_read_ptr_or_0(w->t, am_field(w, meta, l->am_grad_fn));
         x->requires_grad = rg || x->grad_fn;
         if (x->grad_fn && cxx_classify(&w->cxx, x->grad_fn) == CXX_NODE)
             node_name(w, x->grad_fn, x->grad_fn_name, sizeof x->grad_fn_name);
@@ -160,7 +158,9 @@ static uint32_t add_impl(struct walk *w, struct torch_tensor *x)
 {
     bool inserted;
     uint32_t i = cl_addrmap_put(&w->impl_index, x->impl, w->out->n, &inserted);
-    if (inserted)
+    if (i == UINT32_MAX)
+        w->oom = true;
+    else if (inserted)
         w->out->n++;
     return i;
 }
@@ -182,9 +182,9 @@ static int collect_python(struct walk *w, struct cl_error *err)
         x->pyobj = h->nodes[i].addr;
         x->pytype = h->nodes[i].type;
         x->node = i;
-        uint64_t impl = word(w, x->pyobj + w->l->thp_impl);
+        uint64_t impl = cl_read_ptr_or_0(w->t, x->pyobj + w->l->thp_impl);
         char cls[96];
-        bool ok = impl && (word(w, impl + w->l->ti_pyobj) & ~7ull) == x->pyobj &&
+        bool ok = impl && (cl_read_ptr_or_0(w->t, impl + w->l->ti_pyobj) & ~7ull) == x->pyobj &&
                   cxx_class_name(w->t, impl, cls, sizeof cls) && strstr(cls, "TensorImpl") &&
                   read_impl(w, impl, x);
         if (i < h->nreachable && confirmed + refuted < CHECKED_TENSORS) {
@@ -192,10 +192,10 @@ static int collect_python(struct walk *w, struct cl_error *err)
             if (!ok && !first_bad)
                 first_bad = x->pyobj;
         }
-        if (ok)
-            add_impl(w, x);
-        else
+        if (!ok)
             skipped++;
+        else if (add_impl(w, x) == UINT32_MAX)
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory after %u tensors", w->out->n);
     }
     if (refuted > confirmed)
         return cl_error_set(err, CL_E_UNSUPPORTED, "the torch %s layout does not fit this process "
@@ -203,8 +203,8 @@ static int collect_python(struct walk *w, struct cl_error *err)
                             "tensors cannot be reported", w->l->name, refuted, refuted + confirmed,
                             (unsigned long long)first_bad);
     if (skipped)
-        cl_note_add(&w->out->warnings, "%u tensor objects have no live TensorImpl (being torn down) and are not "
-             "listed", skipped);
+        cl_note_add(&w->out->warnings, "%u tensor objects have no live TensorImpl (being torn "
+                    "down) and are not listed", skipped);
     return 0;
 }
 
@@ -245,8 +245,12 @@ static uint32_t node_at(struct walk *w, uint64_t addr)
     uint32_t k = cl_addrmap_get(&w->out->node_index, addr);
     if (k != UINT32_MAX)
         return k;
-    if (tt->nnodes >= MAX_GRAPH_NODES || !CL_VEC_RESERVE(tt->nodes, tt->nnodes, tt->nodes_cap))
+    if (tt->nnodes >= MAX_GRAPH_NODES)
         return UINT32_MAX;
+    if (!CL_VEC_RESERVE(tt->nodes, tt->nnodes, tt->nodes_cap)) {
+        w->oom = true;
+        return UINT32_MAX;
+    }
     bool inserted;
     if (cl_addrmap_put(&w->out->node_index, addr, tt->nnodes, &inserted) == UINT32_MAX) {
         w->oom = true;
@@ -262,8 +266,8 @@ static uint32_t node_at(struct walk *w, uint64_t addr)
 static void tensor_links(struct walk *w, uint32_t k)
 {
     const struct torch_tensor *x = &w->out->v[k];
-    uint64_t meta = word(w, x->impl + w->l->ti_autograd_meta);
-    uint64_t grad = meta ? word(w, am_field(w, meta, w->l->am_grad)) : 0;
+    uint64_t meta = cl_read_ptr_or_0(w->t, x->impl + w->l->ti_autograd_meta);
+    uint64_t grad = meta ? cl_read_ptr_or_0(w->t, am_field(w, meta, w->l->am_grad)) : 0;
     uint32_t pynode = x->pyobj ? x->node : PY_NO_NODE;
     uint32_t g;
     if (x->grad_fn && cxx_classify(&w->cxx, x->grad_fn) == CXX_NODE &&
@@ -273,7 +277,7 @@ static void tensor_links(struct walk *w, uint32_t k)
         (g = tensor_at(w, grad, TORCH_FROM_GRAD)) != UINT32_MAX)
         link(w, TORCH_END_TENSOR, k, TORCH_END_TENSOR, g, TORCH_LINK_GRAD);
     uint64_t base = meta && cxx_classify(&w->cxx, meta) == CXX_VIEW_META
-                        ? word(w, am_field(w, meta, w->l->am_view_base)) : 0;
+                        ? cl_read_ptr_or_0(w->t, am_field(w, meta, w->l->am_view_base)) : 0;
     if (base && cxx_classify(&w->cxx, base) == CXX_TENSOR &&
         (g = tensor_at(w, base, TORCH_FROM_VIEW_BASE)) != UINT32_MAX)
         link(w, TORCH_END_TENSOR, k, TORCH_END_TENSOR, g, TORCH_LINK_VIEW_BASE);
@@ -297,7 +301,8 @@ static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
         break;
     case TORCH_REF_SAVED:
     case TORCH_REF_VARIABLE:
-        if ((k = tensor_at(w, dst, kind == TORCH_REF_SAVED ? TORCH_FROM_SAVED : TORCH_FROM_VARIABLE)) != UINT32_MAX)
+        k = tensor_at(w, dst, kind == TORCH_REF_SAVED ? TORCH_FROM_SAVED : TORCH_FROM_VARIABLE);
+        if (k != UINT32_MAX)
             link(w, v->end, v->from, TORCH_END_TENSOR, k,
                  kind == TORCH_REF_SAVED ? TORCH_LINK_SAVED : TORCH_LINK_VARIABLE);
         break;
@@ -402,11 +407,10 @@ static const struct torch_autograd_layout *choose_autograd(struct walk *w)
     const char *why = own ? "does not fit its own autograd layout" : "has no autograd layout";
     const struct torch_autograd_layout *edges_only = NULL;
     struct autograd_vote edges_only_vote = {0, 0, {0, 0, 0, 0}};
-    size_t n = 0;
-    while (torch_autograd_layout_at(n))
-        n++;
+    size_t n;
+    const struct torch_autograd_layout *const *all = torch_autograd_layouts(&n);
     while (n-- > 0) {
-        if ((l = torch_autograd_layout_at(n)) == own || (v = autograd_vote(w, l, true),
+        if ((l = all[n]) == own || (v = autograd_vote(w, l, true),
                                                          !edges_fit(&v)))
             continue;
         if (saved_fit(&v)) {
@@ -503,7 +507,8 @@ static void walk_graphs(struct walk *w)
     }
     sort_links(w);
     for (uint32_t k = 0; k < tt->n; k++) {   /* grad_fn names as the walk settled them */
-        uint32_t g = tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn) : UINT32_MAX;
+        uint32_t g = tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn)
+                                      : UINT32_MAX;
         if (g != UINT32_MAX)
             snprintf(tt->v[k].grad_fn_name, sizeof tt->v[k].grad_fn_name, "%s", tt->nodes[g].name);
     }
@@ -519,7 +524,9 @@ static void walk_graphs(struct walk *w)
 static int by_bytes(const void *a, const void *b)
 {
     const struct torch_storage *x = a, *y = b;
-    return x->nbytes < y->nbytes ? 1 : x->nbytes > y->nbytes ? -1 : (x->impl > y->impl) - (x->impl < y->impl);
+    if (x->nbytes != y->nbytes)
+        return x->nbytes < y->nbytes ? 1 : -1;
+    return (x->impl > y->impl) - (x->impl < y->impl);
 }
 
 static void read_storage(struct walk *w, uint64_t impl, struct torch_storage *st)
@@ -527,8 +534,8 @@ static void read_storage(struct walk *w, uint64_t impl, struct torch_storage *st
     uint8_t dev[2] = {0, 0};
     memset(st, 0, sizeof *st);
     st->impl = impl;
-    st->data = word(w, impl + w->l->si_data);
-    st->nbytes = word(w, impl + w->l->si_size_bytes);
+    st->data = cl_read_ptr_or_0(w->t, impl + w->l->si_data);
+    st->nbytes = cl_read_ptr_or_0(w->t, impl + w->l->si_size_bytes);
     if ((st->nbytes >> 61) == 5)   /* a symbolic size (SymInt heap tag): unknown */
         st->nbytes = 0;
     (void)cl_read(w->t, impl + w->l->si_device, dev, sizeof dev);   /* unreadable: cpu:0 */
@@ -576,8 +583,8 @@ static int group_storages(struct walk *w)
 }
 
 /* Every tensor of the heap with layout out->l; fails when the layout's live checks do. */
-static int collect_with(struct py_heap *h, unsigned major, unsigned minor, struct torch_tensors *out,
-                        struct cl_error *err)
+static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
+                        struct torch_tensors *out, struct cl_error *err)
 {
     struct walk w = {.h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor,
                      .out = out};
@@ -602,13 +609,18 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor, struc
 static int collect_by_structure(struct py_heap *h, const char *version, unsigned major,
                                 unsigned minor, struct torch_tensors *out, struct cl_error *err)
 {
-    size_t n = 0;
-    while (torch_layout_at(n))
-        n++;
+    size_t n;
+    const struct torch_layout *const *all = torch_layouts(&n);
     for (size_t i = n; i-- > 0;) {
-        struct cl_error ignored;
-        out->l = torch_layout_at(i);
-        if (out->l->verified && collect_with(h, major, minor, out, &ignored) == 0) {
+        struct cl_error mismatch;
+        out->l = all[i];
+        int rc = out->l->verified ? collect_with(h, major, minor, out, &mismatch)
+                                   : CL_E_UNSUPPORTED;
+        if (rc == CL_E_INTERNAL) {   /* out of memory: no other table would do better */
+            *err = mismatch;
+            return rc;
+        }
+        if (rc == 0) {
             cl_note_add(&out->warnings, "torch %s has no tensor layout of its own: layout %s was "
                         "used because its checks pass on this process's tensors", version,
                         out->l->name);

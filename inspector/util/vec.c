@@ -15,3 +15,14 @@ bool cl_vec_grow(void **p, size_t *cap, size_t elem)
     *cap = n;
     return true;
 }
+
+bool cl_vec_resize(void **p, size_t cap, size_t elem)
+{
+    if (cap > SIZE_MAX / elem)
+        return false;
+    void *v = realloc(*p, (cap ? cap : 1) * elem);
+    if (!v)
+        return false;
+    *p = v;
+    return true;
+}

@@ -10,6 +10,11 @@
  * failure (then *p and *cap are unchanged). */
 bool cl_vec_grow(void **p, size_t *cap, size_t elem);
 
+/* Resizes *p to exactly cap elements of elem bytes; false on allocation failure (then *p is
+ * unchanged). For an array kept in step with one cl_vec_grow grows: parallel arrays share that
+ * one's capacity. */
+bool cl_vec_resize(void **p, size_t cap, size_t elem);
+
 /* Makes room for one more element of p (n used, cap allocated); false on allocation failure. */
 #define CL_VEC_RESERVE(p, n, cap) \
     ((n) < (cap) || cl_vec_grow((void **)&(p), &(cap), sizeof *(p)))

@@ -36,12 +36,12 @@ static void check_device(const struct cc_device *d)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t n;
-    const struct cc_layout *all = cc_layouts(&n);
+    const struct cc_layout *const *all = cc_layouts(&n);
     const struct cc_layout *l = fixture_build();
     if (!l || n == 0)
         abort();
     if (size > 0)
-        l = &all[data[0] % n];
+        l = all[data[0] % n];
     for (size_t at = 1; at + PATCH <= size; at += PATCH) {
         uint16_t off;
         memcpy(&off, data + at, sizeof off);

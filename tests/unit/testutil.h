@@ -64,11 +64,8 @@ static inline void tu_rmtree(char *dir)
 /* dir + "/" + name, malloc'ed. */
 static inline char *tu_path(const char *dir, const char *name)
 {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
+    char *p;
+    return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
 /* Writes len bytes to path (creating parent directories); 0 or -1. */

@@ -39,7 +39,7 @@ static void stop(void)
 static unsigned referents(uint64_t obj)
 {
     V.n = 0;
-    const struct py_type *ty = py_object_type(&V.h.objects, obj);
+    struct py_type *ty = py_object_type(&V.h.objects, obj);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ty);
     py_referents(&V.e, obj, ty);
     return V.n;

@@ -39,7 +39,8 @@ static void check_scan(const char *python, const char *root)
     CU_ASSERT_EQUAL(rc, 0);
     if (rc == 0) {
         CU_ASSERT_STRING_EQUAL(s->python.runtime_found_by, "symbol _PyRuntime");
-        uint64_t found = py_runtime_scan(s->target, s->python.module, 0);
+        uint64_t found;
+        CU_ASSERT_EQUAL(py_runtime_scan(s->target, s->python.module, 0, &found), 0);
         if (found != s->python.runtime_addr)
             fprintf(stderr, "\n%s: scan found 0x%llx, symbol says 0x%llx\n", python,
                     (unsigned long long)found, (unsigned long long)s->python.runtime_addr);

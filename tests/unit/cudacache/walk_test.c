@@ -63,13 +63,13 @@ static void test_walks_its_own_layout(void)
 static void test_other_layouts_refused(void)
 {
     size_t n;
-    const struct cc_layout *all = cc_layouts(&n);
+    const struct cc_layout *const *all = cc_layouts(&n);
     const struct cc_layout *own = build();
     for (size_t i = 0; i < n; i++) {
-        if (&all[i] == own)
+        if (all[i] == own)
             continue;
         struct cc_allocator a;
-        CU_ASSERT_EQUAL(walk(&all[i], &a), CL_E_UNSUPPORTED);
+        CU_ASSERT_EQUAL(walk(all[i], &a), CL_E_UNSUPPORTED);
         CU_ASSERT_EQUAL(a.ndevices, 0);
     }
 }
@@ -182,7 +182,8 @@ void register_cudacache_walk_tests(void)
         {"fixture image: cyclic trees stay bounded", test_cyclic_trees_bounded},
         {"fixture image: corruption refused", test_corruption_refused},
         {"fixture image: a cycle of prev pointers is bounded", test_prev_cycle_bounded},
-        {"fixture image: a looped tree with a huge count is bounded", test_tree_cycle_with_huge_count},
+        {"fixture image: a looped tree with a huge count is bounded",
+         test_tree_cycle_with_huge_count},
         {"fixture image: expandable tail unmapped", test_unmapped_tail},
         {"layout tables by name and release", test_layout_names},
         {NULL, NULL},

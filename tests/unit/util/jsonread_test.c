@@ -9,7 +9,7 @@
 
 static int parse(const char *text, struct cl_jv *v)
 {
-    struct cl_error err;
+    struct cl_error err = {0};
     return cl_json_parse(text, strlen(text), v, &err);
 }
 

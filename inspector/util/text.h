@@ -1,0 +1,20 @@
+/* Bounded text: building a line or copying a span into a fixed buffer, where running out of room
+ * cuts the text at the buffer's end (and says so) instead of overrunning it. One place decides
+ * what truncation means, so the call sites need no length arithmetic of their own. */
+#ifndef CULEAK_UTIL_TEXT_H
+#define CULEAK_UTIL_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Appends printf-style text at buf + *len, where buf holds cap bytes and is NUL-terminated at
+ * *len. Text that does not fit is cut at cap - 1 bytes (*len is then cap - 1). False when
+ * anything was cut, or cap is 0: the caller can stop appending. */
+bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The first n bytes of s (fewer if s ends sooner) as a string in out, cut to cap - 1 bytes;
+ * false when cut or cap is 0. */
+bool cl_copy_span(char *out, size_t cap, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,47 @@
+/* Bounded text: appending and copying spans cut at the buffer's end, never past it. */
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "suites.h"
+#include "testutil.h"
+#include "util/text.h"
+
+static void test_appendf(void)
+{
+    char buf[8] = "";
+    size_t len = 0;
+    CU_ASSERT_TRUE(cl_appendf(buf, sizeof buf, &len, "%s", "ab"));
+    CU_ASSERT_TRUE(cl_appendf(buf, sizeof buf, &len, "%d", 123));
+    CU_ASSERT_STRING_EQUAL(buf, "ab123");
+    CU_ASSERT_EQUAL(len, 5);
+    CU_ASSERT_FALSE(cl_appendf(buf, sizeof buf, &len, "%s", "xyz"));   /* 8 bytes with NUL */
+    CU_ASSERT_STRING_EQUAL(buf, "ab123xy");
+    CU_ASSERT_EQUAL(len, sizeof buf - 1);
+    CU_ASSERT_FALSE(cl_appendf(buf, sizeof buf, &len, "more"));
+    CU_ASSERT_STRING_EQUAL(buf, "ab123xy");
+    len = 0;
+    CU_ASSERT_FALSE(cl_appendf(buf, 0, &len, "x"));
+}
+
+static void test_copy_span(void)
+{
+    char out[6];
+    CU_ASSERT_TRUE(cl_copy_span(out, sizeof out, "hello.world", 5));
+    CU_ASSERT_STRING_EQUAL(out, "hello");
+    CU_ASSERT_TRUE(cl_copy_span(out, sizeof out, "hi", 5));   /* the string ends first */
+    CU_ASSERT_STRING_EQUAL(out, "hi");
+    CU_ASSERT_FALSE(cl_copy_span(out, sizeof out, "truncated", 9));
+    CU_ASSERT_STRING_EQUAL(out, "trunc");
+    CU_ASSERT_FALSE(cl_copy_span(out, 0, "x", 1));
+}
+
+void register_util_text_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"cl_appendf", test_appendf},
+        {"cl_copy_span", test_copy_span},
+        {NULL, NULL},
+    };
+    tu_add_suite("util/text", tests);
+}
