@@ -28,7 +28,11 @@ static const char usage_commands[] =
 
 static const char usage_target[] =
     "target:\n"
-    "  --pid PID        a live process (stopped while culeak reads it, then resumed)\n"
+    "  --pid PID        a live process: stopped while what can change in it is copied,\n"
+    "                   then resumed while culeak walks the copy\n"
+    "  --copy-limit N   copy at most N bytes (K, M, G: powers of 1024; default half the memory\n"
+    "                   available); a process with more stays stopped until culeak is done,\n"
+    "                   and so does any with --copy-limit 0\n"
     "  --core FILE      a core file (kernel core or gdb's gcore)\n"
     "  --dump FILE      a file culeak dump wrote\n"
     "  --exe PATH       the executable the core was made from, if it has moved\n"
@@ -74,7 +78,7 @@ size_t cl_command_usage(bool with_target, char *out, size_t cap)
 enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
-    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_NUMBER_OF_OPTIONS
+    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_NUMBER_OF_OPTIONS
 };
 
 #define EVERY_COMMAND NULL
@@ -109,6 +113,7 @@ static const struct option_rule {
     [O_HELP] = {"help", true, EVERY_COMMAND},
     [O_VERSION] = {"version", true, EVERY_COMMAND},
     [O_DUMP] = {"dump", false, EVERY_COMMAND},
+    [O_COPY_LIMIT] = {"copy-limit", false, EVERY_COMMAND},
 };
 
 #define MAX_PATHS 64
@@ -203,6 +208,12 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
         cli->naddrs++;
         return 0;
     case O_MIN_BYTES: return cl_value_size("--min-bytes", arg, &cli->tensor_filter.min_bytes, err);
+    case O_COPY_LIMIT: {
+        struct cl_open_options *o = &cli->session.open;
+        int rc = cl_value_size("--copy-limit", arg, &o->copy_limit, err);
+        o->keep_stopped = !rc && o->copy_limit == 0;
+        return rc;
+    }
     case O_DEVICE: return set_device(arg, cli, err);
     case O_STATE: return set_state(arg, cli, err);
     case O_ALLOCATOR_LAYOUT: return set_allocator_layout(arg, cli, err);
@@ -284,6 +295,9 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
     if (cli->command && strcmp(cli->command, "watch") == 0 && !so->pid && allow_target)
         return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
     bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
+    if (!so->pid && cli->given >> O_COPY_LIMIT & 1)
+        return cl_error_set(err, CL_E_USAGE, "--copy-limit applies to a live process (--pid) "
+                            "only");
     if (!allow_target && target)
         return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --dump, "
                             "--exe, --sysroot and --lib-path do not apply here");

@@ -1,20 +1,25 @@
 /* Live processes: every thread is stopped with PTRACE_SEIZE + PTRACE_INTERRUPT, so the heap does
  * not change under the walkers, then read with process_vm_readv (or /proc/PID/mem where that is
- * refused). Detaching re-delivers any signal caught while stopping, so the process continues
- * exactly as it would have. A process that another debugger already holds stopped is read as it
- * is, without ptrace. */
+ * refused). The memory that can change is copied at once (target/freeze.c) and the process
+ * resumed, so it is stopped only while that copy is made; where the copy would be larger than
+ * the limit, it stays stopped until culeak is done. Detaching re-delivers any signal caught while
+ * stopping, so the process continues exactly as it would have. A process that another debugger
+ * already holds stopped is read as it is, without ptrace. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "target/freeze.h"
 #include "target/refusal.h"
 #include "target/target.h"
 #include "util/notes.h"
@@ -30,6 +35,7 @@ struct live {
     bool vm_readv_ok;
     bool seized;         /* false when a debugger holds the process and we only read */
     size_t threads_cap;  /* of the target's threads[] */
+    struct cl_frozen frozen;   /* what could change, copied before resuming; empty if not */
 };
 
 /* The open live targets, for emergency_detach: on an abnormal exit of culeak itself (Ctrl-C, a
@@ -295,16 +301,15 @@ static int read_failed(struct cl_target *t, uint64_t addr, int errnum)
                         (unsigned long long)addr, errnum ? strerror(errnum) : "short read");
 }
 
-static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
+/* Reads len bytes at addr: the bytes read, or -errno (-ESRCH: the process went away; -EACCES:
+ * /proc/PID/mem cannot be opened). */
+static long read_memory(struct live *lv, uint64_t addr, void *buf, size_t len)
 {
-    struct live *lv = t->impl;
     if (lv->vm_readv_ok) {
-        struct iovec local = {page, CL_PAGE_SIZE}, remote = {(void *)(uintptr_t)addr, CL_PAGE_SIZE};
+        struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
         ssize_t n = process_vm_readv(lv->pid, &local, 1, &remote, 1, 0);
-        if (n == CL_PAGE_SIZE)
-            return 0;
         if (n >= 0 || (errno != ENOSYS && errno != EPERM))
-            return read_failed(t, addr, n < 0 ? errno : 0);
+            return n >= 0 ? n : went_away(lv, errno) ? -ESRCH : -errno;
         lv->vm_readv_ok = false;   /* refused (e.g. seccomp, old kernel): use /proc/PID/mem */
     }
     if (lv->mem_fd < 0) {
@@ -312,16 +317,35 @@ static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
         snprintf(path, sizeof path, "/proc/%d/mem", lv->pid);
         if ((lv->mem_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
             int e = errno;
-            if (went_away(lv, e == ENOENT ? ESRCH : e))
-                return read_failed(t, addr, ESRCH);
-            return cl_live_refusal(lv->pid, "read the memory of", &t->err);
+            return went_away(lv, e == ENOENT ? ESRCH : e) ? -ESRCH : -EACCES;
         }
     }
-    ssize_t n = pread(lv->mem_fd, page, CL_PAGE_SIZE, (off_t)addr);
+    ssize_t n = pread(lv->mem_fd, buf, len, (off_t)addr);
+    /* 0 bytes of a page that is mapped: the process has no memory any more (a bad address gives
+     * EIO instead) */
+    if (n == 0 || (n < 0 && went_away(lv, errno)))
+        return -ESRCH;
+    return n >= 0 ? n : -errno;
+}
+
+static long bulk_read(void *source, uint64_t addr, void *buf, size_t len)
+{
+    return read_memory(source, addr, buf, len);
+}
+
+static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
+{
+    struct live *lv = t->impl;
+    int rc = cl_frozen_page(&lv->frozen, addr, page);
+    if (rc >= 0)
+        return rc ? cl_error_set(&t->err, rc, "cannot read 0x%llx: it could not be read when "
+                                 "the process was stopped", (unsigned long long)addr) : 0;
+    long n = read_memory(lv, addr, page, CL_PAGE_SIZE);
     if (n == CL_PAGE_SIZE)
         return 0;
-    /* 0 bytes: the process has no memory any more (a bad address gives EIO instead). */
-    return read_failed(t, addr, n == 0 ? ESRCH : n < 0 ? errno : 0);
+    if (n == -EACCES)
+        return cl_live_refusal(lv->pid, "read the memory of", &t->err);
+    return read_failed(t, addr, n == -ESRCH ? ESRCH : n < 0 ? (int)-n : 0);
 }
 
 static void live_close(struct cl_target *t)
@@ -333,6 +357,7 @@ static void live_close(struct cl_target *t)
     register_attached(t, false);
     if (lv->mem_fd >= 0)
         close(lv->mem_fd);
+    cl_frozen_free(&lv->frozen);
     free(lv);
 }
 
@@ -369,6 +394,57 @@ static int load_maps(struct cl_target *t, struct cl_error *err)
     return 0;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Half of MemAvailable in /proc/meminfo, or 1 GiB when it cannot be read. */
+static uint64_t default_copy_limit(void)
+{
+    uint64_t kib = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib ? kib / 2 * 1024 : 1ull << 30;
+}
+
+/* Copies what can change and resumes the process, when culeak stopped it and the copy fits the
+ * limit; else it stays stopped until closed, and says why. */
+static int copy_and_resume(struct cl_target *t, const struct cl_open_options *opt, double stopped_at,
+                           struct cl_error *err)
+{
+    struct live *lv = t->impl;
+    if (!lv->seized || (opt && opt->keep_stopped))
+        return 0;
+    uint64_t limit = opt && opt->copy_limit ? opt->copy_limit : default_copy_limit();
+    uint64_t size = cl_freeze_size(&t->maps);
+    if (size > limit) {
+        cl_note_add(&t->warnings, "the process's writable memory (%" PRIu64 " MiB) is more than "
+                    "the copy limit (%" PRIu64 " MiB, --copy-limit): it stays stopped until "
+                    "culeak is done", size >> 20, limit >> 20);
+        return 0;
+    }
+    int rc = cl_freeze_copy(&lv->frozen, &t->maps, bulk_read, lv);
+    if (rc == CL_E_NO_PROCESS) {
+        t->gone = true;
+        return cl_target_went_away(t, err);
+    }
+    if (rc)
+        return cl_error_set(err, rc, "out of memory copying %" PRIu64 " MiB of process %d",
+                            size >> 20, lv->pid);
+    detach_all(t);
+    t->copied_bytes = lv->frozen.bytes;
+    t->stopped_seconds = now() - stopped_at;
+    return 0;
+}
+
 int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_target **out,
                         struct cl_error *err)
 {
@@ -399,6 +475,7 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     t->pid = pid;
     t->ns_pid = cl_proc_ns_pid(pid);
     t->locator.root_pid = pid;   /* a container's files are its own, not the host's */
+    double stopped_at = now();
     int rc, tracer = cl_proc_tracer(pid);
     if (opt && opt->assume_stopped) {
         rc = adopt_stopped(t, tracer ? tracer : pid, err);
@@ -428,6 +505,10 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
             return CL_E_PERMISSION;
         }
         break;
+    }
+    if ((rc = copy_and_resume(t, opt, stopped_at, err))) {
+        cl_target_close(t);
+        return rc;
     }
     *out = t;
     return 0;

@@ -111,7 +111,7 @@ static int parse_line(struct cl_mappings *ms, char *line)
         p++;
     struct cl_mapping m = {.start = start, .end = end, .offset = offset};
     m.perms = (perms[0] == 'r' ? CL_MAP_R : 0) | (perms[1] == 'w' ? CL_MAP_W : 0) |
-              (perms[2] == 'x' ? CL_MAP_X : 0);
+              (perms[2] == 'x' ? CL_MAP_X : 0) | (perms[3] == 's' ? CL_MAP_SHARED : 0);
     char *path = line + (p - line);
     if (*path) {
         static const char deleted[] = " (deleted)";

@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CL_MAP_DELETED: live, maps said "(deleted)": the file was removed or replaced since mapped. */
-enum { CL_MAP_R = 1, CL_MAP_W = 2, CL_MAP_X = 4, CL_MAP_DELETED = 8 };
+/* CL_MAP_DELETED: live, maps said "(deleted)": the file was removed or replaced since mapped.
+ * CL_MAP_SHARED: live, a shared mapping ('s'), whose pages other processes or devices write. */
+enum { CL_MAP_R = 1, CL_MAP_W = 2, CL_MAP_X = 4, CL_MAP_DELETED = 8, CL_MAP_SHARED = 16 };
 
 struct cl_mapping {
     uint64_t start, end;   /* [start, end) */

@@ -62,6 +62,10 @@ struct cl_target {
     /* Why the target is gone, when not because a process went away: a dump asked for a page or
      * an answer it does not hold (code 0: the process went away). */
     struct cl_error gone_why;
+    /* live: the bytes copied before the process was resumed (target/freeze.c), and how long it
+     * was stopped until then; 0 when it stays stopped while open (nothing copied). */
+    uint64_t copied_bytes;
+    double stopped_seconds;
     /* While `culeak dump` runs: every page the source served (NULL otherwise). */
     struct cl_pagerec *record;
     /* The small files read beside memory: recorded while dumping, a dump's answers. */
@@ -74,6 +78,10 @@ struct cl_open_options {
     bool assume_stopped;        /* live: a debugger already holds the process stopped */
     size_t cache_pages;         /* 0: default */
     bool record;                /* keep every page read, for `culeak dump` (t->record) */
+    /* live: the most memory copied so the process can resume before the walk (0: half of what
+     * the machine has available); keep_stopped: copy nothing, stopped until closed */
+    uint64_t copy_limit;
+    bool keep_stopped;
 };
 
 /* Opens a live process, stopping all its threads (unless assume_stopped). */

@@ -1,4 +1,5 @@
-"""Live attach leaves the process exactly as it was."""
+"""Live attach leaves the process exactly as it was, and stops it only while it must."""
+import json
 import signal
 import subprocess
 import time
@@ -31,7 +32,6 @@ def debugger_holds_it():
              "shell %s info --pid %d --json > %s" % (harness.CULEAK, p.pid, out)],
             capture_output=True, text=True, timeout=120)
         check(r.returncode == 0, "gdb: %s" % r.stderr[-1000:])
-        import json
         info = json.load(open(out))
         check_eq(info["python"]["version"], p.truth["version"], "python.version")
         check(any("held stopped by debugger" in w for w in info["warnings"]),
@@ -47,6 +47,46 @@ def proc_mem_fallback():
         check_eq(info["python"]["build"].split()[0], p.truth["version"], "banner read from .bss")
 
 
+def paused_for(p, args):
+    """culeak tensors on the watchdog scenario p: its report, culeak's wall time, and the longest
+    gap the process's watchdog thread saw meanwhile (how long it was stopped)."""
+    p.proc.stdin.write("\n")   # starts a new measurement
+    p.proc.stdin.flush()
+    json.loads(p.proc.stdout.readline())
+    start = time.monotonic()
+    doc = harness.culeak_json("tensors", "--pid", p.pid, *args)
+    wall = time.monotonic() - start
+    p.proc.stdin.write("\n")
+    p.proc.stdin.flush()
+    gap = json.loads(p.proc.stdout.readline())["gap"]
+    got = {int(t["storage_data_ptr"], 16) for t in doc["tensors"]}
+    want = {s["data"] for s in p.truth["storages"]}
+    check(want <= got, "%s: storages %r missing" % (args, sorted(want - got)))
+    return doc, wall, gap
+
+
+def resumed_while_walked():
+    """The process runs again once what can change in it is copied: its own watchdog thread sees
+    a pause that is a small part of culeak's run (live process, 1.5M objects), and the report is
+    whole. With --copy-limit 0, or a limit below its memory (which culeak says), it is stopped
+    for the whole walk, as before the copy existed."""
+    with harness.Process(harness.TORCH_VENV, "watchdog.py", "1500000", stdin=True) as p:
+        info = harness.culeak_json("info", "--pid", p.pid)
+        copied = info["target"]["copied_bytes"]
+        check(copied > 50 << 20, "copied %d bytes of a 1.5M-object heap" % copied)
+        check(0 < info["target"]["stopped_microseconds"] < 60e6, "stopped: %r" % info["target"])
+        doc, wall, gap = paused_for(p, [])
+        check(gap < wall / 3, "stopped %.2fs of culeak's %.2fs (copied %d MiB)"
+              % (gap, wall, copied >> 20))
+        check(not any("stays stopped" in w for w in doc["warnings"]), "%r" % doc["warnings"])
+        for args in (["--copy-limit", "0"], ["--copy-limit", "1M"]):
+            doc, wall, gap = paused_for(p, args)
+            check(gap > wall * 0.6, "%s: stopped %.2fs of culeak's %.2fs" % (args, gap, wall))
+            said = [w for w in doc["warnings"] if "stays stopped" in w]
+            check_eq(len(said), 1 if args[1] == "1M" else 0, "%s: warnings %r" % (args, doc["warnings"]))
+        check_eq(p.status()["TracerPid"], "0", "TracerPid after culeak")
+
+
 def tests():
-    for fn in (stopped_stays_stopped, debugger_holds_it, proc_mem_fallback):
+    for fn in (stopped_stays_stopped, debugger_holds_it, proc_mem_fallback, resumed_while_walked):
         yield fn.__name__, fn

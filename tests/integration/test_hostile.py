@@ -1,5 +1,6 @@
 """Targets that do not hold still: a process killed while culeak reads it ends the command with
-"the process went away" (exit 3) and no report, never a success built on failed reads."""
+"the process went away" (exit 3) and no report, never a success built on failed reads. Killed
+after culeak copied what can change in it, the report is whole or the command says so."""
 import json
 import os
 import signal
@@ -12,9 +13,12 @@ from harness import check, check_eq
 
 # Big enough that the walk takes a few seconds here, so every delay lands inside it.
 DYING_OBJECTS = "1500000"
-# (seconds, --json, read through /proc/PID/mem instead of process_vm_readv)
+# (seconds, --json, read through /proc/PID/mem instead of process_vm_readv), with --copy-limit 0:
+# the process stays stopped while culeak reads it, so every kill lands inside the reading
 KILLS = ((0.05, False, False), (0.2, True, False), (0.5, False, True), (1, True, False),
          (2, False, False))
+# the same with the copy (the default): a kill lands in the copy, or after it while culeak walks
+KILLS_AFTER_COPY = ((0.1, True, False), (0.5, False, True), (1, True, False))
 
 
 def complete(doc, truth):
@@ -34,9 +38,10 @@ def complete_text(text, truth):
         check("__main__.held[%d]" % i in text, "held[%d] missing from the report" % i)
 
 
-def killed_at(delay, as_json, proc_mem):
+def killed_at(delay, as_json, proc_mem, copy=False):
     with harness.Process(harness.TORCH_VENV, "dying.py", DYING_OBJECTS) as p:
         args = [harness.CULEAK, "tensors", "--pid", str(p.pid)] + (["--json"] if as_json else [])
+        args += [] if copy else ["--copy-limit", "0"]
         env = dict(os.environ, CULEAK_NO_PROCESS_VM_READV="1" if proc_mem else "0")
         killer = threading.Timer(delay, os.kill, (p.pid, signal.SIGKILL))
         start = time.time()
@@ -66,6 +71,12 @@ def killed_mid_read():
     outcomes = [killed_at(*k) for k in KILLS]
     # At least the early kills land inside the walk: else the test tests nothing.
     check(outcomes.count("went away") >= 3, "outcomes: %r" % list(zip(KILLS, outcomes)))
+
+
+def killed_after_copy():
+    """Each outcome is a whole report or "went away" (killed_at checks which); none is partial."""
+    for k in KILLS_AFTER_COPY:
+        killed_at(*k, copy=True)
 
 
 def unreadable_containers():
@@ -109,5 +120,6 @@ def unreadable_frames():
 
 def tests():
     yield "killed_mid_read", killed_mid_read
+    yield "killed_after_copy", killed_after_copy
     yield "unreadable_containers", unreadable_containers
     yield "unreadable_frames", unreadable_frames

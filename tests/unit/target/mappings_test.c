@@ -36,7 +36,8 @@ static void test_parse_proc_maps(void)
     CU_ASSERT_PTR_NULL(v[3].path);   /* anonymous */
     CU_ASSERT_EQUAL(v[3].start, 0x7f2a1c3c0000);
     CU_ASSERT_STRING_EQUAL(v[4].path, "/tmp/my lib.so");   /* spaces kept, "(deleted)" gone */
-    CU_ASSERT_EQUAL(v[4].perms, CL_MAP_R | CL_MAP_W | CL_MAP_DELETED);   /* ... but recorded */
+    CU_ASSERT_EQUAL(v[4].perms,   /* ... but recorded, and so is 's' */
+                    CL_MAP_R | CL_MAP_W | CL_MAP_DELETED | CL_MAP_SHARED);
     CU_ASSERT_STRING_EQUAL(v[5].path, "[stack]");
     CU_ASSERT_EQUAL(v[6].start, 0xffffffffff600000);
     CU_ASSERT_EQUAL(v[6].perms, CL_MAP_X);
