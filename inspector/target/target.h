@@ -78,8 +78,9 @@ struct cl_open_options {
     bool assume_stopped;        /* live: a debugger already holds the process stopped */
     size_t cache_pages;         /* 0: default */
     bool record;                /* keep every page read, for `culeak dump` (t->record) */
-    /* live: the most memory copied so the process can resume before the walk (0: half of what
-     * the machine has available); keep_stopped: copy nothing, stopped until closed */
+    /* live: the most memory copied so the process can resume before the walk (0: 4 GiB, or half
+     * of what the machine has available if less); keep_stopped: copy nothing, stopped until
+     * closed */
     uint64_t copy_limit;
     bool keep_stopped;
 };

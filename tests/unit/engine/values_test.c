@@ -141,6 +141,27 @@ static void test_command_line(void)
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"--help", NULL}), CL_PARSE_HELP);
 }
 
+/* --copy-limit: a size for live targets; 0 keeps the process stopped. */
+static void test_copy_limit_command_line(void)
+{
+    struct cl_command_line cl;
+    struct cl_error err = {0};
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"summary", "--pid", "5",
+                    "--copy-limit", "2G", NULL}), 0);
+    CU_ASSERT_EQUAL(cl.session.open.copy_limit, 2ull << 30);
+    CU_ASSERT_FALSE(cl.session.open.keep_stopped);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--pid", "5",
+                    "--copy-limit", "0", NULL}), 0);
+    CU_ASSERT(cl.session.open.keep_stopped);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--core", "c",
+                    "--copy-limit", "1M", NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "live process"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--pid", "5",
+                    "--copy-limit", "-1", NULL}), CL_E_USAGE);
+    CU_ASSERT_EQUAL(parse(false, false, &cl, &err, (const char *[]){"--copy-limit", "1M", NULL}),
+                    CL_E_USAGE);   /* in gdb the debugger holds the process */
+}
+
 /* dump: a live process or a core in, -o out; --dump FILE: a target like --core, holding its files. */
 static void test_dump_command_line(void)
 {
@@ -177,6 +198,7 @@ void register_engine_values_tests(void)
         {"seconds", test_seconds},
         {"command lines", test_command_line},
         {"dump command lines", test_dump_command_line},
+        {"--copy-limit command lines", test_copy_limit_command_line},
         {NULL, NULL},
     };
     tu_add_suite("engine/values", tests);

@@ -1,5 +1,6 @@
-/* Live targets: a forked child is stopped while open, read through cl_read, and resumes exactly
- * as it was on close. Needs ptrace rights over our own children (root, or ptrace_scope <= 1). */
+/* Live targets: a forked child is stopped while open (keep_stopped) or while its changing memory
+ * is copied, read through cl_read, and resumes exactly as it was on close. Needs ptrace rights
+ * over our own children (root, or ptrace_scope <= 1). */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,15 +19,25 @@
 static volatile uint64_t live_magic;
 static const char live_text[] = "culeak live target text";
 
-static struct cl_target *open_live(pid_t pid)
+/* Read-only data the open never reads: pages a test reads first after the child is gone. */
+static const unsigned char far_text[1 << 16] = {1, [(1 << 16) - 1] = 2};
+
+static struct cl_target *open_live_with(pid_t pid, bool keep_stopped)
 {
     struct cl_target *t = NULL;
     struct cl_error err = {0};
-    int rc = cl_target_open_live(pid, NULL, &t, &err);
+    struct cl_open_options opt = {.keep_stopped = keep_stopped};
+    int rc = cl_target_open_live(pid, &opt, &t, &err);
     CU_ASSERT_EQUAL(rc, 0);
     if (rc)
         fprintf(stderr, "\n  open pid %d: %s\n", (int)pid, err.msg);
     return t;
+}
+
+/* Stopped for as long as it is open. */
+static struct cl_target *open_live(pid_t pid)
+{
+    return open_live_with(pid, true);
 }
 
 static void test_open_read_close(void)
@@ -83,6 +94,46 @@ static void test_proc_mem_fallback(void)
         cl_target_close(t);
     }
     CU_ASSERT(tu_kill_child(child));
+}
+
+/* The default: stopped while its changing memory is copied, then running while it is read; the
+ * copy keeps what the memory held then, even once the process is gone. Read-only file pages are
+ * read from the process, so one first read after it died says so. */
+static void test_copied_and_resumed(void)
+{
+    enum { FAR_BYTES = 1 << 20 };
+    unsigned char *far = malloc(FAR_BYTES);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(far);
+    memset(far, 0x5a, FAR_BYTES);
+    live_magic = MAGIC;
+    pid_t child = tu_fork_paused_child();
+    CU_ASSERT_FATAL(child > 0);
+    live_magic = 4;
+    struct cl_target *t = open_live_with(child, false);
+    if (t) {
+        CU_ASSERT_EQUAL(tu_wait_state(child, "S"), 'S');   /* running: asleep in pause() */
+        CU_ASSERT_EQUAL(tu_tracer_pid(child), 0);
+        CU_ASSERT(t->copied_bytes >= FAR_BYTES);
+        CU_ASSERT(t->stopped_seconds > 0 && t->stopped_seconds < 60);
+        uint64_t v = 0;
+        char s[64];
+        CU_ASSERT_EQUAL(cl_read_cstr(t, (uint64_t)(uintptr_t)live_text, s, sizeof s), 0);
+        CU_ASSERT_STRING_EQUAL(s, live_text);
+        kill(child, SIGKILL);
+        CU_ASSERT_EQUAL(tu_wait_state(child, "Z"), 'Z');
+        CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)&live_magic, &v), 0);
+        CU_ASSERT_EQUAL(v, MAGIC);
+        CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)(far + FAR_BYTES / 2), &v), 0);
+        CU_ASSERT_EQUAL(v, 0x5a5a5a5a5a5a5a5aull);
+        CU_ASSERT_FALSE(t->gone);
+        unsigned char c;
+        CU_ASSERT_EQUAL(cl_read(t, (uint64_t)(uintptr_t)&far_text[sizeof far_text / 2], &c, 1),
+                        CL_E_NO_PROCESS);
+        CU_ASSERT(t->gone);
+        cl_target_close(t);
+    }
+    CU_ASSERT(tu_kill_child(child));
+    free(far);
 }
 
 static void *thread_pause(void *arg)
@@ -213,6 +264,7 @@ void register_target_live_tests(void)
     static const struct tu_test tests[] = {
         {"open, read, close a stopped child", test_open_read_close},
         {"/proc/PID/mem fallback", test_proc_mem_fallback},
+        {"copied, resumed, read after it died", test_copied_and_resumed},
         {"a process killed while open went away", test_went_away},
         {"every thread is stopped", test_all_threads_stopped},
         {"no process, zombie, bad pid", test_no_process},

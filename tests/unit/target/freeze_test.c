@@ -1,0 +1,154 @@
+/* The copy of a live process's changing memory: which mappings it takes, bulk reads with pages
+ * that fail, and a process that goes away while it is copied. The source is a fake reader over a
+ * buffer (a test double for process_vm_readv); the integration tests copy real processes. */
+#include <errno.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "suites.h"
+#include "target/freeze.h"
+#include "target/pagecache.h"
+#include "testutil.h"
+#include "util/error.h"
+
+#define BASE 0x10000000ull
+#define PAGES 600   /* more than one chunk (256 pages) */
+
+struct fake_memory {
+    unsigned char bytes[PAGES * CL_PAGE_SIZE];
+    uint64_t bad_page;      /* an address whose page cannot be read, or 0 */
+    uint64_t gone_after;    /* reads allowed before the process "goes away"; 0: never */
+    unsigned reads;
+};
+
+/* Reads as process_vm_readv does: the bytes up to the first page that fails. */
+static long fake_read(void *source, uint64_t addr, void *buf, size_t len)
+{
+    struct fake_memory *m = source;
+    if (m->gone_after && ++m->reads > m->gone_after)
+        return -ESRCH;
+    if (addr < BASE || addr + len > BASE + sizeof m->bytes)
+        return -EFAULT;
+    size_t n = len;
+    if (m->bad_page && m->bad_page >= addr && m->bad_page < addr + len)
+        n = (size_t)(m->bad_page - addr);
+    if (n == 0)
+        return -EFAULT;
+    memcpy(buf, m->bytes + (addr - BASE), n);
+    return (long)n;
+}
+
+static struct fake_memory *fake_new(void)
+{
+    static struct fake_memory m;
+    memset(&m, 0, sizeof m);
+    for (size_t i = 0; i < sizeof m.bytes; i++)
+        m.bytes[i] = (unsigned char)(i * 7 + i / CL_PAGE_SIZE);
+    return &m;
+}
+
+static void test_wants(void)
+{
+    struct cl_mapping anon = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, NULL};
+    CU_ASSERT(cl_freeze_wants(&anon));
+    struct cl_mapping ro_anon = {BASE, BASE + 4096, 0, CL_MAP_R, NULL};
+    CU_ASSERT(cl_freeze_wants(&ro_anon));   /* anonymous: mprotect may make it writable again */
+    struct cl_mapping heap = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "[heap]"};
+    CU_ASSERT(cl_freeze_wants(&heap));
+    struct cl_mapping stack = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "[stack]"};
+    CU_ASSERT(cl_freeze_wants(&stack));
+    struct cl_mapping data = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "/usr/lib/libpython.so"};
+    CU_ASSERT(cl_freeze_wants(&data));
+    struct cl_mapping text = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_X, "/usr/lib/libpython.so"};
+    CU_ASSERT(!cl_freeze_wants(&text));
+    struct cl_mapping rodata = {BASE, BASE + 4096, 0, CL_MAP_R, "/usr/lib/libpython.so"};
+    CU_ASSERT(!cl_freeze_wants(&rodata));
+    struct cl_mapping shared = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W | CL_MAP_SHARED,
+                                "/memfd:device (deleted)"};
+    CU_ASSERT(!cl_freeze_wants(&shared));
+    struct cl_mapping device = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "/dev/nvidia0"};
+    CU_ASSERT(!cl_freeze_wants(&device));
+    struct cl_mapping zero = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "/dev/zero"};
+    CU_ASSERT(cl_freeze_wants(&zero));
+    struct cl_mapping vvar = {BASE, BASE + 4096, 0, CL_MAP_R, "[vvar]"};
+    CU_ASSERT(!cl_freeze_wants(&vvar));
+    struct cl_mapping guard = {BASE, BASE + 4096, 0, 0, NULL};
+    CU_ASSERT(!cl_freeze_wants(&guard));
+}
+
+/* Two wanted mappings around a read-only file mapping the copy leaves out. */
+static void three_mappings(struct cl_mappings *ms)
+{
+    struct cl_mapping v[] = {
+        {BASE, BASE + 300 * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, NULL},
+        {BASE + 300 * CL_PAGE_SIZE, BASE + 310 * CL_PAGE_SIZE, 0, CL_MAP_R, "/lib/x.so"},
+        {BASE + 310 * CL_PAGE_SIZE, BASE + PAGES * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, "[heap]"},
+    };
+    memset(ms, 0, sizeof *ms);
+    for (size_t i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL_FATAL(cl_mappings_add(ms, &v[i]), 0);
+}
+
+static void test_copy_and_pages(void)
+{
+    struct fake_memory *m = fake_new();
+    m->bad_page = BASE + 400 * CL_PAGE_SIZE;
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    CU_ASSERT_EQUAL(cl_freeze_size(&ms), (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &ms, fake_read, m), 0);
+    CU_ASSERT_EQUAL(f.n, 2);
+    CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
+    /* the process changes after the copy: the copy does not */
+    unsigned char before[CL_PAGE_SIZE], page[CL_PAGE_SIZE];
+    memcpy(before, m->bytes + 599 * CL_PAGE_SIZE, CL_PAGE_SIZE);
+    memset(m->bytes, 0xee, sizeof m->bytes);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 599 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT(memcmp(page, before, CL_PAGE_SIZE) == 0);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), 0);
+    CU_ASSERT_EQUAL(page[1], 7);
+    /* pages of the chunk after the one that failed were still copied, one by one */
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 401 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(401 * CL_PAGE_SIZE * 7 + 401));
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 400 * CL_PAGE_SIZE, page), CL_E_UNREADABLE);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 399 * CL_PAGE_SIZE, page), 0);
+    /* what the copy leaves out, and what is not mapped at all */
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 305 * CL_PAGE_SIZE, page), -1);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE - CL_PAGE_SIZE, page), -1);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + PAGES * CL_PAGE_SIZE, page), -1);
+    cl_frozen_free(&f);
+    CU_ASSERT_EQUAL(f.n, 0);
+    cl_mappings_free(&ms);
+}
+
+static void test_gone_while_copying(void)
+{
+    struct fake_memory *m = fake_new();
+    m->gone_after = 2;   /* the third read: the process was killed */
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL(cl_freeze_copy(&f, &ms, fake_read, m), CL_E_NO_PROCESS);
+    CU_ASSERT_EQUAL(f.n, 0);   /* nothing kept */
+    CU_ASSERT_PTR_NULL(f.v);
+    cl_mappings_free(&ms);
+
+    struct cl_mappings none = {0};
+    CU_ASSERT_EQUAL(cl_freeze_copy(&f, &none, fake_read, m), 0);
+    unsigned char page[CL_PAGE_SIZE];
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), -1);
+    cl_frozen_free(&f);
+}
+
+void register_target_freeze_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"which mappings are copied", test_wants},
+        {"a copy with an unreadable page", test_copy_and_pages},
+        {"the process goes away while copied", test_gone_while_copying},
+        {NULL, NULL},
+    };
+    tu_add_suite("target/freeze", tests);
+}
