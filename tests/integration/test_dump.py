@@ -25,7 +25,9 @@ import test_refs
 import test_tensors
 from harness import check, check_eq
 
-SOURCE_FIELDS = ("kind", "dumped_from")   # the only fields allowed to differ, in info's target
+# the only fields allowed to differ, in info's target: its kind, and how long a live one was
+# stopped while copied (that run's, not the target's)
+SOURCE_FIELDS = ("kind", "dumped_from", "copied_bytes", "stopped_microseconds")
 
 
 def normalized(command, doc):
