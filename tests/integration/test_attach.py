@@ -87,6 +87,17 @@ def resumed_while_walked():
         check_eq(p.status()["TracerPid"], "0", "TracerPid after culeak")
 
 
+def inspects_itself():
+    """A job that runs culeak on itself and reads the report through a pipe gets the whole report
+    (longer than a pipe holds): culeak writes it once the job runs again."""
+    with harness.Process(harness.TORCH_VENV, "self_inspect.py", harness.CULEAK) as p:
+        t = p.truth
+        check_eq(t["rc"], 0, "culeak's exit status in the job (%s)" % t["stderr"])
+        check(t["report_bytes"] > 1 << 16, "a report of %d bytes fits a pipe" % t["report_bytes"])
+        check(t["listed"] >= t["held"], "%d tensors listed of %d held" % (t["listed"], t["held"]))
+
+
 def tests():
-    for fn in (stopped_stays_stopped, debugger_holds_it, proc_mem_fallback, resumed_while_walked):
+    for fn in (stopped_stays_stopped, debugger_holds_it, proc_mem_fallback, resumed_while_walked,
+               inspects_itself):
         yield fn.__name__, fn
