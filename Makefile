@@ -78,11 +78,14 @@ static: $(BUILD)/static/culeak $(BUILD)/static/culeak_gdb.abi3.so
 $(BUILD)/static/culeak: $(CLI_OBJ) $(BUILD)/libculeak.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -static $(CLI_OBJ) $(BUILD)/libculeak.a $(STATIC_LIBS) -o $@
+# The plugin carries its libraries beside it ($$ORIGIN); on a rebuild ldd finds those copies
+# themselves, and there is nothing to copy.
 $(BUILD)/static/culeak_gdb.abi3.so: $(PLUGIN_OBJ) $(BUILD)/libculeak.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -shared $(PLUGIN_OBJ) \
 	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -Wl,-rpath,'$$ORIGIN' -Wl,--disable-new-dtags -o $@
-	for so in $(STATIC_SOS); do cp -L "$$(ldd $@ | awk -v so=$$so '$$1 == so {print $$3}')" $(BUILD)/static/; done
+	for so in $(STATIC_SOS); do src="$$(ldd $@ | awk -v so=$$so '$$1 == so {print $$3}')"; \
+	    [ "$$src" -ef $(BUILD)/static/$$so ] || cp -L "$$src" $(BUILD)/static/; done
 
 # The simulated CUDA device (simgpu/): stand-ins for libcudart.so.13 and libcuda.so.1, their
 # stubs generated from the real runtime of the CUDA wheel's venv and the CUDA headers.

@@ -12,6 +12,13 @@
 /* Bytes per read: large enough that the syscalls cost nothing beside the copy, small enough that
  * a page that fails costs one chunk read page by page. */
 #define CHUNK (1u << 20)
+/* Page-table entries per read of them (32 KiB). A mapping of more than PAGEMAP_MAX_PAGES (64 GiB,
+ * whose entries alone are 128 MiB) is taken whole, and so counts whole against the limit: such
+ * reservations (a sanitizer's shadow memory) are no heap worth copying. */
+#define PAGEMAP_BATCH 4096u
+#define PAGEMAP_MAX_PAGES (16ull << 20)
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAPPED (1ull << 62)
 
 /* Pseudo paths of memory that is the process's own: the heap, stacks, named anonymous memory. */
 static bool own_pseudo_path(const char *path)
@@ -33,58 +40,122 @@ bool cl_freeze_wants(const struct cl_mapping *m)
     return (m->perms & CL_MAP_W) != 0;   /* a file's read-only pages never change */
 }
 
-uint64_t cl_freeze_size(const struct cl_mappings *ms)
+static bool anonymous(const struct cl_mapping *m)
 {
-    uint64_t n = 0;
-    for (size_t i = 0; i < ms->n; i++)
-        if (cl_freeze_wants(&ms->v[i]))
-            n += ms->v[i].end - ms->v[i].start;
-    return n;
+    return !m->path || m->path[0] == '[' || strcmp(m->path, "/dev/zero") == 0;
+}
+
+static bool bit(const uint8_t *bits, uint64_t i)
+{
+    return bits && (bits[i / 8] >> (i % 8) & 1);
+}
+
+static void set_bit(uint8_t *bits, uint64_t i)
+{
+    bits[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
 static void free_region(struct cl_frozen_region *r)
 {
     if (r->data)
         munmap(r->data, r->end - r->start);
+    free(r->absent);
     free(r->unreadable);
 }
 
-/* One chunk that did not read whole, page by page from the first page it missed: pages that
- * fail are marked unreadable. 0, or CL_E_NO_PROCESS / CL_E_INTERNAL. */
-static int copy_pages(struct cl_frozen_region *r, uint64_t from, uint64_t to, cl_bulk_read_fn read,
-                      void *source)
+/* Marks r's pages that are neither present nor swapped out, from the page tables. Returns how
+ * many, or -1 when out of memory. Where the entries cannot be read every page is taken. */
+static int64_t plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source *src)
+{
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    if (!src->pagemap || npages > PAGEMAP_MAX_PAGES)
+        return 0;
+    uint64_t *entries = malloc(PAGEMAP_BATCH * sizeof *entries);
+    if (!entries || !(r->absent = calloc((npages + 7) / 8, 1))) {
+        free(entries);
+        return -1;
+    }
+    int64_t absent = 0;
+    for (uint64_t i = 0; i < npages;) {
+        size_t want = npages - i < PAGEMAP_BATCH ? (size_t)(npages - i) : PAGEMAP_BATCH;
+        long n = src->pagemap(src->arg, r->start + i * CL_PAGE_SIZE, want, entries);
+        if (n != (long)want) {   /* unreadable: take every page */
+            free(r->absent);
+            r->absent = NULL;
+            absent = 0;
+            break;
+        }
+        for (size_t k = 0; k < want; k++, i++)
+            if (!(entries[k] & (PM_PRESENT | PM_SWAPPED))) {
+                set_bit(r->absent, i);
+                absent++;
+            }
+    }
+    free(entries);
+    if (!absent) {
+        free(r->absent);
+        r->absent = NULL;
+    }
+    return absent;
+}
+
+int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
+                   const struct cl_freeze_source *src)
+{
+    size_t cap = 0;
+    memset(f, 0, sizeof *f);
+    for (size_t i = 0; i < ms->n; i++) {
+        const struct cl_mapping *m = &ms->v[i];
+        if (!cl_freeze_wants(m))
+            continue;
+        if (!CL_VEC_RESERVE(f->v, f->n, cap)) {
+            cl_frozen_free(f);
+            return CL_E_INTERNAL;
+        }
+        struct cl_frozen_region *r = &f->v[f->n++];
+        *r = (struct cl_frozen_region){.start = m->start, .end = m->end};
+        int64_t absent = anonymous(m) ? plan_absent(r, src) : 0;
+        if (absent < 0) {
+            cl_frozen_free(f);
+            return CL_E_INTERNAL;
+        }
+        f->bytes += m->end - m->start - (uint64_t)absent * CL_PAGE_SIZE;
+    }
+    return 0;
+}
+
+/* Pages [from, to) of r, one read each: those that fail are marked unreadable. 0, or
+ * CL_E_NO_PROCESS / CL_E_INTERNAL. */
+static int copy_pages(struct cl_frozen_region *r, uint64_t from, uint64_t to,
+                      const struct cl_freeze_source *src)
 {
     uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
     for (uint64_t a = from; a < to; a += CL_PAGE_SIZE) {
-        long n = read(source, a, r->data + (a - r->start), CL_PAGE_SIZE);
+        long n = src->read(src->arg, a, r->data + (a - r->start), CL_PAGE_SIZE);
         if (n == -ESRCH)
             return CL_E_NO_PROCESS;
         if (n == CL_PAGE_SIZE)
             continue;
         if (!r->unreadable && !(r->unreadable = calloc((npages + 7) / 8, 1)))
             return CL_E_INTERNAL;
-        uint64_t page = (a - r->start) / CL_PAGE_SIZE;
-        r->unreadable[page / 8] |= (uint8_t)(1u << (page % 8));
+        set_bit(r->unreadable, (a - r->start) / CL_PAGE_SIZE);
     }
     return 0;
 }
 
-static int copy_region(struct cl_frozen_region *r, cl_bulk_read_fn read, void *source)
+/* Pages [from, to) of r in reads of up to CHUNK; a read that comes back short is done again page
+ * by page from the first page it missed. */
+static int copy_run(struct cl_frozen_region *r, uint64_t from, uint64_t to,
+                    const struct cl_freeze_source *src)
 {
-    size_t len = (size_t)(r->end - r->start);
-    void *data = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                      -1, 0);
-    if (data == MAP_FAILED)
-        return CL_E_INTERNAL;
-    r->data = data;
-    for (uint64_t a = r->start; a < r->end;) {
-        size_t want = r->end - a < CHUNK ? (size_t)(r->end - a) : CHUNK;
-        long n = read(source, a, r->data + (a - r->start), want);
+    for (uint64_t a = from; a < to;) {
+        size_t want = to - a < CHUNK ? (size_t)(to - a) : CHUNK;
+        long n = src->read(src->arg, a, r->data + (a - r->start), want);
         if (n == -ESRCH)
             return CL_E_NO_PROCESS;
-        if (n != (long)want) {   /* some page failed: find which, from the first one missed */
+        if (n != (long)want) {
             uint64_t missed = a + (n > 0 ? (uint64_t)n / CL_PAGE_SIZE * CL_PAGE_SIZE : 0);
-            int rc = copy_pages(r, missed, a + want, read, source);
+            int rc = copy_pages(r, missed, a + want, src);
             if (rc)
                 return rc;
         }
@@ -93,26 +164,40 @@ static int copy_region(struct cl_frozen_region *r, cl_bulk_read_fn read, void *s
     return 0;
 }
 
-int cl_freeze_copy(struct cl_frozen *f, const struct cl_mappings *ms, cl_bulk_read_fn read,
-                   void *source)
+/* Every run of r's pages that are not absent. */
+static int copy_region(struct cl_frozen_region *r, const struct cl_freeze_source *src)
 {
-    size_t cap = 0;
-    memset(f, 0, sizeof *f);
-    for (size_t i = 0; i < ms->n; i++) {
-        const struct cl_mapping *m = &ms->v[i];
-        if (!cl_freeze_wants(m))
+    size_t len = (size_t)(r->end - r->start);
+    void *data = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (data == MAP_FAILED)
+        return CL_E_INTERNAL;
+    r->data = data;
+    uint64_t npages = len / CL_PAGE_SIZE;
+    for (uint64_t i = 0; i < npages;) {
+        if (bit(r->absent, i)) {
+            i++;
             continue;
-        int rc = CL_VEC_RESERVE(f->v, f->n, cap) ? 0 : CL_E_INTERNAL;
-        if (!rc) {
-            f->v[f->n] = (struct cl_frozen_region){.start = m->start, .end = m->end};
-            rc = copy_region(&f->v[f->n], read, source);
-            f->n++;   /* counted even when it failed, so its memory is freed below */
         }
+        uint64_t j = i + 1;
+        while (j < npages && !bit(r->absent, j))
+            j++;
+        int rc = copy_run(r, r->start + i * CL_PAGE_SIZE, r->start + j * CL_PAGE_SIZE, src);
+        if (rc)
+            return rc;
+        i = j;
+    }
+    return 0;
+}
+
+int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        int rc = copy_region(&f->v[i], src);
         if (rc) {
             cl_frozen_free(f);
             return rc;
         }
-        f->bytes += m->end - m->start;
     }
     return 0;
 }
@@ -131,7 +216,7 @@ int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out)
         return -1;
     const struct cl_frozen_region *r = &f->v[lo - 1];
     uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
-    if (r->unreadable && (r->unreadable[page / 8] >> (page % 8) & 1))
+    if (bit(r->unreadable, page))
         return CL_E_UNREADABLE;
     memcpy(out, r->data + (addr - r->start), CL_PAGE_SIZE);
     return 0;

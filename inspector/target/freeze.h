@@ -10,33 +10,44 @@
 
 #include "target/mappings.h"
 
-/* Reads len bytes at addr of the source into buf: the bytes read (fewer when a page cannot be
- * read), or -errno. ESRCH means the process went away. */
-typedef long (*cl_bulk_read_fn)(void *source, uint64_t addr, void *buf, size_t len);
+/* Where the copy comes from: a live process, or a test's stand-in. */
+struct cl_freeze_source {
+    /* Reads len bytes at addr into buf: the bytes read (fewer when a page cannot be read), or
+     * -errno; -ESRCH means the process went away. */
+    long (*read)(void *arg, uint64_t addr, void *buf, size_t len);
+    /* The page-table entries of npages pages from addr (/proc/PID/pagemap: bit 63 present, bit
+     * 62 swapped) into out: the entries read, or -errno. NULL, or failing: every page is read. */
+    long (*pagemap)(void *arg, uint64_t addr, size_t npages, uint64_t *out);
+    void *arg;
+};
 
 struct cl_frozen_region {
     uint64_t start, end;
-    unsigned char *data;        /* end - start bytes (mmap'ed) */
+    unsigned char *data;        /* end - start bytes (mmap'ed; pages never written stay zero) */
+    uint8_t *absent;            /* a bit per page that was neither present nor swapped out:
+                                 * anonymous memory never touched, zeros; NULL when none */
     uint8_t *unreadable;        /* a bit per page that could not be read; NULL when none */
 };
 
 struct cl_frozen {
     struct cl_frozen_region *v; /* sorted by start, as the mappings they copy */
     size_t n;
-    uint64_t bytes;             /* copied */
+    uint64_t bytes;             /* to copy: the pages not absent */
 };
 
 /* Whether the copy holds mapping m: private memory that is readable and either writable or not
  * backed by a file (anonymous, the heap, stacks). Shared mappings (device memory, other
  * processes' shared memory) and device files are left out. */
 bool cl_freeze_wants(const struct cl_mapping *m);
-/* The bytes a copy of ms would take. */
-uint64_t cl_freeze_size(const struct cl_mappings *ms);
 
-/* Copies every mapping of ms that cl_freeze_wants through read. 0; CL_E_NO_PROCESS when the
- * source went away (nothing is kept); CL_E_INTERNAL when out of memory. */
-int cl_freeze_copy(struct cl_frozen *f, const struct cl_mappings *ms, cl_bulk_read_fn read,
-                   void *source);
+/* Which pages of ms the copy takes (f->bytes says how much), before copying any: anonymous
+ * memory's pages the page tables say were never touched are left out and read as zeros. 0, or
+ * CL_E_INTERNAL when out of memory. */
+int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
+                   const struct cl_freeze_source *src);
+/* Copies what the plan takes. 0; CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when
+ * out of memory (either way f is freed). */
+int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
 /* The copy's page at page-aligned addr: 0 and the page in out; CL_E_UNREADABLE for a page the
  * copy could not read; -1 when the copy does not hold addr. */
 int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out);

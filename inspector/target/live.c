@@ -32,6 +32,7 @@
 struct live {
     int pid;
     int mem_fd;          /* /proc/PID/mem, opened when process_vm_readv is refused */
+    int pagemap_fd;      /* /proc/PID/pagemap, for the copy; -1 until opened */
     bool vm_readv_ok;
     bool seized;         /* false when a debugger holds the process and we only read */
     size_t threads_cap;  /* of the target's threads[] */
@@ -333,6 +334,21 @@ static long bulk_read(void *source, uint64_t addr, void *buf, size_t len)
     return read_memory(source, addr, buf, len);
 }
 
+/* npages page-table entries from addr (8 bytes a page): the entries read, or -errno. */
+static long read_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *out)
+{
+    struct live *lv = source;
+    if (lv->pagemap_fd < 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/pagemap", lv->pid);
+        if ((lv->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            return -errno;
+    }
+    ssize_t n = pread(lv->pagemap_fd, out, npages * sizeof *out,
+                      (off_t)(addr / CL_PAGE_SIZE * sizeof *out));
+    return n < 0 ? -errno : n / (ssize_t)sizeof *out;
+}
+
 static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
 {
     struct live *lv = t->impl;
@@ -357,6 +373,8 @@ static void live_close(struct cl_target *t)
     register_attached(t, false);
     if (lv->mem_fd >= 0)
         close(lv->mem_fd);
+    if (lv->pagemap_fd >= 0)
+        close(lv->pagemap_fd);
     cl_frozen_free(&lv->frozen);
     free(lv);
 }
@@ -428,14 +446,18 @@ static int copy_and_resume(struct cl_target *t, const struct cl_open_options *op
     if (!lv->seized || (opt && opt->keep_stopped))
         return 0;
     uint64_t limit = opt && opt->copy_limit ? opt->copy_limit : default_copy_limit();
-    uint64_t size = cl_freeze_size(&t->maps);
-    if (size > limit) {
+    struct cl_freeze_source src = {bulk_read, read_pagemap, lv};
+    int rc = cl_freeze_plan(&lv->frozen, &t->maps, &src);
+    uint64_t size = lv->frozen.bytes;
+    if (!rc && size > limit) {
+        cl_frozen_free(&lv->frozen);
         cl_note_add(&t->warnings, "the process's writable memory (%" PRIu64 " MiB) is more than "
                     "the copy limit (%" PRIu64 " MiB, --copy-limit): it stays stopped until "
                     "culeak is done", size >> 20, limit >> 20);
         return 0;
     }
-    int rc = cl_freeze_copy(&lv->frozen, &t->maps, bulk_read, lv);
+    if (!rc)
+        rc = cl_freeze_copy(&lv->frozen, &src);
     if (rc == CL_E_NO_PROCESS) {
         t->gone = true;
         return cl_target_went_away(t, err);
@@ -475,7 +497,8 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     /* CULEAK_NO_PROCESS_VM_READV=1 forces the /proc/PID/mem path (for systems that refuse
      * process_vm_readv only sometimes, and for testing that path). */
     const char *no_vm = getenv("CULEAK_NO_PROCESS_VM_READV");
-    *lv = (struct live){.pid = pid, .mem_fd = -1, .vm_readv_ok = !(no_vm && *no_vm == '1')};
+    *lv = (struct live){.pid = pid, .mem_fd = -1, .pagemap_fd = -1,
+                        .vm_readv_ok = !(no_vm && *no_vm == '1')};
     t->pid = pid;
     t->ns_pid = cl_proc_ns_pid(pid);
     t->locator.root_pid = pid;   /* a container's files are its own, not the host's */

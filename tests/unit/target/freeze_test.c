@@ -20,6 +20,8 @@ struct fake_memory {
     uint64_t bad_page;      /* an address whose page cannot be read, or 0 */
     uint64_t gone_after;    /* reads allowed before the process "goes away"; 0: never */
     unsigned reads;
+    uint64_t untouched[2];  /* pages [from, to) the page tables say were never touched */
+    bool no_pagemap;        /* the page tables cannot be read */
 };
 
 /* Reads as process_vm_readv does: the bytes up to the first page that fails. */
@@ -37,6 +39,27 @@ static long fake_read(void *source, uint64_t addr, void *buf, size_t len)
         return -EFAULT;
     memcpy(buf, m->bytes + (addr - BASE), n);
     return (long)n;
+}
+
+static long fake_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *out)
+{
+    struct fake_memory *m = source;
+    if (m->no_pagemap)
+        return -EACCES;
+    for (size_t i = 0; i < npages; i++) {
+        uint64_t page = (addr - BASE) / CL_PAGE_SIZE + i;
+        bool untouched = page >= m->untouched[0] && page < m->untouched[1];
+        out[i] = untouched ? 0 : page % 2 ? 1ull << 63 : 1ull << 62;   /* present, or swapped */
+    }
+    return (long)npages;
+}
+
+/* The plan, then the copy, from m. */
+static int freeze(struct cl_frozen *f, const struct cl_mappings *ms, struct fake_memory *m)
+{
+    struct cl_freeze_source src = {fake_read, fake_pagemap, m};
+    int rc = cl_freeze_plan(f, ms, &src);
+    return rc ? rc : cl_freeze_copy(f, &src);
 }
 
 static struct fake_memory *fake_new(void)
@@ -96,9 +119,8 @@ static void test_copy_and_pages(void)
     m->bad_page = BASE + 400 * CL_PAGE_SIZE;
     struct cl_mappings ms;
     three_mappings(&ms);
-    CU_ASSERT_EQUAL(cl_freeze_size(&ms), (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
     struct cl_frozen f;
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &ms, fake_read, m), 0);
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
     CU_ASSERT_EQUAL(f.n, 2);
     CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
     /* the process changes after the copy: the copy does not */
@@ -123,6 +145,52 @@ static void test_copy_and_pages(void)
     cl_mappings_free(&ms);
 }
 
+/* Anonymous pages never touched are not read: they are zeros, and cost nothing against the
+ * limit. A file's writable pages are all read (one not in memory holds the file's bytes, not
+ * zeros), and so is everything when the page tables cannot be read. */
+static void test_untouched_pages(void)
+{
+    struct fake_memory *m = fake_new();
+    m->untouched[0] = 100, m->untouched[1] = 150;   /* in the first, anonymous mapping */
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10 - 50) * CL_PAGE_SIZE);
+    unsigned char page[CL_PAGE_SIZE], zeros[CL_PAGE_SIZE] = {0};
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT(memcmp(page, zeros, sizeof page) == 0);   /* not read: the fake's bytes are not 0 */
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 150 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(150 * CL_PAGE_SIZE * 7 + 150));
+    cl_frozen_free(&f);
+
+    m->untouched[0] = 320, m->untouched[1] = 330;   /* in [heap]: anonymous too */
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10 - 10) * CL_PAGE_SIZE);
+    cl_frozen_free(&f);
+    cl_mappings_free(&ms);
+
+    struct cl_mapping data = {BASE, BASE + 200 * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, "/lib/x.so"};
+    CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &data), 0);
+    m->untouched[0] = 0, m->untouched[1] = 200;
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    CU_ASSERT_EQUAL(f.bytes, 200 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(120 * CL_PAGE_SIZE * 7 + 120));
+    cl_frozen_free(&f);
+    cl_mappings_free(&ms);
+
+    three_mappings(&ms);
+    m->untouched[0] = 100, m->untouched[1] = 150;
+    m->no_pagemap = true;
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(120 * CL_PAGE_SIZE * 7 + 120));
+    cl_frozen_free(&f);
+    cl_mappings_free(&ms);
+}
+
 static void test_gone_while_copying(void)
 {
     struct fake_memory *m = fake_new();
@@ -130,13 +198,13 @@ static void test_gone_while_copying(void)
     struct cl_mappings ms;
     three_mappings(&ms);
     struct cl_frozen f;
-    CU_ASSERT_EQUAL(cl_freeze_copy(&f, &ms, fake_read, m), CL_E_NO_PROCESS);
+    CU_ASSERT_EQUAL(freeze(&f, &ms, m), CL_E_NO_PROCESS);
     CU_ASSERT_EQUAL(f.n, 0);   /* nothing kept */
     CU_ASSERT_PTR_NULL(f.v);
     cl_mappings_free(&ms);
 
     struct cl_mappings none = {0};
-    CU_ASSERT_EQUAL(cl_freeze_copy(&f, &none, fake_read, m), 0);
+    CU_ASSERT_EQUAL(freeze(&f, &none, m), 0);
     unsigned char page[CL_PAGE_SIZE];
     CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), -1);
     cl_frozen_free(&f);
@@ -147,6 +215,7 @@ void register_target_freeze_tests(void)
     static const struct tu_test tests[] = {
         {"which mappings are copied", test_wants},
         {"a copy with an unreadable page", test_copy_and_pages},
+        {"untouched anonymous pages are not read", test_untouched_pages},
         {"the process goes away while copied", test_gone_while_copying},
         {NULL, NULL},
     };
