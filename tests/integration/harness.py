@@ -314,6 +314,22 @@ def culeak_json(*args, **kw):
 
 
 @contextlib.contextmanager
+def stopped(p):
+    """Process p held in group-stop (culeak leaves it so), so that nothing changes between the
+    inspections compared: an idle loop makes objects, and culeak lets a job run while it walks
+    its copy."""
+    os.kill(p.pid, signal.SIGSTOP)
+    deadline = time.time() + 30
+    while p.status()["State"][0] != "T":
+        check(time.time() < deadline, "process %d did not stop" % p.pid)
+        time.sleep(0.01)
+    try:
+        yield
+    finally:
+        os.kill(p.pid, signal.SIGCONT)
+
+
+@contextlib.contextmanager
 def tempdir():
     d = tempfile.mkdtemp(prefix="culeak-test-")
     try:

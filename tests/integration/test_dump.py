@@ -15,7 +15,6 @@ import contextlib
 import filecmp
 import json
 import os
-import signal
 
 import harness
 import test_blocks
@@ -58,17 +57,6 @@ def both(command, target, dump, *args, expect_rc=0):
     return docs[1]
 
 
-@contextlib.contextmanager
-def stopped(p):
-    """p held in group-stop (culeak leaves it so), so that nothing changes between the runs on
-    it that are compared (its idle loop makes objects)."""
-    os.kill(p.pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(p.pid, signal.SIGCONT)
-
-
 def make_dump(target, d, name="t.dump"):
     path = os.path.join(d, name)
     r = harness.culeak("dump", *target, "-o", path)
@@ -80,7 +68,7 @@ def holders_every_command(kind):
     """holders.py: every command live (or on a gcore) and on its dump; then the ground truth."""
     def test():
         with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, test_holders.SCENARIO) as p, \
-                (stopped(p) if kind == "live" else contextlib.nullcontext()):   # a core: unchanged
+                (harness.stopped(p) if kind == "live" else contextlib.nullcontext()):   # a core: unchanged
             target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
             dump = make_dump(target, d)
             info = both("info", target, dump)
@@ -104,7 +92,7 @@ def holders_every_command(kind):
 def holders_after_exit():
     """A dump read after the process exited: the same tensors, and the process's ground truth."""
     with harness.tempdir() as d:
-        with harness.Process(harness.TORCH_VENV, test_holders.SCENARIO) as p, stopped(p):
+        with harness.Process(harness.TORCH_VENV, test_holders.SCENARIO) as p, harness.stopped(p):
             dump = make_dump(["--pid", p.pid], d)
             live = harness.culeak_json("tensors", "--pid", p.pid)
             truth = p.truth
@@ -120,7 +108,7 @@ def simulated_device():
     """cuda_blocks.py on the simulated device: the allocator walk from the dump."""
     with harness.tempdir() as d:
         with harness.Process(test_blocks.PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p, \
-                stopped(p):
+                harness.stopped(p):
             target = ["--pid", p.pid]
             dump = make_dump(target, d)
             blocks = both("blocks", target, dump)
@@ -154,7 +142,7 @@ def debian_root(name, python):
     the process exited, with no --sysroot, equal the live ones and the scenario's truth."""
     def test():
         with harness.tempdir() as d:
-            with harness.Process(python, test_refs.SCENARIO) as p, stopped(p):
+            with harness.Process(python, test_refs.SCENARIO) as p, harness.stopped(p):
                 check(harness.other_mount_namespace(p.pid), "not in its own mount namespace")
                 host_lacks(p.root, [f for f in mapped_files(p.pid) if "python3" in f or "libc." in f])
                 target = ["--pid", p.pid]
@@ -174,7 +162,7 @@ def container_with_torch():
     """A container with torch in a venv only it has: tensors from the dump after it exited."""
     name, make_root, python, _ = test_containers.containers()[0]
     with harness.tempdir() as d:
-        with harness.Process(python, "leaks.py", root=make_root()) as p, stopped(p):
+        with harness.Process(python, "leaks.py", root=make_root()) as p, harness.stopped(p):
             check(not os.path.exists(test_containers.VENV_INSIDE),
                   "the host has %s: the test proves nothing" % test_containers.VENV_INSIDE)
             dump = make_dump(["--pid", p.pid], d)

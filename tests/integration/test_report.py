@@ -4,6 +4,8 @@ JSON; no text line of summary or tensors is wider than 160 columns without --ful
 global names a tensor before a library frame's local; two inspections of a stopped job give
 identical reports; --type takes qualified names; and snapshot, diff and watch (CLI and gdb, one
 file format) name only what grew."""
+import difflib
+
 import harness
 from harness import check
 
@@ -91,10 +93,13 @@ def qualified_type():
 
 
 def identical_twice():
-    with harness.Process(harness.TORCH_VENV, "holders.py") as p:
+    with harness.Process(harness.TORCH_VENV, "holders.py") as p, harness.stopped(p):
         runs = [(harness.culeak("summary", "--pid", p.pid).stdout,
                  harness.culeak("tensors", "--pid", p.pid, "--json").stdout) for _ in range(2)]
-    check(runs[0] == runs[1], "two inspections of one stopped state differ")
+    for what, first, second in zip(("summary", "tensors --json"), runs[0], runs[1]):
+        diff = difflib.unified_diff(first.splitlines(), second.splitlines(), lineterm="", n=1)
+        check(first == second, "two inspections of one stopped state differ in %s:\n%s"
+              % (what, "\n".join(list(diff)[:20])))
 
 
 def tests():
