@@ -48,7 +48,7 @@ def proc_mem_fallback():
 
 
 def paused_for(p, args):
-    """culeak tensors on the watchdog scenario p: its report, culeak's wall time, and the longest
+    """culeak tensors on p (dying.py --watchdog): its report, culeak's wall time, and the longest
     gap the process's watchdog thread saw meanwhile (how long it was stopped)."""
     p.proc.stdin.write("\n")   # starts a new measurement
     p.proc.stdin.flush()
@@ -70,7 +70,8 @@ def resumed_while_walked():
     a pause that is a small part of culeak's run (live process, 1.5M objects), and the report is
     whole. With --copy-limit 0, or a limit below its memory (which culeak says), it is stopped
     for the whole walk, as before the copy existed."""
-    with harness.Process(harness.TORCH_VENV, "watchdog.py", "1500000", stdin=True) as p:
+    with harness.Process(harness.TORCH_VENV, "dying.py", "1500000", "--watchdog",
+                         stdin=True) as p:
         info = harness.culeak_json("info", "--pid", p.pid)
         copied = info["target"]["copied_bytes"]
         check(copied > 50 << 20, "copied %d bytes of a 1.5M-object heap" % copied)
