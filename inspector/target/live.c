@@ -32,7 +32,7 @@
 struct live {
     int pid;
     int mem_fd;          /* /proc/PID/mem, opened when process_vm_readv is refused */
-    int pagemap_fd;      /* /proc/PID/pagemap, for the copy; -1 until opened */
+    int pagemap_fd;      /* /proc/PID/pagemap, for the copy; -1 until opened, -2 refused */
     bool vm_readv_ok;
     bool seized;         /* false when a debugger holds the process and we only read */
     size_t threads_cap;  /* of the target's threads[] */
@@ -338,11 +338,16 @@ static long bulk_read(void *source, uint64_t addr, void *buf, size_t len)
 static long read_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *out)
 {
     struct live *lv = source;
+    if (lv->pagemap_fd == -2)
+        return -EACCES;
     if (lv->pagemap_fd < 0) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/pagemap", lv->pid);
-        if ((lv->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-            return -errno;
+        if ((lv->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            int e = errno;
+            lv->pagemap_fd = -2;   /* asked once: a sandbox without it refuses every time */
+            return -e;
+        }
     }
     ssize_t n = pread(lv->pagemap_fd, out, npages * sizeof *out,
                       (off_t)(addr / CL_PAGE_SIZE * sizeof *out));
@@ -438,7 +443,7 @@ static uint64_t default_copy_limit(void)
 }
 
 /* Copies what can change and resumes the process, when culeak stopped it and the copy fits the
- * limit; else it stays stopped until closed, and says why. */
+ * limit and this machine's memory; else it stays stopped until closed, and says why. */
 static int copy_and_resume(struct cl_target *t, const struct cl_open_options *opt, double stopped_at,
                            struct cl_error *err)
 {
@@ -462,9 +467,11 @@ static int copy_and_resume(struct cl_target *t, const struct cl_open_options *op
         t->gone = true;
         return cl_target_went_away(t, err);
     }
-    if (rc)
-        return cl_error_set(err, rc, "out of memory copying %" PRIu64 " MiB of process %d",
-                            size >> 20, lv->pid);
+    if (rc) {   /* out of memory: the copy is freed, and reading it stopped still works */
+        cl_note_add(&t->warnings, "not enough memory here to copy the process: it stays "
+                    "stopped until culeak is done");
+        return 0;
+    }
     detach_all(t);
     t->copied_bytes = lv->frozen.bytes;
     t->stopped_seconds = now() - stopped_at;
