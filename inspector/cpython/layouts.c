@@ -359,13 +359,12 @@ const struct py_layout *py_layout_named(const char *name)
     return NULL;
 }
 
+static const char *table_name(size_t i)
+{
+    return all[i]->name;
+}
+
 const char *py_layout_names(char *buf, size_t cap)
 {
-    size_t len = 0;
-    if (cap)
-        buf[0] = '\0';
-    for (size_t i = 0; i < NLAYOUTS; i++)
-        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", all[i]->name))
-            break;
-    return buf;
+    return cl_join_names(buf, cap, NLAYOUTS, table_name);
 }

@@ -111,15 +111,14 @@ static const struct cc_layout *const all[] = {
 };
 _Static_assert(sizeof all / sizeof *all == NLAYOUTS, "all lists every table");
 
+static const char *table_name(size_t i)
+{
+    return all[i]->name;
+}
+
 const char *cc_layout_names(char *buf, size_t cap)
 {
-    size_t len = 0;
-    if (cap)
-        buf[0] = '\0';
-    for (size_t i = 0; i < NLAYOUTS; i++)
-        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", all[i]->name))
-            break;
-    return buf;
+    return cl_join_names(buf, cap, NLAYOUTS, table_name);
 }
 
 const struct cc_layout *const *cc_layouts(size_t *n)

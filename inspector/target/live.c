@@ -304,8 +304,9 @@ static int read_failed(struct cl_target *t, uint64_t addr, int errnum)
 
 /* Reads len bytes at addr: the bytes read, or -errno (-ESRCH: the process went away; -EACCES:
  * /proc/PID/mem cannot be opened). */
-static long read_memory(struct live *lv, uint64_t addr, void *buf, size_t len)
+static long read_memory(void *source, uint64_t addr, void *buf, size_t len)
 {
+    struct live *lv = source;
     if (lv->vm_readv_ok) {
         struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
         ssize_t n = process_vm_readv(lv->pid, &local, 1, &remote, 1, 0);
@@ -327,11 +328,6 @@ static long read_memory(struct live *lv, uint64_t addr, void *buf, size_t len)
     if (n == 0 || (n < 0 && went_away(lv, errno)))
         return -ESRCH;
     return n >= 0 ? n : -errno;
-}
-
-static long bulk_read(void *source, uint64_t addr, void *buf, size_t len)
-{
-    return read_memory(source, addr, buf, len);
 }
 
 /* npages page-table entries from addr (8 bytes a page): the entries read, or -errno. */
@@ -451,7 +447,7 @@ static int copy_and_resume(struct cl_target *t, const struct cl_open_options *op
     if (!lv->seized || (opt && opt->keep_stopped))
         return 0;
     uint64_t limit = opt && opt->copy_limit ? opt->copy_limit : default_copy_limit();
-    struct cl_freeze_source src = {bulk_read, read_pagemap, lv};
+    struct cl_freeze_source src = {read_memory, read_pagemap, lv};
     int rc = cl_freeze_plan(&lv->frozen, &t->maps, &src);
     uint64_t size = lv->frozen.bytes;
     if (!rc && size > limit) {

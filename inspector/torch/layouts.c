@@ -99,15 +99,14 @@ const struct torch_layout *const *torch_layouts(size_t *n)
     return layouts;
 }
 
+static const char *table_name(size_t i)
+{
+    return layouts[i]->name;
+}
+
 const char *torch_layout_names(char *buf, size_t cap)
 {
-    size_t len = 0;
-    if (cap)
-        buf[0] = '\0';
-    for (size_t i = 0; i < NLAYOUTS; i++)
-        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", layouts[i]->name))
-            break;
-    return buf;
+    return cl_join_names(buf, cap, NLAYOUTS, table_name);
 }
 
 /* ---- autograd ----
@@ -176,13 +175,12 @@ const struct torch_autograd_layout *const *torch_autograd_layouts(size_t *n)
     return autograd_all;
 }
 
+static const char *autograd_table_name(size_t i)
+{
+    return autograd_layouts[i].name;
+}
+
 const char *torch_autograd_layout_names(char *buf, size_t cap)
 {
-    size_t len = 0;
-    if (cap)
-        buf[0] = '\0';
-    for (size_t i = 0; i < NAUTOGRAD; i++)
-        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", autograd_layouts[i].name))
-            break;
-    return buf;
+    return cl_join_names(buf, cap, NAUTOGRAD, autograd_table_name);
 }

@@ -24,6 +24,17 @@ bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     return true;
 }
 
+const char *cl_join_names(char *buf, size_t cap, size_t n, const char *(*name)(size_t i))
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (!cl_appendf(buf, cap, &len, "%s%s", i ? ", " : "", name(i)))
+            break;
+    return buf;
+}
+
 bool cl_copy_span(char *out, size_t cap, const char *s, size_t n)
 {
     if (cap == 0)

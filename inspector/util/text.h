@@ -17,4 +17,8 @@ bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
  * false when cut or cap is 0. */
 bool cl_copy_span(char *out, size_t cap, const char *s, size_t n);
 
+/* name(0) ... name(n - 1), comma-separated, into buf (cut to cap); returns buf. How each layout
+ * table family lists its tables' names. */
+const char *cl_join_names(char *buf, size_t cap, size_t n, const char *(*name)(size_t i));
+
 #endif

@@ -36,11 +36,28 @@ static void test_copy_span(void)
     CU_ASSERT_FALSE(cl_copy_span(out, 0, "x", 1));
 }
 
+static const char *const joined[] = {"2.1", "2.4", "2.13-2.15"};
+
+static const char *joined_name(size_t i)
+{
+    return joined[i];
+}
+
+static void test_join_names(void)
+{
+    char buf[16];
+    CU_ASSERT_STRING_EQUAL(cl_join_names(buf, sizeof buf, 3, joined_name), "2.1, 2.4, 2.13-");
+    CU_ASSERT_STRING_EQUAL(cl_join_names(buf, sizeof buf, 2, joined_name), "2.1, 2.4");
+    CU_ASSERT_STRING_EQUAL(cl_join_names(buf, sizeof buf, 0, joined_name), "");
+    CU_ASSERT_PTR_EQUAL(cl_join_names(buf, 0, 3, joined_name), buf);   /* nothing written */
+}
+
 void register_util_text_tests(void)
 {
     static const struct tu_test tests[] = {
         {"cl_appendf", test_appendf},
         {"cl_copy_span", test_copy_span},
+        {"cl_join_names", test_join_names},
         {NULL, NULL},
     };
     tu_add_suite("util/text", tests);
