@@ -7,9 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A slot is three words (key low, key high, value) side by side, so that a lookup that finds its
+ * key touches one cache line, in 12 bytes a slot. Key 0 is empty: address 0 is never an object. */
 struct cl_addrmap {
-    uint64_t *keys;     /* 0 = empty (address 0 is never an object) */
-    uint32_t *values;
+    uint32_t *slots;
     size_t cap, n;      /* cap is a power of two */
 };
 
@@ -19,5 +20,14 @@ uint32_t cl_addrmap_get(const struct cl_addrmap *m, uint64_t key);
 /* Inserts key if absent; returns its value (existing, or value when inserted), UINT32_MAX on
  * allocation failure. *inserted tells which. */
 uint32_t cl_addrmap_put(struct cl_addrmap *m, uint64_t key, uint32_t value, bool *inserted);
+
+/* A lookup that may be followed by an insert, in one probe: for a caller that decides whether to
+ * insert only after a miss. Returns the value for key, or UINT32_MAX with *slot set to where key
+ * goes (SIZE_MAX when no room could be made, or key is 0); the slot holds until m next changes. */
+uint32_t cl_addrmap_find(struct cl_addrmap *m, uint64_t key, size_t *slot);
+/* Starts loading the cache line a lookup of key will read: for a caller with many keys in hand
+ * (a list's items), a few lookups ahead, so that their misses overlap. */
+void cl_addrmap_prefetch(const struct cl_addrmap *m, uint64_t key);
+void cl_addrmap_insert_at(struct cl_addrmap *m, size_t slot, uint64_t key, uint32_t value);
 
 #endif

@@ -43,11 +43,54 @@ static void test_growth(void)
     CU_ASSERT_EQUAL(m.cap, 0);
 }
 
+static void test_find_then_insert(void)
+{
+    struct cl_addrmap m = {0};
+    size_t slot;
+    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2000, &slot), UINT32_MAX);   /* a miss reserves a slot */
+    CU_ASSERT_NOT_EQUAL_FATAL(slot, SIZE_MAX);
+    cl_addrmap_insert_at(&m, slot, 0x2000, 5);
+    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2000, &slot), 5);   /* a hit reserves nothing */
+    CU_ASSERT_EQUAL(slot, SIZE_MAX);
+    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0, &slot), UINT32_MAX);
+    CU_ASSERT_EQUAL(slot, SIZE_MAX);
+    /* A miss that is not followed by an insert leaves the map as it was. */
+    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2008, &slot), UINT32_MAX);
+    CU_ASSERT_EQUAL(m.n, 1);
+    CU_ASSERT_EQUAL(cl_addrmap_get(&m, 0x2008), UINT32_MAX);
+    cl_addrmap_free(&m);
+}
+
+static void test_dense_windows(void)
+{
+    /* Every 8 bytes of 1 MiB an object, and keys that differ only above the window: the slots of
+     * neighbouring addresses are side by side, so full windows collide and must still all be
+     * found, with misses answered. */
+    struct cl_addrmap m = {0};
+    bool inserted;
+    uint32_t n = 0, wrong = 0;
+    for (uint64_t a = 0x10000000; a < 0x10100000; a += 8, n++)
+        CU_ASSERT_EQUAL_FATAL(cl_addrmap_put(&m, a, n, &inserted), n);
+    for (uint64_t k = 1; k <= 64; k++, n++)
+        CU_ASSERT_EQUAL_FATAL(cl_addrmap_put(&m, k << 40, n, &inserted), n);
+    n = 0;
+    for (uint64_t a = 0x10000000; a < 0x10100000; a += 8, n++)
+        wrong += cl_addrmap_get(&m, a) != n;
+    for (uint64_t k = 1; k <= 64; k++, n++)
+        wrong += cl_addrmap_get(&m, k << 40) != n;
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(cl_addrmap_get(&m, 0x10100000), UINT32_MAX);
+    CU_ASSERT_EQUAL(cl_addrmap_get(&m, 0x10000004), UINT32_MAX);   /* not a key, in a window */
+    cl_addrmap_free(&m);
+}
+
 void register_util_addrmap_tests(void)
 {
     static const struct tu_test tests[] = {
         {"put and get", test_put_get},
         {"growth with strided keys", test_growth},
+        {"find, then insert at the slot found", test_find_then_insert},
+        {"windows of neighbouring addresses, packed full", test_dense_windows},
         {NULL, NULL},
     };
     tu_add_suite("util/addrmap", tests);
