@@ -203,7 +203,8 @@ static void close_gdb_source(struct cl_target *t)
     Py_XDECREF((PyObject *)t->impl);
 }
 
-static const struct cl_target_ops through_gdb_ops = {read_page_through_gdb, close_gdb_source};
+static const struct cl_target_ops through_gdb_ops = {.read_page = read_page_through_gdb,
+                                                         .close = close_gdb_source};
 
 /* The address-space map from `info proc mappings` (gdb reads /proc through the remote too). */
 static int maps_from_gdb(struct cl_target *t)

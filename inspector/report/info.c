@@ -36,9 +36,12 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     for (size_t i = 0; i < t->nthreads && i < 16; i++)
         fprintf(out, " %d", t->threads[i].tid);
     fprintf(out, "%s\n", t->nthreads > 16 ? " ..." : "");
-    if (t->kind == CL_TARGET_LIVE && t->copied_bytes)
+    if (t->kind == CL_TARGET_LIVE && t->resumed)
         fprintf(out, "stopped     %.3f s, while %llu MiB of its memory was copied; then resumed\n",
                 t->stopped_seconds, (unsigned long long)(t->copied_bytes >> 20));
+    else if (t->kind == CL_TARGET_LIVE && t->copied_bytes)
+        fprintf(out, "stopped     by its debugger; %llu MiB of its memory copied to read it\n",
+                (unsigned long long)(t->copied_bytes >> 20));
     else if (t->kind == CL_TARGET_LIVE)
         fprintf(out, "stopped     while culeak reads it\n");
     fprintf(out, "python      %s%s (from %s%s%s)\n", py->version,
@@ -94,11 +97,11 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
     for (size_t i = 0; i < t->nthreads; i++)
         cl_json_int(&j, t->threads[i].tid);
     cl_json_end_array(&j);
-    if (t->kind == CL_TARGET_LIVE) {   /* copied 0: stopped for as long as culeak read it */
+    if (t->kind == CL_TARGET_LIVE) {   /* not resumed: stopped for as long as culeak read it */
         cl_json_key(&j, "copied_bytes");
         cl_json_int(&j, (long long)t->copied_bytes);
         cl_json_key(&j, "stopped_microseconds");
-        if (t->copied_bytes)
+        if (t->resumed)
             cl_json_int(&j, (long long)(t->stopped_seconds * 1e6));
         else
             cl_json_null(&j);

@@ -218,7 +218,13 @@ static void core_close(struct cl_target *t)
     free(c);
 }
 
-static const struct cl_target_ops core_ops = {core_read_page, core_close};
+static const unsigned char *core_resident(struct cl_target *t, uint64_t addr, size_t len)
+{
+    return dumped(t->impl, addr, len);
+}
+
+static const struct cl_target_ops core_ops = {.read_page = core_read_page, .close = core_close,
+                                              .resident = core_resident};
 
 struct note_state {
     struct cl_target *t;

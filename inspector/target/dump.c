@@ -85,7 +85,17 @@ static void dump_close(struct cl_target *t)
     free(d);
 }
 
-static const struct cl_target_ops dump_ops = {dump_read_page, dump_close};
+static const unsigned char *dump_resident(struct cl_target *t, uint64_t addr, size_t len)
+{
+    struct dump *d = t->impl;
+    const struct run *r = run_at(d, addr);
+    if (!r || r->kind != CL_DUMP_RUN_DATA || len > r->end - addr)
+        return NULL;
+    return d->data + r->offset + (addr - r->start);
+}
+
+static const struct cl_target_ops dump_ops = {.read_page = dump_read_page, .close = dump_close,
+                                              .resident = dump_resident};
 
 static int corrupt(struct cl_error *err, const char *name, const char *what)
 {

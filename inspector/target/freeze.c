@@ -164,16 +164,58 @@ static int copy_run(struct cl_frozen_region *r, uint64_t from, uint64_t to,
     return 0;
 }
 
+/* r's memory, mapped if it is not yet. */
+static bool map_region(struct cl_frozen_region *r)
+{
+    if (r->data)
+        return true;
+    void *data = mmap(NULL, (size_t)(r->end - r->start), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (data == MAP_FAILED)
+        return false;
+    r->data = data;
+    return true;
+}
+
+int cl_freeze_reserve(struct cl_frozen *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        struct cl_frozen_region *r = &f->v[i];
+        if (!map_region(r))
+            return CL_E_INTERNAL;
+        for (uint64_t p = 0; p < (r->end - r->start) / CL_PAGE_SIZE; p++)
+            if (!bit(r->absent, p))
+                ((volatile unsigned char *)r->data)[p * CL_PAGE_SIZE] = 0;
+    }
+    return 0;
+}
+
+void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved)
+{
+    for (size_t i = 0, k = 0; i < f->n && k < reserved->n;) {
+        struct cl_frozen_region *r = &f->v[i], *q = &reserved->v[k];
+        if (q->start < r->start || (q->start == r->start && q->end != r->end)) {
+            k++;
+        } else if (q->start > r->start) {
+            i++;
+        } else {
+            if (!r->data) {
+                r->data = q->data;
+                q->data = NULL;
+            }
+            i++;
+            k++;
+        }
+    }
+    cl_frozen_free(reserved);
+}
+
 /* Every run of r's pages that are not absent. */
 static int copy_region(struct cl_frozen_region *r, const struct cl_freeze_source *src)
 {
-    size_t len = (size_t)(r->end - r->start);
-    void *data = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (data == MAP_FAILED)
+    if (!map_region(r))
         return CL_E_INTERNAL;
-    r->data = data;
-    uint64_t npages = len / CL_PAGE_SIZE;
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
     for (uint64_t i = 0; i < npages;) {
         if (bit(r->absent, i)) {
             i++;
@@ -202,7 +244,8 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
     return 0;
 }
 
-int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out)
+/* The index of the region that holds addr, or SIZE_MAX. */
+static size_t region_of(const struct cl_frozen *f, uint64_t addr)
 {
     size_t lo = 0, hi = f->n;
     while (lo < hi) {   /* the last region that starts at or before addr */
@@ -212,14 +255,39 @@ int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out)
         else
             hi = mid;
     }
-    if (lo == 0 || addr >= f->v[lo - 1].end)
+    return lo == 0 || addr >= f->v[lo - 1].end ? SIZE_MAX : lo - 1;
+}
+
+int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out)
+{
+    size_t i = region_of(f, addr);
+    if (i == SIZE_MAX)
         return -1;
-    const struct cl_frozen_region *r = &f->v[lo - 1];
+    const struct cl_frozen_region *r = &f->v[i];
     uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
     if (bit(r->unreadable, page))
         return CL_E_UNREADABLE;
     memcpy(out, r->data + (addr - r->start), CL_PAGE_SIZE);
     return 0;
+}
+
+const unsigned char *cl_frozen_bytes(struct cl_frozen *f, uint64_t addr, size_t len)
+{
+    if (f->last >= f->n || addr < f->v[f->last].start || addr >= f->v[f->last].end) {
+        size_t i = region_of(f, addr);
+        if (i == SIZE_MAX)
+            return NULL;
+        f->last = i;
+    }
+    const struct cl_frozen_region *r = &f->v[f->last];
+    if (len > r->end - addr)
+        return NULL;
+    if (r->unreadable)
+        for (uint64_t p = (addr - r->start) / CL_PAGE_SIZE;
+             p <= (addr + len - 1 - r->start) / CL_PAGE_SIZE; p++)
+            if (bit(r->unreadable, p))
+                return NULL;
+    return r->data + (addr - r->start);
 }
 
 void cl_frozen_free(struct cl_frozen *f)

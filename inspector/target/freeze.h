@@ -32,6 +32,7 @@ struct cl_frozen_region {
 struct cl_frozen {
     struct cl_frozen_region *v; /* sorted by start, as the mappings they copy */
     size_t n;
+    size_t last;                /* the region cl_frozen_bytes found last: reads come in runs */
     uint64_t bytes;             /* to copy: the pages not absent */
 };
 
@@ -45,12 +46,23 @@ bool cl_freeze_wants(const struct cl_mapping *m);
  * CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src);
+/* Allocates the memory for the pages the plan takes, and touches it: fresh memory costs the
+ * kernel a page fault and a page of zeros per page (in a virtual machine, often more than reading
+ * the page), a cost best paid before the process is stopped. 0, or CL_E_INTERNAL. */
+int cl_freeze_reserve(struct cl_frozen *f);
+/* Gives each region of f the memory reserved for the same range in reserved (a plan made before
+ * the process stopped, whose mappings may since have changed), and frees reserved. */
+void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved);
 /* Copies what the plan takes. 0; CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when
  * out of memory (either way f is freed). */
 int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
 /* The copy's page at page-aligned addr: 0 and the page in out; CL_E_UNREADABLE for a page the
  * copy could not read; -1 when the copy does not hold addr. */
 int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out);
+/* The copy's bytes at [addr, addr + len) in place, when one region holds them all and every page
+ * of them was read; NULL otherwise (then cl_frozen_page says why). The walk's reads, without a
+ * page cache between it and memory that is already here. */
+const unsigned char *cl_frozen_bytes(struct cl_frozen *f, uint64_t addr, size_t len);
 void cl_frozen_free(struct cl_frozen *f);
 
 #endif

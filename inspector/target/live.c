@@ -37,6 +37,7 @@ struct live {
     bool seized;         /* false when a debugger holds the process and we only read */
     size_t threads_cap;  /* of the target's threads[] */
     struct cl_frozen frozen;   /* what could change, copied before resuming; empty if not */
+    struct cl_frozen reserved; /* the copy's memory, reserved before the process stopped */
 };
 
 /* The open live targets, for emergency_detach: on an abnormal exit of culeak itself (Ctrl-C, a
@@ -112,14 +113,29 @@ static int push_thread(struct cl_target *t, int tid, int sig)
     return 0;
 }
 
+/* Whether tid is dying: gone, or a zombie within a few milliseconds (a thread being killed refuses
+ * to be traced with EPERM, as one culeak may not trace does, until it is a zombie). */
+static bool dying(int tid)
+{
+    for (int i = 0; i < 10; i++) {
+        char state = proc_state(tid);
+        if (!state || state == 'Z' || state == 'X')
+            return true;
+        usleep(2000);
+    }
+    return false;
+}
+
 /* Seizes and interrupts one thread and waits for its stop. Returns 0, VANISHED if the thread
  * exited meanwhile, or an errno. *sig is a signal the thread was about to receive, to give back
  * on detach. */
 static int stop_thread(int tid, int *sig)
 {
     *sig = 0;
-    if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0)
-        return errno == ESRCH ? VANISHED : errno;
+    if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0) {
+        int e = errno;
+        return e == ESRCH || (e == EPERM && dying(tid)) ? VANISHED : e;
+    }
     if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0) {
         int e = errno;
         ptrace(PTRACE_DETACH, tid, 0, 0);
@@ -246,9 +262,12 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
             added = true;
         }
         free(tids);
+        if (!added && !t->nthreads) {   /* it died since culeak found it */
+            t->gone = true;
+            return cl_target_went_away(t, err);
+        }
         if (!added)
-            return t->nthreads ? 0 : cl_error_set(err, CL_E_NO_PROCESS, "process %d exited",
-                                                  lv->pid);
+            return 0;
     }
     return cl_error_set(err, CL_E_INTERNAL, "process %d keeps creating threads; cannot stop it",
                         lv->pid);
@@ -377,28 +396,43 @@ static void live_close(struct cl_target *t)
     if (lv->pagemap_fd >= 0)
         close(lv->pagemap_fd);
     cl_frozen_free(&lv->frozen);
+    cl_frozen_free(&lv->reserved);
     free(lv);
 }
 
-static const struct cl_target_ops live_ops = {live_read_page, live_close};
+static const unsigned char *live_resident(struct cl_target *t, uint64_t addr, size_t len)
+{
+    struct live *lv = t->impl;
+    return cl_frozen_bytes(&lv->frozen, addr, len);
+}
+
+static const struct cl_target_ops live_ops = {
+    .read_page = live_read_page, .close = live_close, .resident = live_resident};
+
+/* The process's /proc/PID/maps into ms: 0, or the errno reading it. */
+static int read_maps(int pid, struct cl_mappings *ms)
+{
+    char path[64];
+    size_t len = 0;
+    snprintf(path, sizeof path, "/proc/%d/maps", pid);
+    char *text = NULL;
+    int e = read_text(path, &text, &len);
+    if (!e && cl_mappings_parse_proc_maps(ms, text, len))
+        e = ENOMEM;
+    free(text);
+    return e;
+}
 
 static int load_maps(struct cl_target *t, struct cl_error *err)
 {
     char path[64];
-    size_t len = 0;
-    snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
-    char *text = NULL;
-    int e = read_text(path, &text, &len);
+    int e = read_maps(t->pid, &t->maps);
     if (e == EACCES)
         return cl_live_refusal(t->pid, "inspect", err);
     if (e == ENOMEM)
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory reading %s", path);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory reading /proc/%d/maps", t->pid);
     if (e)
         return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", t->pid);
-    int rc = cl_mappings_parse_proc_maps(&t->maps, text, len);
-    free(text);
-    if (rc)
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     snprintf(path, sizeof path, "/proc/%d/exe", t->pid);
     char exe[4096];
     ssize_t n = readlink(path, exe, sizeof exe - 1);
@@ -438,23 +472,47 @@ static uint64_t default_copy_limit(void)
     return half < DEFAULT_COPY_MAX ? half : DEFAULT_COPY_MAX;
 }
 
-/* Copies what can change and resumes the process, when culeak stopped it and the copy fits the
- * limit and this machine's memory; else it stays stopped until closed, and says why. */
-static int copy_and_resume(struct cl_target *t, const struct cl_open_options *opt, double stopped_at,
-                           struct cl_error *err)
+static uint64_t copy_limit(const struct cl_open_options *opt)
+{
+    return opt && opt->copy_limit ? opt->copy_limit : default_copy_limit();
+}
+
+/* Plans the copy from the mappings as they are while the process still runs, and reserves its
+ * memory (cl_freeze_reserve), so that the process is stopped only while it is read. Best effort:
+ * what fails here is done again, stopped, by copy_memory. */
+static void reserve_copy(struct cl_target *t, const struct cl_open_options *opt)
 {
     struct live *lv = t->impl;
-    if (!lv->seized || (opt && opt->keep_stopped))
+    struct cl_mappings ms = {0};
+    struct cl_freeze_source src = {read_memory, read_pagemap, lv};
+    if (read_maps(t->pid, &ms) || cl_freeze_plan(&lv->reserved, &ms, &src) ||
+        lv->reserved.bytes > copy_limit(opt) || cl_freeze_reserve(&lv->reserved))
+        cl_frozen_free(&lv->reserved);
+    cl_mappings_free(&ms);
+}
+
+/* Copies what can change, when the copy fits the limit and this machine's memory: reads are then
+ * served from memory already here, and a process culeak stopped runs again at once. Else it
+ * stays stopped until closed, and says why. A process another debugger holds is copied too, as
+ * the fastest way to read it (a bulk read instead of a read per page), but stays as its debugger
+ * holds it: it is not culeak's to resume. */
+static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, double stopped_at,
+                       struct cl_error *err)
+{
+    struct live *lv = t->impl;
+    if (opt && opt->keep_stopped)
         return 0;
-    uint64_t limit = opt && opt->copy_limit ? opt->copy_limit : default_copy_limit();
+    uint64_t limit = copy_limit(opt);
     struct cl_freeze_source src = {read_memory, read_pagemap, lv};
     int rc = cl_freeze_plan(&lv->frozen, &t->maps, &src);
+    cl_freeze_adopt(&lv->frozen, &lv->reserved);
     uint64_t size = lv->frozen.bytes;
     if (!rc && size > limit) {
         cl_frozen_free(&lv->frozen);
-        cl_note_add(&t->warnings, "the process's writable memory (%" PRIu64 " MiB) is more than "
-                    "the copy limit (%" PRIu64 " MiB, --copy-limit): it stays stopped until "
-                    "culeak is done", size >> 20, limit >> 20);
+        if (lv->seized)
+            cl_note_add(&t->warnings, "the process's writable memory (%" PRIu64 " MiB) is more "
+                        "than the copy limit (%" PRIu64 " MiB, --copy-limit): it stays stopped "
+                        "until culeak is done", size >> 20, limit >> 20);
         return 0;
     }
     if (!rc)
@@ -464,13 +522,17 @@ static int copy_and_resume(struct cl_target *t, const struct cl_open_options *op
         return cl_target_went_away(t, err);
     }
     if (rc) {   /* out of memory: the copy is freed, and reading it stopped still works */
-        cl_note_add(&t->warnings, "not enough memory here to copy the process: it stays "
-                    "stopped until culeak is done");
+        if (lv->seized)
+            cl_note_add(&t->warnings, "not enough memory here to copy the process: it stays "
+                        "stopped until culeak is done");
         return 0;
     }
-    detach_all(t);
     t->copied_bytes = lv->frozen.bytes;
-    t->stopped_seconds = now() - stopped_at;
+    if (lv->seized) {
+        detach_all(t);
+        t->resumed = true;
+        t->stopped_seconds = now() - stopped_at;
+    }
     return 0;
 }
 
@@ -515,6 +577,9 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
             cl_note_add(&t->warnings, "process %d is held stopped by debugger process %d; reading "
                         "it without attaching", pid, tracer);
     } else {
+        if (!(opt && opt->keep_stopped))
+            reserve_copy(t, opt);
+        stopped_at = now();
         rc = seize_all(t, err);
     }
     if (!rc)
@@ -536,7 +601,7 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
         }
         break;
     }
-    if ((rc = copy_and_resume(t, opt, stopped_at, err))) {
+    if ((rc = copy_memory(t, opt, stopped_at, err))) {
         cl_target_close(t);
         return rc;
     }

@@ -28,6 +28,10 @@ struct cl_target_ops {
     /* Reads one whole page at a page-aligned address: 0 or a cl_status, message in t->err. */
     int (*read_page)(struct cl_target *t, uint64_t addr, void *page);
     void (*close)(struct cl_target *t);
+    /* Optional: the bytes at [addr, addr + len) where this process already holds them all (a
+     * live target's copy, a core's or a dump's mapped file), or NULL to read them through the
+     * page cache. */
+    const unsigned char *(*resident)(struct cl_target *t, uint64_t addr, size_t len);
 };
 
 /* How file-backed memory that a core does not contain is found on this machine. */
@@ -62,9 +66,10 @@ struct cl_target {
     /* Why the target is gone, when not because a process went away: a dump asked for a page or
      * an answer it does not hold (code 0: the process went away). */
     struct cl_error gone_why;
-    /* live: the bytes copied before the process was resumed (target/freeze.c), and how long it
-     * was stopped until then; 0 when it stays stopped while open (nothing copied). */
+    /* live: the bytes copied while it was stopped (target/freeze.c), 0 when nothing was; whether
+     * culeak then resumed it (it had stopped it) and how long it was stopped until then. */
     uint64_t copied_bytes;
+    bool resumed;
     double stopped_seconds;
     /* While `culeak dump` runs: every page the source served (NULL otherwise). */
     struct cl_pagerec *record;

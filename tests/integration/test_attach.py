@@ -24,7 +24,8 @@ def stopped_stays_stopped():
 
 
 def debugger_holds_it():
-    """Under gdb (the tracer, process stopped) culeak reads without attaching and says so."""
+    """Under gdb (the tracer, process stopped) culeak reads without attaching and says so; it
+    copies the memory to read it in bulk, and leaves the process stopped as gdb holds it."""
     with harness.tempdir() as d, harness.Process(SYSTEM_PY, "idle.py") as p:
         out = "%s/info.json" % d
         r = subprocess.run(
@@ -36,6 +37,8 @@ def debugger_holds_it():
         check_eq(info["python"]["version"], p.truth["version"], "python.version")
         check(any("held stopped by debugger" in w for w in info["warnings"]),
               "warning about the debugger: %r" % info["warnings"])
+        check(info["target"]["copied_bytes"] > 0, "copied: %r" % info["target"])
+        check_eq(info["target"]["stopped_microseconds"], None, "not resumed by culeak")
         check_eq(p.status()["TracerPid"], "0", "TracerPid after gdb left")
 
 

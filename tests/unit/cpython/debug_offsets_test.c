@@ -30,7 +30,7 @@ static int image_read_page(struct cl_target *t, uint64_t addr, void *page)
     return 0;
 }
 
-static const struct cl_target_ops image_ops = {image_read_page, NULL};
+static const struct cl_target_ops image_ops = {.read_page = image_read_page};
 
 /* The first bytes of _PyRuntime of a live python (argv[0] run as is, or through chroot), into
  * img. False if it could not be read. */

@@ -25,7 +25,7 @@ static int image_read_page(struct cl_target *t, uint64_t addr, void *page)
     return 0;
 }
 
-static const struct cl_target_ops image_ops = {image_read_page, NULL};
+static const struct cl_target_ops image_ops = {.read_page = image_read_page};
 
 /* The head at BASE, node i (1-based) at BASE + 32 i: PyGC_Head {_gc_next, _gc_prev}. */
 static uint64_t node(unsigned i) { return BASE + 32u * i; }

@@ -87,7 +87,7 @@ static inline int pf_read_page(struct cl_target *t, uint64_t addr, void *page)
     return 0;
 }
 
-static const struct cl_target_ops pf_ops = {pf_read_page, NULL};
+static const struct cl_target_ops pf_ops = {.read_page = pf_read_page};
 
 /* Writers at target addresses; a write outside the image is dropped (the builder checks
  * overflow instead). */

@@ -31,7 +31,7 @@ static inline int image_read_page(struct cl_target *t, uint64_t addr, void *page
     return 0;
 }
 
-static const struct cl_target_ops image_ops = {image_read_page, NULL};
+static const struct cl_target_ops image_ops = {.read_page = image_read_page};
 
 static inline void put64(uint64_t off, uint64_t v) { memcpy(img + off, &v, 8); }
 static inline void put8(uint64_t off, uint8_t v) { img[off] = v; }

@@ -32,7 +32,7 @@ static int fake_read_page(struct cl_target *t, uint64_t addr, void *page)
     return 0;
 }
 
-static const struct cl_target_ops fake_ops = {fake_read_page, NULL};
+static const struct cl_target_ops fake_ops = {.read_page = fake_read_page};
 
 /* A dump of the fake target after reading pages 0-5 (not 6 and 7), in memory. */
 static unsigned char *make_dump(size_t *len)

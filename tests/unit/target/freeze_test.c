@@ -145,6 +145,74 @@ static void test_copy_and_pages(void)
     cl_mappings_free(&ms);
 }
 
+/* The walk's reads in place: within one region and only over pages that were read. */
+static void test_bytes_in_place(void)
+{
+    struct fake_memory *m = fake_new();
+    m->bad_page = BASE + 400 * CL_PAGE_SIZE;
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    const unsigned char *p = cl_frozen_bytes(&f, BASE + 1, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(p[0], 7);
+    /* across a page boundary inside a region, then from the other region (the hint moves) */
+    CU_ASSERT_PTR_NOT_NULL(cl_frozen_bytes(&f, BASE + CL_PAGE_SIZE - 4, 8));
+    p = cl_frozen_bytes(&f, BASE + 401 * CL_PAGE_SIZE, 8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(p[0], (unsigned char)(401 * CL_PAGE_SIZE * 7 + 401));
+    CU_ASSERT_PTR_NOT_NULL(cl_frozen_bytes(&f, BASE + 2, 8));
+    /* a page that could not be read, a range touching it, past a region's end, outside any */
+    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 400 * CL_PAGE_SIZE + 8, 8));
+    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 400 * CL_PAGE_SIZE - 4, 8));
+    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 300 * CL_PAGE_SIZE - 4, 8));
+    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 305 * CL_PAGE_SIZE, 8));
+    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE - 8, 8));
+    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + PAGES * CL_PAGE_SIZE - 4, 8));
+    cl_frozen_free(&f);
+    cl_mappings_free(&ms);
+}
+
+/* Memory reserved from a plan made while the process ran goes to the regions of the same range
+ * in the plan made once it stopped; a region whose mapping changed meanwhile gets its own. Either
+ * way the copy is the process's memory as it was when stopped. */
+static void test_reserved_then_adopted(void)
+{
+    struct fake_memory *m = fake_new();
+    struct cl_mappings before, after;
+    three_mappings(&before);
+    struct cl_freeze_source src = {fake_read, fake_pagemap, m};
+    struct cl_frozen reserved, f;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &before, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(reserved.v[0].data);
+    unsigned char *first = reserved.v[0].data;
+    /* before the process stopped, the heap's first ten pages were unmapped: a new range */
+    struct cl_mapping v[] = {
+        {BASE, BASE + 300 * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, NULL},
+        {BASE + 320 * CL_PAGE_SIZE, BASE + PAGES * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, "[heap]"},
+    };
+    memset(&after, 0, sizeof after);
+    for (size_t i = 0; i < 2; i++)
+        CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&after, &v[i]), 0);
+    memset(m->bytes, 0x33, 4);   /* changed after the plan, before the stop */
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &after, &src), 0);
+    cl_freeze_adopt(&f, &reserved);
+    CU_ASSERT_EQUAL(reserved.n, 0);   /* freed */
+    CU_ASSERT_PTR_EQUAL(f.v[0].data, first);
+    CU_ASSERT_PTR_NULL(f.v[1].data);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
+    unsigned char page[CL_PAGE_SIZE];
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), 0);
+    CU_ASSERT_EQUAL(page[0], 0x33);
+    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 320 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(320 * CL_PAGE_SIZE * 7 + 320));
+    cl_frozen_free(&f);
+    cl_mappings_free(&before);
+    cl_mappings_free(&after);
+}
+
 /* Anonymous pages never touched are not read: they are zeros, and cost nothing against the
  * limit. A file's writable pages are all read (one not in memory holds the file's bytes, not
  * zeros), and so is everything when the page tables cannot be read. */
@@ -215,6 +283,8 @@ void register_target_freeze_tests(void)
     static const struct tu_test tests[] = {
         {"which mappings are copied", test_wants},
         {"a copy with an unreadable page", test_copy_and_pages},
+        {"the copy read in place", test_bytes_in_place},
+        {"memory reserved before the stop, adopted after", test_reserved_then_adopted},
         {"untouched anonymous pages are not read", test_untouched_pages},
         {"the process goes away while copied", test_gone_while_copying},
         {NULL, NULL},

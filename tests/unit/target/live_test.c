@@ -115,6 +115,7 @@ static void test_copied_and_resumed(void)
      * declined, the warning says why, and the child stays stopped while open. */
     if (t) {
         CU_ASSERT_EQUAL(t->copied_bytes, 0);
+        CU_ASSERT(!t->resumed);
         CU_ASSERT_PTR_NOT_NULL(t->warnings && strstr(t->warnings, "stays stopped"));
         CU_ASSERT_EQUAL(tu_proc_state(child), 't');
         cl_target_close(t);
@@ -125,6 +126,7 @@ static void test_copied_and_resumed(void)
         CU_ASSERT_EQUAL(tu_wait_state(child, "S"), 'S');   /* running: asleep in pause() */
         CU_ASSERT_EQUAL(tu_tracer_pid(child), 0);
         CU_ASSERT(t->copied_bytes >= FAR_BYTES);
+        CU_ASSERT(t->resumed);
         CU_ASSERT(t->stopped_seconds > 0 && t->stopped_seconds < 60);
         uint64_t v = 0;
         char s[64];

@@ -28,7 +28,7 @@ static int fake_read_page(struct cl_target *t, uint64_t addr, void *page)
     return 0;
 }
 
-static const struct cl_target_ops fake_ops = {fake_read_page, NULL};
+static const struct cl_target_ops fake_ops = {.read_page = fake_read_page};
 
 static struct cl_target *fake_target(void)
 {
