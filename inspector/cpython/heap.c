@@ -88,7 +88,8 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     }
     if (!dst)
         return;
-    uint32_t seen = cl_addrmap_get(&h->index, dst);
+    size_t slot;
+    uint32_t seen = cl_addrmap_find(&h->index, dst, &slot);
     if (seen != PY_NO_NODE) {
         add_edge(h, e, seen, edge, payload);
         return;
@@ -107,16 +108,16 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         }
         h->cap = (uint32_t)cap;
     }
-    bool inserted;
-    if (cl_addrmap_put(&h->index, dst, h->n, &inserted) == PY_NO_NODE) {
+    if (slot == SIZE_MAX) {   /* the index could not grow */
         h->nodes_dropped++;
         return;
     }
+    cl_addrmap_insert_at(&h->index, slot, dst, h->n);
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         /* PyGC_Head._gc_next sits right before the object */
         tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
-    h->nodes[h->n] = (struct py_node){dst, ty->addr, payload, e->from, e->root, (uint8_t)edge,
+    h->nodes[h->n] = (struct py_node){dst, payload, e->from, e->root, ty->index, (uint8_t)edge,
                                       tracked};
     add_edge(h, e, h->n++, edge, payload);
 }
@@ -125,6 +126,11 @@ void py_emit_skipped(struct py_emitter *e, enum py_family family)
 {
     if (!e->visit)
         e->h->objects.unreadable[family]++;
+}
+
+void py_heap_prefetch(const struct py_heap *h, uint64_t dst)
+{
+    cl_addrmap_prefetch(&h->index, dst);
 }
 
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
@@ -444,7 +450,7 @@ static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_
     for (uint32_t i = from; i < h->n; i++) {
         h->edges.first[i] = (uint32_t)h->edges.n;   /* recorded as i is expanded: in node order */
         struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
-        struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
+        struct py_type *ty = py_node_type(h, i);
         if (ty)
             py_referents(&e, h->nodes[i].addr, ty);
         if (opt && opt->progress && i && i % 1000000 == 0)

@@ -48,11 +48,12 @@ enum py_root_kind {
     PY_ROOT_OTHER,            /* exceptions, thread state, sys, builtins, gc.garbage */
 };
 
-struct py_node {
-    uint64_t addr, type;
+struct py_node {   /* 32 bytes: there is one per object of the target */
+    uint64_t addr;
     uint64_t payload;
     uint32_t parent;          /* PY_NO_NODE for a root's own referents */
     uint32_t root;            /* index into roots, or PY_NO_NODE for unreachable objects */
+    uint32_t type;            /* index into objects.types (py_node_type) */
     uint8_t edge;             /* enum py_edge */
     uint8_t tracked;          /* on a GC list (_gc_next != 0) */
 };
@@ -106,6 +107,12 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
                   struct cl_error *err);
 void py_heap_free(struct py_heap *h);
 
+/* Node i's type. */
+static inline struct py_type *py_node_type(const struct py_heap *h, uint32_t i)
+{
+    return h->objects.types[h->nodes[i].type];
+}
+
 /* The node of an object, or PY_NO_NODE. */
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);
 /* The shortest chain from a root to node i as a Python-like path; false when unreachable. */
@@ -137,6 +144,8 @@ struct py_emitter {
     void *arg;
 };
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
+/* Starts loading what py_emit of dst will look up first (cl_addrmap_prefetch). */
+void py_heap_prefetch(const struct py_heap *h, uint64_t dst);
 /* Counts something of family whose contents could not be read (a container's items, a frame's
  * locals) in objects.unreadable, so that the walk says what it skipped; lookups that build
  * nothing (visit set) read the same objects many times and count nothing. */

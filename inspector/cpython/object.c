@@ -170,6 +170,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
         o->oom++;
         return NULL;
     }
+    ty.index = (uint32_t)o->ntypes;
     *copy = ty;
     o->types[o->ntypes++] = copy;
     return copy;

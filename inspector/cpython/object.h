@@ -19,6 +19,7 @@ struct py_member {
 
 struct py_type {
     uint64_t addr;
+    uint32_t index;            /* in py_objects.types */
     uint64_t flags;
     int64_t basicsize, itemsize, dictoffset;
     uint64_t members;          /* tp_members */

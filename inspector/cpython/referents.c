@@ -21,6 +21,10 @@ static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
 
 /* Items of an array of object pointers, each as [i]; false when they cannot be read (a corrupt
  * length, a NULL or unreadable array). */
+/* How many items ahead of the one emitted a list's items are looked up in the object index: enough
+ * for their cache misses to overlap, few enough that the lines are still there when used. */
+#define PREFETCH_AHEAD 8
+
 static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
 {
     if (n == 0)
@@ -33,9 +37,12 @@ static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
         if (cl_read(e->h->objects.rt->t, items + sizeof *buf * (uint64_t)i, buf,
                     chunk * sizeof *buf) != 0)
             return false;
-        for (size_t j = 0; j < chunk; j++)
+        for (size_t j = 0; j < chunk; j++) {
+            if (j + PREFETCH_AHEAD < chunk)
+                py_heap_prefetch(e->h, buf[j + PREFETCH_AHEAD]);
             if (buf[j])
                 py_emit(e, buf[j], PY_E_INDEX, (uint64_t)(i + (int64_t)j));
+        }
         i += (int64_t)chunk;
     }
     return true;

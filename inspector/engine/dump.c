@@ -6,7 +6,6 @@
 
 #include "engine/command.h"
 #include "target/dump.h"
-#include "util/addrmap.h"
 
 #define MAX_PATHS 64   /* refs --max-paths' maximum (cmdline.c): every path refs may print */
 
@@ -57,24 +56,22 @@ static int exercise_refs(const struct cl_command_line *cli, struct cl_session *s
         return s->target->gone ? cl_target_went_away(s->target, err) : 0;
     char (*paths)[4096] = malloc(MAX_PATHS * sizeof *paths);
     uint8_t *in = in_degrees(h);
-    struct cl_addrmap types = {0};
-    int rc = paths && in ? 0 : CL_E_INTERNAL;
+    bool *named = calloc(h->objects.ntypes + 1, sizeof *named);   /* by type index */
+    int rc = paths && in && named ? 0 : CL_E_INTERNAL;
     for (uint32_t i = 0; !rc && i < h->n && !s->target->gone; i++) {
         /* read for the dump, not printed */
         if (in[i] > 1)
             (void)py_heap_paths(h, i, MAX_PATHS, paths);
         else
             (void)py_heap_path(h, i, paths[0], sizeof paths[0]);
-        bool inserted;
-        if (cl_addrmap_put(&types, h->nodes[i].type, 0, &inserted) == UINT32_MAX)
-            rc = CL_E_INTERNAL;
-        struct py_type *ty = inserted ? py_type_at(&h->objects, h->nodes[i].type) : NULL;
-        if (ty)
-            py_type_qualified_name(h, ty, paths[0], sizeof paths[0]);
+        if (!named[h->nodes[i].type]) {
+            named[h->nodes[i].type] = true;
+            py_type_qualified_name(h, py_node_type(h, i), paths[0], sizeof paths[0]);
+        }
     }
     free(paths);
     free(in);
-    cl_addrmap_free(&types);
+    free(named);
     if (rc)
         return cl_error_set(err, rc, "out of memory");
     return cl_target_went_away(s->target, err);

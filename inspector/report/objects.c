@@ -10,7 +10,8 @@
 
 
 struct type_count {
-    uint64_t type, count, bytes, tracked;
+    const struct py_type *type;
+    uint64_t count, bytes, tracked;
 };
 
 static int by_count(const void *a, const void *b)
@@ -18,30 +19,26 @@ static int by_count(const void *a, const void *b)
     const struct type_count *x = a, *y = b;
     if (x->count != y->count)
         return x->count < y->count ? 1 : -1;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x->type && y->type ? strcmp(x->type->name, y->type->name) : 0;   /* the same each run */
 }
 
 void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
                        const struct cl_report_notes *w)
 {
-    struct cl_addrmap index = {0};
+    size_t n = 0;   /* types with objects: first once sorted */
     struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
-    size_t n = 0;
     for (uint32_t i = 0; counts && i < h->n; i++) {
         const struct py_node *node = &h->nodes[i];
-        bool inserted;
-        uint32_t k = cl_addrmap_put(&index, node->type, (uint32_t)n, &inserted);
-        if (k == UINT32_MAX || k > h->objects.ntypes)
-            continue;
-        if (inserted)
-            counts[n++].type = node->type;
-        struct py_type *ty = py_type_at(&h->objects, node->type);
-        counts[k].count++;
-        counts[k].tracked += node->tracked;
-        counts[k].bytes += ty ? py_object_size(&h->objects, node->addr, ty) : 0;
+        struct type_count *c = &counts[node->type];
+        c->type = py_node_type(h, i);
+        n += !c->count++;
+        c->tracked += node->tracked;
+        c->bytes += py_object_size(&h->objects, node->addr, c->type);
     }
-    if (n > 1)
-        qsort(counts, n, sizeof *counts, by_count);
+    if (counts)
+        qsort(counts, h->objects.ntypes, sizeof *counts, by_count);
     if (top == 0 || top > n)
         top = n;
     if (json) {
@@ -54,7 +51,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         cl_json_key(&j, "types");
         cl_json_begin_array(&j);
         for (size_t i = 0; i < top; i++) {
-            struct py_type *ty = py_type_at(&h->objects, counts[i].type);
+            const struct py_type *ty = counts[i].type;
             cl_json_begin_object(&j);
             cl_json_key(&j, "type");
             cl_json_string(&j, ty ? ty->name : "?");
@@ -73,7 +70,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
                 h->nreachable, h->n - h->nreachable);
         fprintf(out, "%10s %12s %10s  %s\n", "count", "bytes", "gc-tracked", "type");
         for (size_t i = 0; i < top; i++) {
-            struct py_type *ty = py_type_at(&h->objects, counts[i].type);
+            const struct py_type *ty = counts[i].type;
             fprintf(out, "%10llu %12llu %10llu  %s\n", (unsigned long long)counts[i].count,
                     (unsigned long long)counts[i].bytes, (unsigned long long)counts[i].tracked,
                     ty ? ty->name : "?");
@@ -81,7 +78,6 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         cl_report_warnings(out, NULL, w, "warning: ");
     }
     free(counts);
-    cl_addrmap_free(&index);
 }
 
 /* Whether a type is the one --type names: a qualified name (module.Class) must equal the type's;
@@ -106,7 +102,7 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
     struct type_match m[8];
     size_t n = 0, more = 0;
     for (uint32_t i = 0; !strchr(want, '.') && i < h->n; i++) {
-        struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
+        struct py_type *ty = py_node_type(h, i);
         if (!ty || !type_matches(h, ty, want))
             continue;
         char name[600];
@@ -147,7 +143,7 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
 static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i,
                        size_t max_paths, char (*paths)[4096], const char *cxx)
 {
-    struct py_type *ty = i != PY_NO_NODE ? py_type_at(&h->objects, h->nodes[i].type) : NULL;
+    struct py_type *ty = i != PY_NO_NODE ? py_node_type(h, i) : NULL;
     size_t n = i != PY_NO_NODE ? py_heap_paths(h, i, max_paths, paths) : 0;
     if (n == 0 && cxx) {
         snprintf(paths[0], sizeof paths[0], "%s", cxx);
@@ -225,7 +221,7 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
                    cxx_holder(&by_node, hs, i));
     }
     for (uint32_t i = 0; paths && q->type && i < h->n; i++) {
-        struct py_type *ty = py_type_at(&h->objects, h->nodes[i].type);
+        struct py_type *ty = py_node_type(h, i);
         if (ty && type_matches(h, ty, q->type)) {
             report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
                        cxx_holder(&by_node, hs, i));

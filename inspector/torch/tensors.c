@@ -174,13 +174,13 @@ static int collect_python(struct walk *w, struct cl_error *err)
     unsigned confirmed = 0, refuted = 0, skipped = 0;
     uint64_t first_bad = 0;
     for (uint32_t i = 0; i < h->n; i++) {
-        if (!is_tensor_type(w, h->nodes[i].type))
+        if (!is_tensor_type(w, py_node_type(h, i)->addr))
             continue;
         struct torch_tensor *x = new_tensor(w);
         if (!x)
             return cl_error_set(err, CL_E_INTERNAL, "out of memory");
         x->pyobj = h->nodes[i].addr;
-        x->pytype = h->nodes[i].type;
+        x->pytype = py_node_type(h, i)->addr;
         x->node = i;
         uint64_t impl = cl_read_ptr_or_0(w->t, x->pyobj + w->l->thp_impl);
         char cls[96];
