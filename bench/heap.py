@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The benchmark of issue 15: for each heap size, culeak against the read floor and the tools
+users would otherwise reach for, measured side by side in one run.
+
+usage: bench/heap.py [--tensors K] [--anchors-up-to N] [--runs R] [--json FILE] [N_OBJECTS ...]
+  (default sizes 500000 2000000 10000000; needs `make`, gdb, and the torch-2.13 test venv)
+
+The target is bench/big_heap.py under the torch-2.13 venv's Python: N objects in dicts of lists of
+small instances, and K CPU tensors (default 2000) held from a global list. For each size:
+  floor     every private mapping that can change (what culeak copies) read once with
+            process_vm_readv, 1 MiB a call, from this script: bytes, CPU seconds, into one
+            buffer (read) and into fresh memory that holds it all (fresh), as a copy must
+  live      `culeak objects --pid` and `culeak tensors --pid`: CPU (user + system, the best of R
+            runs), its ratio to the floor, nanoseconds per object
+  pause     the longest gap the target's own 1 ms watchdog thread saw during `objects --pid`
+  core      `culeak objects --core` on a gcore of the same process; its ratio to live
+  RSS/obj   culeak's own structures: peak RSS of `objects` less that of `info` (which copies
+            the same memory but walks nothing), per object
+  gdb       the plugin's share in gdb: `culeak-objects` in gdb -p less gdb -p alone, against the
+            CLI's `objects`
+  anchors   (sizes up to --anchors-up-to, default the smallest) objgraph.find_backref_chain on a
+            sample of 50 tensors and a gc.get_referrers search on 5, run inside the target,
+            extrapolated to all K tensors, against `culeak tensors` (which names every holder of
+            every tensor)
+Then the goals of the issue, each with what was measured. CPU time, not wall time: the machine may
+be loaded. Nothing else should run while it does."""
+import argparse
+import ctypes
+import glob
+import json
+import mmap
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CULEAK = os.path.join(ROOT, "build", "culeak")
+PLUGIN = os.path.join(ROOT, "build", "culeak.gdb")
+VENV = os.path.join(ROOT, "build", "venv", "torch-2.13")
+PYLIB = os.path.join(ROOT, "build", "bench-pylib")   # objgraph, for the anchor
+
+
+def run(argv, stdout=subprocess.DEVNULL):
+    """Runs argv to completion: (CPU seconds of it and its children, peak RSS in bytes)."""
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(proc.pid, 0)
+    err = proc.stderr.read().decode(errors="replace")
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit("%s failed (%d): %s" % (" ".join(argv), proc.returncode, err[-2000:]))
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+
+
+def best(argv, runs, stdout=subprocess.DEVNULL):
+    """The least CPU of runs runs, and the peak RSS of that run."""
+    return min(run(argv, stdout) for _ in range(runs))
+
+
+class Target:
+    def __init__(self, n, tensors):
+        env = dict(os.environ, PYTHONPATH=PYLIB)
+        self.proc = subprocess.Popen(
+            [os.path.join(VENV, "bin", "python"), os.path.join(ROOT, "bench", "big_heap.py"),
+             str(n), "--tensors", str(tensors)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        ready, pid = self.proc.stdout.readline().split()
+        assert ready == "READY"
+        self.pid = int(pid)
+
+    def ask(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+class Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+def floor_read(pid, fresh=False):
+    """Reads once what culeak copies (private, readable, writable or not backed by a file; no
+    device and no shared memory): (bytes, CPU seconds). Into one 1 MiB buffer, or with fresh,
+    into new memory as big as all of it, as a copy needs (the kernel's cost of providing the
+    memory counted)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.process_vm_readv.restype = ctypes.c_ssize_t
+    chunk = 1 << 20
+    ranges = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            fields = line.split(None, 5)
+            perms, path = fields[1], fields[5].strip() if len(fields) > 5 else ""
+            anonymous = path in ("", "[heap]", "[stack]") or path.startswith("[anon")
+            if (perms[0] != "r" or perms[3] != "p" or not (perms[1] == "w" or anonymous)
+                    or (path.startswith("/dev/") and path != "/dev/zero")):
+                continue
+            lo, hi = (int(x, 16) for x in fields[0].split("-"))
+            ranges.append((lo, hi))
+    size = sum(hi - lo for lo, hi in ranges)
+    memory = mmap.mmap(-1, size if fresh else chunk)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    total, start = 0, time.process_time()
+    for lo, hi in ranges:
+        for at in range(lo, hi, chunk):
+            n = min(chunk, hi - at)
+            local, remote = Iovec(base + (total if fresh else 0), n), Iovec(at, n)
+            got = libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+            total += max(got, 0)
+    took = time.process_time() - start
+    del local
+    memory.close()
+    return total, took
+
+
+def objects_of(pid):
+    out = subprocess.run([CULEAK, "objects", "--json", "--pid", str(pid)], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)["objects"]
+
+
+def gcore(pid, path):
+    subprocess.run(["gdb", "-nx", "-batch", "-p", str(pid), "-ex",
+                    "generate-core-file %s" % path], capture_output=True, check=True)
+
+
+def gdb_share(pid, runs):
+    """CPU of culeak-objects inside gdb -p, less that of gdb -p alone (attach, symbols, detach)."""
+    base = ["gdb", "-nx", "-batch", "-iex", "set pagination off", "-p", str(pid), "-x", PLUGIN]
+    alone = best(base, runs)[0]
+    plugin = best(base + ["-ex", "culeak-objects --json"], runs)[0]
+    return plugin - alone, alone
+
+
+def ensure_objgraph():
+    if glob.glob(os.path.join(PYLIB, "objgraph*")):
+        return
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", PYLIB,
+                    "objgraph"], check=True)
+
+
+def measure(n, args, anchors):
+    t = Target(n, args.tensors)
+    r = {"requested": n}
+    try:
+        pid = str(t.pid)
+        r["objects"] = objects_of(t.pid)
+        r["floor_bytes"], r["floor_cpu"] = min((floor_read(t.pid) for _ in range(args.runs)),
+                                                key=lambda x: x[1])
+        r["floor_fresh_cpu"] = min(floor_read(t.pid, fresh=True)[1] for _ in range(args.runs))
+        r["live_cpu"], r["live_rss"] = best([CULEAK, "objects", "--json", "--pid", pid], args.runs)
+        r["tensors_cpu"] = best([CULEAK, "tensors", "--json", "--pid", pid], args.runs)[0]
+        r["info_rss"] = best([CULEAK, "info", "--json", "--pid", pid], 1)[1]
+        t.ask("gap")
+        run([CULEAK, "objects", "--json", "--pid", pid])
+        r["pause"] = t.ask("gap")
+        r["gdb_cpu"], r["gdb_alone_cpu"] = gdb_share(t.pid, args.runs)
+        with tempfile.TemporaryDirectory(dir=args.tmp) as d:
+            core = os.path.join(d, "core")
+            gcore(t.pid, core)
+            r["core_bytes"] = os.path.getsize(core)
+            r["core_cpu"] = best([CULEAK, "objects", "--json", "--core", core], args.runs)[0]
+        if anchors:
+            r["objgraph_per_tensor"] = t.ask("objgraph 50")
+            r["referrers_per_tensor"] = t.ask("referrers 5")
+            r["tensors"] = args.tensors
+    finally:
+        t.close()
+    obj = r["objects"]
+    r["live_ratio"] = r["live_cpu"] / r["floor_cpu"]
+    r["live_fresh_ratio"] = r["live_cpu"] / r["floor_fresh_cpu"]
+    r["ns_per_object"] = r["live_cpu"] / obj * 1e9
+    r["core_ratio"] = r["core_cpu"] / r["live_cpu"]
+    r["rss_per_object"] = (r["live_rss"] - r["info_rss"]) / obj
+    r["gdb_ratio"] = r["gdb_cpu"] / r["live_cpu"]
+    return r
+
+
+def row(r):
+    s = ("%6.2fM %5d MiB %6.3fs %6.3fs | %6.2fs %5.1fx %4.1fx %4.0f ns | %6.2fs | %6.3fs | %6.2fs "
+         "%4.2fx | %5.0f B | %6.2fs %4.2fx" % (
+             r["objects"] / 1e6, r["floor_bytes"] >> 20, r["floor_cpu"], r["floor_fresh_cpu"],
+             r["live_cpu"], r["live_ratio"], r["live_fresh_ratio"], r["ns_per_object"],
+             r["tensors_cpu"], r["pause"], r["core_cpu"],
+             r["core_ratio"], r["rss_per_object"], r["gdb_cpu"], r["gdb_ratio"]))
+    if "objgraph_per_tensor" in r:
+        k = r["tensors"]
+        s += "\n         anchors, %d tensors: objgraph %.2f s a tensor (%.0f s for all), " \
+             "gc.get_referrers %.2f s a tensor (%.0f s for all); culeak tensors %.2f s for all" % (
+                 k, r["objgraph_per_tensor"], r["objgraph_per_tensor"] * k,
+                 r["referrers_per_tensor"], r["referrers_per_tensor"] * k, r["tensors_cpu"])
+    return s
+
+
+def goals(rows):
+    ns = [r["ns_per_object"] for r in rows]
+    yield ("live objects CPU within 5x the floor", max(r["live_ratio"] for r in rows) <= 5,
+           ", ".join("%.1fx (%.1fx the read into fresh memory)" % (r["live_ratio"],
+                                                                  r["live_fresh_ratio"])
+                     for r in rows))
+    yield ("time per object constant within 20%", max(ns) <= min(ns) * 1.2,
+           ", ".join("%.0f" % x for x in ns) + " ns")
+    yield ("pause within 2x the floor + 50 ms",
+           all(r["pause"] <= 2 * r["floor_cpu"] + 0.05 for r in rows),
+           ", ".join("%.3f s (limit %.3f)" % (r["pause"], 2 * r["floor_cpu"] + 0.05) for r in rows))
+    yield ("own structures <= 96 bytes an object", all(r["rss_per_object"] <= 96 for r in rows),
+           ", ".join("%.0f B" % r["rss_per_object"] for r in rows))
+    yield ("plugin in gdb within 1.2x the CLI", all(r["gdb_ratio"] <= 1.2 for r in rows),
+           ", ".join("%.2fx" % r["gdb_ratio"] for r in rows))
+    yield ("core and live within 1.2x", all(1 / 1.2 <= r["core_ratio"] <= 1.2 for r in rows),
+           ", ".join("%.2fx" % r["core_ratio"] for r in rows))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sizes", nargs="*", type=int, default=[500000, 2000000, 10000000])
+    ap.add_argument("--tensors", type=int, default=2000)
+    ap.add_argument("--anchors-up-to", type=int, default=0,
+                    help="run the anchors on sizes up to this many objects (default: smallest)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", help="also write the measurements to this file")
+    ap.add_argument("--tmp", default=os.path.join(ROOT, "build"), help="where the gcore goes")
+    args = ap.parse_args()
+    for need in (CULEAK, PLUGIN, os.path.join(VENV, "bin", "python")):
+        if not os.path.exists(need):
+            sys.exit("bench: %s is missing (make; scripts/install-deps)" % need)
+    ensure_objgraph()
+    up_to = args.anchors_up_to or min(args.sizes)
+    print("load average %.2f %.2f %.2f, %d CPUs" % (os.getloadavg() + (os.cpu_count(),)))
+    print("objects  floor    read    fresh | live objects CPU, x read, x fresh | tensors | pause  "
+          "| core         | RSS/obj | gdb plugin")
+    rows = []
+    for n in args.sizes:
+        rows.append(measure(n, args, n <= up_to))
+        print(row(rows[-1]), flush=True)
+    print()
+    for name, ok, measured in goals(rows):
+        print("%-4s %-40s %s" % ("met" if ok else "NOT", name, measured))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load": os.getloadavg(), "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
