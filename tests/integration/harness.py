@@ -308,9 +308,37 @@ def culeak(*args, expect_rc=0, user=None, env=None, binary=CULEAK):
 def culeak_json(*args, **kw):
     r = culeak(*(list(args) + ["--json"]), **kw)
     try:
-        return json.loads(r.stdout)
+        doc = json.loads(r.stdout)
     except ValueError:
         raise Failure("culeak printed invalid JSON: %r" % r.stdout[:500])
+    check_schema(doc, args)
+    return doc
+
+
+SCHEMAS = os.path.join(ROOT, "docs", "schemas")
+SCHEMA_COMMANDS = ("info", "objects", "refs", "tensors", "summary", "blocks", "snapshot", "diff")
+_validators = {}
+
+
+def check_schema(doc, args):
+    """Every --json document the tests read through culeak_json is checked against its command's
+    schema in docs/schemas/ (an error object against error.json): a field the schema does not
+    document, or one it requires and the document lacks, fails the test that printed it."""
+    import jsonschema
+    if isinstance(doc, dict) and "error" in doc:
+        name = "error"
+    else:
+        name = next((str(a) for a in args if str(a) in SCHEMA_COMMANDS), None)
+    if name is None:
+        return
+    if name not in _validators:
+        with open(os.path.join(SCHEMAS, name + ".json")) as f:
+            _validators[name] = jsonschema.Draft202012Validator(json.load(f))
+    errors = sorted(_validators[name].iter_errors(doc), key=lambda e: list(map(str, e.path)))
+    if errors:
+        e = errors[0]
+        raise Failure("culeak %s --json breaks docs/schemas/%s.json at /%s: %s (%d errors)" % (
+            name, name, "/".join(map(str, e.path)), e.message[:300], len(errors)))
 
 
 @contextlib.contextmanager
