@@ -19,6 +19,10 @@
 
 static PyObject *gdb;   /* the gdb module */
 
+/* `help culeak` and `culeak`: every culeak-* command with the first line of its doc (filled in
+ * by register_commands; the entry named "" in gdb_commands). */
+static char overview[2048];
+
 /* ---- talking to gdb ---- */
 
 static char *utf8_dup(PyObject *s)
@@ -468,7 +472,12 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
         return NULL;
     }
     PyObject *r;
-    if (strcmp(command, "snapshot") == 0 || strcmp(command, "diff") == 0)
+    if (!command[0]) {
+        gdb_write(overview);
+        gdb_write("\n");
+        Py_INCREF(Py_None);
+        r = Py_None;
+    } else if (strcmp(command, "snapshot") == 0 || strcmp(command, "diff") == 0)
         r = snapshot_command(command, &a);
     else if (strcmp(command, "break-step") == 0)
         r = break_step_command(&a);
@@ -526,6 +535,7 @@ static PyMethodDef command_methods[] = {
 static const struct gdb_command {
     const char *name, *doc;
 } gdb_commands[] = {
+    {"", overview},
     {"info", "What culeak sees: the target, its Python runtime and PyTorch build.\n"
              "Usage: culeak-info [--json]" OPTS},
     {"objects", "Python objects by type: count, bytes, how many the GC tracks.\n"
@@ -538,9 +548,9 @@ static const struct gdb_command {
                 "Usage: culeak-summary [--top N] [--full] [--json]" OPTS},
     {"blocks", "CUDA caching-allocator segments and blocks with the tensors in them.\n"
                "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]" OPTS},
-    {"snapshot", "Remember what holds tensor memory now, under NAME; --save FILE also writes\n"
-                 "it in the CLI's snapshot format, --load FILE NAME reads one\n"
-                 "(culeak snapshot -o).\n"
+    {"snapshot", "Remember what holds tensor memory now, under NAME.\n"
+                 "--save FILE also writes it in the CLI's snapshot format, --load FILE NAME\n"
+                 "reads one (culeak snapshot -o).\n"
                  "Usage: culeak-snapshot NAME [--save FILE] | culeak-snapshot --load FILE NAME"},
     {"diff", "What changed between two snapshots, by holder pattern (indices collapsed).\n"
              "Usage: culeak-diff A B [--json]"},
@@ -733,15 +743,31 @@ static PyObject *break_step_command(struct args *a)
 
 /* ---- module ---- */
 
+static void write_overview(void)
+{
+    size_t len = (size_t)snprintf(overview, sizeof overview,
+                                  "culeak: who holds this memory? Its commands, each with help "
+                                  "of its own (help culeak-info):\n");
+    for (size_t i = 1; i < sizeof gdb_commands / sizeof *gdb_commands && len < sizeof overview;
+         i++) {
+        const char *doc = gdb_commands[i].doc, *eol = strchr(doc, '\n');
+        int n = eol ? (int)(eol - doc) : (int)strlen(doc);
+        len += (size_t)snprintf(overview + len, sizeof overview - len, "\nculeak-%-12s %.*s",
+                                gdb_commands[i].name, n, doc);
+    }
+}
+
 static int register_commands(PyObject *module)
 {
+    write_overview();
     PyObject *base = PyObject_GetAttrString(gdb, "Command");
     PyObject *data = PyObject_GetAttrString(gdb, "COMMAND_DATA");
     PyObject *bases = base ? PyTuple_Pack(1, base) : NULL;
     int rc = bases && data ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
         static char names[sizeof gdb_commands / sizeof *gdb_commands][64];
-        snprintf(names[i], sizeof names[i], "culeak_gdb.Culeak_%s", gdb_commands[i].name);
+        snprintf(names[i], sizeof names[i], "culeak_gdb.Culeak_%s",
+                 gdb_commands[i].name[0] ? gdb_commands[i].name : "overview");
         /* Py_tp_doc's slot is a void *; CPython copies the text and never writes it */
         PyType_Slot slots[] = {{Py_tp_doc, (void *)gdb_commands[i].doc},
                                {Py_tp_methods, command_methods},
@@ -753,11 +779,13 @@ static int register_commands(PyObject *module)
         Py_XDECREF(name);   /* SetAttr took its own reference */
         if (named == 0) {
             char full[80];
-            snprintf(full, sizeof full, "culeak-%s", gdb_commands[i].name);
+            snprintf(full, sizeof full, "culeak%s%s", gdb_commands[i].name[0] ? "-" : "",
+                     gdb_commands[i].name);
             cmd = PyObject_CallFunction(cls, "sO", full, data);
         }
         char attr[80];
-        snprintf(attr, sizeof attr, "_%s_command", gdb_commands[i].name);
+        snprintf(attr, sizeof attr, "_%s_command", gdb_commands[i].name[0] ? gdb_commands[i].name
+                                                                            : "overview");
         if (!cmd || PyModule_AddObject(module, attr, cmd) != 0) {
             Py_XDECREF(cmd);   /* AddObject steals the reference only when it succeeds */
             rc = -1;

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 import harness
-from harness import check
+from harness import check, check_eq
 from test_tensors import judge
 import test_holders
 
@@ -190,6 +190,25 @@ def no_process(dbg):
     return test
 
 
+COMMANDS = ("info", "objects", "refs", "tensors", "summary", "blocks", "snapshot", "diff",
+            "step-report", "break-step")
+
+
+def help_lists_commands(dbg):
+    """`help culeak` (once ambiguous) and a bare `culeak` list every culeak-* command, each
+    with the first line of its own help."""
+    def test():
+        rc, out = dbg("-ex", "help culeak", "-ex", "echo --\\n", "-ex", "culeak")
+        check("Ambiguous" not in out, "help culeak: %s" % out[-500:])
+        listing = out.split("--\n")
+        check_eq(len(listing), 2, "two listings in %r" % out[-2000:])
+        for text in listing:
+            for name in COMMANDS:
+                check(re.search(r"^culeak-%s +\S" % name, text, re.M),
+                      "culeak-%s missing from %r" % (name, text[-1500:]))
+    return test
+
+
 def holders(kind):
     """The exact-holders scenario through the plugin: the same graphs and holders as the
     process's own view, and the same summary (retained bytes) as the CLI."""
@@ -293,7 +312,8 @@ def stable_abi():
             argv = ["unshare", "--mount", "sh", "-c", 'mount --bind "$1" "$2/mnt" && '
                     'exec chroot "$2" "$3" -c "$4" /mnt', "sh", argv[3], found[0], found[1], STUB]
         r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-        check(r.returncode == 0 and r.stdout.startswith("10 culeak-blocks "),
+        # culeak (the overview) and the ten culeak-* commands; the first sorted is the overview
+        check(r.returncode == 0 and r.stdout.startswith("11 culeak culeak: who holds"),
               "%s: %s %s" % (name, r.stdout, r.stderr[-1000:]))
     undefined = subprocess.run(["nm", "-D", "--undefined-only",
                                 os.path.join(harness.ROOT, "build", "culeak_gdb.abi3.so")],
@@ -348,5 +368,6 @@ def tests():
         yield "holders-%s" % kind, holders(kind)
     for dbg, scope in DEBUGGERS:
         for name, make in (("live", live), ("core", core), ("blocks", blocks),
-                           ("break-step", break_step), ("no-process", no_process)):
+                           ("break-step", break_step), ("no-process", no_process),
+                           ("help", help_lists_commands)):
             yield ("%s-%s" % (dbg.name, name), make(dbg)) + ((scope,) if scope else ())
