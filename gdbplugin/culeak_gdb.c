@@ -13,6 +13,7 @@
 #include "engine/command.h"
 #include "engine/snapshot.h"
 #include "engine/values.h"
+#include "util/text.h"
 
 #define MAX_ARGS 64
 #define MAX_SNAPSHOTS 64
@@ -489,38 +490,85 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
     return r;
 }
 
-/* TAB completion of options. gdb breaks words at '-', so `word` is what follows the last dash. */
+/* The options of a culeak-* command (without --): the engine's for the commands it runs, the
+ * plugin's own for the others. */
+static size_t command_options(const char *command, const char **out, size_t cap)
+{
+    static const char *const break_step[] = {"symbol", "every", "stop-on-growth", "off", NULL};
+    static const char *const snapshot[] = {"save", "load", NULL};
+    static const char *const diff[] = {"json", NULL};
+    const char *const *own = strcmp(command, "break-step") == 0 ? break_step
+                             : strcmp(command, "snapshot") == 0 ? snapshot
+                             : strcmp(command, "diff") == 0     ? diff
+                                                                : NULL;
+    if (!own)
+        return *command && strcmp(command, "step-report") != 0
+                   ? cl_command_options(command, false, out, cap)
+                   : 0;
+    size_t n = 0;
+    while (own[n] && n < cap) {
+        out[n] = own[n];
+        n++;
+    }
+    return n;
+}
+
+/* Appends candidate, from where gdb's word starts in it (typed is what was typed of it, word
+ * its tail that gdb completes): gdb breaks words at '-' and ':'. */
+static int add_candidate(PyObject *list, const char *candidate, const char *typed, size_t word)
+{
+    size_t len = strlen(typed);
+    if (strncmp(candidate, typed, len) != 0 || word > len)
+        return 0;
+    PyObject *s = PyUnicode_FromString(candidate + (len - word));
+    int rc = s ? PyList_Append(list, s) : -1;
+    Py_XDECREF(s);
+    return rc;
+}
+
+/* TAB completion: the command's own options, then the values of one that takes a fixed set
+ * (--device cpu|cuda|all, --state all|allocated|free). */
 static PyObject *cmd_complete(PyObject *self, PyObject *args)
 {
-    static const char *const options[] = {"json", "top", "addr", "type", "max-paths", "device",
-                                          "min-bytes", "max-objects", "state", "symbol", "every",
-                                          "stop-on-growth", "off", NULL};
     const char *text;
     PyObject *word;
-    (void)self;
     if (!PyArg_ParseTuple(args, "sO", &text, &word))
         return NULL;
     if (word == Py_None)
         Py_RETURN_NONE;   /* the first phase: let gdb pick word breaks */
     char *w = utf8_dup(word);
+    char command[64];
+    snprintf(command, sizeof command, "%s", command_of(self));
     const char *last = strrchr(text, ' ');
     last = last ? last + 1 : text;
-    bool after_dashes = strncmp(last, "--", 2) == 0;
-    PyObject *list = PyList_New(0);
-    for (int i = 0; list && w && options[i]; i++) {
-        if (strncmp(options[i], w, strlen(w)) != 0 && after_dashes)
-            continue;
-        if (!after_dashes && *last)
-            continue;
-        char cand[32];
-        snprintf(cand, sizeof cand, "%s%s", after_dashes ? "" : "--", options[i]);
-        PyObject *s = PyUnicode_FromString(cand);
-        int appended = s ? PyList_Append(list, s) : -1;
-        Py_XDECREF(s);
-        if (appended != 0)
-            Py_CLEAR(list);   /* the Python error is set: gdb shows it */
+    char previous[64] = "";   /* the word before the last, when it is an option */
+    const char *end = last > text ? last - 1 : text;
+    while (end > text && end[-1] == ' ')
+        end--;
+    const char *begin = end;
+    while (begin > text && begin[-1] != ' ')
+        begin--;
+    if (end - begin > 2 && strncmp(begin, "--", 2) == 0)
+        (void)cl_copy_span(previous, sizeof previous, begin + 2, (size_t)(end - begin - 2));
+    const char *const *values = previous[0] ? cl_option_values(previous) : NULL;
+    PyObject *list = w ? PyList_New(0) : NULL;
+    int rc = list ? 0 : -1;
+    if (values && *last != '-') {
+        for (size_t i = 0; rc == 0 && values[i]; i++)
+            if (strcmp(command, "blocks") != 0 || strcmp(values[i], "cpu") != 0)
+                rc = add_candidate(list, values[i], last, strlen(w));
+    } else if (*last == '-' || !*last) {
+        const char *names[32];
+        size_t n = command_options(command, names, 32);
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            char dashed[40];
+            snprintf(dashed, sizeof dashed, "--%s", names[i]);
+            rc = add_candidate(list, dashed, last, strlen(w));
+        }
     }
     free(w);
+    if (rc)
+        Py_CLEAR(list);   /* the Python error is set: gdb shows it */
     return list;
 }
 
@@ -745,15 +793,14 @@ static PyObject *break_step_command(struct args *a)
 
 static void write_overview(void)
 {
-    size_t len = (size_t)snprintf(overview, sizeof overview,
-                                  "culeak: who holds this memory? Its commands, each with help "
-                                  "of its own (help culeak-info):\n");
-    for (size_t i = 1; i < sizeof gdb_commands / sizeof *gdb_commands && len < sizeof overview;
-         i++) {
+    size_t len = 0;
+    cl_appendf(overview, sizeof overview, &len, "culeak: who holds this memory? Its commands, each "
+               "with help of its own (help culeak-info):\n");
+    for (size_t i = 1; i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
         const char *doc = gdb_commands[i].doc, *eol = strchr(doc, '\n');
         int n = eol ? (int)(eol - doc) : (int)strlen(doc);
-        len += (size_t)snprintf(overview + len, sizeof overview - len, "\nculeak-%-12s %.*s",
-                                gdb_commands[i].name, n, doc);
+        cl_appendf(overview, sizeof overview, &len, "\nculeak-%-12s %.*s", gdb_commands[i].name,
+                   n, doc);
     }
 }
 

@@ -137,10 +137,13 @@ static int set_device(const char *arg, struct cl_command_line *cli, struct cl_er
     return 0;
 }
 
+/* --state's values, in block_filter.state's order. */
+static const char *const state_names[] = {"all", "allocated", "free", NULL};
+
 static int set_state(const char *arg, struct cl_command_line *cli, struct cl_error *err)
 {
-    static const char *const names[] = {"all", "allocated", "free"};   /* block_filter.state */
-    for (int i = 0; i < 3; i++)
+    const char *const *names = state_names;
+    for (int i = 0; names[i]; i++)
         if (strcmp(arg, names[i]) == 0) {
             cli->block_filter.state = i;
             return 0;
@@ -235,6 +238,32 @@ static const char *listed(const char *commands, char *out, size_t cap)
     }
     out[n] = '\0';
     return out;
+}
+
+static bool targets(int id)
+{
+    return id == O_PID || id == O_CORE || id == O_EXE || id == O_SYSROOT || id == O_LIBPATH ||
+           id == O_DUMP || id == O_COPY_LIMIT;
+}
+
+size_t cl_command_options(const char *command, bool with_target, const char **out, size_t cap)
+{
+    char word[32];
+    size_t n = 0;
+    snprintf(word, sizeof word, " %s ", command);
+    for (int id = 0; id < O_NUMBER_OF_OPTIONS && n < cap; id++)
+        if (id != O_HELP && id != O_VERSION && (with_target || !targets(id)) &&
+            (!rules[id].commands || strstr(rules[id].commands, word)))
+            out[n++] = rules[id].name;
+    return n;
+}
+
+const char *const *cl_option_values(const char *option)
+{
+    static const char *const devices[] = {"cpu", "cuda", "all", NULL};
+    return strcmp(option, "device") == 0 ? devices
+           : strcmp(option, "state") == 0 ? state_names
+                                          : NULL;
 }
 
 int cl_command_applicable(const struct cl_command_line *cli, struct cl_error *err)

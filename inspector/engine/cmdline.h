@@ -51,6 +51,14 @@ enum { CL_PARSE_HELP = -1, CL_PARSE_VERSION = -2 };
 int cl_command_parse(int argc, char **argv, int first, bool want_command, bool allow_target,
                      struct cl_command_line *cl, struct cl_error *err);
 
+/* The names (without --) of the options that apply to command, target options only when
+ * with_target, help and version left out: at most cap of them into out; returns how many. For
+ * completion in the gdb plugin. */
+size_t cl_command_options(const char *command, bool with_target, const char **out, size_t cap);
+/* The values an option takes from a fixed set (device: cpu, cuda, all; state: all, allocated,
+ * free), NULL-terminated; NULL for an option whose values are open (numbers, names, files). */
+const char *const *cl_option_values(const char *option);
+
 /* CL_E_USAGE when an option given does not apply to cl->command (--top on tensors), else 0. The
  * gdb plugin sets the command after parsing; cl_command_run asks again. */
 int cl_command_applicable(const struct cl_command_line *cl, struct cl_error *err);

@@ -209,6 +209,30 @@ def help_lists_commands(dbg):
     return test
 
 
+def completes(dbg):
+    """TAB offers each command its own options (those the CLI accepts for it) and, after one that
+    takes a fixed set, its values."""
+    want = {"culeak-tensors --": {"--allocator-layout", "--device", "--full", "--json",
+                                  "--max-objects", "--min-bytes"},
+            "culeak-tensors --device ": {"all", "cpu", "cuda"},
+            "culeak-blocks --device ": {"all", "cuda"},   # the allocator's devices are CUDA's
+            "culeak-blocks --state a": {"all", "allocated"},
+            "culeak-refs --max-p": {"--max-paths"},
+            "culeak-break-step --": {"--every", "--off", "--stop-on-growth", "--symbol"}}
+    def test():
+        args = []
+        for line in want:
+            args += ["-ex", "echo >>%s\\n" % line, "-ex", "complete " + line]
+        rc, out = dbg(*args)
+        got = {}
+        for chunk in out.split(">>")[1:]:
+            line, _, rest = chunk.partition("\n")
+            got[line] = {c[len(line.rsplit(" ", 1)[0]):].strip() for c in rest.splitlines() if c}
+        for line, values in want.items():
+            check_eq(got.get(line), values, "complete %r" % line)
+    return test
+
+
 def holders(kind):
     """The exact-holders scenario through the plugin: the same graphs and holders as the
     process's own view, and the same summary (retained bytes) as the CLI."""
@@ -369,5 +393,5 @@ def tests():
     for dbg, scope in DEBUGGERS:
         for name, make in (("live", live), ("core", core), ("blocks", blocks),
                            ("break-step", break_step), ("no-process", no_process),
-                           ("help", help_lists_commands)):
+                           ("help", help_lists_commands), ("complete", completes)):
             yield ("%s-%s" % (dbg.name, name), make(dbg)) + ((scope,) if scope else ())

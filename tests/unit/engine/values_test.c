@@ -188,6 +188,34 @@ static void test_dump_command_line(void)
     CU_ASSERT_EQUAL(parse(false, false, &cl, &err, (const char *[]){"--dump", "d", NULL}), CL_E_USAGE);
 }
 
+static bool has(const char **names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* What the gdb plugin completes: the options a command accepts, and fixed sets of values. */
+static void test_completion_lists(void)
+{
+    const char *names[32];
+    size_t n = cl_command_options("tensors", false, names, 32);
+    CU_ASSERT(has(names, n, "device") && has(names, n, "min-bytes") && has(names, n, "json"));
+    CU_ASSERT(!has(names, n, "top") && !has(names, n, "state") && !has(names, n, "pid"));
+    CU_ASSERT(!has(names, n, "help"));
+    n = cl_command_options("tensors", true, names, 32);
+    CU_ASSERT(has(names, n, "pid") && has(names, n, "copy-limit"));
+    CU_ASSERT_EQUAL(cl_command_options("blocks", false, names, 2), 2);   /* cut at cap */
+    const char *const *v = cl_option_values("state");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_STRING_EQUAL(v[0], "all");
+    CU_ASSERT_STRING_EQUAL(v[2], "free");
+    CU_ASSERT_PTR_NULL(v[3]);
+    CU_ASSERT_PTR_NOT_NULL(cl_option_values("device"));
+    CU_ASSERT_PTR_NULL(cl_option_values("top"));
+}
+
 void register_engine_values_tests(void)
 {
     static const struct tu_test tests[] = {
@@ -199,6 +227,7 @@ void register_engine_values_tests(void)
         {"command lines", test_command_line},
         {"dump command lines", test_dump_command_line},
         {"--copy-limit command lines", test_copy_limit_command_line},
+        {"completion lists", test_completion_lists},
         {NULL, NULL},
     };
     tu_add_suite("engine/values", tests);
