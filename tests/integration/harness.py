@@ -216,7 +216,7 @@ class Process:
             argv, cwd=cwd, env=env,
             stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, preexec_fn=preexec)
-        self.truth = None
+        self.truth = self.pid = None   # kill() may run before the scenario says who it is
         deadline = time.time() + 120
         lines = []
         while time.time() < deadline:
