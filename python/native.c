@@ -105,7 +105,8 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
         rc = cl_error_set(&err, CL_E_USAGE, "no target: give a pid, a core or a dump");
     if (rc) {
         Py_DECREF(so);
-        return fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc, rc < 0 ? "not a target" : err.msg);
+        return fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc,
+                         rc < 0 ? "not a target" : err.msg);
     }
     Py_BEGIN_ALLOW_THREADS
     rc = cl_session_open(&so->target.session, &so->s, &err);
@@ -151,7 +152,8 @@ static PyObject *session_run(PyObject *self, PyObject *args)
         rc = cl_error_set(&err, CL_E_USAGE, "%s does not run on an open target", cl.command);
     if (rc) {
         free_args(argv, argc);
-        return fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc, rc < 0 ? "no help here" : err.msg);
+        return fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc,
+                         rc < 0 ? "no help here" : err.msg);
     }
     char *text = NULL;
     size_t len = 0;
@@ -167,7 +169,8 @@ static PyObject *session_run(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     so->busy = false;
     free_args(argv, argc);
-    PyObject *result = rc ? fail_with(rc, err.msg) : PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
+    PyObject *result = rc ? fail_with(rc, err.msg)
+                          : PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
     free(text);
     return result;
 }

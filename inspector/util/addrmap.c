@@ -58,7 +58,8 @@ uint32_t cl_addrmap_get(const struct cl_addrmap *m, uint64_t key)
 static void prefer_huge_pages(void *p, size_t size)
 {
     const uintptr_t huge = 2u << 20;
-    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + size) & ~(huge - 1);
+    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(huge - 1);
     if (end > start)
         (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
