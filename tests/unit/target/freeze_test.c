@@ -113,14 +113,21 @@ static void three_mappings(struct cl_mappings *ms)
         CU_ASSERT_EQUAL_FATAL(cl_mappings_add(ms, &v[i]), 0);
 }
 
-static void test_copy_and_pages(void)
+/* The copy of three_mappings over fake memory whose page 400 cannot be read; the memory. */
+static struct fake_memory *frozen_three(struct cl_frozen *f, struct cl_mappings *ms)
 {
     struct fake_memory *m = fake_new();
     m->bad_page = BASE + 400 * CL_PAGE_SIZE;
+    three_mappings(ms);
+    CU_ASSERT_EQUAL_FATAL(freeze(f, ms, m), 0);
+    return m;
+}
+
+static void test_copy_and_pages(void)
+{
     struct cl_mappings ms;
-    three_mappings(&ms);
     struct cl_frozen f;
-    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    struct fake_memory *m = frozen_three(&f, &ms);
     CU_ASSERT_EQUAL(f.n, 2);
     CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
     /* the process changes after the copy: the copy does not */
@@ -148,12 +155,9 @@ static void test_copy_and_pages(void)
 /* The walk's reads in place: within one region and only over pages that were read. */
 static void test_bytes_in_place(void)
 {
-    struct fake_memory *m = fake_new();
-    m->bad_page = BASE + 400 * CL_PAGE_SIZE;
     struct cl_mappings ms;
-    three_mappings(&ms);
     struct cl_frozen f;
-    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    (void)frozen_three(&f, &ms);
     const unsigned char *p = cl_frozen_bytes(&f, BASE + 1, 2);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     CU_ASSERT_EQUAL(p[0], 7);
