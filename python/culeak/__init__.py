@@ -46,8 +46,11 @@ def open(pid=None, core=None, dump=None, exe=None, sysroot=None, lib_path=(), co
     copy_limit: the CLI's --copy-limit (bytes, or a string such as "2G")."""
     if sum(x is not None for x in (pid, core, dump)) != 1:
         raise ValueError("culeak.open: give one of pid, core or dump")
+    if isinstance(lib_path, (str, os.PathLike)):
+        lib_path = [lib_path]
     args = _options(pid=pid, core=core and os.fspath(core), dump=dump and os.fspath(dump),
-                    exe=exe, sysroot=sysroot, lib_path=list(lib_path), copy_limit=copy_limit)
+                    exe=exe, sysroot=sysroot, lib_path=[os.fspath(p) for p in lib_path],
+                    copy_limit=copy_limit)
     try:
         return Target(_native.Session(args))
     except _native.Error as e:
@@ -101,8 +104,10 @@ class Target:
         return self._run("objects", top=top, max_objects=max_objects)
 
     def refs(self, addr=(), type=None, max_paths=None):
-        """Objects (addresses, or every object of a type) and the chains that hold them."""
-        return self._run("refs", addr=list(addr), type=type, max_paths=max_paths)
+        """Objects (an address or a list of them, or every object of a type) and the chains that
+        hold them."""
+        return self._run("refs", addr=[addr] if isinstance(addr, int) else list(addr), type=type,
+                         max_paths=max_paths)
 
     def snapshot(self):
         """What holds tensor memory, by holder pattern: what `culeak diff` compares."""
