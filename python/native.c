@@ -118,16 +118,12 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     return (PyObject *)so;
 }
 
-/* These run on a session and print a report; the others read files (diff), run on their own
- * (watch, dump) or only print text (help). */
-static bool runs_on_session(const char *command)
+/* Whether the CLI runs command on a session (inspector/cli/main.c): all but a diff of two files,
+ * watch (which opens the target again and again) and dump (which writes a file of its own). */
+static bool runs_on_session(const struct cl_command_line *cl)
 {
-    static const char *const commands[] = {"info", "objects", "refs", "tensors", "summary",
-                                           "blocks", "snapshot", "check-layout"};
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (strcmp(command, commands[i]) == 0)
-            return true;
-    return false;
+    return !cl_command_offline(cl) && strcmp(cl->command, "watch") != 0 &&
+           strcmp(cl->command, "dump") != 0;
 }
 
 /* Session.run(args): the command and its options in args; returns what it printed. */
@@ -148,7 +144,7 @@ static PyObject *session_run(PyObject *self, PyObject *args)
     struct cl_command_line cl = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
     int rc = cl_command_parse(argc, argv, 1, true, false, &cl, &err);
-    if (rc == 0 && !runs_on_session(cl.command))
+    if (rc == 0 && !runs_on_session(&cl))
         rc = cl_error_set(&err, CL_E_USAGE, "%s does not run on an open target", cl.command);
     if (rc) {
         free_args(argv, argc);

@@ -450,9 +450,7 @@ static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_
     for (uint32_t i = from; i < h->n; i++) {
         h->edges.first[i] = (uint32_t)h->edges.n;   /* recorded as i is expanded: in node order */
         struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
-        struct py_type *ty = py_node_type(h, i);
-        if (ty)
-            py_referents(&e, h->nodes[i].addr, ty);
+        py_referents(&e, h->nodes[i].addr, py_node_type(h, i));
         if (opt && opt->progress && i && i % 1000000 == 0)
             fprintf(opt->progress, "culeak: %u objects walked, %u found\n", i, h->n);
     }

@@ -72,8 +72,7 @@ static int find_holders(struct builder *b)
         !(b->root_edge_holder = malloc((h->nroot_edges + 1) * sizeof *b->root_edge_holder)))
         return CL_E_INTERNAL;
     for (uint32_t i = 0; i < h->n; i++) {
-        struct py_type *ty = py_node_type(h, i);
-        if (ty && ty->family == PY_F_MODULE)
+        if (py_node_type(h, i)->family == PY_F_MODULE)
             b->barrier[i] = 2;
     }
     for (size_t k = 0; k < h->nroot_edges; k++) {

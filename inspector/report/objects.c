@@ -103,7 +103,7 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
     size_t n = 0, more = 0;
     for (uint32_t i = 0; !strchr(want, '.') && i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
-        if (!ty || !type_matches(h, ty, want))
+        if (!type_matches(h, ty, want))
             continue;
         char name[600];
         py_type_qualified_name(h, ty, name, sizeof name);
@@ -222,7 +222,7 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     }
     for (uint32_t i = 0; paths && q->type && i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
-        if (ty && type_matches(h, ty, q->type)) {
+        if (type_matches(h, ty, q->type)) {
             report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
                        cxx_holder(&by_node, hs, i));
             matched++;
