@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/command.h"
 #include "engine/snapshot.h"
@@ -366,6 +367,8 @@ static PyObject *run_engine(const char *command, struct args *a)
     if (rc)
         return gdb_error(err.msg);
     cl.command = command;
+    if (isatty(2) && !cl.quiet)   /* gdb's terminal: progress lines go beside its pager */
+        cl.walk.progress = stderr;
     struct gdb_target g = {0};
     struct cl_session *s = NULL;
     char *text = NULL;

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     }
     if (rc)
         return fail(&cli, &err);
-    if (isatty(2))
+    if (isatty(2) && !cli.quiet)
         cli.walk.progress = stderr;
     if (cl_command_offline(&cli))
         return (rc = cl_command_run_offline(&cli, stdout, &err)) ? fail(&cli, &err) : 0;

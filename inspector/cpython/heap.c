@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/notes.h"
+#include "util/progress.h"
 #include "util/text.h"
 #include "util/vec.h"
 
@@ -445,14 +446,14 @@ static void seed_roots(struct py_heap *h)
 }
 
 /* Expands nodes [from, n) and everything they discover. */
-static void expand(struct py_heap *h, const struct py_walk_options *opt, uint32_t from)
+static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t from)
 {
     for (uint32_t i = from; i < h->n; i++) {
         h->edges.first[i] = (uint32_t)h->edges.n;   /* recorded as i is expanded: in node order */
         struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
         py_referents(&e, h->nodes[i].addr, py_node_type(h, i));
-        if (opt && opt->progress && i && i % 1000000 == 0)
-            fprintf(opt->progress, "culeak: %u objects walked, %u found\n", i, h->n);
+        if ((i & 0xfff) == 0)
+            cl_progress_tick(progress, i, h->objects.rt->t->bytes_read);
     }
 }
 
@@ -496,11 +497,14 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     memset(h, 0, sizeof *h);
     py_objects_init(&h->objects, rt);
     h->max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
+    struct cl_progress progress;
+    cl_progress_start(&progress, opt ? opt->progress : NULL, "walked");
     seed_roots(h);
-    expand(h, opt, 0);
+    expand(h, &progress, 0);
     h->nreachable = h->n;
     seed_gc_lists(h);
-    expand(h, opt, h->nreachable);
+    expand(h, &progress, h->nreachable);
+    cl_progress_done(&progress, h->n, rt->t->bytes_read);
     if (h->edges.first)   /* closes the last node's edges */
         h->edges.first[h->n] = (uint32_t)h->edges.n;
     if (h->n >= h->max_objects)

@@ -99,7 +99,7 @@ struct py_heap {
 
 struct py_walk_options {
     uint64_t max_objects;     /* 0: default (50 million) */
-    FILE *progress;           /* progress lines on long walks, or NULL */
+    FILE *progress;           /* a terminal for progress lines (util/progress.h), or NULL */
 };
 
 /* Builds the graph. On error the heap is freed. */

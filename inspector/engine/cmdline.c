@@ -59,6 +59,7 @@ static const char usage_options[] =
     "output:\n"
     "  --json           one JSON object instead of text\n"
     "  --full           tensors, summary: text lines whole (by default cut to 160 columns)\n"
+    "  --quiet          no progress lines (on a terminal, a walk past a second shows them)\n"
     "\n";
 
 static const char usage_exit[] =
@@ -78,7 +79,7 @@ size_t cl_command_usage(bool with_target, char *out, size_t cap)
 enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
-    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_NUMBER_OF_OPTIONS
+    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_NUMBER_OF_OPTIONS
 };
 
 #define EVERY_COMMAND NULL
@@ -114,6 +115,7 @@ static const struct option_rule {
     [O_VERSION] = {"version", true, EVERY_COMMAND},
     [O_DUMP] = {"dump", false, EVERY_COMMAND},
     [O_COPY_LIMIT] = {"copy-limit", false, EVERY_COMMAND},
+    [O_QUIET] = {"quiet", false, EVERY_COMMAND},
 };
 
 #define MAX_PATHS 64
@@ -195,6 +197,7 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
         return 0;
     case O_JSON: cli->json = true; return 0;
     case O_FULL: cli->full = true; return 0;
+    case O_QUIET: cli->quiet = true; return 0;
     case O_OUTPUT: cli->output = arg; return 0;
     case O_TYPE: cli->type = arg; return 0;
     case O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
@@ -358,7 +361,8 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
 {
     struct option longopts[O_NUMBER_OF_OPTIONS + 1] = {{0}};
     for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++) {
-        bool flag = id == O_JSON || id == O_FULL || id == O_HELP || id == O_VERSION;
+        bool flag = id == O_JSON || id == O_FULL || id == O_QUIET || id == O_HELP ||
+                    id == O_VERSION;
         longopts[id] = (struct option){rules[id].name, flag ? no_argument : required_argument,
                                        NULL, 256 + id};
     }

@@ -28,6 +28,7 @@ struct cl_command_line {
     const char *allocator_layout;   /* --allocator-layout, or NULL */
     size_t max_paths;
     bool full;                      /* --full: text lines are never cut */
+    bool quiet;                     /* --quiet: no progress lines */
     const char *output;             /* snapshot -o FILE */
     const char *files[2];           /* diff A [B]: snapshot files */
     size_t nfiles;

@@ -95,6 +95,7 @@ int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
 {
     if (len == 0)
         return 0;
+    t->bytes_read += len;
     /* Pages cached before the process died would still read; refuse them too, so walkers stop
      * at once instead of going on over a mix of old pages and failures. */
     if (t->gone)

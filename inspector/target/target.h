@@ -71,6 +71,7 @@ struct cl_target {
     uint64_t copied_bytes;
     bool resumed;
     double stopped_seconds;
+    uint64_t bytes_read;        /* by every cl_read so far: what progress lines report */
     /* While `culeak dump` runs: every page the source served (NULL otherwise). */
     struct cl_pagerec *record;
     /* The small files read beside memory: recorded while dumping, a dump's answers. */

@@ -4,6 +4,7 @@ import contextlib
 import glob
 import json
 import os
+import pty
 import shutil
 import shlex
 import signal
@@ -303,6 +304,27 @@ def culeak(*args, expect_rc=0, user=None, env=None, binary=CULEAK):
         raise Failure("culeak %s exited %d (want %d): %s" % (
             " ".join(map(str, args)), r.returncode, expect_rc, (r.stderr or r.stdout)[-2000:]))
     return r
+
+
+def on_terminal(cmd, timeout=300):
+    """Runs cmd with its stderr on a pseudo-terminal (its stdout a pipe): (exit status, stdout,
+    what reached the terminal)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    terminal = b""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:   # EIO: every holder of the terminal's other end has closed it
+            break
+        if not chunk:
+            break
+        terminal += chunk
+    os.close(master)
+    out = proc.communicate(timeout=max(1, deadline - time.time()))[0]
+    return proc.returncode, out, terminal.decode(errors="replace")
 
 
 def culeak_json(*args, **kw):

@@ -3,7 +3,8 @@
 JSON; no text line of summary or tensors is wider than 160 columns without --full; a user's
 global names a tensor before a library frame's local; two inspections of a stopped job give
 identical reports; --type takes qualified names; and snapshot, diff and watch (CLI and gdb, one
-file format) name only what grew."""
+file format) name only what grew; a walk past a second shows progress on a terminal, CLI and gdb,
+and --quiet or a pipe silences it."""
 import difflib
 
 import harness
@@ -112,6 +113,7 @@ def tests():
     yield "python-before-autograd", python_before_autograd
     yield "snapshots-and-diff", snapshots_and_diff
     yield "identical-twice", identical_twice
+    yield "progress", progress
 
 
 def snapshots_and_diff():
@@ -163,3 +165,25 @@ def snapshots_and_diff():
           "watch printed %r" % lines)
     check("cannot open" in bad.stderr and "missing.json" in bad.stderr,
           "diff of a missing file: %r" % bad.stderr)
+
+
+def progress():
+    """A walk of a 3M-object heap passes a second: its progress (objects walked, MB read) is
+    drawn in place on stderr when that is a terminal, ended by a newline, in the CLI and in gdb;
+    --quiet silences it, and a pipe never sees it."""
+    import test_gdb
+    with harness.Process(harness.TORCH_VENV, "dying.py", "3000000") as p:
+        rc, out, term = harness.on_terminal([harness.CULEAK, "objects", "--pid", str(p.pid)])
+        check(rc == 0 and "objects:" in out, "objects: rc %d, %s" % (rc, (out + term)[-1000:]))
+        check("objects walked" in term and "MB read" in term and term.endswith("\n"),
+              "no progress on the terminal: %r" % term[-500:])
+        rc, out, term = harness.on_terminal([harness.CULEAK, "objects", "--pid", str(p.pid),
+                                             "--quiet"])
+        check(rc == 0 and term == "", "--quiet: rc %d, terminal %r" % (rc, term[-500:]))
+        piped = harness.culeak("objects", "--pid", p.pid).stderr
+        check("objects walked" not in piped, "progress into a pipe: %r" % piped[-500:])
+        rc, out, term = harness.on_terminal(["gdb", "-nx", "-batch", "-iex", "set pagination off",
+                                             "-x", test_gdb.PLUGIN, "-p", str(p.pid),
+                                             "-ex", "culeak-objects --top 3"])
+        check("objects walked" in term and "MB read" in term,
+              "gdb: no progress on the terminal: %r" % (term[-800:] + out[-800:]))

@@ -30,6 +30,7 @@ int main(void)
     register_util_addrmap_tests();
     register_util_notes_tests();
     register_util_text_tests();
+    register_util_progress_tests();
     register_util_jsonread_tests();
     register_cpython_linetable_tests();
     register_cpython_runtime_scan_tests();

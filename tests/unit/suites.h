@@ -19,6 +19,7 @@ void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
 void register_util_notes_tests(void);
 void register_util_text_tests(void);
+void register_util_progress_tests(void);
 void register_util_jsonread_tests(void);
 void register_cpython_linetable_tests(void);
 void register_cpython_runtime_scan_tests(void);
