@@ -29,7 +29,7 @@ UNIT_OBJ     := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/main.o
 UNIT_SAN_OBJ := $(UNIT_SRC:%.c=$(BUILD)/san/%.o) $(BUILD)/san/tests/unit/main.o
 
 .PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
-all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb python
+all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb $(BUILD)/culeak.1 python
 
 # Each object depends on the headers it includes (-MMD -MP), not on every header: the library's,
 # the CLI's, the plugin's and the unit tests' alike. OBJ_CFLAGS adds what one kind of object
@@ -82,6 +82,9 @@ VERSION = $(shell sed -n 's/^\#define CL_VERSION "\(.*\)"/\1/p' inspector/util/v
 wheel: static python $(BUILD)/culeak_gdb.abi3.so
 	scripts/make-wheel $(BUILD) $(VERSION)
 
+# The man page is the --help text laid out as one (scripts/make-man): one text for both.
+$(BUILD)/culeak.1: $(BUILD)/culeak scripts/make-man
+	scripts/make-man $(BUILD)/culeak $(VERSION) $@
 $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 	sed 's|@PLUGIN_DIR@|$(abspath $(BUILD))|' $< > $@
 
@@ -195,6 +198,7 @@ fuzz: fuzz-deps
 
 install: all
 	install -D -m 755 $(BUILD)/culeak $(DESTDIR)$(PREFIX)/bin/culeak
+	install -D -m 644 $(BUILD)/culeak.1 $(DESTDIR)$(PREFIX)/share/man/man1/culeak.1
 	install -D -m 644 $(BUILD)/culeak_gdb.abi3.so $(DESTDIR)$(PREFIX)/lib/culeak/culeak_gdb.abi3.so
 	install -d $(DESTDIR)$(PREFIX)/share/culeak
 	sed 's|@PLUGIN_DIR@|$(PREFIX)/lib/culeak|' gdbplugin/culeak.gdb.in > $(DESTDIR)$(PREFIX)/share/culeak/culeak.gdb

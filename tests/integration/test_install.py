@@ -1,0 +1,40 @@
+"""`make install` puts in place what a user runs: the CLI, the gdb plugin and its loader, and the
+man page, which renders cleanly and covers every command and option the help lists."""
+import os
+import re
+import subprocess
+
+import harness
+from harness import check, check_eq
+
+
+def installed():
+    with harness.tempdir() as d:
+        r = subprocess.run(["make", "-C", harness.ROOT, "install", "DESTDIR=" + d, "PREFIX=/usr"],
+                           capture_output=True, text=True, timeout=600)
+        check(r.returncode == 0, "make install: %s" % (r.stdout + r.stderr)[-2000:])
+        for path in ("bin/culeak", "lib/culeak/culeak_gdb.abi3.so", "share/culeak/culeak.gdb",
+                     "share/man/man1/culeak.1"):
+            check(os.path.exists(os.path.join(d, "usr", path)), "not installed: /usr/%s" % path)
+        version = subprocess.run([os.path.join(d, "usr/bin/culeak"), "--version"],
+                                 capture_output=True, text=True).stdout
+        page = os.path.join(d, "usr/share/man/man1/culeak.1")
+        r = subprocess.run(["groff", "-ww", "-man", "-Tutf8", page], capture_output=True,
+                           text=True)
+        check_eq(r.stderr, "", "groff's warnings on culeak.1")
+        text = subprocess.run(["man", "-l", page], capture_output=True, text=True,
+                              env=dict(os.environ, MANWIDTH="100", MAN_KEEP_FORMATTING="0"))
+        shown = re.sub(".\b", "", text.stdout).replace("\u2010", "-")   # no overstrike, hyphens
+        check(version.split()[-1] in shown, "version %r not in the page" % version)
+        usage = harness.culeak("--help").stdout
+        words = set(re.findall(r"^  ([a-z][a-z-]+)  ", usage, re.M))    # the commands
+        words |= set(re.findall(r"(--[a-z][a-z-]+)", usage))            # every option
+        check(len(words) > 30, "read only %d commands and options from --help" % len(words))
+        missing = sorted(w for w in words if w not in shown)
+        check(not missing, "the man page lacks %s" % missing)
+        for section in ("NAME", "SYNOPSIS", "COMMANDS", "TARGET", "EXIT STATUS", "GDB AND CUDA-GDB"):
+            check(re.search("^%s$" % section, shown, re.M), "no %s section" % section)
+
+
+def tests():
+    yield "installed", installed
