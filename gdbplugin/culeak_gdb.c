@@ -352,6 +352,28 @@ static const char *command_of(PyObject *self)
     return name;
 }
 
+/* The CUDA devices the last inspection met (bit N: cuda:N), which TAB offers after --device:
+ * completion cannot afford a walk of the target of its own. */
+static uint64_t devices_seen;
+
+static void note_devices(const struct cl_session *s)
+{
+    uint64_t seen = 0;
+    for (uint32_t d = 0; s->allocator_built && d < s->allocator.ndevices; d++) {
+        int index = s->allocator.devices[d].index;
+        if (index >= 0 && index < 64)
+            seen |= 1ull << index;
+    }
+    for (uint32_t k = 0; s->tensors_built && k < s->tensors.n; k++) {
+        const struct torch_tensor *tensor = &s->tensors.v[k];
+        if (tensor->device_type == TORCH_DEVICE_CUDA && tensor->device_index >= 0 &&
+            tensor->device_index < 64)
+            seen |= 1ull << tensor->device_index;
+    }
+    if (s->allocator_built || s->tensors_built)
+        devices_seen = seen;
+}
+
 /* Runs an engine command, its output captured and written through gdb (paging, logging). */
 static PyObject *run_engine(const char *command, struct args *a)
 {
@@ -379,6 +401,8 @@ static PyObject *run_engine(const char *command, struct args *a)
     rc = open_session(&g, &s, &err);
     if (!rc)
         rc = cl_command_run(&cl, s, out, &err);
+    if (s)
+        note_devices(s);
     fclose(out);
     cl_session_close(s);
     gdb_target_free(&g);
@@ -530,7 +554,7 @@ static int add_candidate(PyObject *list, const char *candidate, const char *type
 }
 
 /* TAB completion: the command's own options, then the values of one that takes a fixed set
- * (--device cpu|cuda|all, --state all|allocated|free). */
+ * (--device cpu|cuda|all and the cuda:N the last inspection met, --state all|allocated|free). */
 static PyObject *cmd_complete(PyObject *self, PyObject *args)
 {
     const char *text;
@@ -560,6 +584,12 @@ static PyObject *cmd_complete(PyObject *self, PyObject *args)
         for (size_t i = 0; rc == 0 && values[i]; i++)
             if (strcmp(command, "blocks") != 0 || strcmp(values[i], "cpu") != 0)
                 rc = add_candidate(list, values[i], last, strlen(w));
+        for (int d = 0; rc == 0 && strcmp(previous, "device") == 0 && d < 64; d++) {
+            char device[16];
+            snprintf(device, sizeof device, "cuda:%d", d);
+            if (devices_seen >> d & 1)
+                rc = add_candidate(list, device, last, strlen(w));
+        }
     } else if (*last == '-' || !*last) {
         const char *names[32];
         size_t n = command_options(command, names, 32);

@@ -152,13 +152,22 @@ def core(dbg):
 
 
 def blocks(dbg):
-    """culeak-blocks in gdb, on the real allocator running on the simulated device."""
+    """culeak-blocks in gdb, on the real allocator running on the simulated device; TAB then
+    offers the devices that inspection met after --device."""
     from test_blocks import compare
 
     def test():
         with dbg.process(harness.CUDA_TORCH_VENV, "cuda_blocks.py", env=harness.simgpu_env()) as p:
-            rc, out = dbg("-p", str(p.pid), "-ex", "culeak-blocks --json")
+            line = "culeak-tensors --device "
+            rc, out = dbg("-p", str(p.pid), "-ex", "complete " + line, "-ex", "echo >>\\n",
+                          "-ex", "culeak-blocks --json", "-ex", "complete " + line)
             compare(json_from(out), p.truth)
+            before, _, after = out.partition(">>\n")
+            offered = lambda text: {c[len(line):] for c in text.splitlines() if c.startswith(line)}
+            devices = {"cuda:%d" % d["device"] for d in json_from(out)["devices"]}
+            check(devices, "no devices in culeak-blocks")
+            check_eq(offered(before), {"all", "cpu", "cuda"}, "--device before any inspection")
+            check_eq(offered(after), {"all", "cpu", "cuda"} | devices, "--device after blocks")
     return test
 
 
@@ -213,7 +222,7 @@ def completes(dbg):
     """TAB offers each command its own options (those the CLI accepts for it) and, after one that
     takes a fixed set, its values."""
     want = {"culeak-tensors --": {"--allocator-layout", "--device", "--full", "--json",
-                                  "--max-objects", "--min-bytes"},
+                                  "--max-objects", "--min-bytes", "--quiet"},
             "culeak-tensors --device ": {"all", "cpu", "cuda"},
             "culeak-blocks --device ": {"all", "cuda"},   # the allocator's devices are CUDA's
             "culeak-blocks --state a": {"all", "allocated"},
