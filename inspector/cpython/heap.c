@@ -4,6 +4,7 @@
 #include "cpython/heap.h"
 #include "cpython/frames.h"
 #include "cpython/gclist.h"
+#include "cpython/path.h"
 #include "cpython/referents.h"
 
 #include <ctype.h>
@@ -551,6 +552,8 @@ struct out {
     char *p;
     size_t cap, len;
     int depth;                /* paths rendered inside this one (an object used as a key) */
+    char kind;                /* the step being put: enum py_path_kind */
+    size_t shifted;           /* bytes inserted at the front ([* of a dict key's position) */
 };
 
 #define MAX_KEY_DEPTH 2       /* opt.state[model.fc2.weight]: a key's own path, once nested */
@@ -562,8 +565,23 @@ static void put(struct out *o, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(o->p + o->len, o->len < o->cap ? o->cap - o->len : 0, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        o->len = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
+    if (n <= 0)
+        return;
+    size_t end = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
+    for (char *c = o->p + o->len; c < o->p + end; c++)   /* a name never forges a step */
+        if (*c == PY_PATH_MARK)
+            *c = '?';
+    o->len = end;
+}
+
+/* The start of a step whose kind put_step decides: its mark and a placeholder for the kind. */
+static void put_mark(struct out *o)
+{
+    if (o->depth == 0 && o->len + 3 < o->cap) {
+        o->p[o->len++] = PY_PATH_MARK;
+        o->p[o->len++] = '?';
+        o->p[o->len] = '\0';
+    }
 }
 
 static bool identifier(const char *s)
@@ -743,6 +761,7 @@ static void wrap_unpacked(struct out *o, int64_t i)
     memmove(o->p + 2, o->p, o->len + 1);
     memcpy(o->p, "[*", 2);
     o->len += 2;
+    o->shifted += 2;
     put(o, "][%lld]", (long long)i);
 }
 
@@ -757,8 +776,9 @@ static void put_key(struct py_heap *h, struct out *o, uint64_t dict, uint64_t ke
         return;
     }
     int64_t i = key_position(h, dict, key);
-    char prefix[4096];
-    cl_copy_span(prefix, sizeof prefix, o->p, mark);   /* a path is at most 4096 bytes */
+    char marked[4096], prefix[4096];
+    cl_copy_span(marked, sizeof marked, o->p, mark);   /* a path is at most 4096 bytes */
+    py_path_text(marked, prefix, sizeof prefix);
     o->len = mark;
     o->p[mark] = '\0';
     if (i < 0) {
@@ -816,16 +836,20 @@ static size_t put_module_child(struct py_heap *h, struct out *o, const struct py
     bool keyed = ty && (!strcmp(ty->name, "ModuleDict") || !strcmp(ty->name, "ParameterDict"));
     char *end;
     long index = strtol(name, &end, 10);
-    if (indexed && *name && !*end && index >= 0)
+    if (indexed && *name && !*end && index >= 0) {
         put(o, "[%ld]", index);
-    else if (keyed) {
+        o->kind = PY_PATH_INDEX;
+    } else if (keyed) {
         put(o, "[");
         put_quoted(o, name);
         put(o, "]");
-    } else if (identifier(name))
+        o->kind = PY_PATH_KEY;
+    } else if (identifier(name)) {
         put(o, ".%s", name);
-    else
+        o->kind = PY_PATH_ATTR;
+    } else {
         return 0;
+    }
     return skip + 2;
 }
 
@@ -837,7 +861,15 @@ static bool same_node_class(const char *a, const char *b)
     return x && y && strcmp(x, y) == 0;
 }
 
-/* One edge's text; k indexes steps (the edge into steps[k]), the next step may be consumed. */
+/* A step culeak names with text of its own (`.__closure__`, `.grad`, `.<vars>`): an attribute
+ * when it reads as one. */
+static char named_kind(const char *text)
+{
+    return text[0] == '.' && identifier(text + 1) ? PY_PATH_ATTR : PY_PATH_NAMED;
+}
+
+/* One edge's text, its kind in o->kind; k indexes steps (the edge into steps[k]), the next step
+ * may be consumed. */
 static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *steps, size_t k,
                        size_t n)
 {
@@ -856,9 +888,11 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         if (strcmp(named, ".__dict__") == 0 && k + 1 < n && steps[k + 1].edge == PY_E_KEY &&
             py_str_read(&h->objects, steps[k + 1].payload, s, sizeof s) && identifier(s)) {
             put(o, ".%s", s);
+            o->kind = PY_PATH_ATTR;
             return 2;
         }
         put(o, "%s", named);
+        o->kind = named_kind(named);
         break;
     }
     case PY_E_CXX: {
@@ -870,6 +904,9 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         put(o, "%s", named);
         if (run > 1)
             put(o, " ×%zu", run);
+        o->kind = strncmp(named, PY_PATH_ELISION, strlen(PY_PATH_ELISION)) == 0 ? PY_PATH_ELIDED
+                  : run == 1 && named_kind(named) == PY_PATH_ATTR         ? PY_PATH_ATTR
+                                                                          : PY_PATH_AUTOGRAD;
         return run;
     }
     case PY_E_ATTR: {
@@ -877,25 +914,30 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         if (used)
             return used;
         put(o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
+        o->kind = PY_PATH_ATTR;
         break;
     }
     case PY_E_CATTR: {
         char m[128] = "?";
         cl_read_cstr(h->objects.rt->t, e->payload, m, sizeof m);
         put(o, ".%s", m);
+        o->kind = PY_PATH_ATTR;
         break;
     }
     case PY_E_KEY:
         put_key(h, o, k ? steps[k - 1].obj : 0, e->payload);
+        o->kind = PY_PATH_KEY;
         break;
     case PY_E_INDEX:
         put(o, "[%llu]", (unsigned long long)e->payload);
+        o->kind = PY_PATH_INDEX;
         break;
     case PY_E_FRAMELOCAL:
     case PY_E_GENLOCAL:
         put(o, "%s[", e->edge == PY_E_GENLOCAL ? ".gi_frame.f_locals" : ".f_locals");
         put_quoted(o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
         put(o, "]");
+        o->kind = PY_PATH_LOCAL;
         break;
     case PY_E_DICTKEY: {
         int64_t i = key_position(h, k ? steps[k - 1].obj : 0, e->obj);
@@ -903,13 +945,63 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
             wrap_unpacked(o, i);
         else
             put(o, "[<a key culeak cannot place>]");
+        o->kind = PY_PATH_DICT_KEY;
         break;
     }
     case PY_E_SETITEM:
         wrap_unpacked(o, (int64_t)e->payload);
+        o->kind = PY_PATH_SET_ITEM;
         break;
     }
     return 1;
+}
+
+/* Appends a holder's marked path as it is: the steps after it go on from its own. */
+static void put_marked(struct out *o, const char *path)
+{
+    size_t n = strlen(path);
+    if (o->len + n + 1 > o->cap)
+        n = o->cap > o->len + 1 ? o->cap - o->len - 1 : 0;
+    memcpy(o->p + o->len, path, n);
+    o->len += n;
+    o->p[o->len] = '\0';
+}
+
+/* The root (a name, or a holder's marked path), or else steps[k]: marked with its kind at depth
+ * 0, where a step that prints nothing leaves no mark. Returns the steps consumed. */
+static size_t put_one(struct py_heap *h, struct out *o, const char *root,
+                      const struct py_step *steps, size_t k, size_t n)
+{
+    if (root && strchr(root, PY_PATH_MARK)) {
+        char text[4096];
+        if (o->depth == 0)
+            put_marked(o, root);
+        else
+            put(o, "%s", py_path_text(root, text, sizeof text));
+        return 0;
+    }
+    size_t at = o->len, used = 0;
+    put_mark(o);
+    size_t start = o->len;
+    o->shifted = 0;
+    o->kind = PY_PATH_NAMED;
+    if (root) {
+        put(o, "%s", root);
+        o->kind = PY_PATH_ROOT;
+    } else {
+        used = put_step(h, o, steps, k, n);
+    }
+    at += o->shifted;
+    start += o->shifted;
+    if (start == at)   /* unmarked: inside a key, or no room */
+        return used;
+    if (o->len == start) {   /* nothing printed: no step */
+        o->len = at;
+        o->p[at] = '\0';
+    } else {
+        o->p[at + 1] = o->kind;
+    }
+    return used;
 }
 
 #define MAX_DEPTH 4096
@@ -917,11 +1009,11 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
 static void render_steps(struct py_heap *h, const char *root, const struct py_step *steps,
                          size_t n, char *buf, size_t cap, int depth)
 {
-    struct out o = {buf, cap, 0, depth};
+    struct out o = {buf, cap, 0, depth, 0, 0};
     buf[0] = '\0';
-    put(&o, "%s", root);
+    put_one(h, &o, root, steps, 0, n);
     for (size_t k = 0; k < n;)
-        k += put_step(h, &o, steps, k, n);
+        k += put_one(h, &o, NULL, steps, k, n);
     if (o.len + 1 >= cap && cap > 8)   /* cut short: say so rather than print another path */
         memcpy(buf + cap - 5, " …", 5);
 }

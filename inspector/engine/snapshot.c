@@ -8,13 +8,16 @@
 #include <string.h>
 
 #include "report/json.h"
+#include "report/paths.h"
 #include "util/jsonread.h"
 #include "util/text.h"
 #include "util/vec.h"
 #include "util/version.h"
 
-void cl_path_collapse(const char *p, char *out, size_t cap)
+void cl_path_collapse(const char *path, char *out, size_t cap)
 {
+    char text[CL_PATH_TEXT_CAP];
+    const char *p = cl_path_text(path, text);
     size_t w = 0;
     while (*p && w + 4 < cap) {
         if (*p == '[' && (isdigit((unsigned char)p[1]) || p[1] == '<' || p[1] == '-')) {

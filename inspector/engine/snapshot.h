@@ -35,9 +35,9 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
                      struct cl_snapshot *out, struct cl_error *err);
 void cl_snapshot_free(struct cl_snapshot *snap);
 
-/* The holder pattern of a path: every index and numeric key replaced with `[*]`, and a path
- * through an autograd graph cut after `.grad_fn` (its nodes and saved tensors count there).
- * Pure. */
+/* The holder pattern of a path (marked, cpython/path.h, or plain text): every index and
+ * numeric key replaced with `[*]`, and a path through an autograd graph cut after `.grad_fn`
+ * (its nodes and saved tensors count there). Pure. */
 void cl_path_collapse(const char *path, char *out, size_t cap);
 
 /* One line: "+3 storages, +393216 bytes; grew: __main__.history[*] +393216". Returns the byte

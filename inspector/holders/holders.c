@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/path.h"
 #include "graph/dominators.h"
 #include "util/notes.h"
 #include "util/vec.h"
@@ -392,10 +393,11 @@ static uint64_t preference(const struct builder *b, const struct walk *w, uint32
 static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v, bool *via_autograd,
                      uint32_t *indices)
 {
-    static const char elided_fmt[] = " → …";
     struct py_step steps[2 * PATH_ENDS + 1];
     uint32_t depth = w->depth[v];
     bool elide = depth > 2 * PATH_ENDS;
+    char elided[48];   /* what the arrow leaves out */
+    snprintf(elided, sizeof elided, PY_PATH_ELISION "%u steps…", depth - 2 * PATH_ENDS);
     size_t n = 0;
     *via_autograd = false;
     *indices = w->indices[v];
@@ -404,7 +406,7 @@ static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v,
         if (!elide || w->depth[c] > depth - PATH_ENDS || w->depth[c] <= PATH_ENDS)
             steps[n++] = step_of(b, b->origin[e], c);
         if (elide && w->depth[c] == depth - PATH_ENDS + 1)
-            steps[n++] = (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)elided_fmt, 0};
+            steps[n++] = (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)elided, 0};
         c = w->from[c];
         *via_autograd |= c >= b->at.nodes && c < b->at.storages;
     }
@@ -415,15 +417,6 @@ static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v,
     }
     char buf[8192];
     py_heap_render(b->h, b->out->v[hv - b->at.holders].name, steps, n, buf, sizeof buf);
-    if (elide) {   /* how much the arrow leaves out */
-        char *gap = strstr(buf, " → … ");
-        char more[48];
-        snprintf(more, sizeof more, " → …%u steps…", depth - 2 * PATH_ENDS);
-        if (gap && strlen(buf) + strlen(more) < sizeof buf) {
-            memmove(gap + strlen(more), gap + strlen(" → …"), strlen(gap + strlen(" → …")) + 1);
-            memcpy(gap, more, strlen(more));
-        }
-    }
     return strdup(buf);
 }
 

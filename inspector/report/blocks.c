@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/json.h"
+#include "report/paths.h"
 #include "report/warnings.h"
 
 static bool wanted(const struct cl_block_filter *f, enum cc_state st)
@@ -39,14 +40,21 @@ static unsigned block_tensors(FILE *out, struct cl_json *j, const struct torch_t
                 cl_json_key(j, "paths");
                 cl_json_begin_array(j);
                 if (has)
-                    cl_json_string(j, path);
+                    cl_json_path(j, path);
+                cl_json_end_array(j);
+                cl_json_key(j, "steps");
+                cl_json_begin_array(j);
+                if (has)
+                    cl_json_path_steps(j, path);
                 cl_json_end_array(j);
                 cl_json_key(j, "held_by");
                 cl_json_string(j, held_by);
                 cl_json_end_object(j);
             } else {
-                fprintf(out, "        tensor 0x%llx  %s\n", (unsigned long long)(x->pyobj ? x->pyobj : x->impl),
-                        has ? path : held_by);
+                char text[CL_PATH_TEXT_CAP];
+                fprintf(out, "        tensor 0x%llx  %s\n",
+                        (unsigned long long)(x->pyobj ? x->pyobj : x->impl),
+                        has ? cl_path_text(path, text) : held_by);
             }
         }
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/json.h"
+#include "report/paths.h"
 #include "report/warnings.h"
 #include "util/notes.h"
 #include "util/text.h"
@@ -158,7 +159,12 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
         cl_json_key(j, "paths");
         cl_json_begin_array(j);
         for (size_t k = 0; k < n; k++)
-            cl_json_string(j, paths[k]);
+            cl_json_path(j, paths[k]);
+        cl_json_end_array(j);
+        cl_json_key(j, "steps");
+        cl_json_begin_array(j);
+        for (size_t k = 0; k < n; k++)
+            cl_json_path_steps(j, paths[k]);
         cl_json_end_array(j);
         cl_json_key(j, "reachable");
         cl_json_bool(j, n > 0);
@@ -167,8 +173,9 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
     }
     fprintf(out, "0x%llx %s\n", (unsigned long long)addr,
             ty ? ty->name : "(not an object culeak found)");
+    char text[CL_PATH_TEXT_CAP];
     for (size_t k = 0; k < n; k++)
-        fprintf(out, "    %s\n", paths[k]);
+        fprintf(out, "    %s\n", cl_path_text(paths[k], text));
     if (n == 0)
         fprintf(out, "    %s\n",
                 i == PY_NO_NODE ? "not found in the heap"

@@ -5,6 +5,7 @@
 
 #include "report/blocks.h"
 #include "report/json.h"
+#include "report/paths.h"
 #include "report/warnings.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -102,10 +103,10 @@ static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
 static void holders_text(FILE *out, const struct cl_holders *hs,
                          const struct cl_storage_holders *sh, int dev, size_t width)
 {
-    char line[8300];
+    char line[CL_PATH_TEXT_CAP + 16], path[CL_PATH_TEXT_CAP];
     for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
         const struct cl_holder *hd = &hs->v[sh->v[k].holder];
-        snprintf(line, sizeof line, "  holder %s", sh->v[k].path);
+        snprintf(line, sizeof line, "  holder %s", cl_path_text(sh->v[k].path, path));
         cl_text_line(out, line, width);
         fprintf(out, "      retains %llu, reaches %llu bytes\n",
                 dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
@@ -126,9 +127,11 @@ static void holders_json(struct cl_json *j, struct py_heap *h, const struct cl_h
         cl_json_key(j, "root");
         cl_json_string(j, h->roots[hd->root]);
         cl_json_key(j, "holder");
-        cl_json_string(j, hd->name);
+        cl_json_path(j, hd->name);
         cl_json_key(j, "path");
-        cl_json_string(j, sh->v[k].path);
+        cl_json_path(j, sh->v[k].path);
+        cl_json_key(j, "steps");
+        cl_json_path_steps(j, sh->v[k].path);
         cl_json_key(j, "via_autograd");
         cl_json_bool(j, sh->v[k].via_autograd);
         cl_json_key(j, "retained_bytes");
@@ -151,7 +154,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                        const struct cl_text_options *opt, bool json,
                        const struct cl_report_notes *w)
 {
-    char line[8300];
+    char line[CL_PATH_TEXT_CAP + 16], text[CL_PATH_TEXT_CAP];
     char dev[32], shape[256];
     struct cl_json j;
     if (json) {
@@ -186,9 +189,10 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                         torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
                         x->grad_fn ? " grad_fn=" : "", x->grad_fn ? x->grad_fn_name : "");
                 snprintf(line, sizeof line, "      %s",
-                         has_path ? path : x->pyobj ? "reachable from no root (a garbage cycle "
-                                                      "awaiting collection, or held only from C)"
-                                                    : "held from C++ by an unknown owner");
+                         has_path  ? cl_path_text(path, text)
+                         : x->pyobj ? "reachable from no root (a garbage cycle awaiting "
+                                      "collection, or held only from C)"
+                                    : "held from C++ by an unknown owner");
                 cl_text_line(out, line, opt->width);
                 continue;
             }
@@ -235,7 +239,12 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             cl_json_key(&j, "paths");
             cl_json_begin_array(&j);
             if (has_path)
-                cl_json_string(&j, path);
+                cl_json_path(&j, path);
+            cl_json_end_array(&j);
+            cl_json_key(&j, "steps");
+            cl_json_begin_array(&j);
+            if (has_path)
+                cl_json_path_steps(&j, path);
             cl_json_end_array(&j);
             holders_json(&j, h, hs, sh, devi);
             cl_json_end_object(&j);
@@ -386,8 +395,9 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
     bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
     bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
     size_t len = 0;
+    char name[CL_PATH_TEXT_CAP];
     bool fits = cl_appendf(line, sizeof line, &len, "  %10s %10s %8u  %s", retained, reachable,
-                           hd->storages, hd->name);
+                           hd->storages, cl_path_text(hd->name, name));
     bool split = false;   /* where its retained bytes are, when there are several devices */
     for (uint32_t d = 0; fits && hs->ndevices > 1 && d < hs->ndevices; d++) {
         if (!hd->retained[d])
@@ -438,7 +448,9 @@ static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
         }
         cl_json_begin_object(j);
         cl_json_key(j, "holder");
-        cl_json_string(j, hd->name);
+        cl_json_path(j, hd->name);
+        cl_json_key(j, "steps");
+        cl_json_path_steps(j, hd->name);
         cl_json_key(j, "root");
         cl_json_string(j, h->roots[hd->root]);
         cl_json_key(j, "storages");
@@ -508,7 +520,7 @@ int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *
 {
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0, dev_cap = 0, own_cap = 0;
-    char dev[32], owner[256];
+    char dev[32], owner[256], text[CL_PATH_TEXT_CAP];
     bool ok = true;
     for (uint32_t k = 0; ok && k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
@@ -516,7 +528,7 @@ int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *
         ok = add_total(&devices, &ndev, &dev_cap, dev, st->nbytes);
         const struct cl_storage_holders *sh = &hs->storages[k];
         if (sh->n)
-            owner_of(sh->v[0].path, owner, sizeof owner);
+            owner_of(cl_path_text(sh->v[0].path, text), owner, sizeof owner);
         else
             snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
         ok = ok && add_total(&owners, &nown, &own_cap, owner, st->nbytes);

@@ -300,6 +300,8 @@ def culeak(*args, expect_rc=0, user=None, env=None, binary=CULEAK):
         cmd = ["setpriv", "--reuid=%s" % user, "--regid=%s" % user, "--clear-groups"] + cmd
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, **env) if env else None)
+    check("\x1f" not in r.stdout + r.stderr and "\\u001f" not in r.stdout,
+          "a path's step mark (0x1f) in culeak's output: %r" % (r.stdout + r.stderr)[:500])
     if expect_rc is not None and r.returncode != expect_rc:
         raise Failure("culeak %s exited %d (want %d): %s" % (
             " ".join(map(str, args)), r.returncode, expect_rc, (r.stderr or r.stdout)[-2000:]))
@@ -334,7 +336,35 @@ def culeak_json(*args, **kw):
     except ValueError:
         raise Failure("culeak printed invalid JSON: %r" % r.stdout[:500])
     check_schema(doc, args)
+    check_steps(doc)
     return doc
+
+
+def check_steps(node):
+    """Every path a document gives as text and as steps is one path: the steps' texts, in order,
+    make the text (after the `[*` a dict key's position wraps around it), and it starts at a
+    root."""
+    if isinstance(node, list):
+        for v in node:
+            check_steps(v)
+        return
+    if not isinstance(node, dict):
+        return
+    pairs = []
+    if "paths" in node and "steps" in node:
+        check_eq(len(node["steps"]), len(node["paths"]), "steps beside paths")
+        pairs = list(zip(node["paths"], node["steps"]))
+    elif "steps" in node:
+        pairs = [(node.get("path", node.get("holder")), node["steps"])]
+    for text, steps in pairs:
+        joined = "".join(s["text"] for s in steps)
+        check(steps and steps[0]["kind"] == "root", "a path not starting at a root: %r" % steps)
+        unwrapped = text
+        while unwrapped.startswith("[*") and unwrapped != joined:
+            unwrapped = unwrapped[2:]
+        check(unwrapped == joined, "path %r is not its steps %r" % (text, joined))
+    for v in node.values():
+        check_steps(v)
 
 
 SCHEMAS = os.path.join(ROOT, "docs", "schemas")

@@ -38,6 +38,7 @@ int main(void)
     register_cpython_runtime_variant_tests();
     register_cpython_debug_offsets_tests();
     register_cpython_heap_tests();
+    register_cpython_path_tests();
     register_cpython_referents_tests();
     register_cpython_frames_tests();
     register_cpython_object_tests();

@@ -13,6 +13,7 @@
 #include <CUnit/CUnit.h>
 
 #include "cpython/heap.h"
+#include "cpython/path.h"
 #include "cpython/heap_fixture.h"
 #include "cpython/referents.h"
 #include "suites.h"
@@ -97,14 +98,21 @@ static bool has_local(uint64_t dst, const char *name)
     return false;
 }
 
-static void check_path(uint64_t addr, const char *want)
+/* The path to addr reads want, in steps of the kinds given (enum py_path_kind's letters). */
+static void check_path(uint64_t addr, const char *want, const char *kinds)
 {
-    char path[4096];
+    char marked[4096] = "", text[4096], got[16] = "";
+    struct py_path_step steps[16];
     uint32_t i = node(addr);
-    CU_ASSERT_TRUE(i != PY_NO_NODE && py_heap_path(&H, i, path, sizeof path));
-    if (i != PY_NO_NODE && py_heap_path(&H, i, path, sizeof path) && strcmp(path, want) != 0)
-        fprintf(stderr, "\n  %s: path %s, want %s\n", P.l->name, path, want);
-    CU_ASSERT_TRUE(i != PY_NO_NODE && strcmp(path, want) == 0);
+    CU_ASSERT_TRUE(i != PY_NO_NODE && py_heap_path(&H, i, marked, sizeof marked));
+    py_path_text(marked, text, sizeof text);
+    size_t n = py_path_steps(marked, steps, 16);
+    for (size_t k = 0; k < n && k + 1 < sizeof got; k++)
+        got[k] = (char)steps[k].kind;
+    if (strcmp(text, want) != 0 || strcmp(got, kinds) != 0)
+        fprintf(stderr, "\n  %s: path %s (%s), want %s (%s)\n", P.l->name, text, got, want, kinds);
+    CU_ASSERT_STRING_EQUAL(text, want);
+    CU_ASSERT_STRING_EQUAL(got, kinds);
 }
 
 /* Every object laid out is found as the scene says (reachable, on a GC list only, or absent), and
@@ -180,20 +188,20 @@ static void test_edges_and_names(void)
         CU_ASSERT_TRUE(has_local(P.captured, "c"));
         CU_ASSERT_FALSE(has_local(P.cell, "c"));
         /* shortest paths, as Python spells them */
-        check_path(P.xs, "__main__.xs");
-        check_path(P.str_a, "__main__.xs[0]");
-        check_path(P.in_d, "__main__.d['k']");
-        check_path(P.str_v, "__main__.d[3]");
-        check_path(P.payload, "__main__.foo.payload");
-        check_path(P.cell, "__main__.f.__closure__[0]");
-        check_path(P.code_f, "__main__.f.__code__");
-        check_path(P.class_dict, "__main__.Foo.__dict__");
-        check_path(P.k_d, "[*__main__.__dict__][2]");
-        check_path(P.t, "<thread main: f() at main.py>.x");
-        check_path(P.int_42, "<thread main: f() at main.py>.x[0]");
-        check_path(P.captured, "<thread main: f() at main.py>.c");
-        check_path(P.bar_w, "__main__.bar.w");              /* managed values, no dict */
-        check_path(P.in_g, "__main__.g.gi_frame.f_locals['y']");
+        check_path(P.xs, "__main__.xs", "ra");
+        check_path(P.str_a, "__main__.xs[0]", "rai");
+        check_path(P.in_d, "__main__.d['k']", "rak");
+        check_path(P.str_v, "__main__.d[3]", "rak");
+        check_path(P.payload, "__main__.foo.payload", "raa");
+        check_path(P.cell, "__main__.f.__closure__[0]", "raai");
+        check_path(P.code_f, "__main__.f.__code__", "raa");
+        check_path(P.class_dict, "__main__.Foo.__dict__", "raa");
+        check_path(P.k_d, "[*__main__.__dict__][2]", "rad");
+        check_path(P.t, "<thread main: f() at main.py>.x", "ra");
+        check_path(P.int_42, "<thread main: f() at main.py>.x[0]", "rai");
+        check_path(P.captured, "<thread main: f() at main.py>.c", "ra");
+        check_path(P.bar_w, "__main__.bar.w", "raa");              /* managed values, no dict */
+        check_path(P.in_g, "__main__.g.gi_frame.f_locals['y']", "ral");
         char path[4096];
         CU_ASSERT_FALSE(py_heap_path(&H, node(P.garbage), path, sizeof path));
         char name[256];
