@@ -55,7 +55,7 @@ struct py_layout {
     /* 3.12+: static builtin types keep their dicts in the interpreter, in an array indexed by
      * tp_subclasses - 1 */
     uint32_t is_static_types;
-    uint16_t static_type_size, static_type_dict;
+    uint16_t static_type_size, static_type_dict, static_type_subclasses;
     /* PyThreadState */
     uint16_t ts_next, ts_interp, ts_frame, ts_cframe, ts_current_frame, ts_thread_id,
         ts_native_thread_id, ts_dict, ts_curexc_type, ts_curexc_value, ts_curexc_traceback,
@@ -94,6 +94,7 @@ struct py_layout {
     uint16_t tuple_items;
     uint16_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
     uint16_t dv_values;               /* PyDictValues.values */
+    uint16_t dv_valid;                /* 3.13+: PyDictValues.valid: the inline values are in use */
     /* functions, generators, exceptions */
     uint16_t fn_globals, fn_code, fn_defaults, fn_kwdefaults, fn_closure, fn_dict, fn_module,
         fn_qualname;
@@ -107,6 +108,8 @@ struct py_layout {
         tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args, partial_kw,
         lru_elem_key, lru_elem_result, module_dict, deque_leftblock, deque_leftindex,
         deque_block_data, deque_block_next;
+    uint16_t set_entry_size;          /* setentry: key, hash */
+    uint16_t member_type, member_offset, member_flags, member_size;   /* PyMemberDef (name @0) */
     /* str */
     uint16_t str_length, str_state, ascii_data, compact_data, unicode_legacy_data;
     uint16_t long_digits;             /* int: digits follow ob_size (lv_tag from 3.12) */

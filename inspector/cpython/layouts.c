@@ -27,7 +27,8 @@
     .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48,              \
     .module_dict = 16, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
     .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24,             \
-    .float_value = 16
+    .float_value = 16, .set_entry_size = 16, .member_type = 8, .member_offset = 16,             \
+    .member_flags = 24, .member_size = 40
 
 /* Up to 3.13: the GC state, tuples and frames before 3.14 moved them. */
 #define BEFORE_314                                                                                \
@@ -76,7 +77,7 @@ static const struct py_layout py39 = {
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
     .is_builtins = 880, .is_static_types = N, .static_type_size = N,
-    .static_type_dict = N,
+    .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = N, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
     .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
@@ -93,7 +94,7 @@ static const struct py_layout py39 = {
     .co_linetable = 120, .co_code_adaptive = N,
     .ht_cached_keys = 864, .ht_qualname = 856,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
-    .dk_indices = 40, .dv_values = N,
+    .dk_indices = 40, .dv_values = N, .dv_valid = N,
     .fn_globals = 24, .fn_code = 16, .fn_defaults = 32, .fn_kwdefaults = 40, .fn_closure = 48,
     .fn_dict = 72, .fn_module = 88, .fn_qualname = 104,
     .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
@@ -116,7 +117,7 @@ static const struct py_layout py310 = {
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
     .is_builtins = 880, .is_static_types = N, .static_type_size = N,
-    .static_type_dict = N,
+    .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = 48, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
     .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
@@ -133,7 +134,7 @@ static const struct py_layout py310 = {
     .co_linetable = 120, .co_code_adaptive = N,
     .ht_cached_keys = 872, .ht_qualname = 864,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
-    .dk_indices = 40, .dv_values = N,
+    .dk_indices = 40, .dv_values = N, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
     .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
     .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
@@ -157,7 +158,7 @@ static const struct py_layout py311 = {
     .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
     .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
     .is_builtins = 912, .is_static_types = N, .static_type_size = N,
-    .static_type_dict = N,
+    .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = 96, .ts_curexc_value = 104,
     .ts_curexc_traceback = 112, .ts_current_exception = N, .ts_exc_info = 120, .ts_context = 224,
@@ -174,7 +175,7 @@ static const struct py_layout py311 = {
     .co_linetable = 136, .co_code_adaptive = 184,
     .ht_cached_keys = 872, .ht_qualname = 864,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
-    .dk_indices = 32, .dv_values = 0,
+    .dk_indices = 32, .dv_values = 0, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
     .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
     .gen_frame = N, .gen_frame_state = 75, .gen_iframe = 80,
@@ -200,7 +201,7 @@ static const struct py_layout py312 = {
     .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
     .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
     .is_builtins = 360, .is_static_types = 373704, .static_type_size = 40,
-    .static_type_dict = 16,
+    .static_type_dict = 16, .static_type_subclasses = 24,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 136,
     .ts_native_thread_id = 144, .ts_dict = 112, .ts_curexc_type = N, .ts_curexc_value = N,
     .ts_curexc_traceback = N, .ts_current_exception = 96, .ts_exc_info = 104, .ts_context = 208,
@@ -217,7 +218,7 @@ static const struct py_layout py312 = {
     .co_linetable = 136, .co_code_adaptive = 192,
     .ht_cached_keys = 880, .ht_qualname = 872,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
-    .dk_indices = 32, .dv_values = 0,
+    .dk_indices = 32, .dv_values = 0, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
     .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
     .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72,
@@ -242,7 +243,8 @@ static const struct py_layout py312 = {
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 632,                         \
     .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
     .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968,        \
-    .static_type_size = 48, .static_type_dict = 24, .ts_frame = N, .ts_cframe = N,                 \
+    .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,                  \
+    .ts_frame = N, .ts_cframe = N,                                                                 \
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,       \
     .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,                           \
     .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ei_exc_type = N,          \
@@ -256,7 +258,8 @@ static const struct py_layout py312 = {
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,       \
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .ht_cached_keys = 880,       \
     .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                 \
-    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .fn_globals = 16,          \
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,             \
+    .fn_globals = 16,                                                                              \
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,        \
     .fn_module = 104, .fn_qualname = 40, .gen_frame = N, .gen_frame_state = 67,                    \
     .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,    \
@@ -298,7 +301,8 @@ static const struct py_layout py314 = {
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,
     .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240,
-    .static_type_size = 48, .static_type_dict = 24, .ts_frame = N, .ts_cframe = N,
+    .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,
+    .ts_frame = N, .ts_cframe = N,
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,
     .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,
     .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ei_exc_type = N,
@@ -312,7 +316,8 @@ static const struct py_layout py314 = {
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .ht_cached_keys = 880,
     .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
-    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .fn_globals = 16,
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,
+    .fn_globals = 16,
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
     .fn_module = 104, .fn_qualname = 40, .gen_frame = N, .gen_frame_state = 67,
     .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,

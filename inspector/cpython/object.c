@@ -204,18 +204,15 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
         uint64_t members;
         if (cl_read_u64(t, base + l->tp_members, &members) != 0)
             break;
-        /* PyMemberDef: name @0, type @8 (int), offset @16, flags @24 (int); 40 bytes. */
+        /* PyMemberDef (its offsets in the layout table): name @0, type and flags ints, offset
+         * a Py_ssize_t. */
         for (int i = 0; members && i < MAX_SLOTS; i++) {
-            unsigned char md[40];
-            if (cl_read(t, members + 40u * (unsigned)i, md, sizeof md) != 0)
-                break;
-            uint64_t name, offset;
+            uint64_t md = members + (uint64_t)l->member_size * (unsigned)i, name, offset;
             int32_t type, flags;
-            memcpy(&name, md, sizeof name);
-            memcpy(&type, md + 8, sizeof type);
-            memcpy(&offset, md + 16, sizeof offset);
-            memcpy(&flags, md + 24, sizeof flags);
-            if (!name)
+            if (cl_read_u64(t, md, &name) != 0 || !name ||
+                cl_read(t, md + l->member_type, &type, sizeof type) != 0 ||
+                cl_read_u64(t, md + l->member_offset, &offset) != 0 ||
+                cl_read(t, md + l->member_flags, &flags, sizeof flags) != 0)
                 break;
             if ((type != T_OBJECT && type != T_OBJECT_EX) || (flags & PY_RELATIVE_OFFSET) ||
                 offset < 16 || offset > (1u << 20))

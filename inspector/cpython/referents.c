@@ -184,7 +184,7 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
             if (w)
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
             else if ((ty->flags & PY_TPFLAGS_INLINE_VALUES) &&
-                     cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + 3, &valid,
+                     cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + o->rt->l->dv_valid, &valid,
                              sizeof valid) == 0 && valid)
                 return emit_values(e, ty, obj + (uint64_t)ty->basicsize);
             return true;
@@ -233,7 +233,7 @@ static bool emit_set(struct py_emitter *e, uint64_t obj)
         return false;
     uint64_t position = 0;   /* iteration order is table order */
     for (int64_t i = 0; i <= mask; i++) {
-        uint64_t key = py_word(o, table + 16 * (uint64_t)i);
+        uint64_t key = py_word(o, table + o->rt->l->set_entry_size * (uint64_t)i);
         const struct py_type *kt = key ? py_object_type(o, key) : NULL;
         if (!key || (kt && strcmp(kt->name, "<dummy key> type") == 0))   /* empty, deleted */
             continue;
@@ -611,8 +611,7 @@ static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
     if (py_word(o, slot) != type)   /* the slot names its type: a cheap check of the index */
         return;
     emit_named(e, slot + l->static_type_dict, ".__dict__");
-    /* tp_subclasses follows */
-    emit_named(e, slot + l->static_type_dict + 8, ".__subclasses__()");
+    emit_named(e, slot + l->static_type_subclasses, ".__subclasses__()");
 }
 
 void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
