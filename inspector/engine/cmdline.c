@@ -54,6 +54,8 @@ static const char usage_options[] =
     "  --min-bytes N    tensors: only storages of at least N bytes (K, M, G: powers of 1024)\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "  -o, --output FILE  snapshot, dump: write it to FILE\n"
+    "  --torch-snapshot FILE  blocks: also write the allocator as torch.cuda.memory._snapshot()\n"
+    "                   returns it, pickled, for torch's memory viewers (holders as frames)\n"
     "  --interval S     watch: seconds between inspections (default 10)\n"
     "  --count N        watch: inspections before stopping (default: until the process ends)\n"
     "output:\n"
@@ -79,7 +81,8 @@ size_t cl_command_usage(bool with_target, char *out, size_t cap)
 enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
-    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_NUMBER_OF_OPTIONS
+    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_TORCH_SNAPSHOT,
+    O_NUMBER_OF_OPTIONS
 };
 
 #define EVERY_COMMAND NULL
@@ -116,6 +119,7 @@ static const struct option_rule {
     [O_DUMP] = {"dump", false, EVERY_COMMAND},
     [O_COPY_LIMIT] = {"copy-limit", false, EVERY_COMMAND},
     [O_QUIET] = {"quiet", false, EVERY_COMMAND},
+    [O_TORCH_SNAPSHOT] = {"torch-snapshot", false, " blocks "},
 };
 
 #define MAX_PATHS 64
@@ -199,6 +203,7 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
     case O_FULL: cli->full = true; return 0;
     case O_QUIET: cli->quiet = true; return 0;
     case O_OUTPUT: cli->output = arg; return 0;
+    case O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
     case O_TYPE: cli->type = arg; return 0;
     case O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
     case O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);

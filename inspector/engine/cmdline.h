@@ -30,6 +30,7 @@ struct cl_command_line {
     bool full;                      /* --full: text lines are never cut */
     bool quiet;                     /* --quiet: no progress lines */
     const char *output;             /* snapshot -o FILE */
+    const char *torch_snapshot;     /* blocks --torch-snapshot FILE */
     const char *files[2];           /* diff A [B]: snapshot files */
     size_t nfiles;
     double interval;                /* watch --interval seconds */

@@ -12,6 +12,7 @@
 #include "report/info.h"
 #include "report/objects.h"
 #include "report/tensors.h"
+#include "report/torch_snapshot.h"
 #include "util/notes.h"
 
 /* ---- the commands ---- */
@@ -91,6 +92,20 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
     return 0;
 }
 
+static int write_torch_snapshot(const char *path, const struct cc_allocator *a,
+                                const struct torch_tensors *tt, const struct cl_holders *hs,
+                                struct cl_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    cl_torch_snapshot_write(f, a, tt, hs);
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed)
+        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
 static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                       struct cl_error *err)
 {
@@ -106,7 +121,8 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
                     "without their holders", ignored.msg);
     struct cl_report_notes w = cl_session_notes(s);
     cl_report_blocks(out, a, hs ? &s->tensors : NULL, hs, &cli->block_filter, cli->json, &w);
-    return 0;
+    const struct torch_tensors *tt = hs ? &s->tensors : NULL;
+    return cli->torch_snapshot ? write_torch_snapshot(cli->torch_snapshot, a, tt, hs, err) : 0;
 }
 
 /* Checks what the walkers would read: the variant py_runtime_open chooses, with the runtime's

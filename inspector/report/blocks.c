@@ -12,8 +12,7 @@ static bool wanted(const struct cl_block_filter *f, enum cc_state st)
     return f->state == 0 || (f->state == 1) == active;
 }
 
-/* Whether a CUDA storage's data lies in [ptr, ptr+size). */
-static bool in_block(const struct torch_storage *st, uint64_t ptr, uint64_t size)
+bool cl_storage_in_block(const struct torch_storage *st, uint64_t ptr, uint64_t size)
 {
     return st->device_type == 1 && st->data >= ptr && st->data < ptr + size;
 }
@@ -25,7 +24,7 @@ static unsigned block_tensors(FILE *out, struct cl_json *j, const struct torch_t
     unsigned n = 0;
     for (uint32_t k = 0; tt && hs && k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
-        if (!in_block(st, ptr, size))
+        if (!cl_storage_in_block(st, ptr, size))
             continue;
         for (uint32_t i = 0; i < st->ntensors; i++) {
             const struct torch_tensor *x = &tt->v[st->tensors[i]];
@@ -68,7 +67,7 @@ uint64_t cl_blocks_unattributed(const struct torch_tensors *tt, const struct cc_
         const struct cc_block *b = &d->blocks[i];
         bool held = false;
         for (uint32_t k = 0; tt && k < tt->nstorages && !held; k++)
-            held = in_block(&tt->storages[k], b->ptr, b->size);
+            held = cl_storage_in_block(&tt->storages[k], b->ptr, b->size);
         if (b->state == CC_ACTIVE_ALLOCATED && !held)
             bytes += b->size;
     }

@@ -24,6 +24,9 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
                       const struct cl_holders *hs, const struct cl_block_filter *f, bool json,
                       const struct cl_report_notes *w);
 
+/* Whether a CUDA storage's data lies in the block [ptr, ptr+size). */
+bool cl_storage_in_block(const struct torch_storage *st, uint64_t ptr, uint64_t size);
+
 /* Bytes of allocated blocks on device d that no tensor of tt (may be NULL) lies in. */
 uint64_t cl_blocks_unattributed(const struct torch_tensors *tt, const struct cc_device *d);
 

@@ -94,10 +94,11 @@ class Target:
         return self._run("tensors", device=device, min_bytes=min_bytes,
                          allocator_layout=allocator_layout)
 
-    def blocks(self, device=None, state=None, allocator_layout=None):
-        """The CUDA caching allocator: segments, blocks and the tensors in them."""
+    def blocks(self, device=None, state=None, allocator_layout=None, torch_snapshot=None):
+        """The CUDA caching allocator: segments, blocks and the tensors in them; torch_snapshot
+        (a file name) also writes it as torch.cuda.memory._snapshot() returns it, pickled."""
         return self._run("blocks", device=device, state=state,
-                         allocator_layout=allocator_layout)
+                         allocator_layout=allocator_layout, torch_snapshot=torch_snapshot)
 
     def objects(self, top=None, max_objects=None):
         """Python objects by type: count, bytes, how many the GC tracks."""

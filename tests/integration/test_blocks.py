@@ -4,10 +4,12 @@ process just before it paused, live and from both kinds of core, with cudaMalloc
 expandable segments, for each allocator layout line's own torch release. (The simulated device
 stands in for cudaMalloc and the driver's virtual-memory calls only; the allocator's structures
 are the wheel's own.)"""
+import json
 import os
+import subprocess
 
 import harness
-from harness import check
+from harness import check, check_eq
 
 PYTHON = harness.CUDA_TORCH_VENV
 # torch release -> (its venv, the layout table culeak must choose for it, its CUDA major)
@@ -155,6 +157,50 @@ def cuda13_build_before_2_10():
         check(doc["warnings"] == [], "warnings: %r" % doc["warnings"])
 
 
+def torch_snapshot(kind, expandable):
+    """--torch-snapshot writes what torch.cuda.memory._snapshot() returned in the process itself,
+    field for field (frames apart: there culeak puts each allocated block's holders), and torch's
+    own _memory_viz reads it: `stats` prints the same as for the process's snapshot, and
+    `segment_plot` makes its page. From a live process and from its core."""
+    def test():
+        env = dict(harness.simgpu_env(), **(EXPANDABLE if expandable else {}))
+        with harness.tempdir() as d:
+            own, ours = os.path.join(d, "own.pickle"), os.path.join(d, "ours.pickle")
+            with harness.Process(PYTHON, "cuda_blocks.py", "--snapshot-to", own, env=env) as p:
+                target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
+                harness.culeak("blocks", *target, "--torch-snapshot", ours)
+            read = ("import pickle, sys, json\n"
+                    "def norm(s):\n"
+                    "    return sorted((g['address'], {k: v for k, v in g.items()"
+                    " if k not in ('frames', 'blocks')},"
+                    " [{k: v for k, v in b.items() if k != 'frames'} for b in g['blocks']])"
+                    " for g in s['segments'])\n"
+                    "own, ours = (pickle.load(open(f, 'rb')) for f in sys.argv[1:3])\n"
+                    "print(json.dumps({'same': norm(own) == norm(ours), 'own': repr(norm(own)),"
+                    " 'ours': repr(norm(ours)), 'traces': len(ours['device_traces']),"
+                    " 'frames': {hex(b['address']): [f['name'] for f in b['frames']]"
+                    " for g in ours['segments'] for b in g['blocks'] if b['frames']}}))\n")
+            r = subprocess.run([PYTHON, "-c", read, own, ours], capture_output=True, text=True)
+            got = json.loads(r.stdout or "null") or {}
+            check(got.get("same"), "the export differs from torch's snapshot:\n  culeak %s\n"
+                  "  torch  %s %s" % (got.get("ours"), got.get("own"), r.stderr[-1000:]))
+            check_eq(got["traces"], 1, "device_traces")
+            for ptr, path in p.truth["held"].items():
+                check_eq(got["frames"].get(ptr), [path], "frames of the block at %s" % ptr)
+            viz = [PYTHON, "-W", "ignore", "-m", "torch.cuda._memory_viz"]
+            stats = [subprocess.run(viz + ["stats", f], capture_output=True, text=True)
+                     for f in (own, ours)]
+            check(stats[0].returncode == 0 and "total_reserved" in stats[0].stdout,
+                  "_memory_viz stats of torch's own snapshot: %s" % stats[0].stderr[-1000:])
+            check_eq(stats[1].stdout, stats[0].stdout, "_memory_viz stats")
+            page = os.path.join(d, "segments.html")
+            r = subprocess.run(viz + ["segment_plot", ours, "-o", page], capture_output=True,
+                               text=True)
+            check(r.returncode == 0 and os.path.getsize(page) > 1000,
+                  "_memory_viz segment_plot: %s" % r.stderr[-1000:])
+    return test
+
+
 def summary():
     with harness.Process(PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p:
         doc = harness.culeak_json("summary", "--pid", p.pid)
@@ -196,6 +242,9 @@ def tests():
         yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False), "full"
         yield ("simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True),
                "full")
+    for kind in ("live", "gcore"):
+        yield "torch-snapshot:%s" % kind, torch_snapshot(kind, False)
+    yield "torch-snapshot:expandable:live", torch_snapshot("live", True)
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
     yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")
     yield "simulated-device:torch-2.6:forced-2.4-layout-refuted", wrong_layout("2.6", "2.4")

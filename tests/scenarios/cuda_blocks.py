@@ -4,7 +4,8 @@ with nothing allocated, a block freed while another stream still uses it), with 
 into a list, and a raw caching_allocator_alloc() that no tensor holds. Run it with
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True for the same in expandable segments. Prints, as
 ground truth, what torch.cuda.memory._snapshot() says of the allocator just before pausing, then
-READY, and waits (or aborts with --abort)."""
+READY, and waits (or aborts with --abort). --snapshot-to FILE also pickles the whole snapshot
+there, as torch's own tools save it."""
 import json
 import os
 import sys
@@ -57,6 +58,10 @@ shared.record_stream(side)          # used on the side stream too...
 del shared                          # ...so freeing waits for its event (last: a malloc would
                                     # process the event)
 snap = torch.cuda.memory._snapshot()
+if "--snapshot-to" in sys.argv:
+    import pickle
+    with open(sys.argv[sys.argv.index("--snapshot-to") + 1], "wb") as f:
+        pickle.dump(snap, f)
 truth = {"pid": os.getpid(), "reserved": torch.cuda.memory_reserved(),
          "allocated": torch.cuda.memory_allocated(),
          "segments": [{"address": s["address"], "size": s["total_size"], "pool": s["segment_type"],

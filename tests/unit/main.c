@@ -26,6 +26,7 @@ int main(void)
     register_runtime_python_tests();
     register_runtime_torch_tests();
     register_report_json_tests();
+    register_report_pickle_tests();
     register_util_error_tests();
     register_util_addrmap_tests();
     register_util_notes_tests();

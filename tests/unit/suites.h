@@ -15,6 +15,7 @@ void register_symbols_tests(void);
 void register_runtime_python_tests(void);
 void register_runtime_torch_tests(void);
 void register_report_json_tests(void);
+void register_report_pickle_tests(void);
 void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
 void register_util_notes_tests(void);
