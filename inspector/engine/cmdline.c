@@ -61,6 +61,8 @@ static const char usage_options[] =
     "output:\n"
     "  --json           one JSON object instead of text\n"
     "  --full           tensors, summary: text lines whole (by default cut to 160 columns)\n"
+    "  --html FILE      summary, blocks: also write a self-contained HTML page: the holders\n"
+    "                   and the CUDA segments, each block coloured by what holds it\n"
     "  --quiet          no progress lines (on a terminal, a walk past a second shows them)\n"
     "\n";
 
@@ -82,7 +84,7 @@ enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
     O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_TORCH_SNAPSHOT,
-    O_NUMBER_OF_OPTIONS
+    O_HTML, O_NUMBER_OF_OPTIONS
 };
 
 #define EVERY_COMMAND NULL
@@ -120,6 +122,7 @@ static const struct option_rule {
     [O_COPY_LIMIT] = {"copy-limit", false, EVERY_COMMAND},
     [O_QUIET] = {"quiet", false, EVERY_COMMAND},
     [O_TORCH_SNAPSHOT] = {"torch-snapshot", false, " blocks "},
+    [O_HTML] = {"html", false, " summary blocks "},
 };
 
 #define MAX_PATHS 64
@@ -204,6 +207,7 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
     case O_QUIET: cli->quiet = true; return 0;
     case O_OUTPUT: cli->output = arg; return 0;
     case O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
+    case O_HTML: cli->html = arg; return 0;
     case O_TYPE: cli->type = arg; return 0;
     case O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
     case O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);

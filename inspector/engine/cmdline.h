@@ -31,6 +31,7 @@ struct cl_command_line {
     bool quiet;                     /* --quiet: no progress lines */
     const char *output;             /* snapshot -o FILE */
     const char *torch_snapshot;     /* blocks --torch-snapshot FILE */
+    const char *html;               /* summary, blocks --html FILE */
     const char *files[2];           /* diff A [B]: snapshot files */
     size_t nfiles;
     double interval;                /* watch --interval seconds */

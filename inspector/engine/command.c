@@ -9,6 +9,7 @@
 #include "cpython/layout_check.h"
 #include "engine/cmdline.h"
 #include "engine/snapshot.h"
+#include "report/html.h"
 #include "report/info.h"
 #include "report/objects.h"
 #include "report/tensors.h"
@@ -63,6 +64,36 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
     return 0;
 }
 
+/* --html FILE: the page of the holders and, where the allocator was read, the segments. */
+static int write_html(const char *path, struct cl_session *s, const struct cl_holders *hs,
+                      struct cl_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    struct cl_report_notes w = cl_session_notes(s);
+    int rc = cl_report_html(f, &s->heap, &s->tensors, hs, s->allocator_built ? &s->allocator : NULL,
+                            &w, err);
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || (failed && !rc))
+        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return rc;
+}
+
+static int write_torch_snapshot(const char *path, const struct cc_allocator *a,
+                                const struct torch_tensors *tt, const struct cl_holders *hs,
+                                struct cl_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    cl_torch_snapshot_write(f, a, tt, hs);
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed)
+        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
 static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                        struct cl_error *err)
 {
@@ -81,28 +112,14 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
             cl_symbols_module_named(s->symbols, "libc10_cuda"))
             cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
         struct cl_report_notes w = cl_session_notes(s);
-        return cl_report_summary(out, &s->heap, &s->tensors, hs,
-                                 s->allocator_built ? &s->allocator : NULL, &text, cli->json, &w,
-                                 err);
+        rc = cl_report_summary(out, &s->heap, &s->tensors, hs, s->allocator_built ? a : NULL,
+                               &text, cli->json, &w, err);
+        return rc || !cli->html ? rc : write_html(cli->html, s, hs, err);
     } else {
         struct cl_report_notes w = cl_session_notes(s);
         cl_report_tensors(out, &s->heap, &s->tensors, hs, &cli->tensor_filter, &text, cli->json,
                           &w);
     }
-    return 0;
-}
-
-static int write_torch_snapshot(const char *path, const struct cc_allocator *a,
-                                const struct torch_tensors *tt, const struct cl_holders *hs,
-                                struct cl_error *err)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    cl_torch_snapshot_write(f, a, tt, hs);
-    bool failed = ferror(f) != 0;
-    if (fclose(f) != 0 || failed)
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -122,7 +139,12 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
     struct cl_report_notes w = cl_session_notes(s);
     cl_report_blocks(out, a, hs ? &s->tensors : NULL, hs, &cli->block_filter, cli->json, &w);
     const struct torch_tensors *tt = hs ? &s->tensors : NULL;
-    return cli->torch_snapshot ? write_torch_snapshot(cli->torch_snapshot, a, tt, hs, err) : 0;
+    if (cli->torch_snapshot && (rc = write_torch_snapshot(cli->torch_snapshot, a, tt, hs, err)))
+        return rc;
+    if (cli->html && !hs)
+        return cl_error_set(err, CL_E_UNSUPPORTED, "--html needs the tensors, which could not "
+                            "be read (%s)", ignored.msg);
+    return cli->html ? write_html(cli->html, s, hs, err) : 0;
 }
 
 /* Checks what the walkers would read: the variant py_runtime_open chooses, with the runtime's

@@ -201,6 +201,63 @@ def torch_snapshot(kind, expandable):
     return test
 
 
+def chromium(url, *args):
+    """Headless Chromium on a page (as root: no sandbox; a profile of its own)."""
+    with harness.tempdir() as profile:
+        return subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                               "--user-data-dir=" + profile] + list(args) + [url],
+                              capture_output=True, text=True, timeout=120)
+
+
+def png_colours(path):
+    """How many byte values a PNG's pixel data holds: a handful for a blank page."""
+    import zlib
+    data = open(path, "rb").read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG: %s" % path)
+    at, idat = 8, b""
+    while at < len(data):
+        n, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
+        if kind == b"IDAT":
+            idat += data[at + 8:at + 8 + n]
+        at += 12 + n
+    return len(set(zlib.decompress(idat)))
+
+
+def html_page():
+    """summary --html and blocks --html write one self-contained page that headless Chromium
+    renders offline: its holder rows carry the summary JSON's retained and reachable bytes in its
+    order, one bar per segment and one box per block of the blocks JSON, and a screenshot of it is
+    not blank."""
+    import re
+    with harness.tempdir() as d, harness.Process(PYTHON, "cuda_blocks.py",
+                                                 env=harness.simgpu_env()) as p:
+        pages = {c: os.path.join(d, c + ".html") for c in ("summary", "blocks")}
+        for command, page in pages.items():
+            harness.culeak(command, "--pid", p.pid, "--html", page)
+        summary = harness.culeak_json("summary", "--pid", p.pid)
+        blocks = harness.culeak_json("blocks", "--pid", p.pid)
+        for command, page in pages.items():
+            text = open(page).read()
+            check(not re.search(r"(src|href)=['\"]?https?:", text), "%s: loads from the network"
+                  % command)
+            r = chromium("file://" + page, "--dump-dom")
+            check('data-rendered="yes"' in r.stdout, "%s: the page did not render: %s" % (
+                command, r.stderr[-1000:]))
+            rows = re.findall(r'<tr id="holder-\d+" data-retained="(\d+)" data-reachable="(\d+)"',
+                              r.stdout)
+            want = [(str(h["retained_bytes"]), str(h["reachable_bytes"]))
+                    for h in summary["holders"]]
+            check_eq(rows, want, "%s: holder rows (retained, reachable)" % command)
+            segments = blocks["devices"][0]["segments"]
+            check_eq(r.stdout.count('class="segment"'), len(segments), "%s: segment bars" % command)
+            check_eq(len(re.findall(r'class="block ', r.stdout)),
+                     sum(len(s["blocks"]) for s in segments), "%s: block boxes" % command)
+        shot = os.path.join(d, "page.png")
+        r = chromium("file://" + pages["blocks"], "--screenshot=" + shot, "--window-size=1200,900")
+        check(os.path.exists(shot), "no screenshot: %s" % r.stderr[-1000:])
+        check(png_colours(shot) > 16, "the screenshot is blank")
+
+
 def summary():
     with harness.Process(PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p:
         doc = harness.culeak_json("summary", "--pid", p.pid)
@@ -245,6 +302,7 @@ def tests():
     for kind in ("live", "gcore"):
         yield "torch-snapshot:%s" % kind, torch_snapshot(kind, False)
     yield "torch-snapshot:expandable:live", torch_snapshot("live", True)
+    yield "html", html_page
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
     yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")
     yield "simulated-device:torch-2.6:forced-2.4-layout-refuted", wrong_layout("2.6", "2.4")

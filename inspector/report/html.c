@@ -1,0 +1,208 @@
+#include "report/html.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/blocks.h"
+#include "report/tensors.h"
+#include "report/text.h"
+
+/* The page: styles and the script that draws it from CULEAK (the two documents), written
+ * around them. Only single quotes in the script, so each line is a plain C string. */
+static const char page_head[] =
+    "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>culeak report</title>\n"
+    "<style>\n"
+    "body { font: 13px system-ui, sans-serif; margin: 16px; color: #222; }\n"
+    "h1 { font-size: 18px; } h2 { font-size: 15px; margin-top: 24px; }\n"
+    "table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: left; }\n"
+    "td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
+    "tr:nth-child(even) { background: #f4f4f4; }\n"
+    ".swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }\n"
+    ".segment { display: flex; height: 22px; margin: 3px 0; border: 1px solid #888; }\n"
+    ".block { height: 100%; min-width: 2px; box-sizing: border-box; cursor: pointer;\n"
+    "         border-right: 1px solid #fff; }\n"
+    ".inactive { background: #ddd; } .active_pending_free { background: #f0a030; }\n"
+    ".unmapped { background: repeating-linear-gradient(45deg, #fff, #fff 3px, #eee 3px,\n"
+    "                                                  #eee 6px); }\n"
+    ".unattributed { background: #555; }\n"
+    ".label { font-size: 11px; color: #555; }\n"
+    "#detail { white-space: pre-wrap; font-family: monospace; background: #f8f8f0;\n"
+    "          padding: 8px; min-height: 2em; }\n"
+    ".warn { color: #a40; }\n"
+    "</style></head><body>\n"
+    "<h1>culeak: who holds this memory</h1>\n"
+    "<div id='totals'></div>\n"
+    "<h2>Holders, by what dropping each one alone would free</h2>\n"
+    "<table id='holders'><thead><tr><th>holder</th><th class='n'>retained bytes</th>\n"
+    "<th class='n'>reachable bytes</th><th class='n'>storages</th></tr></thead><tbody></tbody>\n"
+    "</table>\n"
+    "<h2>CUDA segments</h2>\n<div id='segments'></div>\n"
+    "<h2>Block</h2>\n<div id='detail'>Click a block to see what holds it.</div>\n"
+    "<h2>Warnings</h2>\n<ul id='warnings'></ul>\n"
+    "<script id='culeak-data' type='application/json'>\n";
+
+static const char page_tail[] =
+    "\n</script>\n<script>\n"
+    "'use strict';\n"
+    "const data = JSON.parse(document.getElementById('culeak-data').textContent);\n"
+    "const summary = data.summary, blocks = data.blocks;\n"
+    "function el(tag, attrs, text) {\n"
+    "  const e = document.createElement(tag);\n"
+    "  for (const k in attrs || {}) e.setAttribute(k, attrs[k]);\n"
+    "  if (text !== undefined) e.textContent = text;\n"
+    "  return e;\n"
+    "}\n"
+    "function human(n) {\n"
+    "  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];\n"
+    "  let u = 0;\n"
+    "  while (n >= 1024 && u < 4) { n /= 1024; u++; }\n"
+    "  return (u ? n.toFixed(1) : n) + ' ' + units[u];\n"
+    "}\n"
+    "// A holder is a path's first two steps (its root and the name out of it): history, model.\n"
+    "function holderOf(steps) {\n"
+    "  return steps.slice(0, 2).map(s => s.text).join('');\n"
+    "}\n"
+    "const colours = {};\n"
+    "function colour(holder) {\n"
+    "  if (!(holder in colours)) {\n"
+    "    const hue = (Object.keys(colours).length * 137.5) % 360;\n"
+    "    colours[holder] = 'hsl(' + hue + ', 65%, 50%)';\n"
+    "  }\n"
+    "  return colours[holder];\n"
+    "}\n"
+    "const totals = document.getElementById('totals');\n"
+    "totals.textContent = summary.objects + ' Python objects, ' + summary.tensors +\n"
+    "  ' tensors in ' + summary.storages + ' storages';\n"
+    "const tbody = document.querySelector('#holders tbody');\n"
+    "summary.holders.forEach((h, i) => {\n"
+    "  const row = el('tr', {id: 'holder-' + i, 'data-retained': h.retained_bytes,\n"
+    "                        'data-reachable': h.reachable_bytes});\n"
+    "  const name = el('td');\n"
+    "  const sw = el('span', {class: 'swatch'});\n"
+    "  sw.style.background = colour(holderOf(h.steps));\n"
+    "  name.append(sw, document.createTextNode(h.holder));\n"
+    "  row.append(name, el('td', {class: 'n', title: h.retained_bytes + ' bytes'},\n"
+    "                      human(h.retained_bytes)),\n"
+    "             el('td', {class: 'n', title: h.reachable_bytes + ' bytes'},\n"
+    "                human(h.reachable_bytes)),\n"
+    "             el('td', {class: 'n'}, h.storages));\n"
+    "  tbody.append(row);\n"
+    "});\n"
+    "const detail = document.getElementById('detail');\n"
+    "function show(b) {\n"
+    "  const lines = [b.state + ' block ' + b.address + ', ' + b.size + ' bytes (' +\n"
+    "                 human(b.size) + ')'];\n"
+    "  b.tensors.forEach(t => lines.push('  tensor ' + t.address + ' held by ' + t.held_by +\n"
+    "    (t.paths.length ? ':\\n    ' + t.paths.join('\\n    ') : '')));\n"
+    "  if (b.unattributed) lines.push('  no tensor culeak found accounts for it');\n"
+    "  detail.textContent = lines.join('\\n');\n"
+    "}\n"
+    "const segments = document.getElementById('segments');\n"
+    "if (!blocks) segments.textContent = 'No CUDA caching allocator was read.';\n"
+    "(blocks ? blocks.devices : []).forEach(d => {\n"
+    "  segments.append(el('div', {class: 'label'}, 'cuda:' + d.device + ': ' +\n"
+    "    human(d.reserved) + ' reserved, ' + human(d.allocated) + ' allocated'));\n"
+    "  d.segments.forEach(s => {\n"
+    "    segments.append(el('div', {class: 'label'}, s.address + '  ' + human(s.size) + '  ' +\n"
+    "      s.pool + ' pool, stream ' + s.stream + (s.expandable ? ', expandable' : '')));\n"
+    "    const bar = el('div', {class: 'segment', 'data-address': s.address});\n"
+    "    s.blocks.forEach(b => {\n"
+    "      const t = b.tensors.find(t => t.steps.length);\n"
+    "      const cls = b.state !== 'active_allocated' ? b.state : t ? 'held'\n"
+    "                  : b.unattributed ? 'unattributed' : 'held';\n"
+    "      const div = el('div', {class: 'block ' + cls, 'data-address': b.address,\n"
+    "                             'data-size': b.size, 'data-state': b.state});\n"
+    "      div.style.flexGrow = b.size;\n"
+    "      if (t) div.style.background = colour(holderOf(t.steps[0]));\n"
+    "      div.title = b.address + ' ' + human(b.size) + ' ' + b.state +\n"
+    "        b.tensors.map(t => '\\n' + (t.paths[0] || t.held_by)).join('');\n"
+    "      div.onclick = () => show(b);\n"
+    "      bar.append(div);\n"
+    "    });\n"
+    "    segments.append(bar);\n"
+    "  });\n"
+    "});\n"
+    "const warnings = document.getElementById('warnings');\n"
+    "const said = summary.warnings.concat(blocks ? blocks.warnings : []);\n"
+    "[...new Set(said)].forEach(w => warnings.append(el('li', {class: 'warn'}, w)));\n"
+    "if (!said.length) warnings.append(el('li', {}, 'none'));\n"
+    "document.body.setAttribute('data-rendered', 'yes');\n"
+    "</script></body></html>\n";
+
+/* A document written by a report into memory; NULL when out of memory. */
+static char *json_of(int (*write)(FILE *out, void *arg), void *arg, int *rc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    *rc = write(f, arg);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* JSON inside a <script> element: "</" would end it early, so it is written "<\/". */
+static void put_script_json(FILE *out, const char *json)
+{
+    for (const char *p = json; *p; p++) {
+        if (p[0] == '<' && p[1] == '/')
+            fputs("<\\", out);
+        else
+            fputc(*p, out);
+    }
+}
+
+struct models {
+    struct py_heap *h;
+    const struct torch_tensors *tt;
+    const struct cl_holders *hs;
+    const struct cc_allocator *a;
+    const struct cl_report_notes *w;
+    struct cl_error *err;
+};
+
+static int summary_json(FILE *out, void *arg)
+{
+    struct models *m = arg;
+    struct cl_text_options text = {CL_TEXT_WIDTH, 0};
+    return cl_report_summary(out, m->h, m->tt, m->hs, m->a, &text, true, m->w, m->err);
+}
+
+static int blocks_json(FILE *out, void *arg)
+{
+    struct models *m = arg;
+    struct cl_block_filter all = {.device = -1};
+    cl_report_blocks(out, m->a, m->tt, m->hs, &all, true, m->w);
+    return 0;
+}
+
+int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                   const struct cl_holders *hs, const struct cc_allocator *a,
+                   const struct cl_report_notes *w, struct cl_error *err)
+{
+    struct models m = {h, tt, hs, a, w, err};
+    int rc = 0, blocks_rc = 0;
+    char *summary = json_of(summary_json, &m, &rc);
+    char *blocks = a ? json_of(blocks_json, &m, &blocks_rc) : NULL;
+    if (!rc && (!summary || (a && !blocks)))
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory writing the HTML report");
+    if (!rc) {
+        fputs(page_head, out);
+        fputs("{\"summary\": ", out);
+        put_script_json(out, summary);
+        fputs(", \"blocks\": ", out);
+        if (blocks)
+            put_script_json(out, blocks);
+        else
+            fputs("null", out);
+        fputs("}", out);
+        fputs(page_tail, out);
+    }
+    free(summary);
+    free(blocks);
+    return rc;
+}

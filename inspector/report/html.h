@@ -1,0 +1,22 @@
+/* `summary --html FILE`, `blocks --html FILE`: one self-contained page (no network when it is
+ * viewed): the holders by retained bytes, and the CUDA segments drawn with their blocks coloured
+ * by holder, each block's chains on hover and on click. The page carries the summary's and the
+ * blocks' --json documents and draws from them, so its numbers are the JSON's. */
+#ifndef CULEAK_REPORT_HTML_H
+#define CULEAK_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "cpython/heap.h"
+#include "cudacache/walk.h"
+#include "holders/holders.h"
+#include "report/warnings.h"
+#include "torch/tensors.h"
+#include "util/error.h"
+
+/* a is NULL when the process has no CUDA allocator culeak could read (no segment map then). */
+int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                   const struct cl_holders *hs, const struct cc_allocator *a,
+                   const struct cl_report_notes *w, struct cl_error *err);
+
+#endif
