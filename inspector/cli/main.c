@@ -5,6 +5,7 @@
 
 #include "engine/command.h"
 #include "engine/dump.h"
+#include "engine/multi.h"
 #include "report/json.h"
 #include "util/version.h"
 
@@ -57,6 +58,13 @@ int main(int argc, char **argv)
         return (rc = cl_command_run_offline(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
     if (strcmp(cli.command, "watch") == 0)
         return (rc = cl_command_watch(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
+    if (cl_command_many(&cli)) {
+        bool written;
+        rc = cl_command_run_targets(&cli, stdout, &written, &err);
+        if (rc && written)   /* the reports say it, JSON included: here only the exit status */
+            fprintf(stderr, "culeak: error: %s\n", err.msg);
+        return rc && !written ? fail(&cli, &err) : rc;
+    }
     if (strcmp(cli.command, "dump") == 0)
         return (rc = cl_command_dump(&cli, stderr, &err)) ? fail(&cli, &err) : 0;
     struct cl_session *s;

@@ -20,6 +20,8 @@ static const char usage_commands[] =
     "  snapshot      what holds tensor memory, by holder pattern, saved (-o FILE) or printed\n"
     "  diff A [B]    growth per holder pattern between snapshot files A and B, or A and the\n"
     "                target now (--pid/--core)\n"
+    "  merge A B...  the ranks of a job side by side, from a snapshot file of each: where a\n"
+    "                rank holds more than the median of the ranks, by holder pattern\n"
     "  watch         inspect every --interval S seconds (--count N times) and log what grew\n"
     "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
     "  dump          save what every command reads of the target (-o FILE), to run them on\n"
@@ -29,11 +31,13 @@ static const char usage_commands[] =
 static const char usage_target[] =
     "target:\n"
     "  --pid PID        a live process: stopped while what can change in it is copied,\n"
-    "                   then resumed while culeak walks the copy\n"
+    "                   then resumed while culeak walks the copy (repeatable: several\n"
+    "                   processes, read in parallel, each report under its rank)\n"
+    "  --children PID   every child process of PID: the workers of a torchrun agent\n"
     "  --copy-limit N   copy at most N bytes (K, M, G: powers of 1024; default 4G, or half\n"
     "                   the memory available if less); a process with more stays stopped\n"
     "                   until culeak is done, and so does any with --copy-limit 0\n"
-    "  --core FILE      a core file (kernel core or gdb's gcore)\n"
+    "  --core FILE      a core file (kernel core or gdb's gcore; repeatable, as --pid)\n"
     "  --dump FILE      a file culeak dump wrote\n"
     "  --exe PATH       the executable the core was made from, if it has moved\n"
     "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
@@ -84,11 +88,12 @@ enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
     O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_TORCH_SNAPSHOT,
-    O_HTML, O_NUMBER_OF_OPTIONS
+    O_HTML, O_CHILDREN, O_NUMBER_OF_OPTIONS
 };
 
 #define EVERY_COMMAND NULL
 #define WALKS " objects refs tensors summary blocks snapshot diff watch dump "
+#define MANY " info objects refs tensors summary blocks snapshot check-layout "   /* several targets */
 
 /* Each option: its name, whether it may be given more than once, and the commands it applies to
  * (space-separated, or EVERY_COMMAND); anything else is a usage error, never silently ignored. */
@@ -97,8 +102,8 @@ static const struct option_rule {
     bool repeatable;
     const char *commands;
 } rules[O_NUMBER_OF_OPTIONS] = {
-    [O_PID] = {"pid", false, EVERY_COMMAND},
-    [O_CORE] = {"core", false, EVERY_COMMAND},
+    [O_PID] = {"pid", true, EVERY_COMMAND},
+    [O_CORE] = {"core", true, EVERY_COMMAND},
     [O_EXE] = {"exe", false, EVERY_COMMAND},
     [O_SYSROOT] = {"sysroot", false, EVERY_COMMAND},
     [O_LIBPATH] = {"lib-path", true, EVERY_COMMAND},
@@ -123,6 +128,7 @@ static const struct option_rule {
     [O_QUIET] = {"quiet", false, EVERY_COMMAND},
     [O_TORCH_SNAPSHOT] = {"torch-snapshot", false, " blocks "},
     [O_HTML] = {"html", false, " summary blocks "},
+    [O_CHILDREN] = {"children", false, MANY},
 };
 
 #define MAX_PATHS 64
@@ -190,10 +196,23 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
     switch (id) {
     case O_PID: {
         int rc = set_count("--pid", arg, MAX_PID, &pid, err);
-        cli->session.pid = rc ? 0 : (int)pid;
+        if (rc || cli->npids == CL_MAX_TARGETS)
+            return rc ? rc : cl_error_set(err, CL_E_USAGE, "at most %d --pid", CL_MAX_TARGETS);
+        cli->pids[cli->npids++] = (int)pid;
+        cli->session.pid = cli->pids[0];
+        return 0;
+    }
+    case O_CORE:
+        if (cli->ncores == CL_MAX_TARGETS)
+            return cl_error_set(err, CL_E_USAGE, "at most %d --core", CL_MAX_TARGETS);
+        cli->cores[cli->ncores++] = arg;
+        cli->session.core = cli->cores[0];
+        return 0;
+    case O_CHILDREN: {
+        int rc = set_count("--children", arg, MAX_PID, &pid, err);
+        cli->children_of = rc ? 0 : (int)pid;
         return rc;
     }
-    case O_CORE: cli->session.core = arg; return 0;
     case O_DUMP: cli->session.dump = arg; return 0;
     case O_EXE: loc->exe = arg; return 0;
     case O_SYSROOT: loc->sysroot = arg; return 0;
@@ -255,7 +274,12 @@ static const char *listed(const char *commands, char *out, size_t cap)
 static bool targets(int id)
 {
     return id == O_PID || id == O_CORE || id == O_EXE || id == O_SYSROOT || id == O_LIBPATH ||
-           id == O_DUMP || id == O_COPY_LIMIT;
+           id == O_DUMP || id == O_COPY_LIMIT || id == O_CHILDREN;
+}
+
+bool cl_command_many(const struct cl_command_line *cli)
+{
+    return cli->npids + cli->ncores > 1 || cli->children_of;
 }
 
 size_t cl_command_options(const char *command, bool with_target, const char **out, size_t cap)
@@ -306,14 +330,20 @@ static int parse_operands(int argc, char **argv, bool want_command, struct cl_co
         if (!cl_command_known(cli->command))
             return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
     }
-    /* diff takes the snapshot files it compares */
-    while (cli->command && strcmp(cli->command, "diff") == 0 && optind < argc && cli->nfiles < 2)
+    /* diff and merge take the snapshot files they compare */
+    bool merge = cli->command && strcmp(cli->command, "merge") == 0;
+    size_t max_files = merge ? CL_MAX_TARGETS : 2;
+    while (cli->command && (merge || strcmp(cli->command, "diff") == 0) && optind < argc &&
+           cli->nfiles < max_files)
         cli->files[cli->nfiles++] = argv[optind++];
     if (optind < argc)
         return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
     if (cli->command && strcmp(cli->command, "diff") == 0 && !cli->nfiles)
         return cl_error_set(err, CL_E_USAGE, "diff wants a snapshot file: diff A B, or diff A "
                             "--pid PID | --core FILE");
+    if (merge && cli->nfiles < 2)
+        return cl_error_set(err, CL_E_USAGE, "merge wants two or more snapshot files (culeak "
+                            "snapshot -o FILE of each rank)");
     return 0;
 }
 
@@ -325,6 +355,28 @@ static int check_dump_command(const struct cl_command_line *cli, struct cl_error
                             "--core), not another dump");
     if (!cli->output)
         return cl_error_set(err, CL_E_USAGE, "dump wants the file to write: -o FILE");
+    return 0;
+}
+
+/* Several targets: a command that reads each (MANY) and writes no file. */
+static int check_many(const struct cl_command_line *cli, struct cl_error *err)
+{
+    char word[32];
+    snprintf(word, sizeof word, " %s ", cli->command ? cli->command : "");
+    if (!strstr(MANY, word))
+        return cl_error_set(err, CL_E_USAGE, "%s reads one target; several (--pid, --core, "
+                            "--children) go to info, objects, refs, tensors, summary, blocks, "
+                            "snapshot and check-layout", cli->command ? cli->command : "");
+    if (cli->session.dump)
+        return cl_error_set(err, CL_E_USAGE, "several targets are --pid and --core, not --dump");
+    if (cli->output || cli->html || cli->torch_snapshot)
+        return cl_error_set(err, CL_E_USAGE, "-o, --html and --torch-snapshot write one "
+                            "target's file: give one target (or snapshot -o per rank, then "
+                            "merge)");
+    const struct cl_file_locator *loc = &cli->session.open.locator;
+    if (!cli->ncores && (loc->exe || loc->sysroot || loc->nlib_dirs))
+        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores "
+                            "only");
     return 0;
 }
 
@@ -344,6 +396,8 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
                             "--exe, --sysroot and --lib-path do not apply here");
     if (!allow_target)
         return 0;
+    if (cl_command_many(cli))
+        return check_many(cli, err);
     if ((so->pid != 0) + (so->core != NULL) + (so->dump != NULL) > 1)
         return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID, --core FILE or "
                             "--dump FILE");

@@ -14,11 +14,18 @@
 
 #define CL_MAX_LIB_DIRS 32
 #define CL_MAX_ADDRS 256
+#define CL_MAX_TARGETS 1024         /* --pid and --core each; the snapshot files merge reads */
 
 struct cl_command_line {
     const char *command;
     uint32_t given;                 /* the options given, a bit per option (cmdline.c) */
-    struct cl_session_options session;   /* target options: the CLI's only */
+    struct cl_session_options session;   /* target options: the CLI's only; the first target */
+    /* Several targets (engine/multi.h): every --pid and --core given, and --children PID. */
+    int pids[CL_MAX_TARGETS];
+    size_t npids;
+    const char *cores[CL_MAX_TARGETS];
+    size_t ncores;
+    int children_of;
     const char *lib_dirs[CL_MAX_LIB_DIRS];
     bool json;
     size_t top;
@@ -32,7 +39,7 @@ struct cl_command_line {
     const char *output;             /* snapshot -o FILE */
     const char *torch_snapshot;     /* blocks --torch-snapshot FILE */
     const char *html;               /* summary, blocks --html FILE */
-    const char *files[2];           /* diff A [B]: snapshot files */
+    const char *files[CL_MAX_TARGETS];   /* diff A [B], merge A B...: snapshot files */
     size_t nfiles;
     double interval;                /* watch --interval seconds */
     size_t count;                   /* watch --count: inspections, 0 until the process ends */
@@ -61,6 +68,9 @@ size_t cl_command_options(const char *command, bool with_target, const char **ou
 /* The values an option takes from a fixed set (device: cpu, cuda, all; state: all, allocated,
  * free), NULL-terminated; NULL for an option whose values are open (numbers, names, files). */
 const char *const *cl_option_values(const char *option);
+
+/* Whether the command line names several targets (several --pid or --core, or --children). */
+bool cl_command_many(const struct cl_command_line *cl);
 
 /* CL_E_USAGE when an option given does not apply to cl->command (--top on tensors), else 0. The
  * gdb plugin sets the command after parsing; cl_command_run asks again. */

@@ -8,13 +8,16 @@
 #include "cpython/runtime.h"
 #include "cpython/layout_check.h"
 #include "engine/cmdline.h"
+#include "engine/ranks.h"
 #include "engine/snapshot.h"
 #include "report/html.h"
 #include "report/info.h"
 #include "report/objects.h"
 #include "report/tensors.h"
 #include "report/torch_snapshot.h"
+#include "target/children.h"
 #include "util/notes.h"
+#include "util/text.h"
 
 /* ---- the commands ---- */
 
@@ -24,9 +27,9 @@ static int cmd_info(const struct cl_command_line *cli, struct cl_session *s, FIL
     (void)err;
     struct cl_report_notes w = cl_session_notes(s);
     if (cli->json)
-        cl_report_info_json(out, s->target, &s->python, &s->torch, &w);
+        cl_report_info_json(out, s->target, &s->python, &s->torch, &s->rank, &w);
     else
-        cl_report_info_text(out, s->target, &s->python, &s->torch, &w);
+        cl_report_info_text(out, s->target, &s->python, &s->torch, &s->rank, &w);
     return 0;
 }
 
@@ -94,6 +97,24 @@ static int write_torch_snapshot(const char *path, const struct cc_allocator *a,
     return 0;
 }
 
+/* A live process without tensors whose children are Python processes is likely a launcher
+ * (torchrun's agent): say where the tensors are. */
+static void note_children(struct cl_session *s)
+{
+    int pids[8];
+    size_t n = s->target->kind == CL_TARGET_LIVE && s->tensors.n == 0
+                   ? cl_proc_children(s->target->pid, pids, 8) : 0;
+    if (!n)
+        return;
+    char list[96] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && i < 8; i++)
+        cl_appendf(list, sizeof list, &len, "%s%d", i ? ", " : "", pids[i]);
+    cl_note_add(&s->target->warnings, "no tensors here, but %zu child process%s (%s%s): a "
+                "launcher's workers? --children %d reads them all", n, n > 1 ? "es" : "", list,
+                n > 8 ? ", ..." : "", s->target->pid);
+}
+
 static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                        struct cl_error *err)
 {
@@ -103,6 +124,7 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
     int rc = cl_session_holders(s, &cli->walk, cli->allocator_layout, &hs, err);
     if (rc)
         return rc;
+    note_children(s);
     struct cl_text_options text = {cli->full ? 0 : CL_TEXT_WIDTH, cli->top};
     if (strcmp(cli->command, "summary") == 0) {
         /* A CPU-only process's summary just has no CUDA part; a CUDA one says why it has none. */
@@ -247,6 +269,14 @@ static int cmd_dump(const struct cl_command_line *cli, struct cl_session *s, FIL
     return cl_error_set(err, CL_E_USAGE, "dump runs from the command line");
 }
 
+/* merge reads snapshot files only (cl_command_run_offline). */
+static int cmd_merge(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                     struct cl_error *err)
+{
+    (void)cli, (void)s, (void)out;
+    return cl_error_set(err, CL_E_USAGE, "merge reads snapshot files, not a target");
+}
+
 static const struct command {
     const char *name;
     int (*run)(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
@@ -255,7 +285,7 @@ static const struct command {
     {"info", cmd_info},       {"objects", cmd_objects}, {"refs", cmd_refs},
     {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"blocks", cmd_blocks},
     {"check-layout", cmd_check_layout}, {"snapshot", cmd_snapshot}, {"diff", cmd_diff},
-    {"watch", cmd_watch}, {"dump", cmd_dump},
+    {"watch", cmd_watch}, {"dump", cmd_dump}, {"merge", cmd_merge},
 };
 
 static const struct command *find(const char *name)
@@ -300,11 +330,62 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
 
 bool cl_command_offline(const struct cl_command_line *cli)
 {
-    return cli->command && strcmp(cli->command, "diff") == 0 && cli->nfiles == 2;
+    return cli->command && ((strcmp(cli->command, "diff") == 0 && cli->nfiles == 2) ||
+                            strcmp(cli->command, "merge") == 0);
+}
+
+static int by_rank(const void *a, const void *b, void *snaps)
+{
+    const struct cl_snapshot *x = &((const struct cl_snapshot *)snaps)[*(const size_t *)a];
+    const struct cl_snapshot *y = &((const struct cl_snapshot *)snaps)[*(const size_t *)b];
+    /* ranks in order, then what names no rank (-1, the largest unsigned), by pid */
+    unsigned rx = (unsigned)x->rank.rank, ry = (unsigned)y->rank.rank;
+    return rx != ry ? (rx > ry) - (rx < ry) : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* merge A B...: the snapshot files of a job's ranks side by side, in rank order. */
+static int merge(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
+{
+    size_t n = cli->nfiles, read = 0;
+    struct cl_snapshot *snaps = calloc(n, sizeof *snaps), *sorted = calloc(n, sizeof *sorted);
+    const char **sources = calloc(n, sizeof *sources);
+    size_t *order = calloc(n, sizeof *order);
+    int rc = snaps && sorted && sources && order ? 0
+             : cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    for (; !rc && read < n; read++)
+        rc = cl_snapshot_read(cli->files[read], &snaps[read], err);
+    if (!rc) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
+        qsort_r(order, n, sizeof *order, by_rank, snaps);
+        for (size_t i = 0; i < n; i++) {
+            sorted[i] = snaps[order[i]];   /* shallow: snaps owns them */
+            sources[i] = cli->files[order[i]];
+        }
+        struct cl_json j;
+        if (cli->json) {
+            cl_json_begin_document(&j, out);
+            cl_json_key(&j, "across_ranks");
+        }
+        cl_ranks_report(out, cli->json ? &j : NULL, sorted, sources, n);
+        if (cli->json) {
+            cl_json_end_object(&j);
+            cl_json_finish(&j);
+        }
+    }
+    for (size_t i = 0; snaps && i < read; i++)
+        cl_snapshot_free(&snaps[i]);   /* the one that failed freed itself */
+    free(snaps);
+    free(sorted);
+    free(sources);
+    free(order);
+    return rc;
 }
 
 int cl_command_run_offline(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
 {
+    if (strcmp(cli->command, "merge") == 0)
+        return merge(cli, out, err);
     struct cl_snapshot a, b;
     int rc = cl_snapshot_read(cli->files[0], &a, err);
     if (rc)

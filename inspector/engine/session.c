@@ -34,8 +34,10 @@ int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct 
     int rc = cl_symbols_load(s->target, &s->symbols, err);
     if (!rc)
         rc = cl_python_detect(s->target, s->symbols, &s->python, err);
-    if (!rc)
+    if (!rc) {
         cl_torch_detect(s->target, &s->torch);
+        cl_rank_detect(s->target, s->symbols, &s->rank);
+    }
     if ((rc = settle(s, rc, err))) {
         cl_session_close(s);
         return rc;

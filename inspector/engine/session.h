@@ -8,6 +8,7 @@
 #include "holders/holders.h"
 #include "report/warnings.h"
 #include "runtime/python.h"
+#include "runtime/rank.h"
 #include "runtime/torch.h"
 #include "symbols/symbols.h"
 #include "torch/tensors.h"
@@ -18,6 +19,7 @@ struct cl_session {
     struct cl_symbols *symbols;
     struct cl_python_info python;
     struct cl_torch_info torch;
+    struct cl_rank rank;
     struct py_runtime py_runtime;
     struct py_heap heap;
     bool heap_built;

@@ -65,6 +65,7 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
     time_t now = time(NULL);
     struct tm utc;
     out->pid = s->target->pid;
+    out->rank = s->rank;
     strftime(out->time, sizeof out->time, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
     if (gethostname(out->hostname, sizeof out->hostname))
         snprintf(out->hostname, sizeof out->hostname, "?");
@@ -215,6 +216,15 @@ void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap)
     cl_json_string(&j, "culeak-snapshot");
     cl_json_key(&j, "pid");
     cl_json_int(&j, snap->pid);
+    static const char *const rank_keys[] = {"rank", "local_rank", "world_size"};
+    const int ranks[] = {snap->rank.rank, snap->rank.local_rank, snap->rank.world_size};
+    for (size_t i = 0; i < 3; i++) {
+        cl_json_key(&j, rank_keys[i]);
+        if (ranks[i] >= 0)
+            cl_json_int(&j, ranks[i]);
+        else
+            cl_json_null(&j);
+    }
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         cl_json_key(&j, keys[i]);
         cl_json_string(&j, values[i]);
@@ -250,6 +260,13 @@ static bool count_of(const struct cl_jv *v, uint64_t *out)
     return true;
 }
 
+/* A rank field: a count, or -1 when absent or null (files of culeak before ranks too). */
+static int rank_of(const struct cl_jv *v)
+{
+    uint64_t n;
+    return count_of(v, &n) && n <= INT32_MAX ? (int)n : -1;
+}
+
 static void text_of(const struct cl_jv *v, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", v && v->kind == CL_JV_STRING ? v->string : "");
@@ -262,9 +279,13 @@ static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
     uint64_t pid = 0;
     if (!kind || kind->kind != CL_JV_STRING || strcmp(kind->string, "culeak-snapshot") ||
         !entries || entries->kind != CL_JV_ARRAY ||
-        !count_of(cl_jv_get(doc, "storages"), &out->storages) || !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
+        !count_of(cl_jv_get(doc, "storages"), &out->storages) ||
+        !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
         return false;
     out->pid = (int)pid;
+    out->rank = (struct cl_rank){rank_of(cl_jv_get(doc, "rank")),
+                                 rank_of(cl_jv_get(doc, "local_rank")),
+                                 rank_of(cl_jv_get(doc, "world_size"))};
     text_of(cl_jv_get(doc, "time"), out->time, sizeof out->time);
     text_of(cl_jv_get(doc, "hostname"), out->hostname, sizeof out->hostname);
     text_of(cl_jv_get(doc, "culeak"), out->culeak, sizeof out->culeak);

@@ -20,8 +20,9 @@ struct cl_snapshot {
     struct cl_snapshot_entry *v;
     size_t n, cap;
     uint64_t storages, bytes;
-    /* where and when it was taken */
+    /* where and when it was taken, and which rank of a job it was (-1: not known) */
     int pid;
+    struct cl_rank rank;
     char time[32];            /* UTC, ISO 8601 */
     char hostname[256], culeak[32], python[64], torch[64];
 };

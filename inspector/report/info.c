@@ -22,7 +22,8 @@ static const char *debug_level(const struct cl_python_info *py)
 }
 
 void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
-                         const struct cl_torch_info *tc, const struct cl_report_notes *w)
+                         const struct cl_torch_info *tc, const struct cl_rank *rank,
+                         const struct cl_report_notes *w)
 {
     /* A dump says what it was made from, and then reads like that target. */
     fprintf(out, "target      %s%s, pid %d\n", t->kind == CL_TARGET_DUMP ? "dump of a " : "",
@@ -32,6 +33,9 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     if (t->source_kind == CL_TARGET_CORE)
         fprintf(out, "signal      %s\n", t->signal ? strsignal(t->signal) : "none (made by gcore?)");
     fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
+    if (rank->rank >= 0)
+        fprintf(out, "rank        %d of %d, local rank %d (from its environment)\n", rank->rank,
+                rank->world_size, rank->local_rank);
     fprintf(out, "threads     %zu:", t->nthreads);
     for (size_t i = 0; i < t->nthreads && i < 16; i++)
         fprintf(out, " %d", t->threads[i].tid);
@@ -66,8 +70,18 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     cl_report_warnings(out, NULL, w, "warning     ");
 }
 
+static void rank_number(struct cl_json *j, const char *key, int v)
+{
+    cl_json_key(j, key);
+    if (v >= 0)
+        cl_json_int(j, v);
+    else
+        cl_json_null(j);
+}
+
 void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
-                         const struct cl_torch_info *tc, const struct cl_report_notes *w)
+                         const struct cl_torch_info *tc, const struct cl_rank *rank,
+                         const struct cl_report_notes *w)
 {
     struct cl_json j;
     cl_json_begin_document(&j, out);
@@ -139,6 +153,13 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
     cl_json_bool(&j, py->has_symtab);
     cl_json_key(&j, "free_threaded");
     cl_json_bool(&j, py->free_threaded);
+    cl_json_end_object(&j);
+
+    cl_json_key(&j, "rank");
+    cl_json_begin_object(&j);
+    rank_number(&j, "rank", rank->rank);
+    rank_number(&j, "local_rank", rank->local_rank);
+    rank_number(&j, "world_size", rank->world_size);
     cl_json_end_object(&j);
 
     cl_json_key(&j, "torch");

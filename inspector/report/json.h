@@ -34,6 +34,8 @@ void cl_json_int(struct cl_json *j, long long v);
 void cl_json_bool(struct cl_json *j, bool v);
 void cl_json_null(struct cl_json *j);
 void cl_json_hex(struct cl_json *j, uint64_t v);         /* "0x7f..." as a string */
+/* A value that is already JSON (another document culeak wrote), written as it is. */
+void cl_json_raw(struct cl_json *j, const char *json);
 /* Ends the document with a newline. */
 void cl_json_finish(struct cl_json *j);
 

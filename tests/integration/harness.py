@@ -368,7 +368,8 @@ def check_steps(node):
 
 
 SCHEMAS = os.path.join(ROOT, "docs", "schemas")
-SCHEMA_COMMANDS = ("info", "objects", "refs", "tensors", "summary", "blocks", "snapshot", "diff")
+SCHEMA_COMMANDS = ("info", "objects", "refs", "tensors", "summary", "blocks", "snapshot", "diff",
+                   "merge")
 _validators = {}
 
 
@@ -377,10 +378,16 @@ def check_schema(doc, args):
     schema in docs/schemas/ (an error object against error.json): a field the schema does not
     document, or one it requires and the document lacks, fails the test that printed it."""
     import jsonschema
+    command = next((str(a) for a in args if str(a) in SCHEMA_COMMANDS), None)
     if isinstance(doc, dict) and "error" in doc:
         name = "error"
+    elif isinstance(doc, dict) and "targets" in doc:   # several targets: each report its own
+        name = "targets"
+        for t in doc["targets"]:
+            if t["report"] is not None:
+                check_schema(t["report"], [command])
     else:
-        name = next((str(a) for a in args if str(a) in SCHEMA_COMMANDS), None)
+        name = command
     if name is None:
         return
     if name not in _validators:

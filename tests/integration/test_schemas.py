@@ -15,7 +15,7 @@ SYSTEM_PY = "/usr/bin/python3"
 def valid_schemas():
     import jsonschema
     names = sorted(n[:-5] for n in os.listdir(harness.SCHEMAS) if n.endswith(".json"))
-    check_eq(names, sorted(harness.SCHEMA_COMMANDS + ("error",)), "schemas in docs/schemas")
+    check_eq(names, sorted(harness.SCHEMA_COMMANDS + ("error", "targets")), "schemas in docs/schemas")
     for name in names:
         with open(os.path.join(harness.SCHEMAS, name + ".json")) as f:
             schema = json.load(f)

@@ -46,6 +46,7 @@ int main(void)
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
     register_engine_values_tests();
+    register_engine_ranks_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_ErrorCode rc = CU_basic_run_tests();

@@ -124,9 +124,18 @@ static void test_command_line(void)
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"tensors", "--pid", "5",
                     "--top", "3", NULL}), CL_E_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--top does not apply to tensors"));
+    /* several targets: each read, for the commands that report on each (engine/multi.h) */
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--pid", "5", "--pid",
+                    "6", "--core", "c", NULL}), 0);
+    CU_ASSERT(cl.npids == 2 && cl.pids[1] == 6 && cl.ncores == 1 && cl_command_many(&cl));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"dump", "--pid", "5", "--pid",
+                    "6", "-o", "x", NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "dump reads one target"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"summary", "--children", "5",
+                    "--exe", "x", NULL}), CL_E_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "apply to cores only"));
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--dump", "d", "--pid",
                     "6", NULL}), CL_E_USAGE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--pid given twice"));
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"refs", "--pid", "5", "--addr",
                     "0x10", "--addr", "0x20", NULL}), 0);
     CU_ASSERT_EQUAL(cl.naddrs, 2);

@@ -1,0 +1,338 @@
+#include "engine/multi.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/command.h"
+#include "engine/ranks.h"
+#include "engine/snapshot.h"
+#include "report/json.h"
+#include "target/children.h"
+#include "util/vec.h"
+
+struct target {
+    int pid;                  /* a live process, or 0 */
+    const char *core;         /* or a core */
+    char dir[64];             /* the worker's files: meta, report, snapshot */
+    pid_t worker;
+    int status;               /* the command's status in the worker */
+    char error[512];
+    struct cl_rank rank;
+    struct cl_snapshot snap;
+    bool has_snap;
+};
+
+static int collect(const struct cl_command_line *cli, struct target **v, size_t *n,
+                   struct cl_error *err)
+{
+    size_t cap = 0;
+    *v = NULL;
+    *n = 0;
+    for (size_t i = 0; i < cli->npids + cli->ncores; i++) {
+        if (!CL_VEC_RESERVE(*v, *n, cap))
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+        struct target t = {0};
+        if (i < cli->npids)
+            t.pid = cli->pids[i];
+        else
+            t.core = cli->cores[i - cli->npids];
+        (*v)[(*n)++] = t;
+    }
+    if (!cli->children_of)
+        return 0;
+    int *pids = malloc(CL_MAX_TARGETS * sizeof *pids);
+    size_t found = pids ? cl_proc_children(cli->children_of, pids, CL_MAX_TARGETS) : 0;
+    for (size_t i = 0; i < found && i < CL_MAX_TARGETS && *n < CL_MAX_TARGETS; i++) {
+        if (!CL_VEC_RESERVE(*v, *n, cap))
+            break;
+        (*v)[(*n)++] = (struct target){.pid = pids[i]};
+    }
+    free(pids);
+    if (!found)
+        return cl_error_set(err, CL_E_NO_PROCESS, "--children: process %d has no child "
+                            "processes (or is not there)", cli->children_of);
+    return 0;
+}
+
+static bool wants_ranks(const struct cl_command_line *cli)
+{
+    return strcmp(cli->command, "summary") == 0 || strcmp(cli->command, "snapshot") == 0;
+}
+
+static FILE *file_in(const struct target *t, const char *name, const char *mode)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/%s", t->dir, name);
+    return fopen(path, mode);
+}
+
+/* The worker: t's report into its report file, its rank and any error into meta, and for the
+ * comparison a snapshot. Returns the exit status. */
+static int work(const struct cl_command_line *cli, const struct target *t)
+{
+    struct cl_command_line c = *cli;
+    c.session.pid = t->pid;
+    c.session.core = t->core;
+    c.walk.progress = NULL;   /* one terminal, many workers */
+    struct cl_error err = {0};
+    struct cl_session *s = NULL;
+    FILE *meta = file_in(t, "meta", "w"), *report = file_in(t, "report", "w");
+    if (!meta || !report)
+        return CL_E_IO;
+    int rc = cl_session_open(&c.session, &s, &err);
+    if (!rc) {
+        fprintf(meta, "%d %d %d\n", s->rank.rank, s->rank.local_rank, s->rank.world_size);
+        rc = cl_command_run(&c, s, report, &err);
+    }
+    struct cl_snapshot snap;
+    if (!rc && wants_ranks(cli) && !cl_snapshot_take(s, &c.walk, &snap, &err)) {
+        FILE *f = file_in(t, "snapshot", "w");
+        if (f) {
+            cl_snapshot_write(f, &snap);
+            fclose(f);
+        }
+        cl_snapshot_free(&snap);
+    }
+    if (rc) {
+        fprintf(meta, "%s%d %s\n", s ? "" : "-1 -1 -1\n", (int)err.code, err.msg);
+        if (cli->json) {
+            struct cl_json j;
+            cl_json_begin_document(&j, report);
+            cl_json_key(&j, "error");
+            cl_json_begin_object(&j);
+            cl_json_key(&j, "code");
+            cl_json_string(&j, cl_status_name(err.code));
+            cl_json_key(&j, "message");
+            cl_json_string(&j, err.msg);
+            cl_json_end_object(&j);
+            cl_json_end_object(&j);
+            cl_json_finish(&j);
+        }
+    }
+    cl_session_close(s);
+    fclose(meta);
+    fclose(report);
+    return rc;
+}
+
+/* Starts t's worker; false when fork fails. */
+static bool start(const struct cl_command_line *cli, struct target *t)
+{
+    fflush(NULL);
+    t->worker = fork();
+    if (t->worker == 0)
+        _exit(work(cli, t));
+    return t->worker > 0;
+}
+
+/* Waits for any one worker and records its status. */
+static void reap(struct target *v, size_t n)
+{
+    int status;
+    pid_t done = wait(&status);
+    for (size_t i = 0; done > 0 && i < n; i++)
+        if (v[i].worker == done) {
+            v[i].status = WIFEXITED(status) ? WEXITSTATUS(status) : CL_E_INTERNAL;
+            v[i].worker = 0;
+        }
+}
+
+/* What the worker left: its rank, its error, its snapshot. */
+static void gather(struct target *t, struct cl_error *ignored)
+{
+    FILE *meta = file_in(t, "meta", "r");
+    t->rank = (struct cl_rank){-1, -1, -1};
+    int code = 0;
+    if (meta && fscanf(meta, "%d %d %d\n", &t->rank.rank, &t->rank.local_rank,
+                       &t->rank.world_size) == 3 && fscanf(meta, "%d ", &code) == 1 &&
+        fgets(t->error, sizeof t->error, meta))
+        t->error[strcspn(t->error, "\n")] = '\0';
+    if (meta)
+        fclose(meta);
+    if (t->status && !t->error[0])
+        snprintf(t->error, sizeof t->error, "its worker ended with status %d", t->status);
+    char path[96];
+    snprintf(path, sizeof path, "%s/snapshot", t->dir);
+    t->has_snap = access(path, R_OK) == 0 && cl_snapshot_read(path, &t->snap, ignored) == 0;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct target *x = a, *y = b;
+    unsigned rx = (unsigned)x->rank.rank, ry = (unsigned)y->rank.rank;   /* -1 last */
+    if (rx != ry)
+        return (rx > ry) - (rx < ry);
+    return x->pid != y->pid ? (x->pid > y->pid) - (x->pid < y->pid)
+                            : strcmp(x->core ? x->core : "", y->core ? y->core : "");
+}
+
+static void heading(FILE *out, const struct target *t)
+{
+    fprintf(out, "== ");
+    if (t->rank.rank >= 0)
+        fprintf(out, "rank %d of %d, local rank %d: ", t->rank.rank, t->rank.world_size,
+                t->rank.local_rank);
+    if (t->core)
+        fprintf(out, "core %s ==\n", t->core);
+    else
+        fprintf(out, "pid %d ==\n", t->pid);
+}
+
+static void copy_report(FILE *out, const struct target *t, struct cl_json *j)
+{
+    FILE *f = file_in(t, "report", "r");
+    char *text = NULL;
+    size_t len = 0;
+    if (f) {
+        FILE *m = open_memstream(&text, &len);
+        char buf[65536];
+        for (size_t got; m && (got = fread(buf, 1, sizeof buf, f)) > 0;)
+            fwrite(buf, 1, got, m);
+        if (m)
+            fclose(m);
+        fclose(f);
+    }
+    if (j) {
+        if (text && len)
+            cl_json_raw(j, text);
+        else
+            cl_json_null(j);
+    } else if (text) {
+        fwrite(text, 1, len, out);
+    }
+    free(text);
+}
+
+static void json_rank(struct cl_json *j, const char *key, int v)
+{
+    cl_json_key(j, key);
+    if (v >= 0)
+        cl_json_int(j, v);
+    else
+        cl_json_null(j);
+}
+
+static void write_all(FILE *out, const struct cl_command_line *cli, const struct target *v,
+                      size_t n)
+{
+    struct cl_snapshot *snaps = calloc(n + 1, sizeof *snaps);
+    const char **sources = calloc(n + 1, sizeof *sources);
+    size_t nsnaps = 0;
+    for (size_t i = 0; snaps && sources && i < n; i++)
+        if (v[i].has_snap) {
+            sources[nsnaps] = v[i].core;
+            snaps[nsnaps++] = v[i].snap;   /* shallow: v owns it */
+        }
+    struct cl_json j;
+    if (cli->json) {
+        cl_json_begin_document(&j, out);
+        cl_json_key(&j, "targets");
+        cl_json_begin_array(&j);
+        for (size_t i = 0; i < n; i++) {
+            cl_json_begin_object(&j);
+            cl_json_key(&j, "pid");
+            if (v[i].pid)
+                cl_json_int(&j, v[i].pid);
+            else
+                cl_json_null(&j);
+            cl_json_key(&j, "core");
+            cl_json_string(&j, v[i].core);
+            json_rank(&j, "rank", v[i].rank.rank);
+            json_rank(&j, "local_rank", v[i].rank.local_rank);
+            json_rank(&j, "world_size", v[i].rank.world_size);
+            cl_json_key(&j, "exit_status");
+            cl_json_int(&j, v[i].status);
+            cl_json_key(&j, "report");
+            copy_report(out, &v[i], &j);
+            cl_json_end_object(&j);
+        }
+        cl_json_end_array(&j);
+        cl_json_key(&j, "across_ranks");
+        if (nsnaps > 1)
+            cl_ranks_report(out, &j, snaps, sources, nsnaps);
+        else
+            cl_json_null(&j);
+        cl_json_end_object(&j);
+        cl_json_finish(&j);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            heading(out, &v[i]);
+            copy_report(out, &v[i], NULL);
+            if (v[i].status)
+                fprintf(out, "culeak: error: %s\n", v[i].error);
+            fputc('\n', out);
+        }
+        if (nsnaps > 1) {
+            fprintf(out, "== across ranks ==\n");
+            cl_ranks_report(out, NULL, snaps, sources, nsnaps);
+        }
+    }
+    free(snaps);
+    free(sources);
+}
+
+static void clean(struct target *t)
+{
+    static const char *const files[] = {"meta", "report", "snapshot"};
+    char path[96];
+    for (size_t k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", t->dir, files[k]);
+        unlink(path);
+    }
+    rmdir(t->dir);
+    if (t->has_snap)
+        cl_snapshot_free(&t->snap);
+}
+
+int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *written,
+                           struct cl_error *err)
+{
+    *written = false;
+    struct target *v;
+    size_t n;
+    int rc = collect(cli, &v, &n, err);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t bound = cpus > 0 ? (size_t)cpus : 1, running = 0, started = 0;
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    for (size_t i = 0; !rc && i < n; i++) {
+        snprintf(v[i].dir, sizeof v[i].dir, "%.40s/culeak-XXXXXX", tmp);
+        if (!mkdtemp(v[i].dir))
+            rc = cl_error_set(err, CL_E_IO, "cannot make a folder in %s for the workers", tmp);
+    }
+    for (; !rc && started < n; started++) {
+        if (running == bound) {
+            reap(v, n);
+            running--;
+        }
+        if (!start(cli, &v[started]))
+            rc = cl_error_set(err, CL_E_INTERNAL, "cannot start a worker (fork)");
+        else
+            running++;
+    }
+    for (; running; running--)
+        reap(v, n);
+    if (!rc) {
+        struct cl_error ignored;
+        for (size_t i = 0; i < n; i++)
+            gather(&v[i], &ignored);
+        qsort(v, n, sizeof *v, by_rank);
+        write_all(out, cli, v, n);
+        *written = true;
+        for (size_t i = 0; i < n && !rc; i++) {
+            char name[64];
+            if (v[i].core)
+                snprintf(name, sizeof name, "core %.50s", v[i].core);
+            else
+                snprintf(name, sizeof name, "pid %d", v[i].pid);
+            if (v[i].status)
+                rc = cl_error_set(err, (enum cl_status)v[i].status, "%s: %s", name, v[i].error);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (v[i].dir[0] && strstr(v[i].dir, "XXXXXX") == NULL)
+            clean(&v[i]);
+    free(v);
+    return rc;
+}

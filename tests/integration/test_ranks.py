@@ -1,0 +1,92 @@
+"""Every rank of a job (tests/scenarios/ranks.py: a 4-rank torchrun job on the CPU, gloo, whose
+last rank keeps four times the outputs of the others): --children of torchrun's agent, several
+--pid, several --core and the snapshot files of `merge` each give every rank's report under the
+rank its environment names, and the ranks side by side name the leaking rank and pattern with
+the excess the ranks printed themselves. The agent alone says where its workers are."""
+import os
+import re
+import statistics
+
+import harness
+from harness import check, check_eq
+
+
+def truth_of(p):
+    return {r["pid"]: r for r in p.truth["ranks"]}
+
+
+def check_across(doc, ranks, what):
+    """The one rank above the median: the last, in __main__.outputs[*], by what it printed."""
+    sizes = [r["outputs_bytes"] for r in sorted(ranks.values(), key=lambda r: r["rank"])]
+    median = statistics.median(sizes)
+    above = doc["above_median"]
+    check_eq(len(above), 1, "%s: ranks above the median (%r)" % (what, above))
+    leak = doc["ranks"][above[0]["index"]]
+    check_eq((leak["rank"], above[0]["pattern"], above[0]["bytes"] - above[0]["median"]),
+             (len(sizes) - 1, "__main__.outputs[*]", sizes[-1] - median), what)
+    check_eq([r["rank"] for r in doc["ranks"]], list(range(len(sizes))), "%s: rank order" % what)
+
+
+def check_targets(doc, ranks, what):
+    check_eq(len(doc["targets"]), len(ranks), "%s: targets" % what)
+    for t in doc["targets"]:
+        check_eq(t["exit_status"], 0, "%s: exit status of %r" % (what, t))
+        want = ranks[t["pid"]] if t["pid"] else next(
+            r for r in ranks.values() if t["core"].endswith(".%d" % r["pid"]))
+        check_eq((t["rank"], t["local_rank"], t["world_size"]),
+                 (want["rank"], want["local_rank"], want["world_size"]), "%s: rank" % what)
+        outputs = [h for h in t["report"]["holders"] if h["holder"] == "__main__.outputs"]
+        check(outputs and outputs[0]["retained_bytes"] == want["outputs_bytes"],
+              "%s: rank %d's outputs %r, want %d" % (what, want["rank"], outputs,
+                                                     want["outputs_bytes"]))
+    check_across(doc["across_ranks"], ranks, what)
+
+
+def live():
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "ranks.py", d) as p:
+        ranks = truth_of(p)
+        check_targets(harness.culeak_json("summary", "--children", p.pid), ranks, "--children")
+        pids = [a for pid in ranks for a in ("--pid", pid)]
+        text = harness.culeak("summary", *pids).stdout
+        headings = re.findall(r"^== rank (\d+) of 4, local rank \d+: pid (\d+) ==$", text, re.M)
+        check_eq([(int(r), int(pid)) for r, pid in headings],
+                 sorted((r["rank"], r["pid"]) for r in ranks.values()), "text headings")
+        check(re.search(r"^rank 3: \+12\.0 MiB in __main__\.outputs\[\*\] more than the median "
+                        r"\(4\.0 MiB\)$", text, re.M), "across ranks: %s" % text[-1500:])
+        agent = harness.culeak_json("summary", "--pid", p.pid)
+        check(any("--children %d" % p.pid in w for w in agent["warnings"]),
+              "the agent: %r" % agent["warnings"])
+        info = harness.culeak_json("info", "--pid", pids[1])
+        check_eq(info["rank"], {k: ranks[pids[1]][k] for k in ("rank", "local_rank", "world_size")},
+                 "info's rank")
+
+
+def cores_and_merge():
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "ranks.py", d) as p:
+        ranks = truth_of(p)
+        cores = [harness.gcore(pid, d) for pid in ranks]
+        files = []
+        for pid in ranks:
+            files.append(os.path.join(d, "snap-%d.json" % pid))
+            harness.culeak("snapshot", "--pid", pid, "-o", files[-1])
+        p.kill()
+        doc = harness.culeak_json("summary", *[a for c in cores for a in ("--core", c)])
+        check_targets(doc, ranks, "--core")
+        merged = harness.culeak_json("merge", *reversed(files))
+        check_across(merged["across_ranks"], ranks, "merge")
+        check_eq(sorted(r["source"] for r in merged["across_ranks"]["ranks"]), sorted(files),
+                 "merge's sources")
+
+
+def usage():
+    for args, words in ((["dump", "--pid", "1", "--pid", "2", "-o", "x"], "reads one target"),
+                        (["summary", "--pid", "1", "--pid", "2", "--html", "x"], "one target's"),
+                        (["merge", "a.json"], "two or more")):
+        r = harness.culeak(*args, expect_rc=2)
+        check(words in r.stderr, "%r: %s" % (args, r.stderr))
+
+
+def tests():
+    yield "live", live
+    yield "cores-and-merge", cores_and_merge
+    yield "usage", usage
