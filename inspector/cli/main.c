@@ -13,19 +13,8 @@
 static int fail(const struct cl_command_line *cli, const struct cl_error *err)
 {
     fprintf(stderr, "culeak: error: %s\n", err->msg);
-    if (cli->json) {
-        struct cl_json j;
-        cl_json_begin_document(&j, stdout);
-        cl_json_key(&j, "error");
-        cl_json_begin_object(&j);
-        cl_json_key(&j, "code");
-        cl_json_string(&j, cl_status_name(err->code));
-        cl_json_key(&j, "message");
-        cl_json_string(&j, err->msg);
-        cl_json_end_object(&j);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
-    }
+    if (cli->json)
+        cl_json_error_document(stdout, err->code, err->msg);
     return err->code;
 }
 

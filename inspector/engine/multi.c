@@ -8,6 +8,7 @@
 #include "engine/command.h"
 #include "engine/ranks.h"
 #include "engine/snapshot.h"
+#include "report/info.h"
 #include "report/json.h"
 #include "target/children.h"
 #include "util/vec.h"
@@ -97,19 +98,8 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     }
     if (rc) {
         fprintf(meta, "%s%d %s\n", s ? "" : "-1 -1 -1\n", (int)err.code, err.msg);
-        if (cli->json) {
-            struct cl_json j;
-            cl_json_begin_document(&j, report);
-            cl_json_key(&j, "error");
-            cl_json_begin_object(&j);
-            cl_json_key(&j, "code");
-            cl_json_string(&j, cl_status_name(err.code));
-            cl_json_key(&j, "message");
-            cl_json_string(&j, err.msg);
-            cl_json_end_object(&j);
-            cl_json_end_object(&j);
-            cl_json_finish(&j);
-        }
+        if (cli->json)
+            cl_json_error_document(report, err.code, err.msg);
     }
     cl_session_close(s);
     fclose(meta);
@@ -205,15 +195,6 @@ static void copy_report(FILE *out, const struct target *t, struct cl_json *j)
     free(text);
 }
 
-static void json_rank(struct cl_json *j, const char *key, int v)
-{
-    cl_json_key(j, key);
-    if (v >= 0)
-        cl_json_int(j, v);
-    else
-        cl_json_null(j);
-}
-
 static void write_all(FILE *out, const struct cl_command_line *cli, const struct target *v,
                       size_t n)
 {
@@ -233,15 +214,10 @@ static void write_all(FILE *out, const struct cl_command_line *cli, const struct
         for (size_t i = 0; i < n; i++) {
             cl_json_begin_object(&j);
             cl_json_key(&j, "pid");
-            if (v[i].pid)
-                cl_json_int(&j, v[i].pid);
-            else
-                cl_json_null(&j);
+            cl_json_count_or_null(&j, v[i].pid ? v[i].pid : -1);
             cl_json_key(&j, "core");
             cl_json_string(&j, v[i].core);
-            json_rank(&j, "rank", v[i].rank.rank);
-            json_rank(&j, "local_rank", v[i].rank.local_rank);
-            json_rank(&j, "world_size", v[i].rank.world_size);
+            cl_json_rank(&j, &v[i].rank);
             cl_json_key(&j, "exit_status");
             cl_json_int(&j, v[i].status);
             cl_json_key(&j, "report");

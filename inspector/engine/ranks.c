@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/info.h"
+#include "report/text.h"
 #include "util/vec.h"
 
 struct outlier {
@@ -83,27 +85,6 @@ static void name_of(const struct cl_snapshot *s, char *out, size_t cap)
         snprintf(out, cap, "pid %d", s->pid);
 }
 
-static void human(char *out, size_t cap, uint64_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)n;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
-static void json_rank(struct cl_json *j, const char *key, int v)
-{
-    cl_json_key(j, key);
-    if (v >= 0)
-        cl_json_int(j, v);
-    else
-        cl_json_null(j);
-}
-
 void cl_ranks_report(FILE *out, struct cl_json *j, const struct cl_snapshot *snaps,
                      const char *const *sources, size_t n)
 {
@@ -120,9 +101,7 @@ void cl_ranks_report(FILE *out, struct cl_json *j, const struct cl_snapshot *sna
             cl_json_string(j, sources[s]);
             cl_json_key(j, "pid");
             cl_json_int(j, snaps[s].pid);
-            json_rank(j, "rank", snaps[s].rank.rank);
-            json_rank(j, "local_rank", snaps[s].rank.local_rank);
-            json_rank(j, "world_size", snaps[s].rank.world_size);
+            cl_json_rank(j, &snaps[s].rank);
             cl_json_key(j, "hostname");
             cl_json_string(j, snaps[s].hostname);
             cl_json_key(j, "storages");
@@ -167,8 +146,8 @@ void cl_ranks_report(FILE *out, struct cl_json *j, const struct cl_snapshot *sna
                 CL_RANKS_MIN_EXCESS >> 20);
     for (size_t i = 0; i < count; i++) {
         name_of(&snaps[v[i].snap], name, sizeof name);
-        human(a, sizeof a, v[i].bytes - v[i].median);
-        human(b, sizeof b, v[i].median);
+        cl_bytes_text(a, sizeof a, v[i].bytes - v[i].median);
+        cl_bytes_text(b, sizeof b, v[i].median);
         fprintf(out, "%s: +%s in %s more than the median (%s)\n", name, a, v[i].pattern, b);
     }
     free(v);

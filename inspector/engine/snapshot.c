@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/info.h"
 #include "report/json.h"
 #include "report/paths.h"
 #include "util/jsonread.h"
@@ -216,15 +217,7 @@ void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap)
     cl_json_string(&j, "culeak-snapshot");
     cl_json_key(&j, "pid");
     cl_json_int(&j, snap->pid);
-    static const char *const rank_keys[] = {"rank", "local_rank", "world_size"};
-    const int ranks[] = {snap->rank.rank, snap->rank.local_rank, snap->rank.world_size};
-    for (size_t i = 0; i < 3; i++) {
-        cl_json_key(&j, rank_keys[i]);
-        if (ranks[i] >= 0)
-            cl_json_int(&j, ranks[i]);
-        else
-            cl_json_null(&j);
-    }
+    cl_json_rank(&j, &snap->rank);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         cl_json_key(&j, keys[i]);
         cl_json_string(&j, values[i]);

@@ -70,13 +70,14 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     cl_report_warnings(out, NULL, w, "warning     ");
 }
 
-static void rank_number(struct cl_json *j, const char *key, int v)
+void cl_json_rank(struct cl_json *j, const struct cl_rank *rank)
 {
-    cl_json_key(j, key);
-    if (v >= 0)
-        cl_json_int(j, v);
-    else
-        cl_json_null(j);
+    cl_json_key(j, "rank");
+    cl_json_count_or_null(j, rank->rank);
+    cl_json_key(j, "local_rank");
+    cl_json_count_or_null(j, rank->local_rank);
+    cl_json_key(j, "world_size");
+    cl_json_count_or_null(j, rank->world_size);
 }
 
 void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
@@ -157,9 +158,7 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
 
     cl_json_key(&j, "rank");
     cl_json_begin_object(&j);
-    rank_number(&j, "rank", rank->rank);
-    rank_number(&j, "local_rank", rank->local_rank);
-    rank_number(&j, "world_size", rank->world_size);
+    cl_json_rank(&j, rank);
     cl_json_end_object(&j);
 
     cl_json_key(&j, "torch");

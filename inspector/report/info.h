@@ -4,11 +4,16 @@
 
 #include <stdio.h>
 
+#include "report/json.h"
 #include "report/warnings.h"
 #include "runtime/python.h"
 #include "runtime/rank.h"
 #include "runtime/torch.h"
 #include "target/target.h"
+
+/* The keys rank, local_rank and world_size (null where not set), as info and every document
+ * that names ranks write them. */
+void cl_json_rank(struct cl_json *j, const struct cl_rank *rank);
 
 void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
                          const struct cl_torch_info *tc, const struct cl_rank *rank,

@@ -38,6 +38,29 @@ static void close_scope(struct cl_json *j, char c)
     fputc(c, j->out);
 }
 
+void cl_json_count_or_null(struct cl_json *j, long long v)
+{
+    if (v >= 0)
+        cl_json_int(j, v);
+    else
+        cl_json_null(j);
+}
+
+void cl_json_error_document(FILE *out, enum cl_status code, const char *message)
+{
+    struct cl_json j;
+    cl_json_begin_document(&j, out);
+    cl_json_key(&j, "error");
+    cl_json_begin_object(&j);
+    cl_json_key(&j, "code");
+    cl_json_string(&j, cl_status_name(code));
+    cl_json_key(&j, "message");
+    cl_json_string(&j, message);
+    cl_json_end_object(&j);
+    cl_json_end_object(&j);
+    cl_json_finish(&j);
+}
+
 void cl_json_raw(struct cl_json *j, const char *json)
 {
     separate(j);

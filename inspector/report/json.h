@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/error.h"
+
 #define CL_JSON_MAX_DEPTH 32
 
 struct cl_json {
@@ -34,6 +36,10 @@ void cl_json_int(struct cl_json *j, long long v);
 void cl_json_bool(struct cl_json *j, bool v);
 void cl_json_null(struct cl_json *j);
 void cl_json_hex(struct cl_json *j, uint64_t v);         /* "0x7f..." as a string */
+/* A count, or null when v is negative (not known). */
+void cl_json_count_or_null(struct cl_json *j, long long v);
+/* A whole document that is an error object: {"schema_version", "error": {"code", "message"}}. */
+void cl_json_error_document(FILE *out, enum cl_status code, const char *message);
 /* A value that is already JSON (another document culeak wrote), written as it is. */
 void cl_json_raw(struct cl_json *j, const char *json);
 /* Ends the document with a newline. */

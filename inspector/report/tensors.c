@@ -362,18 +362,6 @@ static int by_retained(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* "10.4 MiB": bytes as people read them (powers of 1024, as torch's tools print). */
-static void bytes_text(char *out, size_t cap, uint64_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)n;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
 
 static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, const uint64_t *v)
 {
@@ -392,8 +380,8 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
                         size_t width)
 {
     char retained[32], reachable[32], line[4096], dev[32], b[32];
-    bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
-    bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
+    cl_bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
+    cl_bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
     size_t len = 0;
     char name[CL_PATH_TEXT_CAP];
     bool fits = cl_appendf(line, sizeof line, &len, "  %10s %10s %8u  %s", retained, reachable,
@@ -403,7 +391,7 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
         if (!hd->retained[d])
             continue;
         cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
-        bytes_text(b, sizeof b, hd->retained[d]);
+        cl_bytes_text(b, sizeof b, hd->retained[d]);
         fits = cl_appendf(line, sizeof line, &len, "%s%s %s", split ? ", " : "  (", dev, b);
         split = true;
     }
@@ -488,7 +476,7 @@ static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tens
         const struct cc_device *d = &a->devices[i];
         uint64_t unattributed = cl_blocks_unattributed(tt, d);
         if (!j) {
-            bytes_text(b, sizeof b, unattributed);
+            cl_bytes_text(b, sizeof b, unattributed);
             fprintf(out, "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
                          "autograd lies in (culeak blocks lists them)\n", b, "", "", d->index);
             fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",

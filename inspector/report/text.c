@@ -31,3 +31,15 @@ void cl_text_line(FILE *out, const char *line, size_t width)
     size_t cut = column_offset(line, head), rest = column_offset(line, n - tail);
     fprintf(out, "%.*s…%s\n", (int)cut, line, line + rest);
 }
+
+void cl_bytes_text(char *out, size_t cap, uint64_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}

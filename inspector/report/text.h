@@ -4,6 +4,7 @@
 #define CULEAK_REPORT_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define CL_TEXT_WIDTH 160   /* columns, the default */
@@ -12,6 +13,9 @@ struct cl_text_options {
     size_t width;           /* 0: lines are never cut (--full) */
     size_t top;             /* report lines to print, 0: all */
 };
+
+/* "10.4 MiB": bytes as people read them (powers of 1024, as torch's tools print). */
+void cl_bytes_text(char *out, size_t cap, uint64_t n);
 
 /* Prints line and a newline, cut to width columns (UTF-8 code points) when width is not 0. */
 void cl_text_line(FILE *out, const char *line, size_t width);
