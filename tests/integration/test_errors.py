@@ -74,7 +74,7 @@ def refusals():
 def usage():
     expect(["info"], 2, ["--pid PID, --core FILE or --dump FILE"])
     expect(["info", "--core", "x", "--dump", "y"], 2, ["exactly one"])
-    expect(["info", "--pid", "12", "--core", "x"], 2, ["exactly one"])
+    expect(["info", "--pid", "12", "--dump", "y"], 2, ["exactly one"])
     expect(["info", "--pid", "abc"], 2, ["'abc'"])
     expect(["frobnicate", "--pid", "12"], 2, ["unknown command"])
     expect(["info", "--pid", "12", "--exe", "/bin/true"], 2, ["cores only"])
