@@ -145,12 +145,13 @@ static char *json_of(int (*write)(FILE *out, void *arg), void *arg, int *rc)
     return text;
 }
 
-/* JSON inside a <script> element: "</" would end it early, so it is written "<\/". */
+/* JSON inside a <script> element: "</script" would end it and "<!--" change how it is read,
+ * so every '<' (which JSON has only inside strings) is written as its escape. */
 static void put_script_json(FILE *out, const char *json)
 {
     for (const char *p = json; *p; p++) {
-        if (p[0] == '<' && p[1] == '/')
-            fputs("<\\", out);
+        if (*p == '<')
+            fputs("\\u003c", out);
         else
             fputc(*p, out);
     }
