@@ -338,9 +338,7 @@ static int by_rank(const void *a, const void *b, void *snaps)
 {
     const struct cl_snapshot *x = &((const struct cl_snapshot *)snaps)[*(const size_t *)a];
     const struct cl_snapshot *y = &((const struct cl_snapshot *)snaps)[*(const size_t *)b];
-    /* ranks in order, then what names no rank (-1, the largest unsigned), by pid */
-    unsigned rx = (unsigned)x->rank.rank, ry = (unsigned)y->rank.rank;
-    return rx != ry ? (rx > ry) - (rx < ry) : (x->pid > y->pid) - (x->pid < y->pid);
+    return cl_rank_order(&x->rank, x->pid, &y->rank, y->pid);
 }
 
 /* merge A B...: the snapshot files of a job's ranks side by side, in rank order. */

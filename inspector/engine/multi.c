@@ -151,11 +151,8 @@ static void gather(struct target *t, struct cl_error *ignored)
 static int by_rank(const void *a, const void *b)
 {
     const struct target *x = a, *y = b;
-    unsigned rx = (unsigned)x->rank.rank, ry = (unsigned)y->rank.rank;   /* -1 last */
-    if (rx != ry)
-        return (rx > ry) - (rx < ry);
-    return x->pid != y->pid ? (x->pid > y->pid) - (x->pid < y->pid)
-                            : strcmp(x->core ? x->core : "", y->core ? y->core : "");
+    int order = cl_rank_order(&x->rank, x->pid, &y->rank, y->pid);
+    return order ? order : strcmp(x->core ? x->core : "", y->core ? y->core : "");
 }
 
 static void heading(FILE *out, const struct target *t)

@@ -14,6 +14,12 @@ static int number(const char *s)
     return *s && !*end && v >= 0 && v <= 1 << 24 ? (int)v : -1;
 }
 
+int cl_rank_order(const struct cl_rank *x, int xpid, const struct cl_rank *y, int ypid)
+{
+    unsigned rx = (unsigned)x->rank, ry = (unsigned)y->rank;   /* -1: the largest */
+    return rx != ry ? (rx > ry) - (rx < ry) : (xpid > ypid) - (xpid < ypid);
+}
+
 void cl_rank_detect(struct cl_target *t, const struct cl_symbols *syms, struct cl_rank *out)
 {
     *out = (struct cl_rank){-1, -1, -1};

@@ -12,6 +12,9 @@ struct cl_rank {
     int rank, local_rank, world_size;   /* -1: not in the environment */
 };
 
+/* The order reports list ranks in: by rank, those naming none (-1) last; then by pid. */
+int cl_rank_order(const struct cl_rank *x, int xpid, const struct cl_rank *y, int ypid);
+
 /* Fills out (all -1 when the target has no libc environ culeak can read; a dump made before
  * culeak recorded the environment has none). */
 void cl_rank_detect(struct cl_target *t, const struct cl_symbols *syms, struct cl_rank *out);
