@@ -76,10 +76,16 @@ static const char usage_exit[] =
     "  process, 9 unsupported runtime, 10 unreadable memory (or not in the dump), 11 I/O error,\n"
     "  1 internal error\n";
 
+static const char usage_environment[] =
+    "environment:\n"
+    "  CULEAK_PROGRESS_AFTER S  seconds of work before progress lines start (default 1)\n"
+    "  CULEAK_NO_PROCESS_VM_READV=1  read a live process through /proc/PID/mem only\n";
+
 size_t cl_command_usage(bool with_target, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "%s\n%s%s\n%s", usage_commands,
-                     with_target ? usage_target : "", usage_options, usage_exit);
+    int n = snprintf(out, cap, "%s%s%s%s\n%s", usage_commands,
+                     with_target ? usage_target : "", usage_options, usage_exit,
+                     usage_environment);
     return n < 0 ? 0 : (size_t)n;
 }
 

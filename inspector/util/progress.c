@@ -1,9 +1,20 @@
 #include "util/progress.h"
 
+#include <stdlib.h>
 #include <time.h>
 
 #define FIRST_AFTER 1.0   /* seconds of silence: most walks end before it */
 #define EVERY 1.0
+
+/* CULEAK_PROGRESS_AFTER: the silence in seconds, for logs that want every walk (0) or only the
+ * longest; anything but a number from 0 to a day leaves the default. */
+static double first_after(void)
+{
+    const char *text = getenv("CULEAK_PROGRESS_AFTER");
+    char *end;
+    double s = text && *text ? strtod(text, &end) : -1;
+    return text && *text && !*end && s >= 0 && s <= 86400 ? s : FIRST_AFTER;
+}
 
 static double now(void)
 {
@@ -17,7 +28,7 @@ void cl_progress_start(struct cl_progress *p, FILE *out, const char *what)
     *p = (struct cl_progress){.out = out, .what = what};
     if (out) {
         p->start = now();
-        p->next = p->start + FIRST_AFTER;
+        p->next = p->start + first_after();
     }
 }
 

@@ -1,4 +1,4 @@
-/* Progress lines for long work: nothing for the first second, then one line a second, redrawn
+/* Progress lines for long work: nothing for the first second (CULEAK_PROGRESS_AFTER), then one line a second, redrawn
  * in place, and a last line when the work ends. Short runs and pipes see nothing; the front ends
  * pass a stream only when it is a terminal and --quiet was not given. */
 #ifndef CULEAK_UTIL_PROGRESS_H

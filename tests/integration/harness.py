@@ -308,11 +308,12 @@ def culeak(*args, expect_rc=0, user=None, env=None, binary=CULEAK):
     return r
 
 
-def on_terminal(cmd, timeout=300):
+def on_terminal(cmd, timeout=300, env=None):
     """Runs cmd with its stderr on a pseudo-terminal (its stdout a pipe): (exit status, stdout,
-    what reached the terminal)."""
+    what reached the terminal). env: variables added to this process's."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, text=True,
+                            env=dict(os.environ, **(env or {})))
     os.close(slave)
     terminal = b""
     deadline = time.time() + timeout

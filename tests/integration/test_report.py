@@ -168,22 +168,25 @@ def snapshots_and_diff():
 
 
 def progress():
-    """A walk of a 3M-object heap passes a second: its progress (objects walked, MB read) is
-    drawn in place on stderr when that is a terminal, ended by a newline, in the CLI and in gdb;
-    --quiet silences it, and a pipe never sees it."""
+    """Progress (objects walked, MB read) is drawn in place on stderr when that is a terminal,
+    ended by a newline, in the CLI and in gdb, once a walk has run CULEAK_PROGRESS_AFTER seconds
+    (1 by default; 0 here, so that a fast machine's walk shows it too); --quiet silences it,
+    and a pipe never sees it."""
     import test_gdb
-    with harness.Process(harness.TORCH_VENV, "dying.py", "3000000") as p:
-        rc, out, term = harness.on_terminal([harness.CULEAK, "objects", "--pid", str(p.pid)])
+    now = {"CULEAK_PROGRESS_AFTER": "0"}
+    with harness.Process(harness.TORCH_VENV, "dying.py", "300000") as p:
+        rc, out, term = harness.on_terminal([harness.CULEAK, "objects", "--pid", str(p.pid)],
+                                            env=now)
         check(rc == 0 and "objects:" in out, "objects: rc %d, %s" % (rc, (out + term)[-1000:]))
         check("objects walked" in term and "MB read" in term and term.endswith("\n"),
               "no progress on the terminal: %r" % term[-500:])
         rc, out, term = harness.on_terminal([harness.CULEAK, "objects", "--pid", str(p.pid),
-                                             "--quiet"])
+                                             "--quiet"], env=now)
         check(rc == 0 and term == "", "--quiet: rc %d, terminal %r" % (rc, term[-500:]))
-        piped = harness.culeak("objects", "--pid", p.pid).stderr
+        piped = harness.culeak("objects", "--pid", p.pid, env=now).stderr
         check("objects walked" not in piped, "progress into a pipe: %r" % piped[-500:])
         rc, out, term = harness.on_terminal(["gdb", "-nx", "-batch", "-iex", "set pagination off",
                                              "-x", test_gdb.PLUGIN, "-p", str(p.pid),
-                                             "-ex", "culeak-objects --top 3"])
+                                             "-ex", "culeak-objects --top 3"], env=now)
         check("objects walked" in term and "MB read" in term,
               "gdb: no progress on the terminal: %r" % (term[-800:] + out[-800:]))

@@ -1,5 +1,5 @@
-/* Progress lines: silent for short work, a line redrawn in place once the first second has
- * passed, and a last line that ends it. */
+/* Progress lines: silent for short work, a line redrawn in place once the first second (or
+ * CULEAK_PROGRESS_AFTER) has passed, and a last line that ends it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +43,21 @@ static void test_lines_after_a_second(void)
     free(text);
 }
 
+static void test_first_after_from_environment(void)
+{
+    static const struct {
+        const char *value;
+        double after;
+    } cases[] = {{"0", 0}, {"2.5", 2.5}, {"", 1}, {"soon", 1}, {"1s", 1}, {"-1", 1}, {"1e9", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("CULEAK_PROGRESS_AFTER", cases[i].value, 1);
+        struct cl_progress p;
+        cl_progress_start(&p, stderr, "walked");
+        CU_ASSERT_DOUBLE_EQUAL(p.next - p.start, cases[i].after, 1e-9);
+    }
+    unsetenv("CULEAK_PROGRESS_AFTER");
+}
+
 static void test_no_stream(void)
 {
     struct cl_progress p;
@@ -58,6 +73,7 @@ void register_util_progress_tests(void)
     static const struct tu_test tests[] = {
         {"silent when short", test_silent_when_short},
         {"lines after a second", test_lines_after_a_second},
+        {"first line after CULEAK_PROGRESS_AFTER", test_first_after_from_environment},
         {"no stream", test_no_stream},
         {NULL, NULL},
     };
