@@ -1,7 +1,8 @@
 /* culeak._native: the engine for Python scripts (python/culeak/__init__.py is the API over it).
  * One Session is one open target: a live process copied once (or stopped, past the copy limit),
  * a core, or a dump; each run() is a command on it, returning the report's text, so several
- * reports come from one look at the process. Built against the stable ABI (3.8+), as the gdb
+ * reports come from one look at the process; run_files() runs the commands that read snapshot
+ * files only (diff A B, merge), and children() lists a torchrun agent's workers. Built against the stable ABI (3.8+), as the gdb
  * plugin is, so one binary serves every CPython. The walk runs without the GIL: threads can
  * inspect several targets at once. */
 #define Py_LIMITED_API 0x03080000
@@ -12,9 +13,11 @@
 #include <string.h>
 
 #include "engine/command.h"
+#include "target/children.h"
 #include "util/version.h"
 
-#define MAX_ARGS 64
+#define MAX_ARGS 64                       /* a target's options, or a command's */
+#define MAX_FILE_ARGS (CL_MAX_TARGETS + 8)   /* merge: a file per rank */
 
 static PyObject *error_type;   /* culeak._native.Error(code, message) */
 
@@ -37,12 +40,13 @@ static PyObject *fail_with(enum cl_status code, const char *msg)
     return NULL;
 }
 
-/* args (a list of str) as argv[1..], argv[0] a program name: 0, or -1 with an exception set. */
-static int take_args(PyObject *args, char **argv, int *argc)
+/* args (a list of str) as argv[1..], argv[0] a program name, in argv[cap + 1]: 0, or -1 with
+ * an exception set. */
+static int take_args(PyObject *args, char **argv, int cap, int *argc)
 {
     Py_ssize_t n = PyList_Check(args) ? PyList_Size(args) : -1;
-    if (n < 0 || n >= MAX_ARGS) {
-        PyErr_SetString(PyExc_TypeError, "arguments: a list of at most 63 strings");
+    if (n < 0 || n >= cap) {
+        PyErr_Format(PyExc_TypeError, "arguments: a list of at most %d strings", cap - 1);
         return -1;
     }
     argv[0] = strdup("culeak");
@@ -92,7 +96,7 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     struct session *so = (struct session *)alloc(type, 0);
     if (!so)
         return NULL;
-    if (take_args(list, so->argv, &so->argc)) {
+    if (take_args(list, so->argv, MAX_ARGS, &so->argc)) {
         Py_DECREF(so);
         return NULL;
     }
@@ -126,6 +130,27 @@ static bool runs_on_session(const struct cl_command_line *cl)
            strcmp(cl->command, "dump") != 0;
 }
 
+/* Runs a parsed command, on s or (NULL) on its files, without the GIL: what it printed, or
+ * culeak.Error. */
+static PyObject *run_printing(const struct cl_command_line *cl, struct cl_session *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return PyErr_NoMemory();
+    struct cl_error err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = s ? cl_command_run(cl, s, out, &err) : cl_command_run_offline(cl, out, &err);
+    fclose(out);
+    Py_END_ALLOW_THREADS
+    PyObject *result = rc ? fail_with(rc, err.msg)
+                          : PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
+    free(text);
+    return result;
+}
+
 /* Session.run(args): the command and its options in args; returns what it printed. */
 static PyObject *session_run(PyObject *self, PyObject *args)
 {
@@ -139,7 +164,7 @@ static PyObject *session_run(PyObject *self, PyObject *args)
         return fail_with(CL_E_USAGE, "a command is already running on this target");
     char *argv[MAX_ARGS + 1];
     int argc;
-    if (take_args(list, argv, &argc))
+    if (take_args(list, argv, MAX_ARGS, &argc))
         return NULL;
     struct cl_command_line cl = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
@@ -151,23 +176,10 @@ static PyObject *session_run(PyObject *self, PyObject *args)
         return fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc,
                          rc < 0 ? "no help here" : err.msg);
     }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out) {
-        free_args(argv, argc);
-        return PyErr_NoMemory();
-    }
     so->busy = true;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cl_command_run(&cl, so->s, out, &err);
-    fclose(out);
-    Py_END_ALLOW_THREADS
+    PyObject *result = run_printing(&cl, so->s);
     so->busy = false;
     free_args(argv, argc);
-    PyObject *result = rc ? fail_with(rc, err.msg)
-                          : PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
-    free(text);
     return result;
 }
 
@@ -182,6 +194,66 @@ static PyObject *session_close(PyObject *self, PyObject *noargs)
     so->s = NULL;
     Py_RETURN_NONE;
 }
+
+/* run_files(args): diff A B or merge A B..., which read snapshot files and no target. */
+static PyObject *run_files(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O", &list))
+        return NULL;
+    char **argv = calloc(MAX_FILE_ARGS + 1, sizeof *argv);
+    struct cl_command_line *cl = calloc(1, sizeof *cl);   /* a file and a target per rank: big */
+    int argc;
+    if (!argv || !cl || take_args(list, argv, MAX_FILE_ARGS, &argc)) {
+        free(argv);
+        free(cl);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    *cl = (struct cl_command_line){.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
+    struct cl_error err = {0};
+    int rc = cl_command_parse(argc, argv, 1, true, false, cl, &err);
+    if (rc == 0 && !cl_command_offline(cl))
+        rc = cl_error_set(&err, CL_E_USAGE, "%s reads a target: culeak.open it", cl->command);
+    PyObject *result = rc ? fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc,
+                                      rc < 0 ? "no help here" : err.msg)
+                          : run_printing(cl, NULL);
+    free_args(argv, argc);
+    free(argv);
+    free(cl);
+    return result;
+}
+
+/* children(pid): the pids of a live process's children (a torchrun agent's workers). */
+static PyObject *children(PyObject *module, PyObject *args)
+{
+    (void)module;
+    int pid;
+    if (!PyArg_ParseTuple(args, "i", &pid))
+        return NULL;
+    int pids[CL_MAX_TARGETS];
+    size_t n = cl_proc_children(pid, pids, CL_MAX_TARGETS);
+    if (n > CL_MAX_TARGETS) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "more than %d children", CL_MAX_TARGETS);
+        return fail_with(CL_E_USAGE, msg);
+    }
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *item = PyLong_FromLong(pids[i]);
+        if (!item || PyList_SetItem(list, (Py_ssize_t)i, item)) {   /* SetItem takes item */
+            Py_DECREF(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static PyMethodDef module_methods[] = {
+    {"run_files", run_files, METH_VARARGS, "run_files([command, files...]) -> the report's text"},
+    {"children", children, METH_VARARGS, "children(pid) -> [pid, ...]"},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyMethodDef session_methods[] = {
     {"run", session_run, METH_VARARGS, "run([command, options...]) -> the report's text"},
@@ -202,7 +274,8 @@ static PyType_Spec session_spec = {"culeak._native.Session", sizeof(struct sessi
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, .m_name = "culeak._native",
-    .m_doc = "culeak's engine (see the culeak package)", .m_size = -1};
+    .m_doc = "culeak's engine (see the culeak package)", .m_size = -1,
+    .m_methods = module_methods};
 
 PyMODINIT_FUNC PyInit__native(void)
 {

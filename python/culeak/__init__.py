@@ -9,14 +9,19 @@ A target is opened once: a live process is stopped while what can change in it i
 runs again while every report of this target is read from the copy (the CLI's --pid). Each method
 returns what the CLI's --json prints for that command, as plain dicts and lists (docs/python.md
 lists them). Failures raise culeak.Error, whose code is the CLI's ("no-process", "permission",
-"not-core", ...). The walk runs without the GIL, so threads can inspect several targets at once.
+"not-core", ...). The walk runs without the GIL, so threads can inspect several targets at once:
+every rank of a job, with children(agent_pid) for a torchrun agent's workers and merge() to
+compare their snapshots.
 """
+import builtins
+import contextlib
 import json
 import os
+import tempfile
 
 from culeak import _native
 
-__all__ = ["Error", "Target", "open", "version"]
+__all__ = ["Error", "Target", "children", "diff", "merge", "open", "version"]
 version = _native.version
 
 
@@ -57,6 +62,50 @@ def open(pid=None, core=None, dump=None, exe=None, sysroot=None, lib_path=(), co
         raise Error(*e.args) from None
 
 
+def children(pid):
+    """The pids of a live process's children: a torchrun agent's workers, one per rank ([] when
+    there are none or the process cannot be read)."""
+    return _native.children(pid)
+
+
+@contextlib.contextmanager
+def _as_files(snapshots):
+    """File names for snapshots: dicts as Target.snapshot() returns them (written to a temporary
+    folder for the block's time) or file names."""
+    with tempfile.TemporaryDirectory(prefix="culeak-") as d:
+        files = []
+        for i, snap in enumerate(snapshots):
+            if isinstance(snap, dict):
+                name = os.path.join(d, "%d.json" % i)
+                with builtins.open(name, "w") as f:
+                    json.dump(snap, f)
+                snap = name
+            files.append(os.fspath(snap))
+        yield files
+
+
+def _run_files(command, snapshots):
+    """command (diff, merge) on snapshot files alone, no target."""
+    with _as_files(snapshots) as files:
+        try:
+            return json.loads(_native.run_files([command, "--json"] + files))
+        except _native.Error as e:
+            raise Error(*e.args) from None
+
+
+def diff(before, after):
+    """Growth per holder pattern from one snapshot to another (the CLI's diff A B); each a dict
+    as Target.snapshot() returns it or a snapshot file's name."""
+    return _run_files("diff", [before, after])
+
+
+def merge(snapshots):
+    """The ranks of a job side by side (the CLI's merge): where a rank holds more than the median
+    of the ranks, by holder pattern. snapshots: one per rank, each a dict as Target.snapshot()
+    returns it or a snapshot file's name (from culeak snapshot -o on every node)."""
+    return _run_files("merge", list(snapshots))
+
+
 class Target:
     """One open target (culeak.open). Close it, or use it in a with block."""
 
@@ -73,9 +122,9 @@ class Target:
         """Detaches: a process culeak still holds stopped runs again."""
         self._session.close()
 
-    def _run(self, command, **options):
+    def _run(self, command, *files, **options):
         try:
-            text = self._session.run([command, "--json"] + _options(**options))
+            text = self._session.run([command] + list(files) + ["--json"] + _options(**options))
         except _native.Error as e:
             raise Error(*e.args) from None
         return json.loads(text)
@@ -111,5 +160,11 @@ class Target:
                          max_paths=max_paths)
 
     def snapshot(self):
-        """What holds tensor memory, by holder pattern: what `culeak diff` compares."""
+        """What holds tensor memory, by holder pattern: what diff and merge compare."""
         return self._run("snapshot")
+
+    def diff(self, before):
+        """Growth per holder pattern from before (a dict as snapshot() returns it, or a snapshot
+        file's name) to this target (the CLI's diff A --pid P)."""
+        with _as_files([before]) as files:
+            return self._run("diff", *files)

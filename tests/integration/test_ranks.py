@@ -2,10 +2,14 @@
 last rank keeps four times the outputs of the others): --children of torchrun's agent, several
 --pid, several --core and the snapshot files of `merge` each give every rank's report under the
 rank its environment names, and the ranks side by side name the leaking rank and pattern with
-the excess the ranks printed themselves. The agent alone says where its workers are."""
+the excess the ranks printed themselves, from the CLI and from the Python API. The agent alone
+says where its workers are."""
+import json
 import os
 import re
 import statistics
+import subprocess
+import sys
 
 import harness
 from harness import check, check_eq
@@ -78,6 +82,46 @@ def cores_and_merge():
                  "merge's sources")
 
 
+# docs/python.md's example of every rank of a job, with the test's ground truth printed as JSON
+API_SCRIPT = r"""
+import concurrent.futures, json, sys
+sys.path.insert(0, sys.argv[1])
+import culeak
+
+def snapshot(pid):
+    with culeak.open(pid=pid) as t:
+        return t.snapshot()
+
+workers = culeak.children(int(sys.argv[2]))
+with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+    snapshots = list(pool.map(snapshot, workers))
+merged = culeak.merge(snapshots)
+with culeak.open(pid=workers[0]) as t:
+    since = t.diff(snapshots[0])
+print(json.dumps({"workers": workers, "merged": merged, "since": since,
+                  "same": culeak.diff(snapshots[1], snapshots[1])}))
+"""
+
+
+def python_api():
+    """The Python API over every rank: children() of the agent, a snapshot of each opened in
+    threads, merge() of the dicts; diff() of a snapshot with itself and Target.diff() of a
+    stopped rank with its own snapshot find no growth."""
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "ranks.py", d) as p:
+        ranks = truth_of(p)
+        r = subprocess.run([sys.executable, "-c", API_SCRIPT, os.path.join(harness.ROOT, "build",
+                                                                           "python"), str(p.pid)],
+                           capture_output=True, text=True, timeout=300)
+        check_eq(r.returncode, 0, "the API: %s" % r.stderr[-2000:])
+        doc = json.loads(r.stdout)
+        for key, command in (("merged", "merge"), ("since", "diff"), ("same", "diff")):
+            harness.check_schema(doc[key], [command])
+        check_eq(sorted(doc["workers"]), sorted(ranks), "children()")
+        check_across(doc["merged"]["across_ranks"], ranks, "merge() of the API's snapshots")
+        check_eq((doc["since"]["changes"], doc["same"]["changes"]), ([], []),
+                 "diff of a snapshot with itself")
+
+
 def usage():
     for args, words in ((["dump", "--pid", "1", "--pid", "2", "-o", "x"], "reads one target"),
                         (["summary", "--pid", "1", "--pid", "2", "--html", "x"], "one target's"),
@@ -89,4 +133,5 @@ def usage():
 def tests():
     yield "live", live
     yield "cores-and-merge", cores_and_merge
+    yield "python-api", python_api
     yield "usage", usage
