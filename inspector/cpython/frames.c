@@ -163,28 +163,17 @@ bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
     return whole;
 }
 
-/* The line a frame is executing, or -1 when it cannot be told. */
-static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
+/* The line of the instruction at byte offset addr of code, or -1 when it cannot be told. */
+static int code_line(struct py_objects *o, uint64_t code, uint64_t addr)
 {
     const struct py_layout *l = o->rt->l;
     struct cl_target *t = o->rt->t;
     int32_t first;
     int64_t len;
-    uint64_t addr, table = py_word(o, code + l->co_linetable);
+    uint64_t table = py_word(o, code + l->co_linetable);
     if (cl_read(t, code + l->co_firstlineno, &first, sizeof first) || !table ||
         cl_read(t, table + l->ob_size, &len, sizeof len) || len < 0 || (uint64_t)len > MAX_LINETABLE)
         return -1;
-    if (l->lines == PY_LINES_LOCATIONS) {
-        uint64_t instr = py_word(o, frame + l->if_instr), base = code + l->co_code_adaptive;
-        if (instr < base)
-            return -1;
-        addr = instr - base;
-    } else {
-        int32_t lasti;
-        if (cl_read(t, frame + l->f_lasti, &lasti, sizeof lasti) || lasti < 0)
-            return -1;
-        addr = (uint64_t)lasti * (l->lines == PY_LINES_LINETABLE ? 2 : 1);
-    }
     uint8_t *bytes = malloc((size_t)len + 1);
     int line = -1;
     if (bytes && cl_read(t, table + l->bytes_data, bytes, (size_t)len) == 0)
@@ -193,6 +182,35 @@ static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
                                                  : py_line_locations(bytes, (size_t)len, first, addr);
     free(bytes);
     return line;
+}
+
+/* The line a frame is executing, or -1 when it cannot be told. */
+static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
+{
+    const struct py_layout *l = o->rt->l;
+    if (l->lines == PY_LINES_LOCATIONS) {
+        uint64_t instr = py_word(o, frame + l->if_instr), base = code + l->co_code_adaptive;
+        return instr < base ? -1 : code_line(o, code, instr - base);
+    }
+    int32_t lasti;
+    if (cl_read(o->rt->t, frame + l->f_lasti, &lasti, sizeof lasti) || lasti < 0)
+        return -1;
+    return code_line(o, code, (uint64_t)lasti * (l->lines == PY_LINES_LINETABLE ? 2 : 1));
+}
+
+bool py_code_locate(struct py_objects *o, uint64_t code, int64_t addr,
+                    struct py_code_location *out)
+{
+    const struct py_layout *l = o->rt->l;
+    const struct py_type *ty = py_object_type(o, code);
+    int32_t first;
+    if (!ty || ty->family != PY_F_CODE ||
+        !py_str_read(o, py_word(o, code + l->co_name), out->name, sizeof out->name) ||
+        !py_str_read(o, py_word(o, code + l->co_filename), out->file, sizeof out->file) ||
+        cl_read(o->rt->t, code + l->co_firstlineno, &first, sizeof first))
+        return false;
+    out->line = addr < 0 ? first : code_line(o, code, (uint64_t)addr);
+    return true;
 }
 
 bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap)

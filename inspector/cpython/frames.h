@@ -19,6 +19,16 @@ enum py_frame_kind py_frame_kind(struct py_objects *o, uint64_t frame);
 bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge);
 /* Describes a frame as "func() at file.py" for root names; false if it is not a Python frame. */
 bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap);
+/* Where a code object runs: its file, its function's name and the line of the instruction at
+ * byte offset addr (as PyCode_Addr2Line: the first line for a negative addr, -1 when the table
+ * has none). False when code is not a readable code object. */
+struct py_code_location {
+    char file[512];
+    char name[128];
+    int line;
+};
+bool py_code_locate(struct py_objects *o, uint64_t code, int64_t addr,
+                    struct py_code_location *out);
 /* The file a frame's code comes from; false if it cannot be read. */
 bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap);
 

@@ -33,7 +33,25 @@ struct cc_layout {
     /* Block */
     uint16_t blk_stream, blk_size, blk_requested, blk_pool, blk_ptr, blk_allocated, blk_mapped,
         blk_prev, blk_next, blk_expandable;
+    /* std::shared_ptr<GatheredContext> context_when_allocated, then the segment's: what
+     * torch.cuda.memory._record_memory_history() recorded (a torch::CapturedTraceback) */
+    uint16_t blk_context;
 };
+
+/* context_when_segment_allocated follows context_when_allocated: a shared_ptr is two words. */
+#define CC_SEGMENT_CONTEXT_AFTER 16
+
+/* torch::CapturedTraceback (torch/csrc/profiler/combined_traceback.h), what
+ * _record_memory_history() records per allocation; one shape from its introduction in 2.1 (its
+ * header) to 2.15 (probed on 2.11 to 2.15 by tests/layouts/probe_allocator.py): the
+ * GatheredContext vtable pointer, then
+ * std::vector<PyFrame> frames_ (innermost first), then std::vector<void*> cpp_frames_. A PyFrame
+ * is {PyCodeObject *code; int lasti}, lasti the instruction's byte offset. */
+#define CC_CAPTURED_TRACEBACK "N5torch17CapturedTracebackE"
+#define CC_CT_FRAMES 8
+#define CC_CT_CPP_FRAMES 32
+#define CC_PYFRAME_SIZE 16
+#define CC_PYFRAME_LASTI 8
 
 /* From 2.10 the DeviceCachingAllocator embeds a cudaDeviceProp, which is this much bigger in
  * CUDA 12 (1032 bytes in CUDA 12.8's headers) than in 13 (1008 in 13.0's); that moves every

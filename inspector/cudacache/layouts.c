@@ -5,7 +5,8 @@
  * confirmed on every walk by the structural checks; tests/integration/test_blocks.py compares
  * each with the allocator's own torch.cuda.memory._snapshot(). From 2.7 on, every table was read
  * off by tests/layouts/probe_allocator.py, which finds each offset from values the process knows
- * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0). Offsets worked out by hand
+ * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0; blk_context, added later,
+ * it found in 2.11.0 to 2.15.0, the older ones are the headers'). Offsets worked out by hand
  * from the allocator's source (c10/cuda/CUDACachingAllocator.cpp) disagreed with these wheels in
  * several places (docs/design.md lists them), so releases that have not been run (2.0, 2.2,
  * 2.3, 2.5) get no table: culeak tries each table on them, `--allocator-layout` can force one,
@@ -19,10 +20,12 @@
 /* Block gained registration_counter (everything from size on moved by 8) in 2.11. */
 #define BLOCK_2_10 \
     .blk_stream = 8, .blk_size = 48, .blk_requested = 56, .blk_pool = 64, .blk_ptr = 72, \
-    .blk_allocated = 80, .blk_mapped = 81, .blk_prev = 88, .blk_next = 96, .blk_expandable = 152
+    .blk_allocated = 80, .blk_mapped = 81, .blk_prev = 88, .blk_next = 96, .blk_context = 120, \
+    .blk_expandable = 152
 #define BLOCK_2_11 \
     .blk_stream = 8, .blk_size = 56, .blk_requested = 64, .blk_pool = 72, .blk_ptr = 80, \
-    .blk_allocated = 88, .blk_mapped = 89, .blk_prev = 96, .blk_next = 104, .blk_expandable = 160
+    .blk_allocated = 88, .blk_mapped = 89, .blk_prev = 96, .blk_next = 104, .blk_context = 128, \
+    .blk_expandable = 160
 /* DeviceStats at +40 of every DeviceCachingAllocator; its members never moved. */
 #define STATS .dca_allocated_bytes = 40 + 384, .dca_reserved_bytes = 40 + 480
 
@@ -34,7 +37,8 @@ static const struct cc_layout layouts[] = {
      .bp_size = 112, .bp_unmapped = 48, .bp_is_small = 96, .bp_owner = 104,
      .pp_large_blocks = 8,
      .blk_stream = 8, .blk_size = 48, .blk_requested = 56, .blk_pool = 64, .blk_ptr = 72,
-     .blk_allocated = 80, .blk_mapped = 81, .blk_prev = 88, .blk_next = 96, .blk_expandable = 144},
+     .blk_allocated = 80, .blk_mapped = 81, .blk_prev = 88, .blk_next = 96, .blk_context = 112,
+     .blk_expandable = 144},
     /* read off 2.4.1+cu121; no cudaDeviceProp in the DeviceCachingAllocator yet */
     {.name = "2.4", .major = 2, .first_minor = 4, .last_minor = 4, .cuda_major = 12,
      .nca_device_allocator = 22512, STATS,

@@ -17,6 +17,10 @@ struct cc_block {
     uint64_t addr;            /* the Block struct */
     uint64_t ptr, size, requested;
     enum cc_state state;
+    /* The GatheredContext recorded when the block, and when its segment, was allocated (torch's
+     * _record_memory_history); 0 when nothing was recorded. Unchecked: torch/alloc_stacks.h
+     * confirms what they point at. */
+    uint64_t context, segment_context;
 };
 
 struct cc_segment {

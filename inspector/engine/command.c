@@ -83,14 +83,43 @@ static int write_html(const char *path, struct cl_session *s, const struct cl_ho
     return rc;
 }
 
-static int write_torch_snapshot(const char *path, const struct cc_allocator *a,
-                                const struct torch_tensors *tt, const struct cl_holders *hs,
+/* What _record_memory_history() recorded of each block, for --torch-snapshot; NULL with a note
+ * when the objects cannot be read. Whatever is not read is noted too: those blocks' frames are
+ * then their holders only. */
+static struct cc_stacks *alloc_stacks(const struct cl_command_line *cli,
+                                               struct cl_session *s, const struct cc_allocator *a)
+{
+    struct py_heap *h;
+    struct cl_error why;
+    struct cc_stacks *st = malloc(sizeof *st);
+    if (!st || cl_session_heap(s, &cli->walk, &h, &why)) {
+        cl_note_add(&s->target->warnings, "recorded allocation stacks not read (%s)",
+                    st ? why.msg : "out of memory");
+        free(st);
+        return NULL;
+    }
+    cc_stacks_read(&h->objects, a, st);
+    if (st->unreadable)
+        cl_note_add(&s->target->warnings, "%llu recorded allocation stacks could not be read "
+                    "(no torch::CapturedTraceback where the block's context points): those "
+                    "blocks' frames are their holders", (unsigned long long)st->unreadable);
+    if (st->oom)
+        cl_note_add(&s->target->warnings, "out of memory reading allocation stacks: some blocks' "
+                    "frames are their holders");
+    if (st->cpp_frames)
+        cl_note_add(&s->target->warnings, "--torch-snapshot: the recorded stacks' %llu C++ frames "
+                    "are left out (their Python frames are kept)",
+                    (unsigned long long)st->cpp_frames);
+    return st;
+}
+
+static int write_torch_snapshot(const char *path, const struct cl_torch_snapshot_models *m,
                                 struct cl_error *err)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
         return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    cl_torch_snapshot_write(f, a, tt, hs);
+    cl_torch_snapshot_write(f, m);
     bool failed = ferror(f) != 0;
     if (fclose(f) != 0 || failed)
         return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
@@ -158,10 +187,15 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
     if (cl_session_holders(s, &cli->walk, cli->allocator_layout, &hs, &ignored))
         cl_note_add(&s->target->warnings, "tensors could not be read (%s); blocks are listed "
                     "without their holders", ignored.msg);
+    struct cc_stacks *stacks = cli->torch_snapshot ? alloc_stacks(cli, s, a) : NULL;
+    struct cl_torch_snapshot_models m = {a, hs ? &s->tensors : NULL, hs, stacks};
     struct cl_report_notes w = cl_session_notes(s);
-    cl_report_blocks(out, a, hs ? &s->tensors : NULL, hs, &cli->block_filter, cli->json, &w);
-    const struct torch_tensors *tt = hs ? &s->tensors : NULL;
-    if (cli->torch_snapshot && (rc = write_torch_snapshot(cli->torch_snapshot, a, tt, hs, err)))
+    cl_report_blocks(out, a, m.tensors, hs, &cli->block_filter, cli->json, &w);
+    rc = cli->torch_snapshot ? write_torch_snapshot(cli->torch_snapshot, &m, err) : 0;
+    if (stacks)
+        cc_stacks_free(stacks);
+    free(stacks);
+    if (rc)
         return rc;
     if (cli->html && !hs)
         return cl_error_set(err, CL_E_UNSUPPORTED, "--html needs the tensors, which could not "

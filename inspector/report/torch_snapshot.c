@@ -28,6 +28,25 @@ static void frame(struct cl_pickle *p, const char *name)
     cl_pickle_dict_end(p);
 }
 
+/* A recorded stack as torch symbolizes one: a frame per Python frame, innermost first. */
+static void recorded_frames(struct cl_pickle *p, const struct cc_stacks *s,
+                            const struct cc_stack *st)
+{
+    cl_pickle_list_begin(p);
+    for (uint32_t i = 0; st && i < st->n; i++) {
+        const struct py_code_location *where = &s->sites[s->frames[st->first + i]];
+        cl_pickle_dict_begin(p);
+        cl_pickle_str(p, "filename");
+        cl_pickle_str(p, where->file);
+        cl_pickle_str(p, "line");
+        cl_pickle_uint(p, (uint64_t)(int64_t)where->line);   /* torch's cast: -1 wraps too */
+        cl_pickle_str(p, "name");
+        cl_pickle_str(p, where->name);
+        cl_pickle_dict_end(p);
+    }
+    cl_pickle_list_end(p);
+}
+
 /* An allocated block's frames: every holder path of every storage in it, else what culeak
  * knows of why nothing names it. */
 static void block_frames(struct cl_pickle *p, const struct cc_block *b,
@@ -59,8 +78,7 @@ static void key_uint(struct cl_pickle *p, const char *key, uint64_t v)
 /* One segment as torch shows it: blocks [first, end) of device d, which an expandable segment
  * has one run of per mapped range. */
 static void segment(struct cl_pickle *p, const struct cc_device *d, const struct cc_segment *seg,
-                    uint32_t first, uint32_t end, const struct torch_tensors *tt,
-                    const struct cl_holders *hs)
+                    uint32_t first, uint32_t end, const struct cl_torch_snapshot_models *m)
 {
     uint64_t total = 0, allocated = 0, active = 0, requested = 0;
     for (uint32_t i = first; i < end; i++) {
@@ -89,8 +107,9 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
     cl_pickle_str(p, "is_expandable");
     cl_pickle_bool(p, seg->expandable);
     cl_pickle_str(p, "frames");
-    cl_pickle_list_begin(p);
-    cl_pickle_list_end(p);
+    recorded_frames(p, m->stacks, m->stacks ? cc_stack_at(m->stacks,
+                                                                d->blocks[first].segment_context)
+                                            : NULL);
     cl_pickle_str(p, "blocks");
     cl_pickle_list_begin(p);
     for (uint32_t i = first; i < end; i++) {
@@ -101,17 +120,22 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
         key_uint(p, "requested_size", b->requested);
         cl_pickle_str(p, "state");
         cl_pickle_str(p, state_name(b->state));
+        const struct cc_stack *st = m->stacks ? cc_stack_at(m->stacks, b->context) : NULL;
         cl_pickle_str(p, "frames");
-        block_frames(p, b, tt, hs);
+        if (st) {   /* who allocated it as its frames, and who holds it beside them */
+            recorded_frames(p, m->stacks, st);
+            cl_pickle_str(p, "culeak_holders");
+        }
+        block_frames(p, b, m->tensors, m->holders);
         cl_pickle_dict_end(p);
     }
     cl_pickle_list_end(p);
     cl_pickle_dict_end(p);
 }
 
-void cl_torch_snapshot_write(FILE *out, const struct cc_allocator *a,
-                             const struct torch_tensors *tt, const struct cl_holders *hs)
+void cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m)
 {
+    const struct cc_allocator *a = m->allocator;
     struct cl_pickle p;
     int devices = 0;
     cl_pickle_begin(&p, out);
@@ -129,7 +153,7 @@ void cl_torch_snapshot_write(FILE *out, const struct cc_allocator *a,
                 while (run < end && d->blocks[run].state != CC_UNMAPPED)
                     run++;
                 if (run > i)
-                    segment(&p, d, seg, i, run, tt, hs);
+                    segment(&p, d, seg, i, run, m);
                 i = run + 1;
             }
         }

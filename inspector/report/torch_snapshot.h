@@ -2,7 +2,9 @@
  * returns (segments with their blocks, states, streams and pools; one empty trace per device),
  * pickled, so torch's own viewers (python -m torch.cuda._memory_viz, the memory_viz page) open a
  * live job or a post-mortem core. Each allocated block's frames are what holds it: one frame
- * per holder path of each storage in it, for the viewers show a block's frames. */
+ * per holder path of each storage in it, for the viewers show a block's frames; where the
+ * process recorded allocation stacks (_record_memory_history), those are the frames, as torch's
+ * own snapshot has them (their Python frames), and the holders go under "culeak_holders". */
 #ifndef CULEAK_REPORT_TORCH_SNAPSHOT_H
 #define CULEAK_REPORT_TORCH_SNAPSHOT_H
 
@@ -10,11 +12,17 @@
 
 #include "cudacache/walk.h"
 #include "holders/holders.h"
+#include "cudacache/stacks.h"
 #include "torch/tensors.h"
 
-/* Writes every device of a (the report's --device and --state do not apply); tt and hs, NULL
- * when the tensors could not be read, give the frames. */
-void cl_torch_snapshot_write(FILE *out, const struct cc_allocator *a,
-                             const struct torch_tensors *tt, const struct cl_holders *hs);
+struct cl_torch_snapshot_models {
+    const struct cc_allocator *allocator;
+    const struct torch_tensors *tensors;     /* with holders: NULL when they could not be read */
+    const struct cl_holders *holders;
+    const struct cc_stacks *stacks; /* NULL when they could not be read */
+};
+
+/* Writes every device of the allocator (the report's --device and --state do not apply). */
+void cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m);
 
 #endif

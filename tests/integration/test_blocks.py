@@ -157,36 +157,44 @@ def cuda13_build_before_2_10():
         check(doc["warnings"] == [], "warnings: %r" % doc["warnings"])
 
 
-def torch_snapshot(kind, expandable):
+def torch_snapshot(kind, expandable, stacks=None):
     """--torch-snapshot writes what torch.cuda.memory._snapshot() returned in the process itself,
     field for field (frames apart: there culeak puts each allocated block's holders), and torch's
     own _memory_viz reads it: `stats` prints the same as for the process's snapshot, and
-    `segment_plot` makes its page. From a live process and from its core."""
+    `segment_plot` makes its page. From a live process and from its core. With allocation
+    stacks recorded (_record_memory_history(stacks=...)), every block's and segment's frames
+    are torch's own (its Python frames, when it also recorded C++ ones) and the holders go
+    under culeak_holders, also from what culeak dump saved."""
     def test():
         env = dict(harness.simgpu_env(), **(EXPANDABLE if expandable else {}))
+        record = ["--record-history", stacks] if stacks else []
         with harness.tempdir() as d:
             own, ours = os.path.join(d, "own.pickle"), os.path.join(d, "ours.pickle")
-            with harness.Process(PYTHON, "cuda_blocks.py", "--snapshot-to", own, env=env) as p:
-                target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
-                harness.culeak("blocks", *target, "--torch-snapshot", ours)
-            read = ("import pickle, sys, json\n"
-                    "def norm(s):\n"
-                    "    return sorted((g['address'], {k: v for k, v in g.items()"
-                    " if k not in ('frames', 'blocks')},"
-                    " [{k: v for k, v in b.items() if k != 'frames'} for b in g['blocks']])"
-                    " for g in s['segments'])\n"
-                    "own, ours = (pickle.load(open(f, 'rb')) for f in sys.argv[1:3])\n"
-                    "print(json.dumps({'same': norm(own) == norm(ours), 'own': repr(norm(own)),"
-                    " 'ours': repr(norm(ours)), 'traces': len(ours['device_traces']),"
-                    " 'frames': {hex(b['address']): [f['name'] for f in b['frames']]"
-                    " for g in ours['segments'] for b in g['blocks'] if b['frames']}}))\n")
-            r = subprocess.run([PYTHON, "-c", read, own, ours], capture_output=True, text=True)
+            with harness.Process(PYTHON, "cuda_blocks.py", "--snapshot-to", own, *record,
+                                 env=env) as p:
+                target = ["--core", harness.gcore(p.pid, d)] if kind == "gcore" else ["--pid", p.pid]
+                if kind == "dump":   # what culeak dump saved of the live process: the same
+                    harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "job.cldump"))
+                    target = ["--dump", os.path.join(d, "job.cldump")]
+                doc = harness.culeak_json("blocks", *target, "--torch-snapshot", ours)
+            r = subprocess.run([PYTHON, "-c", READ_SNAPSHOTS, own, ours], capture_output=True,
+                               text=True)
             got = json.loads(r.stdout or "null") or {}
             check(got.get("same"), "the export differs from torch's snapshot:\n  culeak %s\n"
                   "  torch  %s %s" % (got.get("ours"), got.get("own"), r.stderr[-1000:]))
             check_eq(got["traces"], 1, "device_traces")
+            holders = got["holders"] if stacks else got["frames"]
             for ptr, path in p.truth["held"].items():
-                check_eq(got["frames"].get(ptr), [path], "frames of the block at %s" % ptr)
+                check_eq(holders.get(ptr), [path], "holders of the block at %s" % ptr)
+            if stacks:
+                check(got["recorded"] and got["recorded_own"] == got["recorded"],
+                      "recorded stacks: culeak %r\n  torch %r" % (got["recorded"],
+                                                                   got["recorded_own"]))
+                check(any(len(f) >= 2 and f[0]["name"] == "allocate" and
+                          f[0]["filename"].endswith("cuda_blocks.py")
+                          for f in got["recorded"].values()), "no allocate() frame: %r" % got)
+                cpp = [w for w in doc["warnings"] if "C++ frames" in w]
+                check(bool(cpp) == (stacks == "all"), "C++ frames noted: %r" % doc["warnings"])
             viz = [PYTHON, "-W", "ignore", "-m", "torch.cuda._memory_viz"]
             stats = [subprocess.run(viz + ["stats", f], capture_output=True, text=True)
                      for f in (own, ours)]
@@ -199,6 +207,35 @@ def torch_snapshot(kind, expandable):
             check(r.returncode == 0 and os.path.getsize(page) > 1000,
                   "_memory_viz segment_plot: %s" % r.stderr[-1000:])
     return test
+
+
+# Reads torch's own snapshot and culeak's (argv 1, 2): whether they agree but for frames, the
+# frames and holders of culeak's blocks by address, and the recorded stacks of both: by block and
+# segment address, torch's Python frames (a C++ frame's file is no .py file)
+READ_SNAPSHOTS = r"""
+import json, pickle, sys
+def norm(s):
+    return sorted((g['address'], {k: v for k, v in g.items() if k not in ('frames', 'blocks')},
+                   [{k: v for k, v in b.items() if k not in ('frames', 'culeak_holders')}
+                    for b in g['blocks']]) for g in s['segments'])
+def recorded(s):
+    out = {}
+    for g in s['segments']:
+        for what, x in [('segment', g)] + [('block', b) for b in g['blocks']]:
+            frames = [f for f in x.get('frames', []) if f['filename'].endswith('.py')]
+            if frames:
+                out['%s %x' % (what, x['address'])] = frames
+    return out
+own, ours = (pickle.load(open(f, 'rb')) for f in sys.argv[1:3])
+blocks = [b for g in ours['segments'] for b in g['blocks']]
+print(json.dumps({'same': norm(own) == norm(ours), 'own': repr(norm(own)),
+                  'ours': repr(norm(ours)), 'traces': len(ours['device_traces']),
+                  'frames': {hex(b['address']): [f['name'] for f in b['frames']]
+                             for b in blocks if b['frames']},
+                  'holders': {hex(b['address']): [f['name'] for f in b['culeak_holders']]
+                              for b in blocks if b.get('culeak_holders')},
+                  'recorded': recorded(ours), 'recorded_own': recorded(own)}))
+"""
 
 
 def chromium(url, *args):
@@ -302,6 +339,9 @@ def tests():
     for kind in ("live", "gcore"):
         yield "torch-snapshot:%s" % kind, torch_snapshot(kind, False)
     yield "torch-snapshot:expandable:live", torch_snapshot("live", True)
+    for kind in ("live", "gcore", "dump"):
+        yield "torch-snapshot:recorded-python:%s" % kind, torch_snapshot(kind, False, "python")
+    yield "torch-snapshot:recorded-all:live", torch_snapshot("live", False, "all")
     yield "html", html_page
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
     yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")

@@ -132,10 +132,27 @@ def fill():
     with torch.cuda.stream(grow):
         keep['expandable'] = torch.empty(5000001, dtype=torch.uint8, device='cuda')
     keep['grow_stream'] = grow
+    # with allocation stacks recorded, on a stream of their own, not expandable: a large block
+    # split off a new segment, and a small one
+    torch.cuda.memory._set_allocator_settings('expandable_segments:False')
+    torch.cuda.memory._record_memory_history(stacks='python')
+    keep['recorded_stream'] = torch.cuda.Stream()
+    with torch.cuda.stream(keep['recorded_stream']):
+        keep['recorded'] = [recorded_allocation(n) for n in (3000001, 1000001)]
+    torch.cuda.memory._record_memory_history(enabled=None)
     # allocated once more and freed: the peak of allocated_bytes is then not its current value
     gone = torch.empty(5001, dtype=torch.uint8, device='cuda')
     del gone
     return keep
+
+
+def recorded_allocation(n):
+    """A tensor allocated here, with how deep the Python stack is (what the allocator records:
+    this frame innermost)."""
+    depth, f = 0, sys._getframe()
+    while f:
+        depth, f = depth + 1, f.f_back
+    return torch.empty(n, dtype=torch.uint8, device='cuda'), depth
 
 
 def snapshot_blocks():
@@ -257,6 +274,46 @@ def block_members(out):
     return {v for k, v in out.items() if k.startswith('blk_')}
 
 
+def class_name(obj):
+    """The mangled RTTI name of the polymorphic object at obj, or None."""
+    if not (obj and obj % 8 == 0 and readable(obj)):
+        return None
+    vptr = u64(obj)
+    if not (vptr and readable(vptr - 8)) or not readable(u64(vptr - 8) + 8):
+        return None
+    name = u64(u64(vptr - 8) + 8)
+    return ctypes.string_at(name, 64).split(b'\0')[0].decode() if readable(name, 64) else None
+
+
+def find_context(keep, blocks, out):
+    """Block.context_when_allocated: where the two recorded blocks point at a
+    torch::CapturedTraceback each, and every other block at nothing; that CapturedTraceback's
+    frames_ vector (culeak's TORCH_CT_FRAMES) holds the recording frame's code object first and
+    as many frames as the stack was deep; context_when_segment_allocated follows
+    (CC_SEGMENT_CONTEXT_AFTER)."""
+    ptrs = [t.data_ptr() for t, _ in keep['recorded']]
+    rec = [next(b for b in blocks if b['ptr'] == p) for p in ptrs]
+    others = [b for b in blocks if b['ptr'] not in ptrs]
+    cands = [o for o in range(0, MAX_BLOCK, 8)
+             if o not in block_members(out) and
+             all(class_name(u64(b['start'] + o)) == 'N5torch17CapturedTracebackE' for b in rec) and
+             u64(rec[0]['start'] + o) != u64(rec[1]['start'] + o) and
+             all(u64(b['start'] + o) == 0 for b in others)]
+    out['blk_context'] = unique(cands, 'Block.context_when_allocated')
+    # a split hands the allocation a new Block and leaves the segment's own, which carries the
+    # segment's context, as the free tail
+    tail = [b for b in blocks if b['segment'] == rec[0]['segment']][-1]
+    if tail['state'] != 'inactive' or \
+            u64(tail['start'] + out['blk_context'] + 16) != u64(rec[0]['start'] + out['blk_context']):
+        fail('Block.context_when_segment_allocated: not at +16 of the segment\'s free tail')
+    for b, (_, depth) in zip(rec, keep['recorded']):
+        ct = u64(b['start'] + out['blk_context'])
+        begin, end = u64(ct + 8), u64(ct + 16)
+        if (end - begin) != 16 * depth or u64(begin) != id(recorded_allocation.__code__):
+            fail('CapturedTraceback.frames_: not at +8 (%d frames, want %d)' % (
+                (end - begin) // 16, depth))
+
+
 # ---------------------------------------------------------------- std::set and ska tables
 
 def set_values(s):
@@ -308,8 +365,8 @@ def probe():
     global MAPS
     keep = fill()
     torch.cuda.synchronize()
+    blocks = snapshot_blocks()   # first: what it frees (a big snapshot's memory) is then gone
     MAPS = maps()
-    blocks = snapshot_blocks()
     grow = keep['grow_stream'].cuda_stream
     for b in blocks:
         b['expandable'] = b['stream'] == grow
@@ -346,6 +403,8 @@ def probe():
     alloc = [o for o in alloc if o + 1 in block_word_offsets(blocks, lambda b: 1, width=1)]
     out['blk_allocated'] = unique(alloc, 'Block.allocated')
     out['blk_mapped'] = out['blk_allocated'] + 1
+
+    find_context(keep, blocks, out)
 
     # pool: one BlockPool* per pool, the device's large and small pools 1 word apart by size
     def pool_key(b):

@@ -5,7 +5,9 @@ into a list, and a raw caching_allocator_alloc() that no tensor holds. Run it wi
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True for the same in expandable segments. Prints, as
 ground truth, what torch.cuda.memory._snapshot() says of the allocator just before pausing, then
 READY, and waits (or aborts with --abort). --snapshot-to FILE also pickles the whole snapshot
-there, as torch's own tools save it."""
+there, as torch's own tools save it. --record-history STACKS turns on
+torch.cuda.memory._record_memory_history(stacks=STACKS) ("python" or "all") before the first
+allocation, so every block and segment carries the stack that allocated it."""
 import json
 import os
 import sys
@@ -13,7 +15,17 @@ import time
 
 import torch
 
-history = [torch.empty(n, device="cuda") for n in (100, 5000, 300000, 64)]   # small and large
+if "--record-history" in sys.argv:
+    torch.cuda.memory._record_memory_history(
+        stacks=sys.argv[sys.argv.index("--record-history") + 1])
+
+
+def allocate(n):
+    """A frame of its own: a recorded stack two deep (three with 3.11's list comprehension)."""
+    return torch.empty(n, device="cuda")
+
+
+history = [allocate(n) for n in (100, 5000, 300000, 64)]   # small and large
 scratch = [torch.empty(200000, device="cuda") for _ in range(3)]
 del scratch[1]                      # a hole inside a large segment: a split, inactive block
 side = torch.cuda.Stream()

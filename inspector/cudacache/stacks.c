@@ -1,0 +1,125 @@
+#include "cudacache/stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudacache/layout.h"
+#include "torch/cxx.h"
+#include "util/vec.h"
+
+#define MAX_FRAMES 4096   /* Python frames of one stack: deeper than any recursion limit */
+
+/* A std::vector's [begin, end) of elem-byte items, checked: false when it is not one. */
+static bool vector_of(struct cl_target *t, uint64_t at, size_t elem, uint64_t *begin,
+                      uint64_t *n)
+{
+    uint64_t v[3];   /* begin, end, end of storage */
+    if (cl_read(t, at, v, sizeof v) || v[0] > v[1] || v[1] > v[2] || (v[1] - v[0]) % elem ||
+        (v[0] == 0) != (v[2] == 0))
+        return false;
+    *begin = v[0];
+    *n = (v[1] - v[0]) / elem;
+    return true;
+}
+
+/* The index in s->sites of the code object's place at byte offset lasti, or UINT32_MAX when
+ * code is no readable code object or memory ran out. */
+static uint32_t site(struct py_objects *o, uint64_t code, int32_t lasti,
+                     struct cc_stacks *s)
+{
+    /* user-space pointers fit in 48 bits, and the offsets of all but the longest functions in
+     * 16: one key for both; the rare place past it is just not cached */
+    bool cacheable = code < (1ull << 48) && lasti >= -1 && lasti < 0xffff;
+    uint64_t key = code | (uint64_t)(lasti + 1) << 48;
+    uint32_t i = cacheable ? cl_addrmap_get(&s->by_site, key) : UINT32_MAX;
+    if (i != UINT32_MAX)
+        return i;
+    if (!CL_VEC_RESERVE(s->sites, s->nsites, s->sites_cap)) {
+        s->oom = true;
+        return UINT32_MAX;
+    }
+    if (!py_code_locate(o, code, lasti, &s->sites[s->nsites]))
+        return UINT32_MAX;
+    bool inserted;   /* a failed insert only costs reading the place again */
+    if (cacheable)
+        (void)cl_addrmap_put(&s->by_site, key, (uint32_t)s->nsites, &inserted);
+    return (uint32_t)s->nsites++;
+}
+
+/* Reads the CapturedTraceback at ctx as a new stack; false when it is none or unreadable. */
+static bool read_stack(struct py_objects *o, uint64_t ctx, struct cc_stacks *s)
+{
+    struct cl_target *t = o->rt->t;
+    char type[64];
+    uint64_t frames, n, cpp, ncpp;
+    if (!cxx_class_name(t, ctx, type, sizeof type) || strcmp(type, CC_CAPTURED_TRACEBACK) ||
+        !vector_of(t, ctx + CC_CT_FRAMES, CC_PYFRAME_SIZE, &frames, &n) || n > MAX_FRAMES ||
+        !vector_of(t, ctx + CC_CT_CPP_FRAMES, sizeof(uint64_t), &cpp, &ncpp))
+        return false;
+    struct cc_stack stack = {(uint32_t)s->nframes, 0};
+    for (; stack.n < n; stack.n++) {
+        uint64_t at = frames + stack.n * CC_PYFRAME_SIZE, code;
+        int32_t lasti;
+        uint32_t where;
+        if (cl_read_u64(t, at, &code) ||
+            cl_read(t, at + CC_PYFRAME_LASTI, &lasti, sizeof lasti) ||
+            (where = site(o, code, lasti, s)) == UINT32_MAX)
+            break;
+        if (!CL_VEC_RESERVE(s->frames, s->nframes, s->frames_cap)) {
+            s->oom = true;
+            break;
+        }
+        s->frames[s->nframes++] = where;
+    }
+    if (stack.n < n || !CL_VEC_RESERVE(s->stacks, s->nstacks, s->stacks_cap)) {
+        s->nframes = stack.first;   /* a stack is whole or not there */
+        s->oom |= stack.n == n;
+        return false;
+    }
+    s->cpp_frames += ncpp;
+    s->stacks[s->nstacks++] = stack;
+    return true;
+}
+
+#define NOT_READ (UINT32_MAX - 1)   /* by_context's value for a context that is no stack */
+
+static void add(struct py_objects *o, uint64_t ctx, struct cc_stacks *s)
+{
+    if (!ctx || cl_addrmap_get(&s->by_context, ctx) != UINT32_MAX)
+        return;
+    uint32_t index = (uint32_t)s->nstacks;
+    if (!read_stack(o, ctx, s)) {
+        s->unreadable++;
+        index = NOT_READ;
+    }
+    bool inserted;
+    if (cl_addrmap_put(&s->by_context, ctx, index, &inserted) == UINT32_MAX)
+        s->oom = true;
+}
+
+void cc_stacks_read(struct py_objects *o, const struct cc_allocator *a,
+                             struct cc_stacks *out)
+{
+    *out = (struct cc_stacks){0};
+    for (uint32_t d = 0; d < a->ndevices; d++)
+        for (uint32_t b = 0; b < a->devices[d].nblocks; b++) {
+            add(o, a->devices[d].blocks[b].context, out);
+            add(o, a->devices[d].blocks[b].segment_context, out);
+        }
+}
+
+const struct cc_stack *cc_stack_at(const struct cc_stacks *s, uint64_t context)
+{
+    uint32_t i = context ? cl_addrmap_get(&s->by_context, context) : UINT32_MAX;
+    return i >= NOT_READ ? NULL : &s->stacks[i];
+}
+
+void cc_stacks_free(struct cc_stacks *s)
+{
+    free(s->sites);
+    free(s->frames);
+    free(s->stacks);
+    cl_addrmap_free(&s->by_context);
+    cl_addrmap_free(&s->by_site);
+    *s = (struct cc_stacks){0};
+}
