@@ -35,8 +35,9 @@ static const char usage_target[] =
     "                   processes, read in parallel, each report under its rank)\n"
     "  --children PID   every child process of PID: the workers of a torchrun agent\n"
     "  --copy-limit N   copy at most N bytes (K, M, G: powers of 1024; default 4G, or half\n"
-    "                   the memory available if less); a process with more stays stopped\n"
-    "                   until culeak is done, and so does any with --copy-limit 0\n"
+    "                   the memory available if less; shared by the processes read at\n"
+    "                   once); a process with more stays stopped until culeak is done,\n"
+    "                   and so does any with --copy-limit 0\n"
     "  --core FILE      a core file (kernel core or gdb's gcore; repeatable, as --pid)\n"
     "  --dump FILE      a file culeak dump wrote\n"
     "  --exe PATH       the executable the core was made from, if it has moved\n"
@@ -395,9 +396,9 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
     if (cli->command && strcmp(cli->command, "watch") == 0 && !so->pid && allow_target)
         return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
     bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
-    if (!so->pid && cli->given >> O_COPY_LIMIT & 1)
-        return cl_error_set(err, CL_E_USAGE, "--copy-limit applies to a live process (--pid) "
-                            "only");
+    if (!so->pid && !cli->npids && !cli->children_of && cli->given >> O_COPY_LIMIT & 1)
+        return cl_error_set(err, CL_E_USAGE, "--copy-limit applies to live processes (--pid, "
+                            "--children) only");
     if (!allow_target && target)
         return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --dump, "
                             "--exe, --sysroot and --lib-path do not apply here");

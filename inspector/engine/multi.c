@@ -17,6 +17,7 @@ struct target {
     int pid;                  /* a live process, or 0 */
     const char *core;         /* or a core */
     char dir[64];             /* the worker's files: meta, report, snapshot */
+    uint64_t copy_limit;      /* its share of the copy budget (live) */
     pid_t worker;
     int status;               /* the command's status in the worker */
     char error[512];
@@ -77,6 +78,7 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     c.session.pid = t->pid;
     c.session.core = t->core;
     c.walk.progress = NULL;   /* one terminal, many workers */
+    c.session.open.copy_limit = t->copy_limit;
     struct cl_error err = {0};
     struct cl_session *s = NULL;
     FILE *meta = file_in(t, "meta", "w"), *report = file_in(t, "report", "w");
@@ -268,8 +270,13 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
     int rc = collect(cli, &v, &n, err);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t bound = cpus > 0 ? (size_t)cpus : 1, running = 0, started = 0;
+    /* The processes copied at once share one budget: this machine's memory is one. */
+    uint64_t budget = cli->session.open.copy_limit ? cli->session.open.copy_limit
+                                                   : cl_default_copy_limit();
+    uint64_t share = budget / (n && n < bound ? n : bound);
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     for (size_t i = 0; !rc && i < n; i++) {
+        v[i].copy_limit = share ? share : 1;   /* 0 would mean: copy nothing */
         snprintf(v[i].dir, sizeof v[i].dir, "%.40s/culeak-XXXXXX", tmp);
         if (!mkdtemp(v[i].dir))
             rc = cl_error_set(err, CL_E_IO, "cannot make a folder in %s for the workers", tmp);

@@ -458,7 +458,7 @@ static double now(void)
  * Past that the copy is no longer a short pause: at about 2 GB/s a copy of 4 GiB stops the process
  * for 2 s, about as long as walking a big heap while stopped, which reads only what it needs. */
 #define DEFAULT_COPY_MAX (4ull << 30)
-static uint64_t default_copy_limit(void)
+uint64_t cl_default_copy_limit(void)
 {
     uint64_t kib = 0;
     FILE *f = fopen("/proc/meminfo", "r");
@@ -474,7 +474,7 @@ static uint64_t default_copy_limit(void)
 
 static uint64_t copy_limit(const struct cl_open_options *opt)
 {
-    return opt && opt->copy_limit ? opt->copy_limit : default_copy_limit();
+    return opt && opt->copy_limit ? opt->copy_limit : cl_default_copy_limit();
 }
 
 /* Plans the copy from the mappings as they are while the process still runs, and reserves its

@@ -91,6 +91,8 @@ struct cl_open_options {
     bool keep_stopped;
 };
 
+/* The copy limit when none is given: half of the memory available, at most 4 GiB. */
+uint64_t cl_default_copy_limit(void);
 /* Opens a live process, stopping all its threads (unless assume_stopped). */
 int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_target **out,
                         struct cl_error *err);

@@ -3,7 +3,7 @@ last rank keeps four times the outputs of the others): --children of torchrun's 
 --pid, several --core and the snapshot files of `merge` each give every rank's report under the
 rank its environment names, and the ranks side by side name the leaking rank and pattern with
 the excess the ranks printed themselves, from the CLI and from the Python API. The agent alone
-says where its workers are."""
+says where its workers are; the ranks read at once share the copy budget."""
 import json
 import os
 import re
@@ -63,6 +63,13 @@ def live():
         info = harness.culeak_json("info", "--pid", pids[1])
         check_eq(info["rank"], {k: ranks[pids[1]][k] for k in ("rank", "local_rank", "world_size")},
                  "info's rank")
+        # the processes copied at once share the copy budget: 64 MiB, less than any rank's
+        # writable memory, split between as many as run at once
+        doc = harness.culeak_json("info", "--children", p.pid, "--copy-limit", "64M")
+        share = 64 // min(len(ranks), os.cpu_count())
+        for t in doc["targets"]:
+            check(any("than the copy limit (%d MiB" % share in w for w in t["report"]["warnings"]),
+                  "rank %s's share of --copy-limit: %r" % (t["rank"], t["report"]["warnings"]))
 
 
 def cores_and_merge():
