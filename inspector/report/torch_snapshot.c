@@ -28,13 +28,13 @@ static void frame(struct cl_pickle *p, const char *name)
     cl_pickle_dict_end(p);
 }
 
-/* A recorded stack as torch symbolizes one: a frame per Python frame, innermost first. */
+/* A recorded stack as torch symbolizes one. */
 static void recorded_frames(struct cl_pickle *p, const struct cc_stacks *s,
                             const struct cc_stack *st)
 {
     cl_pickle_list_begin(p);
     for (uint32_t i = 0; st && i < st->n; i++) {
-        const struct py_code_location *where = &s->sites[s->frames[st->first + i]];
+        const struct cc_frame *where = &s->sites[s->frames[st->first + i]];
         cl_pickle_dict_begin(p);
         cl_pickle_str(p, "filename");
         cl_pickle_str(p, where->file);

@@ -4,7 +4,7 @@
  * live job or a post-mortem core. Each allocated block's frames are what holds it: one frame
  * per holder path of each storage in it, for the viewers show a block's frames; where the
  * process recorded allocation stacks (_record_memory_history), those are the frames, as torch's
- * own snapshot has them (their Python frames), and the holders go under "culeak_holders". */
+ * own snapshot has them, and the holders go under "culeak_holders". */
 #ifndef CULEAK_REPORT_TORCH_SNAPSHOT_H
 #define CULEAK_REPORT_TORCH_SNAPSHOT_H
 
