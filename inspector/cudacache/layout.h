@@ -42,8 +42,8 @@ struct cc_layout {
 #define CC_SEGMENT_CONTEXT_AFTER 16
 
 /* torch::CapturedTraceback (torch/csrc/profiler/combined_traceback.h), what
- * _record_memory_history() records per allocation; one shape from its introduction in 2.1 (its
- * header) to 2.15 (probed on 2.11 to 2.15 by tests/layouts/probe_allocator.py): the
+ * _record_memory_history() records per allocation; one shape from 2.1 to 2.15 (probed in every
+ * wheel of the tables, 2.1.2 to 2.15.0, by tests/layouts/probe_allocator.py): the
  * GatheredContext vtable pointer, then
  * std::vector<PyFrame> frames_ (innermost first), then std::vector<void*> cpp_frames_. A PyFrame
  * is {PyCodeObject *code; int lasti}, lasti the instruction's byte offset. */

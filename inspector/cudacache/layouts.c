@@ -5,12 +5,11 @@
  * confirmed on every walk by the structural checks; tests/integration/test_blocks.py compares
  * each with the allocator's own torch.cuda.memory._snapshot(). From 2.7 on, every table was read
  * off by tests/layouts/probe_allocator.py, which finds each offset from values the process knows
- * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0; blk_context, added later,
- * it found in 2.11.0 to 2.15.0, the older ones are the headers'). Offsets worked out by hand
- * from the allocator's source (c10/cuda/CUDACachingAllocator.cpp) disagreed with these wheels in
- * several places (docs/design.md lists them), so releases that have not been run (2.0, 2.2,
- * 2.3, 2.5) get no table: culeak tries each table on them, `--allocator-layout` can force one,
- * and the structural checks say whether it fits. */
+ * (and gives the older tables back from their wheels, 2.1.2 to 2.15.0, blk_context included).
+ * Offsets worked out by hand from the allocator's source (c10/cuda/CUDACachingAllocator.cpp)
+ * disagreed with these wheels in several places (docs/design.md lists them), so releases that
+ * have not been run (2.0, 2.2, 2.3, 2.5) get no table: culeak tries each table on them,
+ * `--allocator-layout` can force one, and the structural checks say whether it fits. */
 #include <stdio.h>
 #include <string.h>
 

@@ -209,6 +209,26 @@ def torch_snapshot(kind, expandable, stacks=None):
     return test
 
 
+def recorded_stacks(release):
+    """The allocation stacks, from the Block offset of each release's table: every block's and
+    segment's frames in culeak's export equal those of torch's own snapshot (those release's
+    snapshots have other fields than the export, which follows the newest)."""
+    def test():
+        python, _, cuda = RELEASES[release]
+        with harness.tempdir() as d:
+            own, ours = os.path.join(d, "own.pickle"), os.path.join(d, "ours.pickle")
+            with harness.Process(python, "cuda_blocks.py", "--snapshot-to", own,
+                                 "--record-history", "python", env=harness.simgpu_env(cuda)) as p:
+                harness.culeak("blocks", "--pid", p.pid, "--torch-snapshot", ours)
+            r = subprocess.run([python, "-c", READ_SNAPSHOTS, own, ours], capture_output=True,
+                               text=True)
+            got = json.loads(r.stdout or "null") or {}
+            check(got.get("recorded") and got["recorded"] == got["recorded_own"],
+                  "recorded stacks: culeak %r\n  torch %r %s" % (
+                      got.get("recorded"), got.get("recorded_own"), r.stderr[-1000:]))
+    return test
+
+
 # Reads torch's own snapshot and culeak's (argv 1, 2): whether they agree but for frames, the
 # frames and holders of culeak's blocks by address, and the recorded stacks of both: by block and
 # segment address, torch's Python frames (a C++ frame's file is no .py file)
@@ -342,6 +362,11 @@ def tests():
     for kind in ("live", "gcore", "dump"):
         yield "torch-snapshot:recorded-python:%s" % kind, torch_snapshot(kind, False, "python")
     yield "torch-snapshot:recorded-all:live", torch_snapshot("live", False, "all")
+    # each Block layout family's own offset: 2.1, 2.4 to 2.10 (2.10 stands for them), 2.11 on
+    for release in ("2.1", "2.10"):
+        yield "torch-snapshot:recorded:torch-%s" % release, recorded_stacks(release)
+    for release in ("2.4", "2.6", "2.7", "2.8", "2.9", "2.11", "2.12", "2.13", "2.15"):
+        yield "torch-snapshot:recorded:torch-%s" % release, recorded_stacks(release), "full"
     yield "html", html_page
     yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
     yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")

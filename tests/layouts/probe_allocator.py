@@ -20,7 +20,9 @@ Prints one JSON object with the cc_layout fields (and the CUDA major of the buil
 a message on stderr when a discovery fails or is ambiguous. It gives back the existing tables
 from every wheel they were read off, 2.1.2 to 2.15.0 (but for 2.13-2.15's unmapped set, which
 it found at +96, not +48), and read off 2.7.1, 2.8.0 and 2.9.1, the same output on every
-run. About 15 s of CPU per run, most of it the memory search.
+run; blk_context, found later (with a block allocated while _record_memory_history() records),
+it found in each of those wheels where the tables have it. About 15 s of CPU per run, most of it
+the memory search.
 """
 import ctypes
 import json
