@@ -2,9 +2,9 @@
  * One Session is one open target: a live process copied once (or stopped, past the copy limit),
  * a core, or a dump; each run() is a command on it, returning the report's text, so several
  * reports come from one look at the process; run_files() runs the commands that read snapshot
- * files only (diff A B, merge), and children() lists a torchrun agent's workers. Built against the stable ABI (3.8+), as the gdb
- * plugin is, so one binary serves every CPython. The walk runs without the GIL: threads can
- * inspect several targets at once. */
+ * files only (diff A B, merge), and children() lists a torchrun agent's workers. Built against
+ * the stable ABI (3.8+), as the gdb plugin is, so one binary serves every CPython. The walk runs
+ * without the GIL: threads can inspect several targets at once. */
 #define Py_LIMITED_API 0x03080000
 #include <Python.h>
 
@@ -16,7 +16,7 @@
 #include "target/children.h"
 #include "util/version.h"
 
-#define MAX_ARGS 64                       /* a target's options, or a command's */
+#define MAX_ARGS 64                          /* a target's options, or a command's */
 #define MAX_FILE_ARGS (CL_MAX_TARGETS + 8)   /* merge: a file per rank */
 
 static PyObject *error_type;   /* culeak._native.Error(code, message) */

@@ -44,9 +44,9 @@ struct cc_layout {
 /* torch::CapturedTraceback (torch/csrc/profiler/combined_traceback.h), what
  * _record_memory_history() records per allocation; one shape from 2.1 to 2.15 (probed in every
  * wheel of the tables, 2.1.2 to 2.15.0, by tests/layouts/probe_allocator.py): the
- * GatheredContext vtable pointer, then
- * std::vector<PyFrame> frames_ (innermost first), then std::vector<void*> cpp_frames_. A PyFrame
- * is {PyCodeObject *code; int lasti}, lasti the instruction's byte offset. */
+ * GatheredContext vtable pointer, then std::vector<PyFrame> frames_ (innermost first), then
+ * std::vector<void*> cpp_frames_. A PyFrame is {PyCodeObject *code; int lasti}, lasti the
+ * instruction's byte offset. */
 #define CC_CAPTURED_TRACEBACK "N5torch17CapturedTracebackE"
 #define CC_CT_FRAMES 8
 #define CC_CT_CPP_FRAMES 32

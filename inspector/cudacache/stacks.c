@@ -50,7 +50,7 @@ static uint32_t python_site(struct py_objects *o, uint64_t code, int32_t lasti,
     /* user-space pointers fit in 48 bits, and the offsets of all but the longest functions in
      * 16: one key for both; the rare place past it is just not cached */
     bool cacheable = code < (1ull << 48) && lasti >= -1 && lasti < 0xffff;
-    uint64_t key = code | (uint64_t)(lasti + 1) << 48;
+    uint64_t key = code | ((uint64_t)(int64_t)lasti + 1) << 48;
     uint32_t i = cacheable ? cl_addrmap_get(&s->by_code, key) : UINT32_MAX;
     struct py_code_location where;
     if (i != UINT32_MAX)

@@ -230,12 +230,13 @@ static bool build_segments(struct walk *w, struct cc_device *d)
             .expandable = cl_read_ptr_or_0(w->t, head + l->blk_expandable) != 0};
         for (uint64_t b = head, prev = 0; b && ok;
              prev = b, b = cl_read_ptr_or_0(w->t, b + l->blk_next)) {
+            uint64_t context = b + l->blk_context;
             struct cc_block blk = {.addr = b, .ptr = cl_read_ptr_or_0(w->t, b + l->blk_ptr),
                                    .size = cl_read_ptr_or_0(w->t, b + l->blk_size),
                                    .requested = cl_read_ptr_or_0(w->t, b + l->blk_requested),
-                                   .context = cl_read_ptr_or_0(w->t, b + l->blk_context),
-                                   .segment_context =
-                                       cl_read_ptr_or_0(w->t, b + l->blk_context + CC_SEGMENT_CONTEXT_AFTER)};
+                                   .context = cl_read_ptr_or_0(w->t, context),
+                                   .segment_context = cl_read_ptr_or_0(
+                                       w->t, context + CC_SEGMENT_CONTEXT_AFTER)};
             uint8_t flags[2] = {0, 1};
             /* stays {0, 1} (not allocated, mapped) when unreadable */
             (void)cl_read(w->t, b + l->blk_allocated, flags, sizeof flags);

@@ -7,6 +7,7 @@
 
 #include "cpython/runtime.h"
 #include "cpython/layout_check.h"
+#include "cudacache/stacks.h"
 #include "engine/cmdline.h"
 #include "engine/ranks.h"
 #include "engine/snapshot.h"
@@ -86,8 +87,8 @@ static int write_html(const char *path, struct cl_session *s, const struct cl_ho
 /* What _record_memory_history() recorded of each block, for --torch-snapshot; NULL with a note
  * when the objects cannot be read. Whatever is not read is noted too: those blocks' frames are
  * then their holders only. */
-static struct cc_stacks *alloc_stacks(const struct cl_command_line *cli,
-                                               struct cl_session *s, const struct cc_allocator *a)
+static struct cc_stacks *alloc_stacks(const struct cl_command_line *cli, struct cl_session *s,
+                                      const struct cc_allocator *a)
 {
     struct py_heap *h;
     struct cl_error why;

@@ -106,10 +106,10 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
     cl_pickle_pair(p);
     cl_pickle_str(p, "is_expandable");
     cl_pickle_bool(p, seg->expandable);
-    cl_pickle_str(p, "frames");
-    recorded_frames(p, m->stacks, m->stacks ? cc_stack_at(m->stacks,
-                                                                d->blocks[first].segment_context)
-                                            : NULL);
+    cl_pickle_str(p, "frames");   /* torch's are the first block's segment context too */
+    const struct cc_stack *st =
+        m->stacks ? cc_stack_at(m->stacks, d->blocks[first].segment_context) : NULL;
+    recorded_frames(p, m->stacks, st);
     cl_pickle_str(p, "blocks");
     cl_pickle_list_begin(p);
     for (uint32_t i = first; i < end; i++) {
@@ -120,7 +120,7 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
         key_uint(p, "requested_size", b->requested);
         cl_pickle_str(p, "state");
         cl_pickle_str(p, state_name(b->state));
-        const struct cc_stack *st = m->stacks ? cc_stack_at(m->stacks, b->context) : NULL;
+        st = m->stacks ? cc_stack_at(m->stacks, b->context) : NULL;
         cl_pickle_str(p, "frames");
         if (st) {   /* who allocated it as its frames, and who holds it beside them */
             recorded_frames(p, m->stacks, st);

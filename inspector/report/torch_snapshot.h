@@ -10,9 +10,9 @@
 
 #include <stdio.h>
 
+#include "cudacache/stacks.h"
 #include "cudacache/walk.h"
 #include "holders/holders.h"
-#include "cudacache/stacks.h"
 #include "torch/tensors.h"
 
 struct cl_torch_snapshot_models {

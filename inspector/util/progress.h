@@ -1,6 +1,6 @@
-/* Progress lines for long work: nothing for the first second (CULEAK_PROGRESS_AFTER), then one line a second, redrawn
- * in place, and a last line when the work ends. Short runs and pipes see nothing; the front ends
- * pass a stream only when it is a terminal and --quiet was not given. */
+/* Progress lines for long work: nothing for the first second (CULEAK_PROGRESS_AFTER), then one
+ * line a second, redrawn in place, and a last line when the work ends. Short runs and pipes see
+ * nothing; the front ends pass a stream only when it is a terminal and --quiet was not given. */
 #ifndef CULEAK_UTIL_PROGRESS_H
 #define CULEAK_UTIL_PROGRESS_H
 

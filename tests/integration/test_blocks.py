@@ -172,7 +172,8 @@ def torch_snapshot(kind, expandable, stacks=None):
             own, ours = os.path.join(d, "own.pickle"), os.path.join(d, "ours.pickle")
             with harness.Process(PYTHON, "cuda_blocks.py", "--snapshot-to", own, *record,
                                  env=env) as p:
-                target = ["--core", harness.gcore(p.pid, d)] if kind == "gcore" else ["--pid", p.pid]
+                target = (["--core", harness.gcore(p.pid, d)] if kind == "gcore" else
+                          ["--pid", p.pid])
                 if kind == "dump":   # what culeak dump saved of the live process: the same
                     harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "job.cldump"))
                     target = ["--dump", os.path.join(d, "job.cldump")]

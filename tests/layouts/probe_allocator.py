@@ -305,8 +305,8 @@ def find_context(keep, blocks, out):
     # a split hands the allocation a new Block and leaves the segment's own, which carries the
     # segment's context, as the free tail
     tail = [b for b in blocks if b['segment'] == rec[0]['segment']][-1]
-    if tail['state'] != 'inactive' or \
-            u64(tail['start'] + out['blk_context'] + 16) != u64(rec[0]['start'] + out['blk_context']):
+    first_context = u64(rec[0]['start'] + out['blk_context'])
+    if tail['state'] != 'inactive' or u64(tail['start'] + out['blk_context'] + 16) != first_context:
         fail('Block.context_when_segment_allocated: not at +16 of the segment\'s free tail')
     for b, (_, depth) in zip(rec, keep['recorded']):
         ct = u64(b['start'] + out['blk_context'])
