@@ -28,7 +28,7 @@ NATIVE_OBJ  := $(BUILD)/obj/python/native.o
 UNIT_OBJ     := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/main.o
 UNIT_SAN_OBJ := $(UNIT_SRC:%.c=$(BUILD)/san/%.o) $(BUILD)/san/tests/unit/main.o
 
-.PHONY: all install demo check check-full lint compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
+.PHONY: all install demo check check-full lint format compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb $(BUILD)/culeak.1 python
 
 # Each object depends on the headers it includes (-MMD -MP), not on every header: the library's,
@@ -226,12 +226,18 @@ check-full: deps fuzz-deps
 	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests
 
-# No include points up the layers of docs/design.md; the library, CLI, plugin and unit tests
+# No include points up the layers of docs/design.md; the C sources are as clang-format writes them
+# (.clang-format; `make format` rewrites them so); the library, CLI, plugin and unit tests
 # compile clean under the stricter warnings; cppcheck finds nothing (scripts/cppcheck-suppressions
 # lists, with reasons, the few checks it is wrong about here).
 CPPCHECK ?= cppcheck
+CLANG_FORMAT ?= clang-format-19
+FORMAT_SRC = $(shell find inspector gdbplugin python tests/unit tests/fuzz -name '*.[ch]' | sort)
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_SRC)
 lint:
 	scripts/check-layers
+	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRC)
 	@for f in $(LIB_SRC) $(CLI_SRC); do \
 	    $(CC) $(ALL_CFLAGS) $(LINT_FLAGS) -c $$f -o /dev/null || exit 1; done
 	@for f in $(UNIT_SRC) tests/unit/main.c; do \

@@ -148,7 +148,8 @@ static int target_options(struct gdb_target *g, struct cl_session_options *so, s
     PyErr_Clear();
     int rc = 0;
     if (!kind || p <= 0) {
-        rc = cl_error_set(err, CL_E_NO_PROCESS, "gdb has no process: run or attach to one, or "
+        rc = cl_error_set(err, CL_E_NO_PROCESS,
+                          "gdb has no process: run or attach to one, or "
                           "load a core (core-file FILE)");
     } else if (strcmp(kind, "native") == 0 || strncmp(kind, "native ", 7) == 0) {
         so->pid = (int)p;
@@ -210,7 +211,7 @@ static void close_gdb_source(struct cl_target *t)
 }
 
 static const struct cl_target_ops through_gdb_ops = {.read_page = read_page_through_gdb,
-                                                         .close = close_gdb_source};
+                                                     .close = close_gdb_source};
 
 /* The address-space map from `info proc mappings` (gdb reads /proc through the remote too). */
 static int maps_from_gdb(struct cl_target *t)
@@ -228,7 +229,9 @@ static int maps_from_gdb(struct cl_target *t)
             snprintf(path, sizeof path, "%s", perms);
             snprintf(perms, sizeof perms, "r--p");
         }
-        struct cl_mapping m = {.start = start, .end = end, .offset = offset,
+        struct cl_mapping m = {.start = start,
+                               .end = end,
+                               .offset = offset,
                                .perms = (perms[0] == 'r' ? CL_MAP_R : 0) |
                                         (perms[1] == 'w' ? CL_MAP_W : 0) |
                                         (perms[2] == 'x' ? CL_MAP_X : 0),
@@ -256,7 +259,8 @@ static int open_through_gdb(struct gdb_target *g, int pid, struct cl_session **s
     t->pid = pid;
     if (maps_from_gdb(t)) {
         cl_target_close(t);
-        return cl_error_set(err, CL_E_UNSUPPORTED, "gdb gives no memory map for this target "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "gdb gives no memory map for this target "
                             "(info proc mappings); culeak cannot find the Python runtime");
     }
     PyObject *threads = PyObject_CallMethod(inf, "threads", NULL);
@@ -448,8 +452,8 @@ static PyObject *snapshot_command(const char *command, struct args *a)
         if (f) {
             cl_snapshot_write(f, &snap);
             if (fclose(f))
-                rc = cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3],
-                                  strerror(errno));
+                rc =
+                    cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3], strerror(errno));
         }
         if (rc) {
             ns->name[0] = '\0';
@@ -827,13 +831,14 @@ static PyObject *break_step_command(struct args *a)
 static void write_overview(void)
 {
     size_t len = 0;
-    cl_appendf(overview, sizeof overview, &len, "culeak: who holds this memory? Its commands, each "
+    cl_appendf(overview, sizeof overview, &len,
+               "culeak: who holds this memory? Its commands, each "
                "with help of its own (help culeak-info):\n");
     for (size_t i = 1; i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
         const char *doc = gdb_commands[i].doc, *eol = strchr(doc, '\n');
         int n = eol ? (int)(eol - doc) : (int)strlen(doc);
-        cl_appendf(overview, sizeof overview, &len, "\nculeak-%-12s %.*s", gdb_commands[i].name,
-                   n, doc);
+        cl_appendf(overview, sizeof overview, &len, "\nculeak-%-12s %.*s", gdb_commands[i].name, n,
+                   doc);
     }
 }
 
@@ -849,9 +854,8 @@ static int register_commands(PyObject *module)
         snprintf(names[i], sizeof names[i], "culeak_gdb.Culeak_%s",
                  gdb_commands[i].name[0] ? gdb_commands[i].name : "overview");
         /* Py_tp_doc's slot is a void *; CPython copies the text and never writes it */
-        PyType_Slot slots[] = {{Py_tp_doc, (void *)gdb_commands[i].doc},
-                               {Py_tp_methods, command_methods},
-                               {0, NULL}};
+        PyType_Slot slots[] = {
+            {Py_tp_doc, (void *)gdb_commands[i].doc}, {Py_tp_methods, command_methods}, {0, NULL}};
         PyType_Spec spec = {names[i], 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
         PyObject *cls = PyType_FromSpecWithBases(&spec, bases);
         PyObject *cmd = NULL, *name = PyUnicode_FromString(gdb_commands[i].name);
@@ -864,8 +868,8 @@ static int register_commands(PyObject *module)
             cmd = PyObject_CallFunction(cls, "sO", full, data);
         }
         char attr[80];
-        snprintf(attr, sizeof attr, "_%s_command", gdb_commands[i].name[0] ? gdb_commands[i].name
-                                                                            : "overview");
+        snprintf(attr, sizeof attr, "_%s_command",
+                 gdb_commands[i].name[0] ? gdb_commands[i].name : "overview");
         if (!cmd || PyModule_AddObject(module, attr, cmd) != 0) {
             Py_XDECREF(cmd);   /* AddObject steals the reference only when it succeeds */
             rc = -1;
@@ -889,8 +893,15 @@ static int register_commands(PyObject *module)
 }
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "culeak_gdb", "culeak commands for gdb and cuda-gdb", -1,
-    NULL, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "culeak_gdb",
+    "culeak commands for gdb and cuda-gdb",
+    -1,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit_culeak_gdb(void)

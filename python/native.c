@@ -22,8 +22,7 @@
 static PyObject *error_type;   /* culeak._native.Error(code, message) */
 
 struct session {
-    PyObject_HEAD
-    struct cl_session *s;
+    PyObject_HEAD struct cl_session *s;
     struct cl_command_line target;   /* the target options: the session points into it */
     char *argv[MAX_ARGS + 1];        /* ... and into these, which it parsed */
     int argc;
@@ -101,21 +100,19 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
         return NULL;
     }
     struct cl_error err = {0};
-    so->target = (struct cl_command_line){.tensor_filter = {.device = -1},
-                                          .block_filter = {.device = -1}};
+    so->target =
+        (struct cl_command_line){.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     int rc = cl_command_parse(so->argc, so->argv, 1, false, true, &so->target, &err);
-    if (rc == 0 && !so->target.session.pid && !so->target.session.core &&
-        !so->target.session.dump)
+    if (rc == 0 && !so->target.session.pid && !so->target.session.core && !so->target.session.dump)
         rc = cl_error_set(&err, CL_E_USAGE, "no target: give a pid, a core or a dump");
     if (rc) {
         Py_DECREF(so);
         return fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc,
                          rc < 0 ? "not a target" : err.msg);
     }
-    Py_BEGIN_ALLOW_THREADS
-    rc = cl_session_open(&so->target.session, &so->s, &err);
-    Py_END_ALLOW_THREADS
-    if (rc) {
+    Py_BEGIN_ALLOW_THREADS rc = cl_session_open(&so->target.session, &so->s, &err);
+    Py_END_ALLOW_THREADS if (rc)
+    {
         Py_DECREF(so);
         return fail_with(rc, err.msg);
     }
@@ -141,12 +138,11 @@ static PyObject *run_printing(const struct cl_command_line *cl, struct cl_sessio
         return PyErr_NoMemory();
     struct cl_error err = {0};
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = s ? cl_command_run(cl, s, out, &err) : cl_command_run_offline(cl, out, &err);
+    Py_BEGIN_ALLOW_THREADS rc =
+        s ? cl_command_run(cl, s, out, &err) : cl_command_run_offline(cl, out, &err);
     fclose(out);
-    Py_END_ALLOW_THREADS
-    PyObject *result = rc ? fail_with(rc, err.msg)
-                          : PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
+    Py_END_ALLOW_THREADS PyObject *result =
+        rc ? fail_with(rc, err.msg) : PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
     free(text);
     return result;
 }
@@ -215,9 +211,9 @@ static PyObject *run_files(PyObject *module, PyObject *args)
     int rc = cl_command_parse(argc, argv, 1, true, false, cl, &err);
     if (rc == 0 && !cl_command_offline(cl))
         rc = cl_error_set(&err, CL_E_USAGE, "%s reads a target: culeak.open it", cl->command);
-    PyObject *result = rc ? fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc,
-                                      rc < 0 ? "no help here" : err.msg)
-                          : run_printing(cl, NULL);
+    PyObject *result =
+        rc ? fail_with(rc < 0 ? CL_E_USAGE : (enum cl_status)rc, rc < 0 ? "no help here" : err.msg)
+           : run_printing(cl, NULL);
     free_args(argv, argc);
     free(argv);
     free(cl);
@@ -272,10 +268,9 @@ static PyType_Slot session_slots[] = {
 static PyType_Spec session_spec = {"culeak._native.Session", sizeof(struct session), 0,
                                    Py_TPFLAGS_DEFAULT, session_slots};
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, .m_name = "culeak._native",
-    .m_doc = "culeak's engine (see the culeak package)", .m_size = -1,
-    .m_methods = module_methods};
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, .m_name = "culeak._native",
+                                        .m_doc = "culeak's engine (see the culeak package)",
+                                        .m_size = -1, .m_methods = module_methods};
 
 PyMODINIT_FUNC PyInit__native(void)
 {

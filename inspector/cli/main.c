@@ -28,11 +28,12 @@ int main(int argc, char **argv)
     if (rc == CL_PARSE_HELP) {
         char usage[CL_USAGE_CAP];
         cl_command_usage(true, usage, sizeof usage);
-        printf("usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH] | --dump FILE) [options]\n"
-               "       culeak dump (--pid PID | --core FILE) -o FILE\n"
-               "       culeak diff A.json B.json\n\n"
-               "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n\n%s",
-               usage);
+        printf(
+            "usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH] | --dump FILE) [options]\n"
+            "       culeak dump (--pid PID | --core FILE) -o FILE\n"
+            "       culeak diff A.json B.json\n\n"
+            "Reads a stopped Python + PyTorch process, or its core dump, from the outside.\n\n%s",
+            usage);
         return 0;
     }
     if (rc == CL_PARSE_VERSION) {

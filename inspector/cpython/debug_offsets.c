@@ -22,6 +22,7 @@ struct debug_layout {
     size_t n;
 };
 
+/* clang-format off */
 #define D(pos, size_pos, field, name) \
     {pos, size_pos, offsetof(struct py_layout, field), name, false}
 #define S(pos, size_pos, field, name) \
@@ -129,6 +130,7 @@ static const struct debug_layout layouts[] = {
     {13, 584, 352, fields_313, sizeof fields_313 / sizeof *fields_313},
     {14, 760, 400, fields_314, sizeof fields_314 / sizeof *fields_314},
 };
+/* clang-format on */
 
 #define STRUCT_SIZE_MAX (1u << 24)   /* the biggest, PyInterpreterState, is under 200 KiB */
 
@@ -157,14 +159,16 @@ static int check_fields(const struct py_debug_offsets *d, const struct debug_lay
         uint64_t v = u64_at(d, f->pos), bound = u64_at(d, f->size_pos);
         bool outside = f->is_size ? v > bound : v >= bound;
         if (bound == 0 || bound > STRUCT_SIZE_MAX || v >= PY_NONE || outside)
-            return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets does not "
-                                "check out: %s is %llu, its struct's size %llu", f->name,
-                                (unsigned long long)v, (unsigned long long)bound);
+            return cl_error_set(err, CL_E_UNSUPPORTED,
+                                "the runtime's _Py_DebugOffsets does not "
+                                "check out: %s is %llu, its struct's size %llu",
+                                f->name, (unsigned long long)v, (unsigned long long)bound);
         for (size_t j = 0; j < i; j++)
             if (dl->fields[j].at == f->at && u64_at(d, dl->fields[j].pos) != v)
-                return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets does "
-                                    "not check out: %s and %s disagree", dl->fields[j].name,
-                                    f->name);
+                return cl_error_set(err, CL_E_UNSUPPORTED,
+                                    "the runtime's _Py_DebugOffsets does "
+                                    "not check out: %s and %s disagree",
+                                    dl->fields[j].name, f->name);
     }
     return 0;
 }
@@ -178,21 +182,28 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
         return 0;
     const struct debug_layout *dl = layout_of(minor);
     if (!dl)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak does not know the _Py_DebugOffsets of "
-                            "Python 3.%u", minor);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "culeak does not know the _Py_DebugOffsets of "
+                            "Python 3.%u",
+                            minor);
     if (cl_read(t, runtime_addr, d->raw, dl->size) != 0)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets (%zu bytes at "
-                            "0x%llx) cannot be read", dl->size, (unsigned long long)runtime_addr);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the runtime's _Py_DebugOffsets (%zu bytes at "
+                            "0x%llx) cannot be read",
+                            dl->size, (unsigned long long)runtime_addr);
     d->version_hex = u64_at(d, 8);
     d->free_threaded = u64_at(d, 16);
     if (((d->version_hex >> 24) & 0xff) != 3 || ((d->version_hex >> 16) & 0xff) != minor)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets says version "
-                            "0x%llx, not 3.%u", (unsigned long long)d->version_hex, minor);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the runtime's _Py_DebugOffsets says version "
+                            "0x%llx, not 3.%u",
+                            (unsigned long long)d->version_hex, minor);
     /* A default build's PyObject is {ob_refcnt, ob_type}: 16 bytes, the type at 8. Read at the
      * wrong positions, these two are the first to disagree. */
     size_t pos = dl->pyobject;
     if (u64_at(d, pos) != 16 || u64_at(d, pos + 8) != 8)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the runtime's _Py_DebugOffsets does not "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the runtime's _Py_DebugOffsets does not "
                             "check out: PyObject is %llu bytes with its type at %llu",
                             (unsigned long long)u64_at(d, pos),
                             (unsigned long long)u64_at(d, pos + 8));

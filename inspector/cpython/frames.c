@@ -75,7 +75,10 @@ static uint64_t tuple_item(struct py_objects *o, uint64_t tuple, int64_t i)
 }
 
 /* Locals i of a frame: its value, name and whether the slot holds a cell. */
-struct slot { uint64_t value, name; bool cell; };
+struct slot {
+    uint64_t value, name;
+    bool cell;
+};
 
 /* The frame's named locals into out (at most cap): how many were read. *whole is false when some
  * or all cannot be read (their count, names, kinds or slots). */
@@ -89,15 +92,16 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
     if (l->frames == PY_FRAMES_OBJECTS) {
         int32_t nlocals;
         uint64_t vars = py_word(o, code + l->co_varnames);
-        uint64_t cells = py_word(o, code + l->co_cellvars), frees = py_word(o, code + l->co_freevars);
+        uint64_t cells = py_word(o, code + l->co_cellvars),
+                 frees = py_word(o, code + l->co_freevars);
         if (cl_read(t, code + l->co_nlocals, &nlocals, sizeof nlocals) || nlocals < 0 ||
             nlocals > MAX_LOCALS)
             return 0;
         int64_t nc = tuple_len(o, cells), nf = tuple_len(o, frees);
         for (int64_t i = 0; i < nlocals + nc + nf && n < cap; i++, n++) {
-            out[n].name = i < nlocals ? tuple_item(o, vars, i)
-                        : i < nlocals + nc ? tuple_item(o, cells, i - nlocals)
-                                           : tuple_item(o, frees, i - nlocals - nc);
+            out[n].name = i < nlocals        ? tuple_item(o, vars, i)
+                          : i < nlocals + nc ? tuple_item(o, cells, i - nlocals)
+                                             : tuple_item(o, frees, i - nlocals - nc);
             out[n].cell = i >= nlocals;
             if (cl_read_u64(t, frame + l->f_localsplus + 8 * (uint64_t)i, &out[n].value))
                 return n;
@@ -172,14 +176,16 @@ static int code_line(struct py_objects *o, uint64_t code, uint64_t addr)
     int64_t len;
     uint64_t table = py_word(o, code + l->co_linetable);
     if (cl_read(t, code + l->co_firstlineno, &first, sizeof first) || !table ||
-        cl_read(t, table + l->ob_size, &len, sizeof len) || len < 0 || (uint64_t)len > MAX_LINETABLE)
+        cl_read(t, table + l->ob_size, &len, sizeof len) || len < 0 ||
+        (uint64_t)len > MAX_LINETABLE)
         return -1;
     uint8_t *bytes = malloc((size_t)len + 1);
     int line = -1;
     if (bytes && cl_read(t, table + l->bytes_data, bytes, (size_t)len) == 0)
-        line = l->lines == PY_LINES_LNOTAB       ? py_line_lnotab(bytes, (size_t)len, first, addr)
-             : l->lines == PY_LINES_LINETABLE    ? py_line_linetable(bytes, (size_t)len, first, addr)
-                                                 : py_line_locations(bytes, (size_t)len, first, addr);
+        line = l->lines == PY_LINES_LNOTAB ? py_line_lnotab(bytes, (size_t)len, first, addr)
+               : l->lines == PY_LINES_LINETABLE
+                   ? py_line_linetable(bytes, (size_t)len, first, addr)
+                   : py_line_locations(bytes, (size_t)len, first, addr);
     free(bytes);
     return line;
 }
@@ -198,8 +204,7 @@ static int frame_line(struct py_objects *o, uint64_t frame, uint64_t code)
     return code_line(o, code, (uint64_t)lasti * (l->lines == PY_LINES_LINETABLE ? 2 : 1));
 }
 
-bool py_code_locate(struct py_objects *o, uint64_t code, int64_t addr,
-                    struct py_code_location *out)
+bool py_code_locate(struct py_objects *o, uint64_t code, int64_t addr, struct py_code_location *out)
 {
     const struct py_layout *l = o->rt->l;
     const struct py_type *ty = py_object_type(o, code);

@@ -78,7 +78,7 @@ static void add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst
 dropped:
     if (!h->edges_dropped++)
         cl_note_add(&h->warnings, "out of memory recording references: holders and retained "
-                    "bytes are incomplete");
+                                  "bytes are incomplete");
 }
 
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
@@ -119,8 +119,8 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         /* PyGC_Head._gc_next sits right before the object */
         tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
-    h->nodes[h->n] = (struct py_node){dst, payload, e->from, e->root, ty->index, (uint8_t)edge,
-                                      tracked};
+    h->nodes[h->n] =
+        (struct py_node){dst, payload, e->from, e->root, ty->index, (uint8_t)edge, tracked};
     add_edge(h, e, h->n++, edge, payload);
 }
 
@@ -142,7 +142,11 @@ uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
 
 /* ---- attribute lookups for naming threads ---- */
 
-struct find_str { struct py_objects *o; const char *want; uint64_t found; };
+struct find_str {
+    struct py_objects *o;
+    const char *want;
+    uint64_t found;
+};
 
 static bool match_str_key(void *arg, uint64_t key, uint64_t value)
 {
@@ -163,7 +167,11 @@ static uint64_t dict_get(struct py_objects *o, uint64_t dict, const char *key)
     return f.found;
 }
 
-struct find_int { struct py_objects *o; int64_t want; uint64_t found; };
+struct find_int {
+    struct py_objects *o;
+    int64_t want;
+    uint64_t found;
+};
 
 static bool match_int_key(void *arg, uint64_t key, uint64_t value)
 {
@@ -176,7 +184,11 @@ static bool match_int_key(void *arg, uint64_t key, uint64_t value)
     return true;
 }
 
-struct name_probe { struct py_objects *o; char *out; size_t cap; };
+struct name_probe {
+    struct py_objects *o;
+    char *out;
+    size_t cap;
+};
 
 static void probe_name(void *arg, uint64_t dst, enum py_edge edge, uint64_t payload)
 {
@@ -230,8 +242,8 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
         return;
     /* The Thread's attributes: its instance dict (or values) through the referent walker. */
     struct name_probe p = {o, out, cap};
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name,
-                           .arg = &p};
+    struct py_emitter e = {
+        .h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name, .arg = &p};
     struct py_type *ty = py_object_type(o, f.found);
     if (ty)
         py_referents(&e, f.found, ty);
@@ -239,7 +251,11 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
 
 /* ---- roots ---- */
 
-struct module_roots { struct py_heap *h; uint64_t modules; bool main_only; };
+struct module_roots {
+    struct py_heap *h;
+    uint64_t modules;
+    bool main_only;
+};
 
 /* How Python code names a module: `pkg.mod`, unless pkg's attribute mod is something else (a
  * function unittest.main shadows the module unittest.main): then sys.modules['pkg.mod']. */
@@ -256,7 +272,8 @@ static void module_root_name(struct py_heap *h, uint64_t modules, const char *na
     uint64_t pkg = dict_get(o, modules, parent);
     const struct py_type *ty = pkg ? py_object_type(o, pkg) : NULL;
     uint64_t attr = ty && ty->family == PY_F_MODULE
-                        ? dict_get(o, py_word(o, pkg + o->rt->l->module_dict), dot + 1) : 0;
+                        ? dict_get(o, py_word(o, pkg + o->rt->l->module_dict), dot + 1)
+                        : 0;
     if (attr != module)
         snprintf(out, cap, "sys.modules['%s']", name);
 }
@@ -310,15 +327,13 @@ static bool top_frame(struct py_objects *o, uint64_t tstate, uint64_t *frame)
     struct cl_target *t = o->rt->t;
     uint64_t cframe;
     switch (l->frames) {
-    case PY_FRAMES_OBJECTS:
-        return cl_read_u64(t, tstate + l->ts_frame, frame) == 0;
+    case PY_FRAMES_OBJECTS: return cl_read_u64(t, tstate + l->ts_frame, frame) == 0;
     case PY_FRAMES_CFRAME:
         if (cl_read_u64(t, tstate + l->ts_cframe, &cframe) != 0)
             return false;
         *frame = 0;
         return !cframe || cl_read_u64(t, cframe + l->cf_current_frame, frame) == 0;
-    case PY_FRAMES_CURRENT:
-        return cl_read_u64(t, tstate + l->ts_current_frame, frame) == 0;
+    case PY_FRAMES_CURRENT: return cl_read_u64(t, tstate + l->ts_current_frame, frame) == 0;
     }
     return false;
 }
@@ -343,8 +358,10 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
     }
     for (; frame && i < MAX_FRAMES; i++) {
         if (revisited(&seen, frame)) {
-            cl_note_add(&h->warnings, "the frame chain of thread %s loops back after %d frames "
-                        "(a corrupt or changing stack): frames below are missing", who, i);
+            cl_note_add(&h->warnings,
+                        "the frame chain of thread %s loops back after %d frames "
+                        "(a corrupt or changing stack): frames below are missing",
+                        who, i);
             break;
         }
         enum py_frame_kind kind = py_frame_kind(o, frame);
@@ -403,8 +420,10 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     struct cl_addrmap seen = {0};
     for (int i = 0; item && i < MAX_FRAMES; i++, item = py_word(o, item + prev)) {
         if (revisited(&seen, item)) {
-            cl_note_add(&h->warnings, "the exceptions being handled by thread %s loop back after "
-                        "%d (a corrupt or changing thread state): those below are missing", who, i);
+            cl_note_add(&h->warnings,
+                        "the exceptions being handled by thread %s loop back after "
+                        "%d (a corrupt or changing thread state): those below are missing",
+                        who, i);
             break;
         }
         add_self_root(h, root, py_word(o, item + l->ei_exc_value), NULL);
@@ -432,8 +451,10 @@ static void seed_roots(struct py_heap *h)
     struct cl_addrmap seen = {0};
     for (int i = 0; ts && i < MAX_THREADS; i++, ts = py_word(o, ts + l->ts_next)) {
         if (revisited(&seen, ts)) {
-            cl_note_add(&h->warnings, "the interpreter's thread list loops back after %d threads "
-                        "(a corrupt or changing list): threads after are missing", i);
+            cl_note_add(&h->warnings,
+                        "the interpreter's thread list loops back after %d threads "
+                        "(a corrupt or changing list): threads after are missing",
+                        i);
             break;
         }
         thread_roots(h, ts, modules, py_word(o, ts + l->ts_thread_id) == main_ident);
@@ -476,7 +497,8 @@ static void seed_gc_lists(struct py_heap *h)
     (void)cl_read(o->rt->t, gc + l->gc_collecting, &collecting, sizeof collecting);   /* 0: not */
     h->gc_collecting = collecting != 0;
     if (h->gc_collecting)
-        cl_note_add(&h->warnings, "the process was stopped during a garbage collection: GC "
+        cl_note_add(&h->warnings,
+                    "the process was stopped during a garbage collection: GC "
                     "lists may be inconsistent, and unreachable objects may be missing");
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
     /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
@@ -509,19 +531,23 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     if (h->edges.first)   /* closes the last node's edges */
         h->edges.first[h->n] = (uint32_t)h->edges.n;
     if (h->n >= h->max_objects)
-        cl_note_add(&h->warnings, "stopped after %llu objects (--max-objects); counts and paths "
-                    "are partial", (unsigned long long)h->max_objects);
+        cl_note_add(&h->warnings,
+                    "stopped after %llu objects (--max-objects); counts and paths "
+                    "are partial",
+                    (unsigned long long)h->max_objects);
     bool oom = h->nodes_dropped || h->roots_dropped || h->objects.oom;
     if (oom)
-        cl_note_add(&h->warnings, "out of memory after %u objects: %llu objects, %llu roots and "
-                    "%llu types or slots were not recorded; counts and paths are partial", h->n,
-                    (unsigned long long)h->nodes_dropped, (unsigned long long)h->roots_dropped,
-                    (unsigned long long)h->objects.oom);
+        cl_note_add(&h->warnings,
+                    "out of memory after %u objects: %llu objects, %llu roots and "
+                    "%llu types or slots were not recorded; counts and paths are partial",
+                    h->n, (unsigned long long)h->nodes_dropped,
+                    (unsigned long long)h->roots_dropped, (unsigned long long)h->objects.oom);
     if (h->nroots == 0 || h->nreachable == 0) {
         py_heap_free(h);
         if (oom)
             return cl_error_set(err, CL_E_INTERNAL, "out of memory building the object graph");
-        return cl_error_set(err, CL_E_UNSUPPORTED, "found no Python roots (no modules, no "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "found no Python roots (no modules, no "
                             "threads)");
     }
     return 0;
@@ -612,7 +638,10 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
                        size_t n);
 static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py_step *last,
                    char *buf, size_t cap, int depth);
-struct referrer { uint32_t src, root, depth; struct py_step step; };
+struct referrer {
+    uint32_t src, root, depth;
+    struct py_step step;
+};
 static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out);
 
 /* A str's whole text; false when it is not a str or does not fit (a cut key names another). */
@@ -663,8 +692,8 @@ static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int dept
     } else if (ty->family == PY_F_FLOAT && float_literal(ob, key, s, sizeof s)) {
         put(o, "%s", s);
     } else if (ty->family == PY_F_TUPLE && depth < 4 &&
-               cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 &&
-               n >= 0 && n <= MAX_TUPLE_KEY &&
+               cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 && n >= 0 &&
+               n <= MAX_TUPLE_KEY &&
                cl_read(ob->rt->t, key + l->tuple_items, items, (size_t)n * sizeof *items) == 0) {
         put(o, "(");
         for (int64_t i = 0; i < n; i++) {
@@ -683,7 +712,10 @@ static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int dept
     return true;
 }
 
-struct position { uint64_t want; int64_t at, i; };
+struct position {
+    uint64_t want;
+    int64_t at, i;
+};
 
 static bool find_key(void *arg, uint64_t key, uint64_t value)
 {
@@ -878,8 +910,7 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
     char s[256];
     switch (e->edge) {
     case PY_E_SELF:
-    case PY_E_HIDDEN:
-        break;
+    case PY_E_HIDDEN: break;
     case PY_E_NAMED: {
         size_t used = strcmp(named, ".__dict__") == 0 ? put_module_child(h, o, steps, k, n) : 0;
         if (used)
@@ -905,8 +936,8 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         if (run > 1)
             put(o, " ×%zu", run);
         o->kind = strncmp(named, PY_PATH_ELISION, strlen(PY_PATH_ELISION)) == 0 ? PY_PATH_ELIDED
-                  : run == 1 && named_kind(named) == PY_PATH_ATTR         ? PY_PATH_ATTR
-                                                                          : PY_PATH_AUTOGRAD;
+                  : run == 1 && named_kind(named) == PY_PATH_ATTR               ? PY_PATH_ATTR
+                                                                                : PY_PATH_AUTOGRAD;
         return run;
     }
     case PY_E_ATTR: {
@@ -1006,8 +1037,8 @@ static size_t put_one(struct py_heap *h, struct out *o, const char *root,
 
 #define MAX_DEPTH 4096
 
-static void render_steps(struct py_heap *h, const char *root, const struct py_step *steps,
-                         size_t n, char *buf, size_t cap, int depth)
+static void render_steps(struct py_heap *h, const char *root, const struct py_step *steps, size_t n,
+                         char *buf, size_t cap, int depth)
 {
     struct out o = {buf, cap, 0, depth, 0, 0};
     buf[0] = '\0';

@@ -27,29 +27,29 @@ enum py_dict_model {
 
 /* How a code object maps instruction offsets to line numbers. */
 enum py_line_model {
-    PY_LINES_LNOTAB,          /* 3.9: co_lnotab (byte delta, line delta) pairs, f_lasti in bytes */
-    PY_LINES_LINETABLE,       /* 3.10: co_linetable (byte delta, line delta), f_lasti in code
+    PY_LINES_LNOTAB, /* 3.9: co_lnotab (byte delta, line delta) pairs, f_lasti in bytes */
+    PY_LINES_LINETABLE, /* 3.10: co_linetable (byte delta, line delta), f_lasti in code
                                  units */
-    PY_LINES_LOCATIONS,       /* 3.11+: the PEP 657 location table, frame instruction pointers */
+    PY_LINES_LOCATIONS, /* 3.11+: the PEP 657 location table, frame instruction pointers */
 };
 
 enum py_dictkeys_model {
-    PY_KEYS_310,              /* dk_size (ssize), 40-byte header, 24-byte entries */
-    PY_KEYS_311,              /* dk_log2_size, dk_kind, 32-byte header, 16-byte unicode entries */
+    PY_KEYS_310, /* dk_size (ssize), 40-byte header, 24-byte entries */
+    PY_KEYS_311, /* dk_log2_size, dk_kind, 32-byte header, 16-byte unicode entries */
 };
 
 struct py_layout {
-    const char *name;                 /* "3.11", or "3.13.5" for a patch-release variant */
-    unsigned major, minor;    /* the release the table was read off: 3.minor */
+    const char *name; /* "3.11", or "3.13.5" for a patch-release variant */
+    unsigned major, minor; /* the release the table was read off: 3.minor */
     enum py_frame_model frames;
     enum py_dict_model dicts;
     enum py_dictkeys_model keys;
     enum py_line_model lines;
 
     /* _PyRuntimeState */
-    bool rt_debug_offsets;            /* 3.13+: it opens with _Py_DebugOffsets, cookie "xdebugpy" */
+    bool rt_debug_offsets; /* 3.13+: it opens with _Py_DebugOffsets, cookie "xdebugpy" */
     uint16_t rt_interpreters_head, rt_main_thread;
-    uint32_t rt_main_interpreter;     /* 3.11+: the main interpreter is embedded in _PyRuntime */
+    uint32_t rt_main_interpreter; /* 3.11+: the main interpreter is embedded in _PyRuntime */
     /* PyInterpreterState */
     uint16_t is_next, is_threads_head, is_gc, is_modules, is_sysdict, is_builtins;
     /* 3.12+: static builtin types keep their dicts in the interpreter, in an array indexed by
@@ -84,37 +84,37 @@ struct py_layout {
     /* _gc_runtime_state (relative to interp + is_gc); generation0 points at generations[0]'s head,
      * which tells apart variants whose lists sit elsewhere (3.13.0: +24, later 3.13: +20) */
     uint16_t gc_generations, gc_generation0, gc_permanent, gc_collecting, gc_garbage;
-    uint16_t gc_generation_size;      /* sizeof(struct gc_generation): the lists' stride */
-    uint16_t gc_head_size;            /* sizeof(PyGC_Head), in front of every GC object */
-#define PY_GC_GENERATIONS 3           /* NUM_GENERATIONS, then the permanent generation's list */
+    uint16_t gc_generation_size; /* sizeof(struct gc_generation): the lists' stride */
+    uint16_t gc_head_size; /* sizeof(PyGC_Head), in front of every GC object */
+#define PY_GC_GENERATIONS 3 /* NUM_GENERATIONS, then the permanent generation's list */
     /* PyTypeObject / PyHeapTypeObject */
     uint16_t tp_name, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
         tp_dictoffset, tp_bases, tp_mro, tp_subclasses, ht_cached_keys, ht_qualname;
     /* containers */
     uint16_t tuple_items;
     uint16_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
-    uint16_t dv_values;               /* PyDictValues.values */
-    uint16_t dv_valid;                /* 3.13+: PyDictValues.valid: the inline values are in use */
+    uint16_t dv_values; /* PyDictValues.values */
+    uint16_t dv_valid; /* 3.13+: PyDictValues.valid: the inline values are in use */
     /* functions, generators, exceptions */
     uint16_t fn_globals, fn_code, fn_defaults, fn_kwdefaults, fn_closure, fn_dict, fn_module,
         fn_qualname;
     uint16_t gen_frame, gen_frame_state, gen_iframe;
-    int8_t gen_completed;             /* frame states >= this have no live locals */
+    int8_t gen_completed; /* frame states >= this have no live locals */
     uint16_t exc_traceback, exc_context, exc_cause;
     uint16_t lru_cache, lru_func, lru_dict;
     /* the same in every supported version, kept here so that every offset is data and checked */
     uint16_t ob_type, ob_size, list_items, dict_keys, dict_values, set_mask, set_table, cell_ref,
-        method_func, method_self, cfunc_self, prop_get, prop_set, prop_del, sm_callable,
-        tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args, partial_kw,
-        lru_elem_key, lru_elem_result, module_dict, deque_leftblock, deque_leftindex,
-        deque_block_data, deque_block_next;
-    uint16_t set_entry_size;          /* setentry: key, hash */
-    uint16_t member_type, member_offset, member_flags, member_size;   /* PyMemberDef (name @0) */
+        method_func, method_self, cfunc_self, prop_get, prop_set, prop_del, sm_callable, tb_next,
+        tb_frame, weakref_callback, exc_args, partial_fn, partial_args, partial_kw, lru_elem_key,
+        lru_elem_result, module_dict, deque_leftblock, deque_leftindex, deque_block_data,
+        deque_block_next;
+    uint16_t set_entry_size; /* setentry: key, hash */
+    uint16_t member_type, member_offset, member_flags, member_size; /* PyMemberDef (name @0) */
     /* str */
     uint16_t str_length, str_state, ascii_data, compact_data, unicode_legacy_data;
-    uint16_t long_digits;             /* int: digits follow ob_size (lv_tag from 3.12) */
-    uint16_t float_value;             /* float: its double (ob_fval) */
-    uint16_t bytes_data;              /* bytes: its first byte (ob_sval) */
+    uint16_t long_digits; /* int: digits follow ob_size (lv_tag from 3.12) */
+    uint16_t float_value; /* float: its double (ob_fval) */
+    uint16_t bytes_data; /* bytes: its first byte (ob_sval) */
     /* int: 3.12+ uses lv_tag, earlier a signed digit count */
     uint8_t long_tagged;
     /* Core C types without a builtin family of their own (DWARF-checked like the rest):
@@ -148,11 +148,11 @@ struct py_layout {
      * a functools lru_cache (PY_F_LRU_CACHE). */
     uint16_t sq_conn_size, sq_conn_statement_cache, sq_conn_cursors, sq_conn_blobs,
         sq_conn_statements, sq_conn_collations, sq_conn_isolation_level;
-    uint16_t sq_cache_size, sq_cache_mapping, sq_node_size, sq_node_key, sq_node_data,
-        sq_stmt_size, sq_stmt_sql;
+    uint16_t sq_cache_size, sq_cache_mapping, sq_node_size, sq_node_key, sq_node_data, sq_stmt_size,
+        sq_stmt_sql;
     /* Pre-header: bytes in front of a GC object for a managed dict (3.11+). */
-    int8_t managed_dict_offset;       /* -24 where managed dicts exist, else 0 */
-    int8_t managed_values_offset;     /* 3.11: -32 */
+    int8_t managed_dict_offset; /* -24 where managed dicts exist, else 0 */
+    int8_t managed_values_offset; /* 3.11: -32 */
 };
 
 /* The first table for a minor version (a minor may have several variants, told apart on the

@@ -10,6 +10,7 @@
 #include "cpython/layout.h"
 #include "util/text.h"
 
+/* clang-format off */
 #define N PY_NONE
 
 /* Fields that are the same in every supported version. */
@@ -341,6 +342,7 @@ static const struct py_layout py314 = {
 static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313, &py313_5,
                                               &py314};
 #define NLAYOUTS (sizeof all / sizeof *all)
+/* clang-format on */
 
 const struct py_layout *const *py_layouts(size_t *n)
 {

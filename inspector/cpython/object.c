@@ -161,8 +161,8 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
     read_name(t, np, ty.name, sizeof ty.name);
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
     ty.family = family_of(o, addr, ty.flags);
-    struct py_type *copy = CL_VEC_RESERVE(o->types, o->ntypes, o->cap) ? malloc(sizeof *copy)
-                                                                         : NULL;
+    struct py_type *copy =
+        CL_VEC_RESERVE(o->types, o->ntypes, o->cap) ? malloc(sizeof *copy) : NULL;
     bool inserted;
     if (!copy ||
         cl_addrmap_put(&o->type_index, addr, (uint32_t)o->ntypes, &inserted) == UINT32_MAX) {
@@ -220,7 +220,7 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
             char mname[16];
             read_name(t, name, mname, sizeof mname);
             if (strcmp(mname, "__weakref__") == 0 || strcmp(mname, "__dict__") == 0)
-                continue;   /* weak, or handled as the instance dict */
+                continue; /* weak, or handled as the instance dict */
             bool dup = false;
             for (int j = 0; j < ty->nslots && !dup; j++)
                 dup = ty->slots[j].offset == offset;
@@ -283,7 +283,7 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
         return false;
     unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
     if (kind != 1 && kind != 2 && kind != 4)
-        return false;   /* a not-ready (wstr-only) legacy string: rare, not decoded */
+        return false; /* a not-ready (wstr-only) legacy string: rare, not decoded */
     uint64_t data = addr + (compact ? (ascii ? l->ascii_data : l->compact_data) : 0);
     if (!compact && cl_read_u64(t, addr + l->unicode_legacy_data, &data))
         return false;
@@ -329,7 +329,7 @@ bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value)
         sign = head < 0 ? -1 : head > 0;
     }
     if (ndigits > 2)
-        return false;   /* beyond 60 bits: not an index culeak prints */
+        return false; /* beyond 60 bits: not an index culeak prints */
     uint32_t d[2] = {0, 0};
     if (ndigits && cl_read(t, addr + l->long_digits, d, (size_t)ndigits * sizeof *d))
         return false;

@@ -35,7 +35,7 @@ struct py_type {
 struct py_objects {
     struct py_runtime *rt;
     struct cl_addrmap type_index;
-    struct py_type **types;    /* individually allocated: pointers stay valid as types are added */
+    struct py_type **types; /* individually allocated: pointers stay valid as types are added */
     size_t ntypes, cap;
     /* Containers the graph walk could not read the contents of (a list's item array, a dict's
      * entries, a frame's locals: PY_F_FRAME also counts the frames of threads' stacks), by

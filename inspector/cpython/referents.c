@@ -105,9 +105,9 @@ static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
         return false;
     unsigned char *buf = malloc(bytes);
     uint64_t *vals = values ? malloc((size_t)k.nentries * sizeof *vals) : NULL;
-    bool readable = buf && cl_read(t, k.entries, buf, bytes) == 0 &&
-                    (!values ||
-                     (vals && cl_read(t, values, vals, (size_t)k.nentries * sizeof *vals) == 0));
+    bool readable =
+        buf && cl_read(t, k.entries, buf, bytes) == 0 &&
+        (!values || (vals && cl_read(t, values, vals, (size_t)k.nentries * sizeof *vals) == 0));
     if (readable) {
         for (int64_t i = 0; i < k.nentries; i++) {
             uint64_t key, value;
@@ -134,7 +134,10 @@ bool py_dict_items(struct py_objects *o, uint64_t dict,
     return keys_foreach(o, keys, values, fn, arg);
 }
 
-struct emit_arg { struct py_emitter *e; enum py_edge edge; };
+struct emit_arg {
+    struct py_emitter *e;
+    enum py_edge edge;
+};
 
 static bool emit_item(void *arg, uint64_t key, uint64_t value)
 {
@@ -185,12 +188,12 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
             else if ((ty->flags & PY_TPFLAGS_INLINE_VALUES) &&
                      cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + o->rt->l->dv_valid, &valid,
-                             sizeof valid) == 0 && valid)
+                             sizeof valid) == 0 &&
+                     valid)
                 return emit_values(e, ty, obj + (uint64_t)ty->basicsize);
             return true;
         }
-        default:
-            return true;
+        default: return true;
         }
     }
     int64_t off = ty->dictoffset;
@@ -250,7 +253,8 @@ static bool emit_deque(struct py_emitter *e, uint64_t obj)
     const struct py_layout *l = o->rt->l;
     uint64_t block = py_word(o, obj + l->deque_leftblock);
     if (cl_read(o->rt->t, obj + l->ob_size, &len, sizeof len) ||
-        cl_read(o->rt->t, obj + l->deque_leftindex, &index, sizeof index) || len < 0 || (uint64_t)len > MAX_ITEMS || index < 0 || index >= 64)
+        cl_read(o->rt->t, obj + l->deque_leftindex, &index, sizeof index) || len < 0 ||
+        (uint64_t)len > MAX_ITEMS || index < 0 || index >= 64)
         return false;
     /* Blocks of 64 items: {leftlink @0, data[64] @8, rightlink @520}. */
     int64_t i = 0;
@@ -366,8 +370,8 @@ struct hamt_walk {
 
 /* The item array of a bitmap or collision node, its length (ob_size) bounded by cap: in small
  * when it fits, else malloc'ed (the caller frees what is not small). NULL when unreadable. */
-static uint64_t *hamt_items(struct py_objects *o, uint64_t node, enum py_family family,
-                            int64_t cap, uint64_t *small, int64_t *n)
+static uint64_t *hamt_items(struct py_objects *o, uint64_t node, enum py_family family, int64_t cap,
+                            uint64_t *small, int64_t *n)
 {
     const struct py_layout *l = o->rt->l;
     if (cl_read(o->rt->t, node + l->ob_size, n, sizeof *n) != 0 || *n < 0 || *n > cap || (*n & 1))
@@ -412,10 +416,10 @@ static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
     bool bitmap = ty->family == PY_F_HAMT_BITMAP;
     uint64_t small[MAX_BITMAP_ITEMS];
     int64_t n;
-    uint64_t *buf = hamt_items(o, node, ty->family, bitmap ? MAX_BITMAP_ITEMS : 2 * w->count,
-                               small, &n);
+    uint64_t *buf =
+        hamt_items(o, node, ty->family, bitmap ? MAX_BITMAP_ITEMS : 2 * w->count, small, &n);
     for (int64_t i = 0; buf && i + 1 < n; i += 2) {
-        if (!buf[i] && bitmap) {   /* no key: the value is a subtree */
+        if (!buf[i] && bitmap) { /* no key: the value is a subtree */
             hamt_walk_node(w, buf[i + 1], depth + 1);
         } else if (buf[i] && buf[i + 1]) {
             py_emit(w->e, buf[i + 1], PY_E_KEY, buf[i]);
@@ -462,8 +466,8 @@ static void emit_hamt_node(struct py_emitter *e, uint64_t obj, enum py_family fa
     if (cl_read(o->rt->t, obj + l->ob_size, &n, sizeof n) != 0 ||
         (family == PY_F_HAMT_BITMAP && n > MAX_BITMAP_ITEMS))
         return;
-    (void)emit_array(e, obj + (family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items
-                                                    : l->hamt_collision_items), n);
+    (void)emit_array(
+        e, obj + (family == PY_F_HAMT_BITMAP ? l->hamt_bitmap_items : l->hamt_collision_items), n);
 }
 
 /* _asyncio.Future, and the same head of _asyncio.Task. Names are the attributes the C types
@@ -483,7 +487,7 @@ static void emit_future(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->fut_cancelled_exc, ".<cancelled_exc>");
     if (l->fut_cancelled_exc_state == PY_NONE)
         return;
-    uint64_t state = obj + l->fut_cancelled_exc_state;   /* a _PyErr_StackItem (3.9/3.10) */
+    uint64_t state = obj + l->fut_cancelled_exc_state; /* a _PyErr_StackItem (3.9/3.10) */
     emit_field(e, state, l->ei_exc_type, ".<cancelled_exc_type>");
     emit_field(e, state, l->ei_exc_value, ".<cancelled_exc>");
     emit_field(e, state, l->ei_exc_traceback, ".<cancelled_exc_tb>");
@@ -517,7 +521,7 @@ static void emit_element(struct py_emitter *e, uint64_t obj)
         return;
     emit_named(e, extra + l->etx_attrib, ".attrib");
     if (cl_read(o->rt->t, extra + l->etx_length, &length, sizeof length) == 0)
-        (void)emit_array(e, py_word(o, extra + l->etx_children), length);   /* bounded there */
+        (void)emit_array(e, py_word(o, extra + l->etx_children), length); /* bounded there */
 }
 
 static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
@@ -536,16 +540,10 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
 {
     const struct py_layout *l = e->h->objects.rt->l;
     switch (family) {
-    case PY_F_MAPPINGPROXY:
-        emit_mappingproxy(e, obj);
-        break;
-    case PY_F_THREAD_LOCAL:
-        emit_thread_local(e, obj);
-        break;
-    case PY_F_CONTEXT:
-        emit_context(e, obj);
-        break;
-    case PY_F_CONTEXTVAR:   /* the name is a member; var_cached is a borrowed reference */
+    case PY_F_MAPPINGPROXY: emit_mappingproxy(e, obj); break;
+    case PY_F_THREAD_LOCAL: emit_thread_local(e, obj); break;
+    case PY_F_CONTEXT: emit_context(e, obj); break;
+    case PY_F_CONTEXTVAR: /* the name is a member; var_cached is a borrowed reference */
         emit_named(e, obj + l->cv_default, ".<default>");
         break;
     case PY_F_CONTEXT_TOKEN:
@@ -553,48 +551,29 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
         emit_named(e, obj + l->tok_oldval, ".old_value");
         emit_named(e, obj + l->tok_ctx, ".<context>");
         break;
-    case PY_F_HAMT:
-        emit_named(e, obj + l->hamt_root, ".<root>");
-        break;
+    case PY_F_HAMT: emit_named(e, obj + l->hamt_root, ".<root>"); break;
     case PY_F_HAMT_BITMAP:
     case PY_F_HAMT_ARRAY:
-    case PY_F_HAMT_COLLISION:
-        emit_hamt_node(e, obj, family);
-        break;
-    case PY_F_FUTURE:
-        emit_future(e, obj);
-        break;
-    case PY_F_TASK:
-        emit_task(e, obj);
-        break;
+    case PY_F_HAMT_COLLISION: emit_hamt_node(e, obj, family); break;
+    case PY_F_FUTURE: emit_future(e, obj); break;
+    case PY_F_TASK: emit_task(e, obj); break;
     case PY_F_TASK_STEP:
         emit_named(e, obj + l->step_task, ".__self__");
         emit_named(e, obj + l->step_arg, ".<arg>");
         break;
-    case PY_F_TASK_WAKEUP:
-        emit_named(e, obj + l->wakeup_task, ".__self__");
-        break;
-    case PY_F_FUTURE_ITER:
-        emit_named(e, obj + l->futiter_future, ".<future>");
-        break;
-    case PY_F_ELEMENT:
-        emit_element(e, obj);
-        break;
-    case PY_F_SQLITE_CONN:
-        emit_sqlite_connection(e, obj);
-        break;
-    case PY_F_SQLITE_CACHE:   /* its factory is the connection, borrowed */
+    case PY_F_TASK_WAKEUP: emit_named(e, obj + l->wakeup_task, ".__self__"); break;
+    case PY_F_FUTURE_ITER: emit_named(e, obj + l->futiter_future, ".<future>"); break;
+    case PY_F_ELEMENT: emit_element(e, obj); break;
+    case PY_F_SQLITE_CONN: emit_sqlite_connection(e, obj); break;
+    case PY_F_SQLITE_CACHE: /* its factory is the connection, borrowed */
         emit_field(e, obj, l->sq_cache_mapping, ".<mapping>");
         break;
-    case PY_F_SQLITE_NODE:    /* prev and next are borrowed: the mapping owns the nodes */
+    case PY_F_SQLITE_NODE: /* prev and next are borrowed: the mapping owns the nodes */
         emit_field(e, obj, l->sq_node_key, ".<key>");
         emit_field(e, obj, l->sq_node_data, ".<data>");
         break;
-    case PY_F_SQLITE_STMT:
-        emit_field(e, obj, l->sq_stmt_sql, ".<sql>");
-        break;
-    default:
-        break;
+    case PY_F_SQLITE_STMT: emit_field(e, obj, l->sq_stmt_sql, ".<sql>"); break;
+    default: break;
     }
 }
 
@@ -608,7 +587,7 @@ static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
         (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > 1024)
         return;
     uint64_t slot = o->rt->interp + l->is_static_types + (index - 1) * l->static_type_size;
-    if (py_word(o, slot) != type)   /* the slot names its type: a cheap check of the index */
+    if (py_word(o, slot) != type) /* the slot names its type: a cheap check of the index */
         return;
     emit_named(e, slot + l->static_type_dict, ".__dict__");
     emit_named(e, slot + l->static_type_subclasses, ".__subclasses__()");
@@ -620,11 +599,9 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
     const struct py_layout *l = o->rt->l;
     struct emit_arg items = {e, PY_E_KEY};
     int64_t size = 0;
-    bool readable = true;   /* false: some of obj's contents could not be read (counted once) */
+    bool readable = true; /* false: some of obj's contents could not be read (counted once) */
     switch (ty->family) {
-    case PY_F_DICT:
-        readable = py_dict_items(o, obj, emit_item, &items);
-        break;
+    case PY_F_DICT: readable = py_dict_items(o, obj, emit_item, &items); break;
     case PY_F_LIST:
         readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
                    emit_array(e, py_word(o, obj + l->list_items), size);
@@ -633,12 +610,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
                    emit_array(e, obj + l->tuple_items, size);
         break;
-    case PY_F_SET:
-        readable = emit_set(e, obj);
-        break;
-    case PY_F_CELL:
-        emit_named(e, obj + l->cell_ref, ".cell_contents");
-        break;
+    case PY_F_SET: readable = emit_set(e, obj); break;
+    case PY_F_CELL: emit_named(e, obj + l->cell_ref, ".cell_contents"); break;
     case PY_F_FUNCTION:
         emit_named(e, obj + l->fn_closure, ".__closure__");
         emit_named(e, obj + l->fn_defaults, ".__defaults__");
@@ -650,33 +623,25 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->method_self, ".__self__");
         emit_named(e, obj + l->method_func, ".__func__");
         break;
-    case PY_F_CODE:
-        emit_named(e, obj + l->co_consts, ".co_consts");
-        break;
-    case PY_F_FRAME:
-        readable = emit_frame_object(e, obj);
-        break;
-    case PY_F_GEN:
-        readable = emit_generator(e, obj);
-        break;
+    case PY_F_CODE: emit_named(e, obj + l->co_consts, ".co_consts"); break;
+    case PY_F_FRAME: readable = emit_frame_object(e, obj); break;
+    case PY_F_GEN: readable = emit_generator(e, obj); break;
     case PY_F_PROPERTY:
         emit_named(e, obj + l->prop_get, ".fget");
         emit_named(e, obj + l->prop_set, ".fset");
         emit_named(e, obj + l->prop_del, ".fdel");
         break;
     case PY_F_STATICMETHOD:
-    case PY_F_CLASSMETHOD:   /* the same struct as staticmethod */
+    case PY_F_CLASSMETHOD: /* the same struct as staticmethod */
         emit_named(e, obj + l->sm_callable, ".__func__");
         break;
     case PY_F_TRACEBACK:
         emit_named(e, obj + l->tb_frame, ".tb_frame");
         emit_named(e, obj + l->tb_next, ".tb_next");
         break;
-    case PY_F_CFUNCTION:
-        emit_named(e, obj + l->cfunc_self, ".__self__");
-        break;
+    case PY_F_CFUNCTION: emit_named(e, obj + l->cfunc_self, ".__self__"); break;
     case PY_F_WEAKREF:
-        emit_named(e, obj + l->weakref_callback, ".__callback__");   /* wr_object: weak, no edge */
+        emit_named(e, obj + l->weakref_callback, ".__callback__"); /* wr_object: weak, no edge */
         break;
     case PY_F_EXCEPTION:
         emit_named(e, obj + l->exc_traceback, ".__traceback__");
@@ -684,9 +649,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->exc_cause, ".__cause__");
         emit_named(e, obj + l->exc_args, ".args");
         break;
-    case PY_F_DEQUE:
-        readable = emit_deque(e, obj);
-        break;
+    case PY_F_DEQUE: readable = emit_deque(e, obj); break;
     case PY_F_PARTIAL:
         emit_named(e, obj + l->partial_fn, ".func");
         emit_named(e, obj + l->partial_args, ".args");
@@ -699,7 +662,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
     case PY_F_TYPE:
         emit_named(e, obj + l->tp_mro, ".__mro__");
         emit_named(e, obj + l->tp_bases, ".__bases__");
-        emit_named(e, obj + l->tp_subclasses, ".__subclasses__()");   /* a dict of weakrefs */
+        emit_named(e, obj + l->tp_subclasses, ".__subclasses__()"); /* a dict of weakrefs */
         emit_static_type_dict(e, obj);
         readable = type_dict_readable(o, obj);
         break;
@@ -707,9 +670,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->lru_elem_result, ".result");
         emit_named(e, obj + l->lru_elem_key, ".key");
         break;
-    default:
-        emit_c_type(e, obj, ty->family);
-        break;
+    default: emit_c_type(e, obj, ty->family); break;
     }
     /* Every type: its instances' dict (module, function, class and instance namespaces) and
      * object members (__slots__, C members), then the class. */
@@ -732,7 +693,7 @@ static const char *skipped_kind(enum py_family f)
     case PY_F_DEQUE: return "deque";
     case PY_F_OBJECT: return "instance";
     case PY_F_TYPE: return "type";
-    case PY_F_FRAME: return "frame";   /* frame objects, and the frames of threads' stacks */
+    case PY_F_FRAME: return "frame"; /* frame objects, and the frames of threads' stacks */
     case PY_F_GEN: return "generator";
     default: return NULL;
     }
@@ -757,7 +718,8 @@ void py_referents_note_skipped(const struct py_objects *o, char **notes)
         cl_appendf(kinds, sizeof kinds, &used, "%s%llu other", used ? ", " : "",
                    (unsigned long long)other);
     if (total)
-        cl_note_add(notes, "could not read the contents of %llu objects (%s): what they hold is "
-                    "missing from the walk, and may show as unreachable", (unsigned long long)total,
-                    kinds);
+        cl_note_add(notes,
+                    "could not read the contents of %llu objects (%s): what they hold is "
+                    "missing from the walk, and may show as unreachable",
+                    (unsigned long long)total, kinds);
 }

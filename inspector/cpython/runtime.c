@@ -7,23 +7,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { enum py_family f; const char *symbol; } family_symbols[] = {
-    {PY_F_TYPE, "PyType_Type"},         {PY_F_DICT, "PyDict_Type"},
-    {PY_F_LIST, "PyList_Type"},         {PY_F_TUPLE, "PyTuple_Type"},
-    {PY_F_STR, "PyUnicode_Type"},       {PY_F_INT, "PyLong_Type"},
-    {PY_F_FLOAT, "PyFloat_Type"},       {PY_F_BYTES, "PyBytes_Type"},
-    {PY_F_SET, "PySet_Type"},           {PY_F_CELL, "PyCell_Type"},
-    {PY_F_SET, "PyFrozenSet_Type"},     {PY_F_GEN, "PyCoro_Type"},
+static const struct {
+    enum py_family f;
+    const char *symbol;
+} family_symbols[] = {
+    {PY_F_TYPE, "PyType_Type"},
+    {PY_F_DICT, "PyDict_Type"},
+    {PY_F_LIST, "PyList_Type"},
+    {PY_F_TUPLE, "PyTuple_Type"},
+    {PY_F_STR, "PyUnicode_Type"},
+    {PY_F_INT, "PyLong_Type"},
+    {PY_F_FLOAT, "PyFloat_Type"},
+    {PY_F_BYTES, "PyBytes_Type"},
+    {PY_F_SET, "PySet_Type"},
+    {PY_F_CELL, "PyCell_Type"},
+    {PY_F_SET, "PyFrozenSet_Type"},
+    {PY_F_GEN, "PyCoro_Type"},
     {PY_F_GEN, "PyAsyncGen_Type"},
-    {PY_F_FUNCTION, "PyFunction_Type"}, {PY_F_METHOD, "PyMethod_Type"},
-    {PY_F_MODULE, "PyModule_Type"},     {PY_F_CODE, "PyCode_Type"},
-    {PY_F_FRAME, "PyFrame_Type"},       {PY_F_GEN, "PyGen_Type"},
-    {PY_F_PROPERTY, "PyProperty_Type"}, {PY_F_STATICMETHOD, "PyStaticMethod_Type"},
-    {PY_F_CLASSMETHOD, "PyClassMethod_Type"}, {PY_F_TRACEBACK, "PyTraceBack_Type"},
-    {PY_F_CFUNCTION, "PyCFunction_Type"}, {PY_F_WEAKREF, "_PyWeakref_RefType"},
-    {PY_F_EXCEPTION, "PyExc_BaseException"}, {PY_F_OBJECT, "PyBaseObject_Type"},
-    {PY_F_MAPPINGPROXY, "PyDictProxy_Type"}, {PY_F_CONTEXT, "PyContext_Type"},
-    {PY_F_CONTEXTVAR, "PyContextVar_Type"}, {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
+    {PY_F_FUNCTION, "PyFunction_Type"},
+    {PY_F_METHOD, "PyMethod_Type"},
+    {PY_F_MODULE, "PyModule_Type"},
+    {PY_F_CODE, "PyCode_Type"},
+    {PY_F_FRAME, "PyFrame_Type"},
+    {PY_F_GEN, "PyGen_Type"},
+    {PY_F_PROPERTY, "PyProperty_Type"},
+    {PY_F_STATICMETHOD, "PyStaticMethod_Type"},
+    {PY_F_CLASSMETHOD, "PyClassMethod_Type"},
+    {PY_F_TRACEBACK, "PyTraceBack_Type"},
+    {PY_F_CFUNCTION, "PyCFunction_Type"},
+    {PY_F_WEAKREF, "_PyWeakref_RefType"},
+    {PY_F_EXCEPTION, "PyExc_BaseException"},
+    {PY_F_OBJECT, "PyBaseObject_Type"},
+    {PY_F_MAPPINGPROXY, "PyDictProxy_Type"},
+    {PY_F_CONTEXT, "PyContext_Type"},
+    {PY_F_CONTEXTVAR, "PyContextVar_Type"},
+    {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
 };
 
 static int find_families(struct py_runtime *rt, const struct py_runtime_site *py,
@@ -45,8 +63,10 @@ static int find_families(struct py_runtime *rt, const struct py_runtime_site *py
     }
     (void)cl_module_symbol(py->module, "_Py_NoneStruct", &rt->none, NULL);   /* 0: no None */
     if (!rt->family_type[PY_F_TYPE] || !rt->family_type[PY_F_DICT])
-        return cl_error_set(err, CL_E_UNSUPPORTED, "%s does not export PyType_Type and "
-                            "PyDict_Type; cannot identify objects", py->module->path);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "%s does not export PyType_Type and "
+                            "PyDict_Type; cannot identify objects",
+                            py->module->path);
     return 0;
 }
 
@@ -58,21 +78,28 @@ static int threads_fit(struct py_runtime *rt, const struct py_layout *l, struct 
     struct cl_target *t = rt->t;
     uint64_t ts, back, modules, modules_type;
     if (cl_read_u64(t, rt->runtime + l->rt_interpreters_head, &rt->interp) || !rt->interp)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "no interpreter in _PyRuntime (the process has "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "no interpreter in _PyRuntime (the process has "
                             "not initialised Python, or is finalising)");
     if (l->rt_main_interpreter != PY_NONE &&
         (rt->interp < rt->runtime || rt->interp - rt->runtime > MAIN_INTERPRETER_MAX))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: its "
-                            "main interpreter is not inside _PyRuntime", l->name);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the %s layout does not fit this runtime: its "
+                            "main interpreter is not inside _PyRuntime",
+                            l->name);
     if (cl_read_u64(t, rt->interp + l->is_threads_head, &ts) != 0 ||
         (ts && (cl_read_u64(t, ts + l->ts_interp, &back) != 0 || back != rt->interp)))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: its "
-                            "thread state does not point back to the interpreter", l->name);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the %s layout does not fit this runtime: its "
+                            "thread state does not point back to the interpreter",
+                            l->name);
     if (cl_read_u64(t, rt->interp + l->is_modules, &modules) || !modules ||
         cl_read_u64(t, modules + l->ob_type, &modules_type) ||
         modules_type != rt->family_type[PY_F_DICT])
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: "
-                            "sys.modules is not a dict", l->name);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the %s layout does not fit this runtime: "
+                            "sys.modules is not a dict",
+                            l->name);
     return 0;
 }
 
@@ -92,20 +119,24 @@ static int gc_fits(struct py_runtime *rt, const struct py_layout *l, struct cl_e
 {
     uint64_t gc = rt->interp + l->is_gc, gen0;
     if (cl_read_u64(rt->t, gc + l->gc_generation0, &gen0) || gen0 != gc + l->gc_generations)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: the "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the %s layout does not fit this runtime: the "
                             "GC's generation 0 pointer (0x%llx) is not its first list (0x%llx)",
                             l->name, (unsigned long long)gen0,
                             (unsigned long long)(gc + l->gc_generations));
     for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
         uint64_t head = py_gc_list_head(l, gc, g), first;
         if (cl_read_u64(rt->t, head, &first))
-            return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: "
-                                "GC list %u's head cannot be read", l->name, g);
+            return cl_error_set(err, CL_E_UNSUPPORTED,
+                                "the %s layout does not fit this runtime: "
+                                "GC list %u's head cannot be read",
+                                l->name, g);
         first &= ~3ull;   /* 3.12+ keep flags in the low bits */
         if (first != head && !is_object(rt, l, first + l->gc_head_size))
-            return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout does not fit this runtime: "
-                                "GC list %u breaks at its first node (0x%llx)", l->name, g,
-                                (unsigned long long)first);
+            return cl_error_set(err, CL_E_UNSUPPORTED,
+                                "the %s layout does not fit this runtime: "
+                                "GC list %u breaks at its first node (0x%llx)",
+                                l->name, g, (unsigned long long)first);
     }
     return 0;
 }
@@ -166,21 +197,27 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
     unsigned major = (unsigned)(py->version_hex >> 24);
     unsigned minor = (unsigned)(py->version_hex >> 16) & 0xff;
     if (py->free_threaded)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "Python %s is a free-threaded build; culeak "
-                            "walks only default (GIL) builds", py->version);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "Python %s is a free-threaded build; culeak "
+                            "walks only default (GIL) builds",
+                            py->version);
     /* Debug builds (sys.abiflags "d": libpython3.12d.so, python3.12d) lay objects out otherwise. */
     const char *base = strrchr(py->module->path, '/');
     char tag[32];
     snprintf(tag, sizeof tag, "%u.%ud", major, minor);
     if (base && strstr(base, tag))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "%s is a debug build of Python %s; culeak "
-                            "walks only release builds", py->module->path, py->version);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "%s is a debug build of Python %s; culeak "
+                            "walks only release builds",
+                            py->module->path, py->version);
     const struct py_layout *any = py_layout_for(major, minor);
     if (!any) {
         char names[256];
         py_layout_names(names, sizeof names);
-        return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no object layout for Python %s "
-                            "(its layouts: %s)", py->version, names);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "culeak has no object layout for Python %s "
+                            "(its layouts: %s)",
+                            py->version, names);
     }
     int rc = py_debug_offsets_read(t, rt->runtime, minor, &rt->debug, err);
     if (rc)
@@ -191,9 +228,10 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
     uint64_t type_of_type;
     if (cl_read_u64(t, rt->family_type[PY_F_TYPE] + any->ob_type, &type_of_type) ||
         type_of_type != rt->family_type[PY_F_TYPE])
-        return cl_error_set(err, CL_E_UNSUPPORTED, "type(type) is not type: the runtime at 0x%llx "
-                            "is not Python %s as detected", (unsigned long long)rt->runtime,
-                            py->version);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "type(type) is not type: the runtime at 0x%llx "
+                            "is not Python %s as detected",
+                            (unsigned long long)rt->runtime, py->version);
     if (layout && layout->minor != minor)
         return cl_error_set(err, CL_E_UNSUPPORTED, "the %s layout is not one for Python %s",
                             layout->name, py->version);
@@ -202,9 +240,11 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
         return rc;
     unsigned checked, differ = py_debug_offsets_compare(&rt->debug, rt->table, NULL, &checked);
     if (differ)
-        cl_note_add(&t->warnings, "%u fields of culeak's %s layout differ from the runtime's "
+        cl_note_add(&t->warnings,
+                    "%u fields of culeak's %s layout differ from the runtime's "
                     "_Py_DebugOffsets (used instead): a build culeak has not seen; run "
-                    "check-layout", differ, rt->table->name);
+                    "check-layout",
+                    differ, rt->table->name);
     return 0;
 }
 
@@ -252,11 +292,10 @@ static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, un
             const struct py_layout *l = all[li];
             if (only_minor && l->minor != only_minor)
                 continue;
-            size_t head = l->rt_interpreters_head / 8;   /* interpreters.main follows head */
+            size_t head = l->rt_interpreters_head / 8; /* interpreters.main follows head */
             for (size_t w = 0; w + head + 1 < n / 8; w++) {
                 uint64_t interp = buf[w + head];
-                if (interp && interp == buf[w + head + 1] &&
-                    runtime_fits(t, l, at + 8 * w, interp))
+                if (interp && interp == buf[w + head + 1] && runtime_fits(t, l, at + 8 * w, interp))
                     return at + 8 * w;
             }
         }
@@ -264,8 +303,7 @@ static uint64_t scan_range(struct cl_target *t, uint64_t start, uint64_t end, un
     return 0;
 }
 
-int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor,
-                    uint64_t *addr)
+int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor, uint64_t *addr)
 {
     uint64_t scanned = 0, after = 0, found = 0;
     *addr = 0;
@@ -275,7 +313,7 @@ int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned min
     for (size_t i = 0; !found && i < t->maps.n && scanned < SCAN_MAX; i++) {
         const struct cl_mapping *map = &t->maps.v[i];
         bool mine = map->path && strcmp(map->path, m->path) == 0;
-        bool bss = !map->path && map->start == after;   /* anonymous, right after the module */
+        bool bss = !map->path && map->start == after; /* anonymous, right after the module */
         if (mine)
             after = map->end;
         if (!(map->perms & CL_MAP_W) || (!mine && !bss))

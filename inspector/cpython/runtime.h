@@ -10,18 +10,57 @@
 
 /* The builtin type families whose instances have a referent rule of their own. */
 enum py_family {
-    PY_F_OTHER, PY_F_TYPE, PY_F_DICT, PY_F_LIST, PY_F_TUPLE, PY_F_STR, PY_F_INT, PY_F_FLOAT,
-    PY_F_BYTES, PY_F_SET, PY_F_CELL, PY_F_FUNCTION, PY_F_METHOD, PY_F_MODULE, PY_F_CODE,
-    PY_F_FRAME, PY_F_GEN, PY_F_PROPERTY, PY_F_STATICMETHOD, PY_F_CLASSMETHOD, PY_F_TRACEBACK,
-    PY_F_CFUNCTION, PY_F_WEAKREF, PY_F_EXCEPTION, PY_F_DEQUE, PY_F_PARTIAL, PY_F_LRU_CACHE,
+    PY_F_OTHER,
+    PY_F_TYPE,
+    PY_F_DICT,
+    PY_F_LIST,
+    PY_F_TUPLE,
+    PY_F_STR,
+    PY_F_INT,
+    PY_F_FLOAT,
+    PY_F_BYTES,
+    PY_F_SET,
+    PY_F_CELL,
+    PY_F_FUNCTION,
+    PY_F_METHOD,
+    PY_F_MODULE,
+    PY_F_CODE,
+    PY_F_FRAME,
+    PY_F_GEN,
+    PY_F_PROPERTY,
+    PY_F_STATICMETHOD,
+    PY_F_CLASSMETHOD,
+    PY_F_TRACEBACK,
+    PY_F_CFUNCTION,
+    PY_F_WEAKREF,
+    PY_F_EXCEPTION,
+    PY_F_DEQUE,
+    PY_F_PARTIAL,
+    PY_F_LRU_CACHE,
     PY_F_LRU_ELEM,
     /* C types whose referents only tp_traverse knows: core ones (mappingproxy, thread-local,
      * contextvars and the HAMT behind a Context), then extension-module ones found by name */
-    PY_F_MAPPINGPROXY, PY_F_THREAD_LOCAL, PY_F_CONTEXT, PY_F_CONTEXTVAR, PY_F_CONTEXT_TOKEN,
-    PY_F_HAMT, PY_F_HAMT_BITMAP, PY_F_HAMT_ARRAY, PY_F_HAMT_COLLISION,
-    PY_F_FUTURE, PY_F_TASK, PY_F_TASK_STEP, PY_F_TASK_WAKEUP, PY_F_FUTURE_ITER,
-    PY_F_ELEMENT, PY_F_SQLITE_CONN, PY_F_SQLITE_CACHE, PY_F_SQLITE_NODE, PY_F_SQLITE_STMT,
-    PY_F_OBJECT, PY_F_COUNT
+    PY_F_MAPPINGPROXY,
+    PY_F_THREAD_LOCAL,
+    PY_F_CONTEXT,
+    PY_F_CONTEXTVAR,
+    PY_F_CONTEXT_TOKEN,
+    PY_F_HAMT,
+    PY_F_HAMT_BITMAP,
+    PY_F_HAMT_ARRAY,
+    PY_F_HAMT_COLLISION,
+    PY_F_FUTURE,
+    PY_F_TASK,
+    PY_F_TASK_STEP,
+    PY_F_TASK_WAKEUP,
+    PY_F_FUTURE_ITER,
+    PY_F_ELEMENT,
+    PY_F_SQLITE_CONN,
+    PY_F_SQLITE_CACHE,
+    PY_F_SQLITE_NODE,
+    PY_F_SQLITE_STMT,
+    PY_F_OBJECT,
+    PY_F_COUNT
 };
 
 struct py_runtime {
@@ -34,7 +73,10 @@ struct py_runtime {
     struct py_debug_offsets debug;      /* debug.size is 0 before 3.13 */
     uint64_t runtime, interp;
     uint64_t family_type[PY_F_COUNT];   /* the main static type of each family, 0 if not found */
-    struct { uint64_t type; enum py_family family; } known[48];   /* every builtin type found */
+    struct {
+        uint64_t type;
+        enum py_family family;
+    } known[48];   /* every builtin type found */
     size_t nknown;
     uint64_t none;                      /* _Py_NoneStruct */
 };
@@ -64,7 +106,6 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
  * entries agree and that interpreter's first thread points back to it, under some layout table.
  * minor restricts the tables tried (0: all). *addr is the address, or 0 when none is found;
  * returns 0, or CL_E_INTERNAL when out of memory (not "no runtime"). */
-int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor,
-                    uint64_t *addr);
+int py_runtime_scan(struct cl_target *t, const struct cl_module *m, unsigned minor, uint64_t *addr);
 
 #endif

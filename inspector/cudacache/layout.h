@@ -17,19 +17,19 @@ struct cc_layout {
     uint32_t nca_device_allocator;            /* std::vector<DeviceCachingAllocator*> */
     /* DeviceCachingAllocator */
     uint32_t dca_allocated_bytes, dca_reserved_bytes;   /* Stat[AGGREGATE].current */
-    uint32_t dca_large_blocks;      /* BlockPool; small_blocks is the next member, in every line */
-    uint32_t dca_active_blocks;                         /* ska::flat_hash_set<Block*> */
-    uint32_t dca_graph_pools;       /* ska::flat_hash_map<MempoolId_t, unique_ptr<PrivatePool>>;
+    uint32_t dca_large_blocks; /* BlockPool; small_blocks is the next member, in every line */
+    uint32_t dca_active_blocks; /* ska::flat_hash_set<Block*> */
+    uint32_t dca_graph_pools; /* ska::flat_hash_map<MempoolId_t, unique_ptr<PrivatePool>>;
                                      * from 2.10 it follows an embedded cudaDeviceProp, so see
                                      * below */
-    bool device_prop;               /* whether the DeviceCachingAllocator embeds one */
+    bool device_prop; /* whether the DeviceCachingAllocator embeds one */
     /* BlockPool: free mapped blocks (std::set) at +0 */
     uint16_t bp_size;
-    uint16_t bp_unmapped;           /* std::set of expandable-segment ranges without memory */
+    uint16_t bp_unmapped; /* std::set of expandable-segment ranges without memory */
     uint16_t bp_is_small, bp_owner; /* bool; PrivatePool*, NULL for the device's own pools */
     /* PrivatePool */
-    bool pp_has_id;                 /* from 2.10 it starts with its MempoolId_t (two u64) */
-    uint16_t pp_large_blocks;       /* small_blocks follows it */
+    bool pp_has_id; /* from 2.10 it starts with its MempoolId_t (two u64) */
+    uint16_t pp_large_blocks; /* small_blocks follows it */
     /* Block */
     uint16_t blk_stream, blk_size, blk_requested, blk_pool, blk_ptr, blk_allocated, blk_mapped,
         blk_prev, blk_next, blk_expandable;

@@ -16,6 +16,7 @@
 #include "cudacache/layout.h"
 #include "util/text.h"
 
+/* clang-format off */
 /* Block gained registration_counter (everything from size on moved by 8) in 2.11. */
 #define BLOCK_2_10 \
     .blk_stream = 8, .blk_size = 48, .blk_requested = 56, .blk_pool = 64, .blk_ptr = 72, \
@@ -86,6 +87,7 @@ static const struct cc_layout layouts[] = {
      .bp_size = 168, .bp_unmapped = 96, .bp_is_small = 144, .bp_owner = 152,
      .pp_has_id = true, .pp_large_blocks = 40, BLOCK_2_11},
 };
+/* clang-format on */
 
 #define NLAYOUTS (sizeof layouts / sizeof *layouts)
 
@@ -109,8 +111,8 @@ const struct cc_layout *cc_layout_named(const char *name)
 }
 
 static const struct cc_layout *const all[] = {
-    &layouts[0], &layouts[1], &layouts[2], &layouts[3], &layouts[4], &layouts[5], &layouts[6],
-    &layouts[7], &layouts[8],
+    &layouts[0], &layouts[1], &layouts[2], &layouts[3], &layouts[4],
+    &layouts[5], &layouts[6], &layouts[7], &layouts[8],
 };
 _Static_assert(sizeof all / sizeof *all == NLAYOUTS, "all lists every table");
 

@@ -12,8 +12,7 @@
 #define NOT_READ (UINT32_MAX - 1)   /* by_context's value for a context that is no stack */
 
 /* A std::vector's [begin, end) of elem-byte items, checked: false when it is not one. */
-static bool vector_of(struct cl_target *t, uint64_t at, size_t elem, uint64_t *begin,
-                      uint64_t *n)
+static bool vector_of(struct cl_target *t, uint64_t at, size_t elem, uint64_t *begin, uint64_t *n)
 {
     uint64_t v[3];   /* begin, end, end of storage */
     if (cl_read(t, at, v, sizeof v) || v[0] > v[1] || v[1] > v[2] || (v[1] - v[0]) % elem ||
@@ -44,8 +43,7 @@ static uint32_t new_site(struct cc_stacks *s, const char *file, const char *name
 
 /* The site of a Python frame: code object code at byte offset lasti; UINT32_MAX when code is no
  * readable code object or memory ran out. */
-static uint32_t python_site(struct py_objects *o, uint64_t code, int32_t lasti,
-                            struct cc_stacks *s)
+static uint32_t python_site(struct py_objects *o, uint64_t code, int32_t lasti, struct cc_stacks *s)
 {
     /* user-space pointers fit in 48 bits, and the offsets of all but the longest functions in
      * 16: one key for both; the rare place past it is just not cached */

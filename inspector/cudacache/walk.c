@@ -63,8 +63,7 @@ static void found(struct walk *w, uint64_t block)
  * (down to it, back up from its left subtree, back up from its right one), so more steps than
  * three per distinct node touched means a cycle, whatever node_count says: a corrupt count of
  * 2^24 once let a looped tree run 2^26 steps. */
-static bool tree_step(struct walk *w, struct cl_addrmap *touched, uint64_t node,
-                      uint64_t *steps)
+static bool tree_step(struct walk *w, struct cl_addrmap *touched, uint64_t node, uint64_t *steps)
 {
     bool inserted;
     if (cl_addrmap_put(touched, node, 1, &inserted) == UINT32_MAX) {
@@ -94,8 +93,8 @@ static bool walk_set(struct walk *w, uint64_t set)
         if (right) {
             node = right;
             ok = tree_step(w, &touched, node, &tsteps);
-            for (uint64_t left; ok && (left = cl_read_ptr_or_0(w->t, node + 16)) &&
-                                ++steps < budget;) {
+            for (uint64_t left;
+                 ok && (left = cl_read_ptr_or_0(w->t, node + 16)) && ++steps < budget;) {
                 node = left;
                 ok = tree_step(w, &touched, node, &tsteps);
             }
@@ -157,8 +156,8 @@ static bool visit_active(struct walk *w, uint64_t entry)
 static bool add_pool(struct walk *w, uint64_t pool, const uint64_t id[2])
 {
     uint8_t small = 2;
-    if (w->npools == MAX_POOLS ||
-        cl_read(w->t, pool + w->l->bp_is_small, &small, sizeof small) || small > 1)
+    if (w->npools == MAX_POOLS || cl_read(w->t, pool + w->l->bp_is_small, &small, sizeof small) ||
+        small > 1)
         return false;
     w->pools[w->npools++] = (struct pool){.addr = pool, .small = small, .id = {id[0], id[1]}};
     return walk_set(w, pool) && walk_set(w, pool + w->l->bp_unmapped);
@@ -223,30 +222,32 @@ static bool build_segments(struct walk *w, struct cc_device *d)
             ok = false;
             break;
         }
-        struct cc_segment seg = {
-            .addr = cl_read_ptr_or_0(w->t, head + l->blk_ptr), .first = d->nblocks,
-            .stream = cl_read_ptr_or_0(w->t, head + l->blk_stream), .small = pool->small,
-            .pool_id = {pool->id[0], pool->id[1]},
-            .expandable = cl_read_ptr_or_0(w->t, head + l->blk_expandable) != 0};
+        struct cc_segment seg = {.addr = cl_read_ptr_or_0(w->t, head + l->blk_ptr),
+                                 .first = d->nblocks,
+                                 .stream = cl_read_ptr_or_0(w->t, head + l->blk_stream),
+                                 .small = pool->small,
+                                 .pool_id = {pool->id[0], pool->id[1]},
+                                 .expandable =
+                                     cl_read_ptr_or_0(w->t, head + l->blk_expandable) != 0};
         for (uint64_t b = head, prev = 0; b && ok;
              prev = b, b = cl_read_ptr_or_0(w->t, b + l->blk_next)) {
             uint64_t context = b + l->blk_context;
-            struct cc_block blk = {.addr = b, .ptr = cl_read_ptr_or_0(w->t, b + l->blk_ptr),
+            struct cc_block blk = {.addr = b,
+                                   .ptr = cl_read_ptr_or_0(w->t, b + l->blk_ptr),
                                    .size = cl_read_ptr_or_0(w->t, b + l->blk_size),
                                    .requested = cl_read_ptr_or_0(w->t, b + l->blk_requested),
                                    .context = cl_read_ptr_or_0(w->t, context),
-                                   .segment_context = cl_read_ptr_or_0(
-                                       w->t, context + CC_SEGMENT_CONTEXT_AFTER)};
+                                   .segment_context =
+                                       cl_read_ptr_or_0(w->t, context + CC_SEGMENT_CONTEXT_AFTER)};
             uint8_t flags[2] = {0, 1};
             /* stays {0, 1} (not allocated, mapped) when unreadable */
             (void)cl_read(w->t, b + l->blk_allocated, flags, sizeof flags);
-            blk.state = !flags[1] ? CC_UNMAPPED
-                      : flags[0]  ? CC_ACTIVE_ALLOCATED
-                      : cl_addrmap_get(&w->active, b) != UINT32_MAX ? CC_ACTIVE_PENDING_FREE
-                                                                    : CC_INACTIVE;
+            blk.state = !flags[1]                                     ? CC_UNMAPPED
+                        : flags[0]                                    ? CC_ACTIVE_ALLOCATED
+                        : cl_addrmap_get(&w->active, b) != UINT32_MAX ? CC_ACTIVE_PENDING_FREE
+                                                                      : CC_INACTIVE;
             /* a chain links both ways, its blocks tile the segment and share its pool */
-            if (cl_read_ptr_or_0(w->t, b + l->blk_prev) != prev ||
-                blk.ptr != seg.addr + seg.size ||
+            if (cl_read_ptr_or_0(w->t, b + l->blk_prev) != prev || blk.ptr != seg.addr + seg.size ||
                 cl_read_ptr_or_0(w->t, b + l->blk_pool) != pool->addr || flags[0] > 1 ||
                 flags[1] > 1 || d->nblocks >= MAX_BLOCKS) {
                 ok = false;
@@ -308,22 +309,25 @@ static int walk_device(struct walk *w, uint64_t dca, struct cc_device *d, struct
     bool ok = add_pool(w, dca + l->dca_large_blocks, no_id) &&
               add_pool(w, dca + l->dca_large_blocks + l->bp_size, no_id) && w->pools[1].small &&
               !w->pools[0].small && walk_ska(w, dca + l->dca_active_blocks, 16, visit_active) &&
-              walk_ska(w, dca + l->dca_graph_pools, 32, visit_private_pool) &&
-              build_segments(w, d);
+              walk_ska(w, dca + l->dca_graph_pools, 32, visit_private_pool) && build_segments(w, d);
     if (w->oom)
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory while walking the allocator of "
-                            "device %d (%zu blocks found)", d->index, w->nfound);
-    uint64_t reserved = 0, allocated = 0;   /* reserved_bytes counts mapped memory only */
+        return cl_error_set(err, CL_E_INTERNAL,
+                            "out of memory while walking the allocator of "
+                            "device %d (%zu blocks found)",
+                            d->index, w->nfound);
+    uint64_t reserved = 0, allocated = 0; /* reserved_bytes counts mapped memory only */
     for (uint32_t i = 0; i < d->nsegments; i++)
         reserved += d->segments[i].mapped;
     for (uint32_t i = 0; i < d->nblocks; i++)
         allocated += d->blocks[i].state == CC_ACTIVE_ALLOCATED ? d->blocks[i].size : 0;
     if (!ok || reserved != d->reserved || allocated != d->allocated)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the allocator layout %s does not fit device "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the allocator layout %s does not fit device "
                             "%d: the walk finds %llu bytes reserved and %llu allocated, the "
-                            "allocator's own statistics say %llu and %llu%s", l->name, d->index,
-                            (unsigned long long)reserved, (unsigned long long)allocated,
-                            (unsigned long long)d->reserved, (unsigned long long)d->allocated,
+                            "allocator's own statistics say %llu and %llu%s",
+                            l->name, d->index, (unsigned long long)reserved,
+                            (unsigned long long)allocated, (unsigned long long)d->reserved,
+                            (unsigned long long)d->allocated,
                             ok ? "" : " (and the pools or block chains do not hold together)");
     return order_segments(d) ? 0 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
 }
@@ -344,12 +348,15 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
     /* CUDA's initialisation fills the device list before the first allocation; until then there
      * is nothing to walk, and an empty list would fit any layout. */
     if (begin == end && begin == 0)
-        rc = cl_error_set(err, CL_E_UNSUPPORTED, "the allocator has no devices (layout %s): CUDA "
+        rc = cl_error_set(err, CL_E_UNSUPPORTED,
+                          "the allocator has no devices (layout %s): CUDA "
                           "is not initialised in this process, or the layout does not fit",
                           out->l->name);
     else if (end < begin || (end - begin) / 8 > MAX_DEVICES || (end - begin) % 8)
-        rc = cl_error_set(err, CL_E_UNSUPPORTED, "the allocator layout %s does not fit: its "
-                          "device list is not readable", out->l->name);
+        rc = cl_error_set(err, CL_E_UNSUPPORTED,
+                          "the allocator layout %s does not fit: its "
+                          "device list is not readable",
+                          out->l->name);
     out->ndevices = rc ? 0 : (uint32_t)((end - begin) / 8);
     out->devices = rc ? NULL : calloc(out->ndevices ? out->ndevices : 1, sizeof *out->devices);
     if (!rc && !out->devices)
@@ -392,25 +399,27 @@ static int walk_by_structure(struct cl_target *t, const char *version, unsigned 
     const struct cc_layout *const *all = cc_layouts(&n);
     for (size_t i = n; i-- > 0;) {
         struct cl_error mismatch;
-        int rc = cc_walk_object(t, for_cuda(all[i], cuda_major, out), out->object, out,
-                                &mismatch);
-        if (rc == CL_E_INTERNAL) {   /* out of memory: no answer from this or any other table */
+        int rc = cc_walk_object(t, for_cuda(all[i], cuda_major, out), out->object, out, &mismatch);
+        if (rc == CL_E_INTERNAL) { /* out of memory: no answer from this or any other table */
             *err = mismatch;
             return rc;
         }
         if (rc == 0) {
-            cl_note_add(&out->warnings, "torch %s has no allocator layout of its own: layout %s "
+            cl_note_add(&out->warnings,
+                        "torch %s has no allocator layout of its own: layout %s "
                         "was used because the allocator's structure fits it (its statistics and "
-                        "block chains check out)", version, out->l->name);
+                        "block chains check out)",
+                        version, out->l->name);
             return 0;
         }
     }
     out->l = NULL;
     char names[256];
-    return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no caching-allocator layout for torch "
+    return cl_error_set(err, CL_E_UNSUPPORTED,
+                        "culeak has no caching-allocator layout for torch "
                         "%s, and none of its layouts (%s) fits this allocator's structure; "
-                        "tensors are still reported by `tensors`", version,
-                        cc_layout_names(names, sizeof names));
+                        "tensors are still reported by `tensors`",
+                        version, cc_layout_names(names, sizeof names));
 }
 
 int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_torch_info *torch,
@@ -421,19 +430,23 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
     uint64_t root;
     if (!c10 ||
         !cl_module_symbol(c10, "_ZN3c104cuda20CUDACachingAllocator9allocatorE", &root, NULL))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "no CUDA caching allocator in this process "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "no CUDA caching allocator in this process "
                             "(libc10_cuda.so is not loaded, or has no allocator symbol)");
     if (force && !(out->l = cc_layout_named(force)))
         return cl_error_set(err, CL_E_USAGE, "no allocator layout called '%s'", force);
     char cls[160];
     if (cl_read_u64(t, root, &out->object) || !out->object)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the CUDA allocator is not initialised yet "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the CUDA allocator is not initialised yet "
                             "(no CUDA tensor has been made)");
     if (!cxx_class_name(t, out->object, cls, sizeof cls))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the CUDA allocator object has no readable "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the CUDA allocator object has no readable "
                             "class name");
     if (!strstr(cls, "NativeCachingAllocator"))
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the CUDA allocator backend is %s, not the "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the CUDA allocator backend is %s, not the "
                             "native caching allocator: only tensors can be reported",
                             strstr(cls, "CudaMallocAsync") ? "cudaMallocAsync" : cls);
     unsigned major = 0, minor = 0, cuda_major = 0;
@@ -446,13 +459,17 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
     if (rc)
         cc_free(out);
     else if (force)
-        cl_note_add(&out->warnings, "allocator layout %s forced by --allocator-layout (torch %s); "
-                    "the allocator's structure fits it", out->l->name, version);
+        cl_note_add(&out->warnings,
+                    "allocator layout %s forced by --allocator-layout (torch %s); "
+                    "the allocator's structure fits it",
+                    out->l->name, version);
     if (!rc && out->l == &out->other_cuda)
-        cl_note_add(&out->warnings, "a CUDA %s build: layout %s was read off CUDA %u builds, and "
+        cl_note_add(&out->warnings,
+                    "a CUDA %s build: layout %s was read off CUDA %u builds, and "
                     "the private-pool map's place is computed for CUDA %u (cudaDeviceProp's size "
                     "differs by %d bytes), not read off such a wheel; the allocator's structure "
-                    "fits it", torch->cuda, out->l->name, cuda_major == 12 ? 13 : 12, cuda_major,
+                    "fits it",
+                    torch->cuda, out->l->name, cuda_major == 12 ? 13 : 12, cuda_major,
                     CC_CUDA12_DEVICE_PROP_GROWTH);
     return rc;
 }

@@ -25,17 +25,17 @@ struct cc_block {
 
 struct cc_segment {
     uint64_t addr, size, stream;
-    uint64_t mapped;          /* bytes with memory behind them: size, unless expandable */
-    bool small;               /* the small-allocation pool (2 MiB segments) */
-    uint64_t pool_id[2];      /* MempoolId_t of a private pool (CUDA graph, MemPool); 0,0: none */
+    uint64_t mapped; /* bytes with memory behind them: size, unless expandable */
+    bool small; /* the small-allocation pool (2 MiB segments) */
+    uint64_t pool_id[2]; /* MempoolId_t of a private pool (CUDA graph, MemPool); 0,0: none */
     bool expandable;
-    uint32_t first, nblocks;  /* into the device's blocks, in address order */
+    uint32_t first, nblocks; /* into the device's blocks, in address order */
 };
 
 struct cc_device {
     int index;
     uint64_t dca;
-    uint64_t reserved, allocated;   /* the allocator's own statistics */
+    uint64_t reserved, allocated; /* the allocator's own statistics */
     struct cc_segment *segments;
     uint32_t nsegments;
     struct cc_block *blocks;
@@ -44,9 +44,9 @@ struct cc_device {
 
 struct cc_allocator {
     const struct cc_layout *l;
-    struct cc_layout other_cuda;  /* l for the other CUDA major, when the build is one */
-    char *warnings;           /* a layout not chosen by the torch version says so here */
-    uint64_t object;          /* the NativeCachingAllocator */
+    struct cc_layout other_cuda; /* l for the other CUDA major, when the build is one */
+    char *warnings; /* a layout not chosen by the torch version says so here */
+    uint64_t object; /* the NativeCachingAllocator */
     struct cc_device *devices;
     uint32_t ndevices;
 };

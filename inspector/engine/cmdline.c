@@ -85,23 +85,25 @@ static const char usage_environment[] =
 
 size_t cl_command_usage(bool with_target, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "%s%s%s%s\n%s", usage_commands,
-                     with_target ? usage_target : "", usage_options, usage_exit,
-                     usage_environment);
+    int n = snprintf(out, cap, "%s%s%s%s\n%s", usage_commands, with_target ? usage_target : "",
+                     usage_options, usage_exit, usage_environment);
     return n < 0 ? 0 : (size_t)n;
 }
 
 
+/* clang-format off */
 enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
     O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_TORCH_SNAPSHOT,
     O_HTML, O_CHILDREN, O_NUMBER_OF_OPTIONS
 };
+/* clang-format on */
 
 #define EVERY_COMMAND NULL
 #define WALKS " objects refs tensors summary blocks snapshot diff watch dump "
-#define MANY " info objects refs tensors summary blocks snapshot check-layout "   /* several targets */
+#define MANY \
+    " info objects refs tensors summary blocks snapshot check-layout "   /* several targets */
 
 /* Each option: its name, whether it may be given more than once, and the commands it applies to
  * (space-separated, or EVERY_COMMAND); anything else is a usage error, never silently ignored. */
@@ -151,8 +153,9 @@ static int set_device(const char *arg, struct cl_command_line *cli, struct cl_er
     int rc = cl_value_device("--device", arg, &d, err);
     if (rc)
         return rc;
-    cli->tensor_filter.device = d.kind == CL_DEVICE_ALL ? -1
-                              : d.kind == CL_DEVICE_CPU ? TORCH_DEVICE_CPU : TORCH_DEVICE_CUDA;
+    cli->tensor_filter.device = d.kind == CL_DEVICE_ALL   ? -1
+                                : d.kind == CL_DEVICE_CPU ? TORCH_DEVICE_CPU
+                                                          : TORCH_DEVICE_CUDA;
     cli->tensor_filter.by_index = d.index >= 0;
     cli->tensor_filter.index = d.index;
     cli->block_filter.device = d.index;
@@ -178,8 +181,10 @@ static int set_allocator_layout(const char *arg, struct cl_command_line *cli, st
 {
     char names[256];
     if (!cc_layout_named(arg))
-        return cl_error_set(err, CL_E_USAGE, "--allocator-layout: no layout called '%s' "
-                            "(known: %s)", arg, cc_layout_names(names, sizeof names));
+        return cl_error_set(err, CL_E_USAGE,
+                            "--allocator-layout: no layout called '%s' "
+                            "(known: %s)",
+                            arg, cc_layout_names(names, sizeof names));
     cli->allocator_layout = arg;
     return 0;
 }
@@ -195,7 +200,8 @@ static int set_count(const char *opt, const char *arg, uint64_t max, size_t *out
     return rc;
 }
 
-/* Stores one option's value; 0 or CL_E_USAGE. */
+/* Stores one option's value; 0 or CL_E_USAGE. One option a line, as the rules above have them. */
+/* clang-format off */
 static int set_option(enum option_id id, const char *arg, struct cl_command_line *cli,
                       struct cl_error *err)
 {
@@ -262,6 +268,7 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
     default: return 0;
     }
 }
+/* clang-format on */
 
 /* " objects summary " as "objects, summary". */
 static const char *listed(const char *commands, char *out, size_t cap)
@@ -305,7 +312,7 @@ size_t cl_command_options(const char *command, bool with_target, const char **ou
 const char *const *cl_option_values(const char *option)
 {
     static const char *const devices[] = {"cpu", "cuda", "all", NULL};
-    return strcmp(option, "device") == 0 ? devices
+    return strcmp(option, "device") == 0  ? devices
            : strcmp(option, "state") == 0 ? state_names
                                           : NULL;
 }
@@ -322,7 +329,8 @@ int cl_command_applicable(const struct cl_command_line *cli, struct cl_error *er
                                 rules[id].name, cli->command,
                                 listed(rules[id].commands, commands, sizeof commands));
     if (strcmp(cli->command, "blocks") == 0 && cli->block_filter.cpu)
-        return cl_error_set(err, CL_E_USAGE, "--device cpu does not apply to blocks: the CUDA "
+        return cl_error_set(err, CL_E_USAGE,
+                            "--device cpu does not apply to blocks: the CUDA "
                             "allocator's devices are cuda:N");
     return 0;
 }
@@ -347,10 +355,12 @@ static int parse_operands(int argc, char **argv, bool want_command, struct cl_co
     if (optind < argc)
         return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
     if (cli->command && strcmp(cli->command, "diff") == 0 && !cli->nfiles)
-        return cl_error_set(err, CL_E_USAGE, "diff wants a snapshot file: diff A B, or diff A "
+        return cl_error_set(err, CL_E_USAGE,
+                            "diff wants a snapshot file: diff A B, or diff A "
                             "--pid PID | --core FILE");
     if (merge && cli->nfiles < 2)
-        return cl_error_set(err, CL_E_USAGE, "merge wants two or more snapshot files (culeak "
+        return cl_error_set(err, CL_E_USAGE,
+                            "merge wants two or more snapshot files (culeak "
                             "snapshot -o FILE of each rank)");
     return 0;
 }
@@ -359,7 +369,8 @@ static int parse_operands(int argc, char **argv, bool want_command, struct cl_co
 static int check_dump_command(const struct cl_command_line *cli, struct cl_error *err)
 {
     if (cli->session.dump)
-        return cl_error_set(err, CL_E_USAGE, "dump reads a live process or a core (--pid or "
+        return cl_error_set(err, CL_E_USAGE,
+                            "dump reads a live process or a core (--pid or "
                             "--core), not another dump");
     if (!cli->output)
         return cl_error_set(err, CL_E_USAGE, "dump wants the file to write: -o FILE");
@@ -372,18 +383,22 @@ static int check_many(const struct cl_command_line *cli, struct cl_error *err)
     char word[32];
     snprintf(word, sizeof word, " %s ", cli->command ? cli->command : "");
     if (!strstr(MANY, word))
-        return cl_error_set(err, CL_E_USAGE, "%s reads one target; several (--pid, --core, "
+        return cl_error_set(err, CL_E_USAGE,
+                            "%s reads one target; several (--pid, --core, "
                             "--children) go to info, objects, refs, tensors, summary, blocks, "
-                            "snapshot and check-layout", cli->command ? cli->command : "");
+                            "snapshot and check-layout",
+                            cli->command ? cli->command : "");
     if (cli->session.dump)
         return cl_error_set(err, CL_E_USAGE, "several targets are --pid and --core, not --dump");
     if (cli->output || cli->html || cli->torch_snapshot)
-        return cl_error_set(err, CL_E_USAGE, "-o, --html and --torch-snapshot write one "
+        return cl_error_set(err, CL_E_USAGE,
+                            "-o, --html and --torch-snapshot write one "
                             "target's file: give one target (or snapshot -o per rank, then "
                             "merge)");
     const struct cl_file_locator *loc = &cli->session.open.locator;
     if (!cli->ncores && (loc->exe || loc->sysroot || loc->nlib_dirs))
-        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores "
+        return cl_error_set(err, CL_E_USAGE,
+                            "--exe, --sysroot and --lib-path apply to cores "
                             "only");
     return 0;
 }
@@ -397,17 +412,20 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
         return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
     bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
     if (!so->pid && !cli->npids && !cli->children_of && cli->given >> O_COPY_LIMIT & 1)
-        return cl_error_set(err, CL_E_USAGE, "--copy-limit applies to live processes (--pid, "
+        return cl_error_set(err, CL_E_USAGE,
+                            "--copy-limit applies to live processes (--pid, "
                             "--children) only");
     if (!allow_target && target)
-        return cl_error_set(err, CL_E_USAGE, "the target is the debugger's; --pid, --core, --dump, "
+        return cl_error_set(err, CL_E_USAGE,
+                            "the target is the debugger's; --pid, --core, --dump, "
                             "--exe, --sysroot and --lib-path do not apply here");
     if (!allow_target)
         return 0;
     if (cl_command_many(cli))
         return check_many(cli, err);
     if ((so->pid != 0) + (so->core != NULL) + (so->dump != NULL) > 1)
-        return cl_error_set(err, CL_E_USAGE, "give exactly one of --pid PID, --core FILE or "
+        return cl_error_set(err, CL_E_USAGE,
+                            "give exactly one of --pid PID, --core FILE or "
                             "--dump FILE");
     if (cli->command && strcmp(cli->command, "dump") == 0) {
         int rc = check_dump_command(cli, err);
@@ -415,15 +433,21 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
             return rc;
     }
     if (!so->pid && !so->core && !so->dump && !cl_command_offline(cli))
-        return cl_error_set(err, CL_E_USAGE, cli->nfiles == 1 ? "diff A wants the target to "
-                            "compare with: --pid PID, --core FILE or --dump FILE (or a second "
-                            "file)" : "give exactly one of --pid PID, --core FILE or --dump FILE");
+        return cl_error_set(
+            err, CL_E_USAGE,
+            cli->nfiles == 1 ? "diff A wants the target to "
+                               "compare with: --pid PID, --core FILE or --dump FILE (or a second "
+                               "file)"
+                             : "give exactly one of --pid PID, --core FILE or --dump FILE");
     if (cl_command_offline(cli) && target)
-        return cl_error_set(err, CL_E_USAGE, "diff A B compares two files: no --pid, --core or "
+        return cl_error_set(err, CL_E_USAGE,
+                            "diff A B compares two files: no --pid, --core or "
                             "--dump");
     if ((so->pid || so->dump) && (loc->exe || loc->sysroot || loc->nlib_dirs))
-        return cl_error_set(err, CL_E_USAGE, "--exe, --sysroot and --lib-path apply to cores "
-                            "only%s", so->dump ? " (a dump holds what it needs)" : "");
+        return cl_error_set(err, CL_E_USAGE,
+                            "--exe, --sysroot and --lib-path apply to cores "
+                            "only%s",
+                            so->dump ? " (a dump holds what it needs)" : "");
     return 0;
 }
 
@@ -432,10 +456,10 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
 {
     struct option longopts[O_NUMBER_OF_OPTIONS + 1] = {{0}};
     for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++) {
-        bool flag = id == O_JSON || id == O_FULL || id == O_QUIET || id == O_HELP ||
-                    id == O_VERSION;
-        longopts[id] = (struct option){rules[id].name, flag ? no_argument : required_argument,
-                                       NULL, 256 + id};
+        bool flag =
+            id == O_JSON || id == O_FULL || id == O_QUIET || id == O_HELP || id == O_VERSION;
+        longopts[id] =
+            (struct option){rules[id].name, flag ? no_argument : required_argument, NULL, 256 + id};
     }
     opterr = 0;
     optind = 0;   /* glibc: 0 restarts the scan, so a plugin can parse many command lines */

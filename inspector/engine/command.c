@@ -60,8 +60,10 @@ static int cmd_refs(const struct cl_command_line *cli, struct cl_session *s, FIL
     struct cl_holders *hs = NULL;
     struct cl_error no_holders;
     if (s->torch.loaded && cl_session_holders(s, &walk, cli->allocator_layout, &hs, &no_holders))
-        cl_note_add(&s->target->warnings, "tensors could not be read (%s): objects held only "
-                    "from C++ are not named", no_holders.msg);
+        cl_note_add(&s->target->warnings,
+                    "tensors could not be read (%s): objects held only "
+                    "from C++ are not named",
+                    no_holders.msg);
     struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
     struct cl_report_notes w = cl_session_notes(s);
     cl_report_refs(out, h, hs ? &s->tensors : NULL, hs, &q, cli->json, &w);
@@ -101,14 +103,17 @@ static struct cc_stacks *alloc_stacks(const struct cl_command_line *cli, struct 
     }
     cc_stacks_read(&h->objects, a, st);
     if (st->unreadable)
-        cl_note_add(&s->target->warnings, "%llu recorded allocation stacks could not be read "
+        cl_note_add(&s->target->warnings,
+                    "%llu recorded allocation stacks could not be read "
                     "(no torch::CapturedTraceback where the block's context points): those "
-                    "blocks' frames are their holders", (unsigned long long)st->unreadable);
+                    "blocks' frames are their holders",
+                    (unsigned long long)st->unreadable);
     if (st->oom)
         cl_note_add(&s->target->warnings, "out of memory reading allocation stacks: some blocks' "
-                    "frames are their holders");
+                                          "frames are their holders");
     if (st->cpp_frames)
-        cl_note_add(&s->target->warnings, "--torch-snapshot: the recorded stacks' %llu C++ frames "
+        cl_note_add(&s->target->warnings,
+                    "--torch-snapshot: the recorded stacks' %llu C++ frames "
                     "are left out (their Python frames are kept)",
                     (unsigned long long)st->cpp_frames);
     return st;
@@ -133,16 +138,18 @@ static void note_children(struct cl_session *s)
 {
     int pids[8];
     size_t n = s->target->kind == CL_TARGET_LIVE && s->tensors.n == 0
-                   ? cl_proc_children(s->target->pid, pids, 8) : 0;
+                   ? cl_proc_children(s->target->pid, pids, 8)
+                   : 0;
     if (!n)
         return;
     char list[96] = "";
     size_t len = 0;
     for (size_t i = 0; i < n && i < 8; i++)
         cl_appendf(list, sizeof list, &len, "%s%d", i ? ", " : "", pids[i]);
-    cl_note_add(&s->target->warnings, "no tensors here, but %zu child process%s (%s%s): a "
-                "launcher's workers? --children %d reads them all", n, n > 1 ? "es" : "", list,
-                n > 8 ? ", ..." : "", s->target->pid);
+    cl_note_add(&s->target->warnings,
+                "no tensors here, but %zu child process%s (%s%s): a "
+                "launcher's workers? --children %d reads them all",
+                n, n > 1 ? "es" : "", list, n > 8 ? ", ..." : "", s->target->pid);
 }
 
 static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
@@ -164,8 +171,8 @@ static int cmd_tensors(const struct cl_command_line *cli, struct cl_session *s, 
             cl_symbols_module_named(s->symbols, "libc10_cuda"))
             cl_note_add(&s->target->warnings, "no CUDA allocator figures: %s", no_allocator.msg);
         struct cl_report_notes w = cl_session_notes(s);
-        rc = cl_report_summary(out, &s->heap, &s->tensors, hs, s->allocator_built ? a : NULL,
-                               &text, cli->json, &w, err);
+        rc = cl_report_summary(out, &s->heap, &s->tensors, hs, s->allocator_built ? a : NULL, &text,
+                               cli->json, &w, err);
         return rc || !cli->html ? rc : write_html(cli->html, s, hs, err);
     } else {
         struct cl_report_notes w = cl_session_notes(s);
@@ -186,8 +193,10 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
     struct cl_error ignored;
     struct cl_holders *hs = NULL;
     if (cl_session_holders(s, &cli->walk, cli->allocator_layout, &hs, &ignored))
-        cl_note_add(&s->target->warnings, "tensors could not be read (%s); blocks are listed "
-                    "without their holders", ignored.msg);
+        cl_note_add(&s->target->warnings,
+                    "tensors could not be read (%s); blocks are listed "
+                    "without their holders",
+                    ignored.msg);
     struct cc_stacks *stacks = cli->torch_snapshot ? alloc_stacks(cli, s, a) : NULL;
     struct cl_torch_snapshot_models m = {a, hs ? &s->tensors : NULL, hs, stacks};
     struct cl_report_notes w = cl_session_notes(s);
@@ -199,8 +208,10 @@ static int cmd_blocks(const struct cl_command_line *cli, struct cl_session *s, F
     if (rc)
         return rc;
     if (cli->html && !hs)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "--html needs the tensors, which could not "
-                            "be read (%s)", ignored.msg);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "--html needs the tensors, which could not "
+                            "be read (%s)",
+                            ignored.msg);
     return cli->html ? write_html(cli->html, s, hs, err) : 0;
 }
 
@@ -218,8 +229,8 @@ static int cmd_check_layout(const struct cl_command_line *cli, struct cl_session
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     struct cl_error open_err;
     int open_rc = py_runtime_open(s->target, &site, rt, &open_err);
-    const struct py_layout *l = open_rc ? py_layout_for(py->version_hex >> 24,
-                                                        (py->version_hex >> 16) & 0xff) : rt->l;
+    const struct py_layout *l =
+        open_rc ? py_layout_for(py->version_hex >> 24, (py->version_hex >> 16) & 0xff) : rt->l;
     unsigned debug_bad = 0, checked;
     bool has_debug = !open_rc && rt->debug.size;
     if (open_rc)
@@ -240,7 +251,8 @@ static int cmd_check_layout(const struct cl_command_line *cli, struct cl_session
     if (dwarf && (r.mismatched || r.missing))
         return cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees with the runtime");
     if (debug_bad)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the layout table disagrees with the runtime's "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the layout table disagrees with the runtime's "
                             "_Py_DebugOffsets");
     if (!dwarf && !has_debug)
         return cl_error_set(err, CL_E_UNSUPPORTED, "%s has no DWARF to check against",
@@ -292,7 +304,8 @@ static int cmd_watch(const struct cl_command_line *cli, struct cl_session *s, FI
                      struct cl_error *err)
 {
     (void)cli, (void)s, (void)out;
-    return cl_error_set(err, CL_E_USAGE, "watch runs from the command line; in gdb, "
+    return cl_error_set(err, CL_E_USAGE,
+                        "watch runs from the command line; in gdb, "
                         "culeak-break-step reports what grows at every training step");
 }
 
@@ -317,10 +330,18 @@ static const struct command {
     int (*run)(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                struct cl_error *err);
 } commands[] = {
-    {"info", cmd_info},       {"objects", cmd_objects}, {"refs", cmd_refs},
-    {"tensors", cmd_tensors}, {"summary", cmd_tensors}, {"blocks", cmd_blocks},
-    {"check-layout", cmd_check_layout}, {"snapshot", cmd_snapshot}, {"diff", cmd_diff},
-    {"watch", cmd_watch}, {"dump", cmd_dump}, {"merge", cmd_merge},
+    {"info", cmd_info},
+    {"objects", cmd_objects},
+    {"refs", cmd_refs},
+    {"tensors", cmd_tensors},
+    {"summary", cmd_tensors},
+    {"blocks", cmd_blocks},
+    {"check-layout", cmd_check_layout},
+    {"snapshot", cmd_snapshot},
+    {"diff", cmd_diff},
+    {"watch", cmd_watch},
+    {"dump", cmd_dump},
+    {"merge", cmd_merge},
 };
 
 static const struct command *find(const char *name)
@@ -383,8 +404,8 @@ static int merge(const struct cl_command_line *cli, FILE *out, struct cl_error *
     struct cl_snapshot *snaps = calloc(n, sizeof *snaps), *sorted = calloc(n, sizeof *sorted);
     const char **sources = calloc(n, sizeof *sources);
     size_t *order = calloc(n, sizeof *order);
-    int rc = snaps && sorted && sources && order ? 0
-             : cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    int rc =
+        snaps && sorted && sources && order ? 0 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
     for (; !rc && read < n; read++)
         rc = cl_snapshot_read(cli->files[read], &snaps[read], err);
     if (!rc) {
@@ -392,7 +413,7 @@ static int merge(const struct cl_command_line *cli, FILE *out, struct cl_error *
             order[i] = i;
         qsort_r(order, n, sizeof *order, by_rank, snaps);
         for (size_t i = 0; i < n; i++) {
-            sorted[i] = snaps[order[i]];   /* shallow: snaps owns them */
+            sorted[i] = snaps[order[i]]; /* shallow: snaps owns them */
             sources[i] = cli->files[order[i]];
         }
         struct cl_json j;
@@ -407,7 +428,7 @@ static int merge(const struct cl_command_line *cli, FILE *out, struct cl_error *
         }
     }
     for (size_t i = 0; snaps && i < read; i++)
-        cl_snapshot_free(&snaps[i]);   /* the one that failed freed itself */
+        cl_snapshot_free(&snaps[i]); /* the one that failed freed itself */
     free(snaps);
     free(sorted);
     free(sources);

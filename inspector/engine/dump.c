@@ -21,8 +21,11 @@ static const char *const exercised[] = {
 static int run_quietly(const struct cl_command_line *cli, struct cl_session *s, const char *name,
                        bool json)
 {
-    struct cl_command_line c = {.command = name, .json = json, .walk = cli->walk,
-                                .tensor_filter = {.device = -1}, .block_filter = {.device = -1},
+    struct cl_command_line c = {.command = name,
+                                .json = json,
+                                .walk = cli->walk,
+                                .tensor_filter = {.device = -1},
+                                .block_filter = {.device = -1},
                                 .torch_snapshot = strcmp(name, "blocks") ? NULL : "/dev/null"};
     FILE *sink = fopen("/dev/null", "w");
     if (!sink)
@@ -56,7 +59,7 @@ static int exercise_refs(const struct cl_command_line *cli, struct cl_session *s
     struct py_heap *h;
     if (cl_session_heap(s, &cli->walk, &h, err))
         return s->target->gone ? cl_target_went_away(s->target, err) : 0;
-    char (*paths)[4096] = malloc(MAX_PATHS * sizeof *paths);
+    char(*paths)[4096] = malloc(MAX_PATHS * sizeof *paths);
     uint8_t *in = in_degrees(h);
     bool *named = calloc(h->objects.ntypes + 1, sizeof *named);   /* by type index */
     int rc = paths && in && named ? 0 : CL_E_INTERNAL;
@@ -99,7 +102,8 @@ static int write_file(struct cl_session *s, const char *path, const char *open_n
     cl_symbols_write(s->symbols, &sym);
     if (sym.oom) {
         cl_out_free(&sym);
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory: the symbol answers could not all "
+        return cl_error_set(err, CL_E_INTERNAL,
+                            "out of memory: the symbol answers could not all "
                             "be kept for the dump");
     }
     FILE *f = fopen(path, "wb");
@@ -114,9 +118,11 @@ static int write_file(struct cl_session *s, const char *path, const char *open_n
     if (rc)
         remove(path);   /* half a dump would only be refused later */
     else
-        fprintf(log, "culeak: dump: %zu pages read, %zu symbol answers; %s is %llu bytes "
-                "(%.1f MiB)\n", s->target->record->n, s->symbols->rec.n, path,
-                (unsigned long long)size, (double)size / (1024.0 * 1024.0));
+        fprintf(log,
+                "culeak: dump: %zu pages read, %zu symbol answers; %s is %llu bytes "
+                "(%.1f MiB)\n",
+                s->target->record->n, s->symbols->rec.n, path, (unsigned long long)size,
+                (double)size / (1024.0 * 1024.0));
     cl_out_free(&sym);
     return rc;
 }

@@ -53,8 +53,10 @@ static int collect(const struct cl_command_line *cli, struct target **v, size_t 
     }
     free(pids);
     if (!found)
-        return cl_error_set(err, CL_E_NO_PROCESS, "--children: process %d has no child "
-                            "processes (or is not there)", cli->children_of);
+        return cl_error_set(err, CL_E_NO_PROCESS,
+                            "--children: process %d has no child "
+                            "processes (or is not there)",
+                            cli->children_of);
     return 0;
 }
 
@@ -137,9 +139,9 @@ static void gather(struct target *t, struct cl_error *ignored)
     FILE *meta = file_in(t, "meta", "r");
     t->rank = (struct cl_rank){-1, -1, -1};
     int code = 0;
-    if (meta && fscanf(meta, "%d %d %d\n", &t->rank.rank, &t->rank.local_rank,
-                       &t->rank.world_size) == 3 && fscanf(meta, "%d ", &code) == 1 &&
-        fgets(t->error, sizeof t->error, meta))
+    if (meta &&
+        fscanf(meta, "%d %d %d\n", &t->rank.rank, &t->rank.local_rank, &t->rank.world_size) == 3 &&
+        fscanf(meta, "%d ", &code) == 1 && fgets(t->error, sizeof t->error, meta))
         t->error[strcspn(t->error, "\n")] = '\0';
     if (meta)
         fclose(meta);
@@ -271,8 +273,8 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t bound = cpus > 0 ? (size_t)cpus : 1, running = 0, started = 0;
     /* The processes copied at once share one budget: this machine's memory is one. */
-    uint64_t budget = cli->session.open.copy_limit ? cli->session.open.copy_limit
-                                                   : cl_default_copy_limit();
+    uint64_t budget =
+        cli->session.open.copy_limit ? cli->session.open.copy_limit : cl_default_copy_limit();
     uint64_t share = budget / (n && n < bound ? n : bound);
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     for (size_t i = 0; !rc && i < n; i++) {

@@ -16,9 +16,9 @@ int cl_session_open(const struct cl_session_options *opt, struct cl_session **ou
                     struct cl_error *err)
 {
     struct cl_target *t;
-    int rc = opt->dump ? cl_target_open_dump(opt->dump, &opt->open, &t, err)
-           : opt->core ? cl_target_open_core(opt->core, &opt->open, &t, err)
-                       : cl_target_open_live(opt->pid, &opt->open, &t, err);
+    int rc = opt->dump   ? cl_target_open_dump(opt->dump, &opt->open, &t, err)
+             : opt->core ? cl_target_open_core(opt->core, &opt->open, &t, err)
+                         : cl_target_open_live(opt->pid, &opt->open, &t, err);
     return rc ? rc : cl_session_open_target(t, out, err);
 }
 

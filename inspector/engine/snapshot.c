@@ -102,7 +102,10 @@ void cl_snapshot_free(struct cl_snapshot *snap)
     memset(snap, 0, sizeof *snap);
 }
 
-struct change { const char *path; int64_t storages, bytes; };
+struct change {
+    const char *path;
+    int64_t storages, bytes;
+};
 
 static const struct cl_snapshot_entry *lookup(const struct cl_snapshot *s, const char *path)
 {
@@ -132,10 +135,10 @@ static struct change *changes(const struct cl_snapshot *a, const struct cl_snaps
                 continue;   /* seen in the first pass */
             const struct cl_snapshot_entry *before = pass ? &from->v[i] : o;
             const struct cl_snapshot_entry *after = pass ? o : &from->v[i];
-            int64_t ds = (int64_t)(after ? after->storages : 0) -
-                         (int64_t)(before ? before->storages : 0);
-            int64_t db = (int64_t)(after ? after->bytes : 0) -
-                         (int64_t)(before ? before->bytes : 0);
+            int64_t ds =
+                (int64_t)(after ? after->storages : 0) - (int64_t)(before ? before->storages : 0);
+            int64_t db =
+                (int64_t)(after ? after->bytes : 0) - (int64_t)(before ? before->bytes : 0);
             if (ds || db)
                 v[(*n)++] = (struct change){from->v[i].path, ds, db};
         }
@@ -155,8 +158,8 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
     size_t len = 0;
     if (cap)
         line[0] = '\0';
-    bool fits = cl_appendf(line, cap, &len, "%+lld storages, %+lld bytes", (long long)ds,
-                           (long long)db);
+    bool fits =
+        cl_appendf(line, cap, &len, "%+lld storages, %+lld bytes", (long long)ds, (long long)db);
     bool first = true;
     for (size_t i = 0; fits && c && i < n && i < 3; i++) {
         if (c[i].bytes <= 0)
@@ -276,9 +279,9 @@ static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
         !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
         return false;
     out->pid = (int)pid;
-    out->rank = (struct cl_rank){rank_of(cl_jv_get(doc, "rank")),
-                                 rank_of(cl_jv_get(doc, "local_rank")),
-                                 rank_of(cl_jv_get(doc, "world_size"))};
+    out->rank =
+        (struct cl_rank){rank_of(cl_jv_get(doc, "rank")), rank_of(cl_jv_get(doc, "local_rank")),
+                         rank_of(cl_jv_get(doc, "world_size"))};
     text_of(cl_jv_get(doc, "time"), out->time, sizeof out->time);
     text_of(cl_jv_get(doc, "hostname"), out->hostname, sizeof out->hostname);
     text_of(cl_jv_get(doc, "culeak"), out->culeak, sizeof out->culeak);
@@ -326,8 +329,10 @@ int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error 
         rc = cl_error_set(err, CL_E_IO, "%s is not a culeak snapshot of schema version %d", path,
                           CL_SCHEMA_VERSION);
     else if (!from_document(&doc, out))
-        rc = cl_error_set(err, CL_E_IO, "%s is not a culeak snapshot: a field is missing or of "
-                          "the wrong kind", path);
+        rc = cl_error_set(err, CL_E_IO,
+                          "%s is not a culeak snapshot: a field is missing or of "
+                          "the wrong kind",
+                          path);
     cl_jv_free(&doc);
     if (rc)
         cl_snapshot_free(out);

@@ -13,9 +13,9 @@ static int digits(const char *s, unsigned base, uint64_t *out, const char **end)
     uint64_t v = 0;
     const char *p = s;
     for (; *p; p++) {
-        int d = isdigit((unsigned char)*p) ? *p - '0'
-              : base == 16 && isxdigit((unsigned char)*p) ? tolower((unsigned char)*p) - 'a' + 10
-              : -1;
+        int d = isdigit((unsigned char)*p)                  ? *p - '0'
+                : base == 16 && isxdigit((unsigned char)*p) ? tolower((unsigned char)*p) - 'a' + 10
+                                                            : -1;
         if (d < 0)
             break;
         if (v > (UINT64_MAX - (uint64_t)d) / base)
@@ -66,8 +66,10 @@ int cl_value_size(const char *opt, const char *s, uint64_t *out, struct cl_error
     if (power >= 0 && v > UINT64_MAX >> (10 * power))
         power = -1;   /* past 2^64 bytes */
     if (power < 0)
-        return cl_error_set(err, CL_E_USAGE, "%s wants a byte count (a whole number, optionally "
-                            "with K, M, G or T: powers of 1024), not '%s'", opt, s);
+        return cl_error_set(err, CL_E_USAGE,
+                            "%s wants a byte count (a whole number, optionally "
+                            "with K, M, G or T: powers of 1024), not '%s'",
+                            opt, s);
     *out = v << (10 * power);
     return 0;
 }
@@ -77,8 +79,10 @@ int cl_value_addr(const char *opt, const char *s, uint64_t *out, struct cl_error
     const char *end, *hex = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? s + 2 : s;
     uint64_t v;
     if (digits(hex, 16, &v, &end) || *end || v == 0)
-        return cl_error_set(err, CL_E_USAGE, "%s wants a non-zero hex address of at most 64 bits, "
-                            "not '%s'", opt, s);
+        return cl_error_set(err, CL_E_USAGE,
+                            "%s wants a non-zero hex address of at most 64 bits, "
+                            "not '%s'",
+                            opt, s);
     *out = v;
     return 0;
 }
@@ -116,8 +120,10 @@ int cl_value_device(const char *opt, const char *s, struct cl_device_choice *out
         const char *end;
         uint64_t v;
         if (digits(index, 10, &v, &end) || *end || v > MAX_DEVICE_INDEX)
-            return cl_error_set(err, CL_E_USAGE, "%s wants cpu, cuda, cuda:N, a CUDA device "
-                                "number N (0 to %d) or all, not '%s'", opt, MAX_DEVICE_INDEX, s);
+            return cl_error_set(err, CL_E_USAGE,
+                                "%s wants cpu, cuda, cuda:N, a CUDA device "
+                                "number N (0 to %d) or all, not '%s'",
+                                opt, MAX_DEVICE_INDEX, s);
         *out = (struct cl_device_choice){CL_DEVICE_CUDA, (int)v};
     }
     return 0;

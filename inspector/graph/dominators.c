@@ -17,12 +17,12 @@ struct lt {
     uint32_t *parent;      /* the DFS tree's parent; NONE for the root */
     uint32_t *dom;         /* in the DFS, the next edge of i to try; then idom (or a stand-in) */
     uint32_t *semi;        /* the semidominator; i until it is computed */
-    uint32_t *ancestor;    /* the link-eval forest: NONE until i is linked, then path-compressed */
-    uint32_t *label;       /* the vertex of least semi on the compressed path from i */
-    uint32_t *bucket;      /* the first vertex whose semidominator is i; NONE if none */
-    uint32_t *next;        /* the next vertex in i's bucket list */
-    uint32_t *stack;       /* compress's path, at most k deep */
-    uint32_t *rfirst;      /* k+1 entries: i's predecessors are rsrc[rfirst[i] .. rfirst[i+1]) */
+    uint32_t *ancestor; /* the link-eval forest: NONE until i is linked, then path-compressed */
+    uint32_t *label; /* the vertex of least semi on the compressed path from i */
+    uint32_t *bucket; /* the first vertex whose semidominator is i; NONE if none */
+    uint32_t *next; /* the next vertex in i's bucket list */
+    uint32_t *stack; /* compress's path, at most k deep */
+    uint32_t *rfirst; /* k+1 entries: i's predecessors are rsrc[rfirst[i] .. rfirst[i+1]) */
     uint32_t *rsrc;
 };
 
@@ -71,7 +71,7 @@ static int dfs(const struct cl_graph *g, uint32_t root, uint32_t *num, uint32_t 
         uint32_t end = g->first[order[i] + 1], e = s->dom[i], w = NONE;
         for (; e < end; e++) {
             if (g->dst[e] >= g->n)
-                return CL_E_INTERNAL;   /* an edge to no vertex: the caller built g wrong */
+                return CL_E_INTERNAL; /* an edge to no vertex: the caller built g wrong */
             if (num[g->dst[e]] == NONE) {
                 w = g->dst[e];
                 break;
@@ -109,10 +109,10 @@ static int build_preds(const struct cl_graph *g, const uint32_t *num, const uint
     s->rsrc = alloc_u32(s->rfirst[k]);
     if (!s->rsrc)
         return CL_E_INTERNAL;
-    for (uint32_t i = 0; i < k; i++)   /* rfirst[j] walks from j's start to its end ... */
+    for (uint32_t i = 0; i < k; i++) /* rfirst[j] walks from j's start to its end ... */
         for (uint32_t e = g->first[order[i]]; e < g->first[order[i] + 1]; e++)
             s->rsrc[s->rfirst[num[g->dst[e]]]++] = i;
-    for (uint32_t j = k; j > 0; j--)   /* ... which is j+1's start: shift back by one */
+    for (uint32_t j = k; j > 0; j--) /* ... which is j+1's start: shift back by one */
         s->rfirst[j] = s->rfirst[j - 1];
     s->rfirst[0] = 0;
     return 0;

@@ -84,12 +84,16 @@ static int find_holders(struct builder *b)
         if (is_dict_step(&r->step)) {
             b->barrier[r->dst] = 1;
             bool inserted;
-            if (cl_addrmap_put(&b->ns_first, (uint64_t)r->dst + 1, (uint32_t)b->nholders, &inserted) == UINT32_MAX)
+            if (cl_addrmap_put(&b->ns_first, (uint64_t)r->dst + 1, (uint32_t)b->nholders,
+                               &inserted) == UINT32_MAX)
                 return CL_E_INTERNAL;
             for (uint32_t e = h->edges.first[r->dst]; e < h->edges.first[r->dst + 1]; e++) {
                 uint32_t dst = h->edges.dst[e];
-                struct pending p = {r->root, dst, {r->step, {h->edges.kind[e], h->edges.payload[e],
-                                                             h->nodes[dst].addr}}, 2};
+                struct pending p = {
+                    r->root,
+                    dst,
+                    {r->step, {h->edges.kind[e], h->edges.payload[e], h->nodes[dst].addr}},
+                    2};
                 if (!add_pending(b, p))
                     return CL_E_INTERNAL;
             }
@@ -104,17 +108,24 @@ static int find_holders(struct builder *b)
 
 /* ---- the graph ---- */
 
-static uint32_t heap_vertex(const struct builder *b, uint32_t i) { return b->at.heap + i; }
+static uint32_t heap_vertex(const struct builder *b, uint32_t i)
+{
+    return b->at.heap + i;
+}
 
 /* The kind of end a heap, tensor or node vertex is, and where that kind's range starts. */
 static enum torch_end vertex_end(const struct builder *b, uint32_t v)
 {
-    return v >= b->at.nodes ? TORCH_END_NODE : v >= b->at.tensors ? TORCH_END_TENSOR : TORCH_END_PYOBJ;
+    return v >= b->at.nodes     ? TORCH_END_NODE
+           : v >= b->at.tensors ? TORCH_END_TENSOR
+                                : TORCH_END_PYOBJ;
 }
 
 static uint32_t end_base(const struct builder *b, enum torch_end end)
 {
-    return end == TORCH_END_NODE ? b->at.nodes : end == TORCH_END_TENSOR ? b->at.tensors : b->at.heap;
+    return end == TORCH_END_NODE     ? b->at.nodes
+           : end == TORCH_END_TENSOR ? b->at.tensors
+                                     : b->at.heap;
 }
 
 static uint32_t end_vertex(const struct builder *b, uint8_t end, uint32_t i)
@@ -169,17 +180,23 @@ static int build_graph(struct builder *b)
             uint32_t r = v - at->roots;
             for (size_t i = root_first[r]; i < root_first[r + 1] && ok; i++) {
                 uint32_t k = by_root[i];
-                ok = edge(b, b->root_edge_holder[k] != NOT_HOLDER ? at->holders + b->root_edge_holder[k]
-                                                                 : heap_vertex(b, h->root_edges[k].dst),
+                ok = edge(b,
+                          b->root_edge_holder[k] != NOT_HOLDER
+                              ? at->holders + b->root_edge_holder[k]
+                              : heap_vertex(b, h->root_edges[k].dst),
                           ORIGIN_HIDDEN);
             }
         } else if (v < at->heap) {
             ok = edge(b, heap_vertex(b, b->holders[v - at->holders].target), ORIGIN_HIDDEN);
         } else if (v < at->tensors) {
             uint32_t i = v - at->heap, k;
-            uint32_t holder = b->barrier[i] == 1 ? cl_addrmap_get(&b->ns_first, (uint64_t)i + 1) : NOT_HOLDER;
+            uint32_t holder =
+                b->barrier[i] == 1 ? cl_addrmap_get(&b->ns_first, (uint64_t)i + 1) : NOT_HOLDER;
             for (uint32_t e = h->edges.first[i]; e < h->edges.first[i + 1] && ok; e++)
-                ok = edge(b, holder != NOT_HOLDER ? at->holders + holder++ : heap_vertex(b, h->edges.dst[e]), e);
+                ok = edge(b,
+                          holder != NOT_HOLDER ? at->holders + holder++
+                                               : heap_vertex(b, h->edges.dst[e]),
+                          e);
             if (ok && (k = cl_addrmap_get(&b->tensor_of, (uint64_t)i + 1)) != UINT32_MAX)
                 ok = edge(b, at->tensors + k, ORIGIN_HIDDEN);
         } else if (v < at->nodes) {
@@ -188,11 +205,13 @@ static int build_graph(struct builder *b)
                 ok = edge(b, at->storages + x->storage_index, ORIGIN_HIDDEN);
         }
         size_t nlinks = 0;   /* C++ references out of v */
-        const struct torch_link *l = v >= at->heap && v < at->storages
-                                         ? torch_links_from(tt, vertex_end(b, v), v - end_base(b, vertex_end(b, v)), &nlinks)
-                                         : NULL;
+        const struct torch_link *l =
+            v >= at->heap && v < at->storages
+                ? torch_links_from(tt, vertex_end(b, v), v - end_base(b, vertex_end(b, v)), &nlinks)
+                : NULL;
         for (size_t k = 0; ok && k < nlinks; k++)
-            ok = edge(b, end_vertex(b, l[k].dst_end, l[k].dst), (uint32_t)(h->edges.n + (size_t)(l + k - tt->links)));
+            ok = edge(b, end_vertex(b, l[k].dst_end, l[k].dst),
+                      (uint32_t)(h->edges.n + (size_t)(l + k - tt->links)));
     }
     free(by_root);
     free(root_first);
@@ -240,13 +259,15 @@ static int storage_bytes(struct builder *b)
     }
     cl_addrmap_free(&blocks);
     if (unmatched)
-        cl_note_add(&b->out->warnings, "%u CUDA storages start at no allocator block: they count "
-                    "their own size", unmatched);
+        cl_note_add(&b->out->warnings,
+                    "%u CUDA storages start at no allocator block: they count "
+                    "their own size",
+                    unmatched);
     else if (!b->a && tt->nstorages)
         for (uint32_t s = 0; s < tt->nstorages; s++)
             if (tt->storages[s].device_type == 1) {
                 cl_note_add(&b->out->warnings, "the CUDA allocator was not walked: CUDA storages "
-                            "count their own size, not their blocks'");
+                                               "count their own size, not their blocks'");
                 break;
             }
     return 0;
@@ -258,7 +279,8 @@ static int retained(struct builder *b)
 {
     const struct layout *at = &b->at;
     struct cl_graph g = {at->n, b->first, b->dst};
-    uint32_t *idom = malloc((size_t)at->n * sizeof *idom), *order = malloc((size_t)at->n * sizeof *order);
+    uint32_t *idom = malloc((size_t)at->n * sizeof *idom),
+             *order = malloc((size_t)at->n * sizeof *order);
     uint32_t nordered = 0;
     int rc = idom && order ? cl_dominators(&g, 0, idom, order, &nordered) : CL_E_INTERNAL;
     /* nearest holder above each vertex in the dominator tree, reusing order's preorder */
@@ -287,21 +309,23 @@ struct walk {
     /* per vertex, for the current holder's walk: the edge that reached it and the vertex it left
      * from, how deep it is and how many of those steps are indices */
     uint32_t *stamp, *parent, *from, *depth, *indices, *queue;
-    uint8_t *autograd;                  /* the path to it passes through an autograd node */
-    uint8_t *relevant;                  /* reaches a storage without passing a barrier */
+    uint8_t *autograd; /* the path to it passes through an autograd node */
+    uint8_t *relevant; /* reaches a storage without passing a barrier */
     uint64_t visits;
 };
 
 static bool is_barrier(const struct builder *b, uint32_t v)
 {
-    return v < b->at.holders || (v >= b->at.heap && v < b->at.tensors && b->barrier[v - b->at.heap]);
+    return v < b->at.holders ||
+           (v >= b->at.heap && v < b->at.tensors && b->barrier[v - b->at.heap]);
 }
 
 /* Vertices that reach a storage, found backwards from the storages; barriers end the search. */
 static int find_relevant(struct builder *b, struct walk *w)
 {
     const struct layout *at = &b->at;
-    uint32_t *rfirst = calloc((size_t)at->n + 2, sizeof *rfirst), *rsrc = malloc((b->nedges + 1) * sizeof *rsrc);
+    uint32_t *rfirst = calloc((size_t)at->n + 2, sizeof *rfirst),
+             *rsrc = malloc((b->nedges + 1) * sizeof *rsrc);
     if (!rfirst || !rsrc || !(w->relevant = calloc(at->n, 1))) {
         free(rfirst);
         free(rsrc);
@@ -339,7 +363,8 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     static const char saved[] = " (saved)", variable[] = ".variable", grad[] = ".grad",
                       base[] = "._base";
     const struct py_edges *e = &b->h->edges;
-    uint64_t obj = dst >= b->at.heap && dst < b->at.tensors ? b->h->nodes[dst - b->at.heap].addr : 0;
+    uint64_t obj =
+        dst >= b->at.heap && dst < b->at.tensors ? b->h->nodes[dst - b->at.heap].addr : 0;
     if (origin == ORIGIN_HIDDEN)
         return (struct py_step){PY_E_HIDDEN, 0, obj};
     if (origin < e->n)
@@ -385,7 +410,7 @@ static uint64_t preference(const struct builder *b, const struct walk *w, uint32
            indices << 32 | w->depth[v];
 }
 
-#define PATH_ENDS 128   /* steps kept at each end of a longer path (a graph 60,000 nodes deep) */
+#define PATH_ENDS 128 /* steps kept at each end of a longer path (a graph 60,000 nodes deep) */
 
 /* The path from holder vertex hv to v as text, whether it passes through an autograd node, and
  * how many of its steps are indices. A path of more than 2 * PATH_ENDS steps keeps its ends and
@@ -396,12 +421,12 @@ static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v,
     struct py_step steps[2 * PATH_ENDS + 1];
     uint32_t depth = w->depth[v];
     bool elide = depth > 2 * PATH_ENDS;
-    char elided[48];   /* what the arrow leaves out */
+    char elided[48]; /* what the arrow leaves out */
     snprintf(elided, sizeof elided, PY_PATH_ELISION "%u steps…", depth - 2 * PATH_ENDS);
     size_t n = 0;
     *via_autograd = false;
     *indices = w->indices[v];
-    for (uint32_t c = v; c != hv;) {   /* from v up: its last steps, then its first ones */
+    for (uint32_t c = v; c != hv;) { /* from v up: its last steps, then its first ones */
         uint32_t e = w->parent[c];
         if (!elide || w->depth[c] > depth - PATH_ENDS || w->depth[c] <= PATH_ENDS)
             steps[n++] = step_of(b, b->origin[e], c);
@@ -420,7 +445,8 @@ static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v,
     return strdup(buf);
 }
 
-static bool add_storage_holder(struct cl_storage_holders *sh, struct cl_storage_holder x, size_t *cap)
+static bool add_storage_holder(struct cl_storage_holders *sh, struct cl_storage_holder x,
+                               size_t *cap)
 {
     size_t n = sh->n;
     if (!CL_VEC_RESERVE(sh->v, n, *cap))
@@ -448,7 +474,8 @@ static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32
 }
 
 /* A tensor reached from holder j: its path, when preferred to any before. */
-static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32_t v, uint64_t *best)
+static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32_t v,
+                           uint64_t *best)
 {
     uint32_t k = v - b->at.tensors, indices;
     uint64_t key = preference(b, w, b->at.holders + j, v);
@@ -528,22 +555,25 @@ static int walk_holders(struct builder *b)
         !(w.parent = malloc((size_t)at->n * sizeof *w.parent)) ||
         !(w.from = malloc((size_t)at->n * sizeof *w.from)) ||
         !(w.depth = malloc((size_t)at->n * sizeof *w.depth)) ||
-        !(w.indices = malloc((size_t)at->n * sizeof *w.indices)) ||
-        !(w.autograd = malloc(at->n)) ||
+        !(w.indices = malloc((size_t)at->n * sizeof *w.indices)) || !(w.autograd = malloc(at->n)) ||
         !(w.queue = malloc((size_t)at->n * sizeof *w.queue)) || find_relevant(b, &w))
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
         best[k] = UINT64_MAX;
     rc = 0;
     for (uint32_t j = 0; !rc && j < hs->n; j++)
-        if (w.relevant[heap_vertex(b, b->holders[j].target)] && !is_barrier(b, heap_vertex(b, b->holders[j].target)))
+        if (w.relevant[heap_vertex(b, b->holders[j].target)] &&
+            !is_barrier(b, heap_vertex(b, b->holders[j].target)))
             rc = walk_holder(b, &w, j, caps, best);
     if (w.visits >= MAX_VISITS)
-        cl_note_add(&hs->warnings, "holder walks stopped after %llu steps: some holders' paths and "
-                    "reachable bytes are missing", (unsigned long long)MAX_VISITS);
+        cl_note_add(&hs->warnings,
+                    "holder walks stopped after %llu steps: some holders' paths and "
+                    "reachable bytes are missing",
+                    (unsigned long long)MAX_VISITS);
     for (uint32_t s = 0; s < b->tt->nstorages; s++)
         if (hs->storages[s].n > 1)
-            qsort_r(hs->storages[s].v, hs->storages[s].n, sizeof *hs->storages[s].v, by_preference, b);
+            qsort_r(hs->storages[s].v, hs->storages[s].n, sizeof *hs->storages[s].v, by_preference,
+                    b);
 out:
     free(caps);
     free(best);
@@ -606,8 +636,8 @@ static void held_by(struct builder *b)
     }
 }
 
-int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt, const struct cc_allocator *a,
-                     struct cl_holders *out, struct cl_error *err)
+int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
+                     const struct cc_allocator *a, struct cl_holders *out, struct cl_error *err)
 {
     struct builder b = {.h = h, .tt = tt, .a = a, .out = out};
     memset(out, 0, sizeof *out);
@@ -620,11 +650,13 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt, const st
     at->nodes = at->tensors + tt->n;
     at->storages = at->nodes + tt->nnodes;
     at->n = at->storages + tt->nstorages;
-    if (!rc && ((uint64_t)h->n + b.nholders + tt->n + tt->nnodes + tt->nstorages + h->nroots >= UINT32_MAX))
+    if (!rc && ((uint64_t)h->n + b.nholders + tt->n + tt->nnodes + tt->nstorages + h->nroots >=
+                UINT32_MAX))
         rc = CL_E_INTERNAL;
     for (uint32_t k = 0; !rc && k < tt->n; k++) {
         bool inserted;
-        if (tt->v[k].pyobj && cl_addrmap_put(&b.tensor_of, (uint64_t)tt->v[k].node + 1, k, &inserted) == UINT32_MAX)
+        if (tt->v[k].pyobj &&
+            cl_addrmap_put(&b.tensor_of, (uint64_t)tt->v[k].node + 1, k, &inserted) == UINT32_MAX)
             rc = CL_E_INTERNAL;
     }
     if (!rc && (!(out->storages = calloc(tt->nstorages + 1, sizeof *out->storages)) ||

@@ -58,14 +58,14 @@ enum cl_held_by {
     CL_HELD_PYTHON,          /* some holder reaches it through Python references only */
     CL_HELD_AUTOGRAD,        /* every holder's path passes through an autograd graph */
     CL_HELD_UNREACHABLE,     /* no holder: only objects no root reaches (a garbage cycle) */
-    CL_HELD_UNKNOWN,         /* no holder, and no Python object: held from C/C++ culeak cannot see */
+    CL_HELD_UNKNOWN, /* no holder, and no Python object: held from C/C++ culeak cannot see */
 };
 
 struct cl_storage_holders {
-    struct cl_storage_holder *v;   /* preferred first */
+    struct cl_storage_holder *v; /* preferred first */
     uint32_t n;
     enum cl_held_by held_by;
-    uint64_t bytes;                /* what it counts for: its block's size on CUDA */
+    uint64_t bytes; /* what it counts for: its block's size on CUDA */
 };
 
 struct cl_holders {
@@ -73,16 +73,16 @@ struct cl_holders {
     uint32_t n;
     struct cl_device devices[CL_MAX_DEVICES];
     uint32_t ndevices;
-    struct cl_storage_holders *storages;   /* indexed like torch_tensors.storages */
+    struct cl_storage_holders *storages; /* indexed like torch_tensors.storages */
     uint32_t nstorages;
-    char **tensor_paths;           /* per tensor: its shortest path from any holder, or NULL */
+    char **tensor_paths; /* per tensor: its shortest path from any holder, or NULL */
     uint32_t ntensors;
     char *warnings;
 };
 
 /* a may be NULL (no CUDA allocator walked: CUDA storages then count their own size). */
-int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt, const struct cc_allocator *a,
-                     struct cl_holders *out, struct cl_error *err);
+int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
+                     const struct cc_allocator *a, struct cl_holders *out, struct cl_error *err);
 void cl_holders_free(struct cl_holders *hs);
 
 /* The index of a device in hs->devices, or -1. */

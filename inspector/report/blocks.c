@@ -77,7 +77,10 @@ uint64_t cl_blocks_unattributed(const struct torch_tensors *tt, const struct cc_
 /* How a segment is used: what is allocated, the largest free block, and the free bytes in
  * segments that live blocks share (inactive_split). A cudaMalloc'ed segment whose live blocks
  * fill less than an eighth of it is pinned by them: empty_cache() cannot give it back. */
-struct usage { uint64_t allocated, largest_free, inactive_split; bool pinned; };
+struct usage {
+    uint64_t allocated, largest_free, inactive_split;
+    bool pinned;
+};
 
 static struct usage segment_usage(const struct cc_device *d, const struct cc_segment *seg)
 {
@@ -125,7 +128,8 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
             cl_json_begin_array(&j);
         } else {
             fprintf(out, "device %d: %llu bytes reserved, %llu allocated, %u segments\n", d->index,
-                    (unsigned long long)d->reserved, (unsigned long long)d->allocated, d->nsegments);
+                    (unsigned long long)d->reserved, (unsigned long long)d->allocated,
+                    d->nsegments);
         }
         for (uint32_t si = 0; si < d->nsegments; si++) {
             const struct cc_segment *seg = &d->segments[si];
@@ -163,18 +167,20 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
                 char pool[64] = "", expandable[80] = "";
                 if (seg->pool_id[0] || seg->pool_id[1])
                     snprintf(pool, sizeof pool, " of private pool (%llu, %llu)",
-                             (unsigned long long)seg->pool_id[0], (unsigned long long)seg->pool_id[1]);
+                             (unsigned long long)seg->pool_id[0],
+                             (unsigned long long)seg->pool_id[1]);
                 if (seg->expandable)
                     snprintf(expandable, sizeof expandable, "  expandable, %llu bytes mapped",
                              (unsigned long long)seg->mapped);
-                fprintf(out, "  segment 0x%llx  %llu bytes  %s pool%s  stream 0x%llx%s\n"
-                             "    %llu allocated, largest free block %llu, %llu free but split%s\n",
+                fprintf(out,
+                        "  segment 0x%llx  %llu bytes  %s pool%s  stream 0x%llx%s\n"
+                        "    %llu allocated, largest free block %llu, %llu free but split%s\n",
                         (unsigned long long)seg->addr, (unsigned long long)seg->size,
                         seg->small ? "small" : "large", pool, (unsigned long long)seg->stream,
-                        expandable,
-                        (unsigned long long)u.allocated, (unsigned long long)u.largest_free,
-                        (unsigned long long)u.inactive_split,
-                        u.pinned ? "; pinned: its few live blocks keep the whole segment reserved" : "");
+                        expandable, (unsigned long long)u.allocated,
+                        (unsigned long long)u.largest_free, (unsigned long long)u.inactive_split,
+                        u.pinned ? "; pinned: its few live blocks keep the whole segment reserved"
+                                 : "");
             }
             for (uint32_t bi = seg->first; bi < seg->first + seg->nblocks; bi++) {
                 const struct cc_block *b = &d->blocks[bi];
@@ -192,7 +198,9 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
                     cl_json_string(&j, cc_state_name(b->state));
                     cl_json_key(&j, "tensors");
                     cl_json_begin_array(&j);
-                    unsigned n = b->state == CC_ACTIVE_ALLOCATED ? block_tensors(out, &j, tt, hs, b->ptr, b->size) : 0;
+                    unsigned n = b->state == CC_ACTIVE_ALLOCATED
+                                     ? block_tensors(out, &j, tt, hs, b->ptr, b->size)
+                                     : 0;
                     cl_json_end_array(&j);
                     cl_json_key(&j, "unattributed");
                     cl_json_bool(&j, b->state == CC_ACTIVE_ALLOCATED && n == 0);
@@ -200,7 +208,8 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
                 } else {
                     fprintf(out, "    block 0x%llx  %llu bytes  %s\n", (unsigned long long)b->ptr,
                             (unsigned long long)b->size, cc_state_name(b->state));
-                    if (b->state == CC_ACTIVE_ALLOCATED && block_tensors(out, NULL, tt, hs, b->ptr, b->size) == 0)
+                    if (b->state == CC_ACTIVE_ALLOCATED &&
+                        block_tensors(out, NULL, tt, hs, b->ptr, b->size) == 0)
                         fprintf(out, "        unattributed: no tensor known from Python or the "
                                      "autograd graph holds it\n");
                 }

@@ -7,13 +7,17 @@
 
 static const char *kind_name(enum cl_target_kind k)
 {
-    return k == CL_TARGET_LIVE ? "live" : k == CL_TARGET_CORE ? "core" : k == CL_TARGET_DUMP ? "dump"
-                                                                         : "gdb";
+    return k == CL_TARGET_LIVE   ? "live"
+           : k == CL_TARGET_CORE ? "core"
+           : k == CL_TARGET_DUMP ? "dump"
+                                 : "gdb";
 }
 
 static const char *kind_words(enum cl_target_kind k)
 {
-    return k == CL_TARGET_LIVE ? "live process" : k == CL_TARGET_CORE ? "core file" : "gdb inferior";
+    return k == CL_TARGET_LIVE   ? "live process"
+           : k == CL_TARGET_CORE ? "core file"
+                                 : "gdb inferior";
 }
 
 static const char *debug_level(const struct cl_python_info *py)
@@ -31,7 +35,8 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     if (t->ns_pid && t->ns_pid != t->pid)   /* in a container: the pid it knows itself by */
         fprintf(out, "  ns pid    %d (in its own PID namespace)\n", t->ns_pid);
     if (t->source_kind == CL_TARGET_CORE)
-        fprintf(out, "signal      %s\n", t->signal ? strsignal(t->signal) : "none (made by gcore?)");
+        fprintf(out, "signal      %s\n",
+                t->signal ? strsignal(t->signal) : "none (made by gcore?)");
     fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
     if (rank->rank >= 0)
         fprintf(out, "rank        %d of %d, local rank %d (from its environment)\n", rank->rank,
@@ -52,8 +57,8 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
             py->free_threaded ? " free-threaded" : "", py->version_source,
             py->confirmed_by[0] ? "; agrees: " : "", py->confirmed_by);
     fprintf(out, "  runtime   %s in %s (%s), _PyRuntime at 0x%llx (%s)\n",
-            py->shared ? "shared libpython" : "static", py->module->path,
-            debug_level(py), (unsigned long long)py->runtime_addr, py->runtime_found_by);
+            py->shared ? "shared libpython" : "static", py->module->path, debug_level(py),
+            (unsigned long long)py->runtime_addr, py->runtime_found_by);
     if (py->build[0])
         fprintf(out, "  build     %s\n", py->build);
     if (!tc->loaded) {
@@ -62,7 +67,9 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
         fprintf(out, "torch       %s (%s)\n", tc->version[0] ? tc->version : "version unknown",
                 tc->version_file[0] ? tc->version_file : "version.py not found");
         fprintf(out, "  cuda      %s; libc10_cuda.so %s\n",
-                tc->cuda[0] ? tc->cuda : tc->cuda_build ? "CUDA build" : "CPU-only build",
+                tc->cuda[0]      ? tc->cuda
+                : tc->cuda_build ? "CUDA build"
+                                 : "CPU-only build",
                 tc->c10_cuda_mapped ? "mapped" : "not mapped");
         for (size_t i = 0; i < tc->nlibs; i++)
             fprintf(out, "  lib       %s\n", tc->libs[i]);
@@ -97,7 +104,8 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
     }
     cl_json_key(&j, "pid");
     cl_json_int(&j, t->pid);
-    if (t->source_kind == CL_TARGET_LIVE) {   /* the pid in its own PID namespace; pid's on the host */
+    if (t->source_kind ==
+        CL_TARGET_LIVE) {   /* the pid in its own PID namespace; pid's on the host */
         cl_json_key(&j, "ns_pid");
         cl_json_int(&j, t->ns_pid ? t->ns_pid : t->pid);
     }

@@ -70,10 +70,22 @@ void cl_json_raw(struct cl_json *j, const char *json)
     fwrite(json, 1, n, j->out);
 }
 
-void cl_json_begin_object(struct cl_json *j) { open_scope(j, '{'); }
-void cl_json_end_object(struct cl_json *j) { close_scope(j, '}'); }
-void cl_json_begin_array(struct cl_json *j) { open_scope(j, '['); }
-void cl_json_end_array(struct cl_json *j) { close_scope(j, ']'); }
+void cl_json_begin_object(struct cl_json *j)
+{
+    open_scope(j, '{');
+}
+void cl_json_end_object(struct cl_json *j)
+{
+    close_scope(j, '}');
+}
+void cl_json_begin_array(struct cl_json *j)
+{
+    open_scope(j, '[');
+}
+void cl_json_end_array(struct cl_json *j)
+{
+    close_scope(j, ']');
+}
 
 /* Length of the valid UTF-8 sequence at p, or 0. Target memory is untrusted, so strings read
  * from it may hold any bytes; invalid ones become U+FFFD to keep the output valid JSON. */

@@ -22,13 +22,13 @@ static int by_count(const void *a, const void *b)
         return x->count < y->count ? 1 : -1;
     if (x->bytes != y->bytes)
         return x->bytes < y->bytes ? 1 : -1;
-    return x->type && y->type ? strcmp(x->type->name, y->type->name) : 0;   /* the same each run */
+    return x->type && y->type ? strcmp(x->type->name, y->type->name) : 0; /* the same each run */
 }
 
 void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
                        const struct cl_report_notes *w)
 {
-    size_t n = 0;   /* types with objects: first once sorted */
+    size_t n = 0; /* types with objects: first once sorted */
     struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
     for (uint32_t i = 0; counts && i < h->n; i++) {
         const struct py_node *node = &h->nodes[i];
@@ -93,7 +93,10 @@ static bool type_matches(struct py_heap *h, const struct py_type *ty, const char
     return strcmp(last ? last + 1 : name, want) == 0;
 }
 
-struct type_match { char name[600]; size_t count; };
+struct type_match {
+    char name[600];
+    size_t count;
+};
 
 /* A bare --type that names several types says which, and how many objects of each, so the
  * user can ask again with a qualified name. */
@@ -126,11 +129,11 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
         return;
     char line[4096];
     size_t len = 0;
-    bool fits = cl_appendf(line, sizeof line, &len, "--type %s names %zu types:", want,
-                           n + (more > 0));
+    bool fits =
+        cl_appendf(line, sizeof line, &len, "--type %s names %zu types:", want, n + (more > 0));
     for (size_t k = 0; fits && k < n; k++)
-        fits = cl_appendf(line, sizeof line, &len, "%s %s (%zu)", k ? "," : "", m[k].name,
-                          m[k].count);
+        fits =
+            cl_appendf(line, sizeof line, &len, "%s %s (%zu)", k ? "," : "", m[k].name, m[k].count);
     if (fits)
         cl_appendf(line, sizeof line, &len, "%s; give a qualified name for one of them",
                    more ? ", and more" : "");
@@ -200,15 +203,15 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
     if (max_paths > 64)
         max_paths = 64;
-    char (*paths)[4096] = malloc(max_paths * sizeof *paths);
-    struct cl_addrmap by_node = {0};   /* heap node + 1 -> tensor, for tensors only C++ reaches */
+    char(*paths)[4096] = malloc(max_paths * sizeof *paths);
+    struct cl_addrmap by_node = {0}; /* heap node + 1 -> tensor, for tensors only C++ reaches */
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
         if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])
             /* a miss: no C++ path */
             (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);
     }
-    char *type_note = NULL;   /* a bare --type that names several types */
+    char *type_note = NULL; /* a bare --type that names several types */
     if (q->type)
         ambiguous_type(h, q->type, out, json, &type_note);
     struct cl_report_notes notes = *w;

@@ -51,8 +51,7 @@ static void step_fields(struct cl_json *j, const struct py_path_step *s, const c
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 

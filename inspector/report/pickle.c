@@ -4,9 +4,20 @@
 
 /* The opcodes used (Lib/pickletools.py). */
 enum {
-    PROTO = 0x80, STOP = '.', MARK = '(', EMPTY_DICT = '}', SETITEMS = 'u', EMPTY_LIST = ']',
-    APPENDS = 'e', TUPLE2 = 0x86, BINUNICODE = 'X', BININT = 'J', LONG1 = 0x8a, NEWTRUE = 0x88,
-    NEWFALSE = 0x89, NONE = 'N',
+    PROTO = 0x80,
+    STOP = '.',
+    MARK = '(',
+    EMPTY_DICT = '}',
+    SETITEMS = 'u',
+    EMPTY_LIST = ']',
+    APPENDS = 'e',
+    TUPLE2 = 0x86,
+    BINUNICODE = 'X',
+    BININT = 'J',
+    LONG1 = 0x8a,
+    NEWTRUE = 0x88,
+    NEWFALSE = 0x89,
+    NONE = 'N',
 };
 
 static void op(struct cl_pickle *p, int code)
@@ -27,7 +38,10 @@ void cl_pickle_begin(struct cl_pickle *p, FILE *out)
     op(p, 2);
 }
 
-void cl_pickle_end(struct cl_pickle *p) { op(p, STOP); }
+void cl_pickle_end(struct cl_pickle *p)
+{
+    op(p, STOP);
+}
 
 void cl_pickle_dict_begin(struct cl_pickle *p)
 {
@@ -35,7 +49,10 @@ void cl_pickle_dict_begin(struct cl_pickle *p)
     op(p, MARK);
 }
 
-void cl_pickle_dict_end(struct cl_pickle *p) { op(p, SETITEMS); }
+void cl_pickle_dict_end(struct cl_pickle *p)
+{
+    op(p, SETITEMS);
+}
 
 void cl_pickle_list_begin(struct cl_pickle *p)
 {
@@ -43,9 +60,15 @@ void cl_pickle_list_begin(struct cl_pickle *p)
     op(p, MARK);
 }
 
-void cl_pickle_list_end(struct cl_pickle *p) { op(p, APPENDS); }
+void cl_pickle_list_end(struct cl_pickle *p)
+{
+    op(p, APPENDS);
+}
 
-void cl_pickle_pair(struct cl_pickle *p) { op(p, TUPLE2); }
+void cl_pickle_pair(struct cl_pickle *p)
+{
+    op(p, TUPLE2);
+}
 
 void cl_pickle_str(struct cl_pickle *p, const char *s)
 {
@@ -92,6 +115,12 @@ void cl_pickle_uint(struct cl_pickle *p, uint64_t v)
         long1(p, v, false);
 }
 
-void cl_pickle_bool(struct cl_pickle *p, bool v) { op(p, v ? NEWTRUE : NEWFALSE); }
+void cl_pickle_bool(struct cl_pickle *p, bool v)
+{
+    op(p, v ? NEWTRUE : NEWFALSE);
+}
 
-void cl_pickle_none(struct cl_pickle *p) { op(p, NONE); }
+void cl_pickle_none(struct cl_pickle *p)
+{
+    op(p, NONE);
+}

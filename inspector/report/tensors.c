@@ -41,7 +41,7 @@ static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
     };
     if (!x->pyobj)
         return x->origin < sizeof cxx / sizeof *cxx && cxx[x->origin] ? cxx[x->origin]
-                                                                       : "c++ tensor";
+                                                                      : "c++ tensor";
     struct py_type *ty = py_type_at(&h->objects, x->pytype);
     return ty ? ty->name : "?";
 }
@@ -68,7 +68,10 @@ static void node_refs_json(struct cl_json *j, const struct torch_tensors *tt, en
 
 static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
 {
-    static const struct { const char *key; enum torch_link_kind kind; } lists[] = {
+    static const struct {
+        const char *key;
+        enum torch_link_kind kind;
+    } lists[] = {
         {"next", TORCH_LINK_NEXT}, {"saved", TORCH_LINK_SAVED}, {"variable", TORCH_LINK_VARIABLE}};
     cl_json_key(j, "autograd");
     cl_json_begin_object(j);
@@ -189,7 +192,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                         torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
                         x->grad_fn ? " grad_fn=" : "", x->grad_fn ? x->grad_fn_name : "");
                 snprintf(line, sizeof line, "      %s",
-                         has_path  ? cl_path_text(path, text)
+                         has_path   ? cl_path_text(path, text)
                          : x->pyobj ? "reachable from no root (a garbage cycle awaiting "
                                       "collection, or held only from C)"
                                     : "held from C++ by an unknown owner");
@@ -261,7 +264,10 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
     }
 }
 
-struct total { char key[256]; uint64_t storages, bytes; };
+struct total {
+    char key[256];
+    uint64_t storages, bytes;
+};
 
 /* Counts a storage of bytes under key; false when out of memory. */
 static bool add_total(struct total **v, size_t *n, size_t *cap, const char *key, uint64_t bytes)
@@ -350,7 +356,8 @@ static struct ranked rank(const struct cl_holders *hs, uint32_t k)
     const struct cl_holder *x = &hs->v[k];
     return (struct ranked){{cuda_sum(hs, x->retained), sum(x->retained, hs->ndevices),
                             cuda_sum(hs, x->reachable), sum(x->reachable, hs->ndevices)},
-                           x->name, k};
+                           x->name,
+                           k};
 }
 
 static int by_retained(const void *a, const void *b)
@@ -425,8 +432,10 @@ static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
         cl_json_key(j, "holders");
         cl_json_begin_array(j);
     } else {
-        fprintf(out, "leak report, by what dropping each reference alone would free:\n"
-                     "  %10s %10s %8s  %s\n", "retained", "reachable", "storages", "holder");
+        fprintf(out,
+                "leak report, by what dropping each reference alone would free:\n"
+                "  %10s %10s %8s  %s\n",
+                "retained", "reachable", "storages", "holder");
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct cl_holder *hd = &hs->v[order[i]];
@@ -477,8 +486,10 @@ static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tens
         uint64_t unattributed = cl_blocks_unattributed(tt, d);
         if (!j) {
             cl_bytes_text(b, sizeof b, unattributed);
-            fprintf(out, "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
-                         "autograd lies in (culeak blocks lists them)\n", b, "", "", d->index);
+            fprintf(out,
+                    "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
+                    "autograd lies in (culeak blocks lists them)\n",
+                    b, "", "", d->index);
             fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",
                     d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
                     (unsigned long long)(d->reserved - d->allocated));
@@ -503,8 +514,8 @@ static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tens
 
 int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                       const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, bool json,
-                      const struct cl_report_notes *w, struct cl_error *err)
+                      const struct cl_text_options *opt, bool json, const struct cl_report_notes *w,
+                      struct cl_error *err)
 {
     struct total *devices = NULL, *owners = NULL;
     size_t ndev = 0, nown = 0, dev_cap = 0, own_cap = 0;

@@ -28,8 +28,8 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
  * a: the CUDA allocator's walk, or NULL when it could not be walked. */
 int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                       const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, bool json,
-                      const struct cl_report_notes *w, struct cl_error *err);
+                      const struct cl_text_options *opt, bool json, const struct cl_report_notes *w,
+                      struct cl_error *err);
 
 /* "cuda:0", "cpu": a device as torch writes it. */
 void cl_device_text(char *out, size_t cap, int8_t type, int8_t index);

@@ -96,10 +96,10 @@ static int scan_banner(struct cl_target *t, const struct cl_module *m, char *out
                     continue;
                 if ((found = cl_python_parse_banner(buf + i, n - i))) {
                     size_t len = strnlen(buf + i, n - i);
-                    cl_copy_span(out, cap, buf + i, len);   /* cut to the build field */
+                    cl_copy_span(out, cap, buf + i, len); /* cut to the build field */
                     for (char *c = out; *c; c++)
                         if (*c == '\n')
-                            *c = ' ';   /* 3.9 and 3.10 put the compiler on its own line */
+                            *c = ' '; /* 3.9 and 3.10 put the compiler on its own line */
                     break;
                 }
             }
@@ -150,7 +150,7 @@ static int find_runtime(struct cl_target *t, const struct cl_symbols *syms,
     for (size_t i = 0; i < 2; i++) {
         const struct cl_module *m = cands[i];
         const char *base = m ? strrchr(m->path, '/') : NULL;
-        if (!m || m->state != CL_MODULE_OK ||   /* without the file, say which one is missing */
+        if (!m || m->state != CL_MODULE_OK || /* without the file, say which one is missing */
             (i == 1 && (!base || strncmp(base + 1, "python3", 7) != 0)))
             continue;
         uint64_t named = version_from_name(m);
@@ -189,8 +189,10 @@ static int take(struct cl_python_info *info, const char *source, uint64_t hex, s
         char a[24], b[24];
         cl_python_version_string(info->version_hex, a, sizeof a);
         cl_python_version_string(hex, b, sizeof b);
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the Python version is ambiguous: %s says %s, "
-                            "%s says %s", info->version_source, a, source, b);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the Python version is ambiguous: %s says %s, "
+                            "%s says %s",
+                            info->version_source, a, source, b);
     }
     agree(info, source);
     return 0;
@@ -206,16 +208,20 @@ static int no_runtime(struct cl_target *t, const struct cl_symbols *syms, struct
         const struct cl_module *m = &syms->mods[i];
         bool is_exe = t->exe_path && strcmp(m->path, t->exe_path) == 0;
         if ((m == lib || (is_exe && !lib)) && m->state == CL_MODULE_MISSING)
-            return cl_error_set(err, CL_E_IO, "cannot look for the Python runtime: %s is not on "
-                                "this machine (use --sysroot, --lib-path or --exe)", m->path);
+            return cl_error_set(err, CL_E_IO,
+                                "cannot look for the Python runtime: %s is not on "
+                                "this machine (use --sysroot, --lib-path or --exe)",
+                                m->path);
         /* Name the file that was found and refused: the target's path is the right one. */
         if ((m == lib || (is_exe && !lib)) && m->state != CL_MODULE_OK)
-            return cl_error_set(err, CL_E_EXE_MISMATCH, "cannot look for the Python runtime: %s "
+            return cl_error_set(err, CL_E_EXE_MISMATCH,
+                                "cannot look for the Python runtime: %s "
                                 "(found for %s) is another build, its build-id differs (use "
-                                "--sysroot, --lib-path or --exe)", m->file ? m->file : "?",
-                                m->path);
+                                "--sysroot, --lib-path or --exe)",
+                                m->file ? m->file : "?", m->path);
     }
-    return cl_error_set(err, CL_E_NOT_PYTHON, "%s is not a Python process: no CPython runtime "
+    return cl_error_set(err, CL_E_NOT_PYTHON,
+                        "%s is not a Python process: no CPython runtime "
                         "(_PyRuntime) in any loaded module",
                         t->exe_path ? t->exe_path : "the target");
 }
@@ -257,8 +263,10 @@ int cl_python_detect(struct cl_target *t, const struct cl_symbols *syms,
     if ((rc = take(info, "library name", version_from_name(m), err)))
         return rc;
     if (!info->version_hex)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "found a CPython runtime in %s but not its "
-                            "version", m->path);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "found a CPython runtime in %s but not its "
+                            "version",
+                            m->path);
     if (info->version_hex & 0xffff)
         cl_python_version_string(info->version_hex, info->version, sizeof info->version);
     else

@@ -14,10 +14,10 @@ struct cl_python_info {
     uint64_t runtime_addr;            /* _PyRuntime */
     const char *runtime_found_by;     /* "symbol _PyRuntime", "section .PyRuntime" */
     uint64_t version_hex;             /* PY_VERSION_HEX; micro and level are 0 when unknown */
-    char version[24];                 /* "3.11.7", "3.13.0rc2", or "3.9" when only the minor is known */
-    const char *version_source;       /* the most direct source that answered */
-    char confirmed_by[96];            /* other sources that agree, comma-separated */
-    char build[160];                  /* the interpreter's version banner (sys.version), if found */
+    char version[24]; /* "3.11.7", "3.13.0rc2", or "3.9" when only the minor is known */
+    const char *version_source; /* the most direct source that answered */
+    char confirmed_by[96]; /* other sources that agree, comma-separated */
+    char build[160]; /* the interpreter's version banner (sys.version), if found */
     bool free_threaded;
     bool has_dwarf, has_symtab;
 };

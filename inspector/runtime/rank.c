@@ -27,8 +27,7 @@ void cl_rank_detect(struct cl_target *t, const struct cl_symbols *syms, struct c
         return;
     const struct cl_module *libc = cl_symbols_module_named(syms, "libc.so");
     uint64_t at, size, env;
-    if (!libc || !cl_module_symbol(libc, "__environ", &at, &size) ||
-        cl_read_u64(t, at, &env) != 0)
+    if (!libc || !cl_module_symbol(libc, "__environ", &at, &size) || cl_read_u64(t, at, &env) != 0)
         return;
     for (size_t i = 0; env && i < MAX_ENV; i++) {
         uint64_t p;

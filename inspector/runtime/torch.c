@@ -100,8 +100,10 @@ void cl_torch_detect(struct cl_target *t, struct cl_torch_info *info)
     if (ext)
         read_version_py(t, ext, info);
     if (ext && ext_deleted)   /* e.g. pip upgraded torch under a running job */
-        cl_note_add(&t->warnings, "%s was deleted or replaced after the target loaded it; the "
-                    "torch version read from version.py may be the new install's", ext);
+        cl_note_add(&t->warnings,
+                    "%s was deleted or replaced after the target loaded it; the "
+                    "torch version read from version.py may be the new install's",
+                    ext);
     if (info->cuda[0])
         info->cuda_build = true;
 }

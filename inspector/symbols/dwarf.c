@@ -127,8 +127,8 @@ static bool member_offset(const struct cl_module *m, const char *type, const cha
 /* Both answers are one number: a dump gives the recorded one (symbols.h). */
 static bool answer(const struct cl_module *m, const char *type, const char *member, uint64_t *out)
 {
-    struct cl_symq q = cl_symbols_question(m, member ? CL_SYMQ_DWARF_MEMBER : CL_SYMQ_DWARF_SIZE,
-                                           type, member);
+    struct cl_symq q =
+        cl_symbols_question(m, member ? CL_SYMQ_DWARF_MEMBER : CL_SYMQ_DWARF_SIZE, type, member);
     if (!cl_symbols_recorded(m->owner, &q)) {
         q.found = member ? member_offset(m, type, member, &q.v1) : type_size(m, type, &q.v1);
         cl_symbols_answered(m->owner, &q);

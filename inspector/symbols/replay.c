@@ -59,7 +59,8 @@ int cl_symbols_load_recorded(struct cl_target *t, const unsigned char *p, size_t
         bool oom = in.oom;
         cl_symbols_free(s);
         return oom ? cl_error_set(err, CL_E_INTERNAL, "out of memory")
-                   : cl_error_set(err, CL_E_NOT_CORE, "the dump is corrupt: its symbol section "
+                   : cl_error_set(err, CL_E_NOT_CORE,
+                                  "the dump is corrupt: its symbol section "
                                   "is malformed");
     }
     if (s->load_notes)
@@ -87,9 +88,12 @@ void cl_symbols_write(const struct cl_symbols *s, struct cl_bytes_out *o)
 }
 
 static const char *const question_names[CL_SYMQ_KINDS] = {
-    [CL_SYMQ_SYMBOL] = "the symbol", [CL_SYMQ_SECTION] = "the section",
-    [CL_SYMQ_HAS_DWARF] = "whether there is DWARF", [CL_SYMQ_HAS_SYMTAB] = "whether there is .symtab",
-    [CL_SYMQ_DWARF_SIZE] = "the DWARF size of", [CL_SYMQ_DWARF_MEMBER] = "the DWARF offset of",
+    [CL_SYMQ_SYMBOL] = "the symbol",
+    [CL_SYMQ_SECTION] = "the section",
+    [CL_SYMQ_HAS_DWARF] = "whether there is DWARF",
+    [CL_SYMQ_HAS_SYMTAB] = "whether there is .symtab",
+    [CL_SYMQ_DWARF_SIZE] = "the DWARF size of",
+    [CL_SYMQ_DWARF_MEMBER] = "the DWARF offset of",
     [CL_SYMQ_NAME_AT] = "the symbol at an address",
 };
 
@@ -106,9 +110,11 @@ bool cl_symbols_recorded(struct cl_symbols *s, struct cl_symq *q)
         return true;
     }
     const char *mod = q->module < s->n ? s->mods[q->module].path : "the modules";
-    cl_target_lose(s->target, CL_E_UNREADABLE, "the dump does not hold %s %s%s%s in %s: culeak "
-                   "dump did not ask it", question_names[q->kind], q->key ? q->key : "",
-                   q->key2 ? "." : "", q->key2 ? q->key2 : "", mod);
+    cl_target_lose(s->target, CL_E_UNREADABLE,
+                   "the dump does not hold %s %s%s%s in %s: culeak "
+                   "dump did not ask it",
+                   question_names[q->kind], q->key ? q->key : "", q->key2 ? "." : "",
+                   q->key2 ? q->key2 : "", mod);
     q->found = false;
     return true;
 }
@@ -122,6 +128,6 @@ void cl_symbols_answered(struct cl_symbols *s, const struct cl_symq *q)
 struct cl_symq cl_symbols_question(const struct cl_module *m, enum cl_symq_kind kind,
                                    const char *key, const char *key2)
 {
-    return (struct cl_symq){.kind = kind, .module = (uint32_t)(m - m->owner->mods), .key = key,
-                            .key2 = key2};
+    return (struct cl_symq){
+        .kind = kind, .module = (uint32_t)(m - m->owner->mods), .key = key, .key2 = key2};
 }

@@ -74,7 +74,8 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
     struct cl_module m = {.start = base->start, .end = base->end};
     for (size_t i = 0; i < t->maps.n; i++) {
         const struct cl_mapping *o = &t->maps.v[i];
-        if (o->path && strcmp(o->path, base->path) == 0 && o->end > m.end && o->start >= base->start)
+        if (o->path && strcmp(o->path, base->path) == 0 && o->end > m.end &&
+            o->start >= base->start)
             m.end = o->end;
     }
     bool is_exe = t->exe_path && strcmp(t->exe_path, base->path) == 0;
@@ -92,8 +93,10 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
         m.state = CL_MODULE_MISSING;
     } else if (!same_build(t, base->start, head, len)) {
         m.state = CL_MODULE_MISMATCH;
-        cl_note_add(&t->warnings, "%s is not the file the target loaded (build-id differs); its symbols "
-                       "are not used", file);
+        cl_note_add(&t->warnings,
+                    "%s is not the file the target loaded (build-id differs); its symbols "
+                    "are not used",
+                    file);
     } else {
         m.dwfl = dwfl_report_elf(s->dwfl, base->path, file, -1, base->start, false);
         if (m.dwfl)

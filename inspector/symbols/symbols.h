@@ -40,7 +40,7 @@ struct cl_symbols {
     bool recording;             /* `culeak dump` runs: every answer goes into rec */
     bool replay;                /* a dump: every answer comes from rec */
     struct cl_symrec rec;
-    char *load_notes;           /* the warnings loading added to the target's (a dump repeats them) */
+    char *load_notes; /* the warnings loading added to the target's (a dump repeats them) */
 };
 
 /* For a dump target, the modules and answers its symbol section holds; for a target opened with

@@ -141,8 +141,10 @@ static void open_backing(struct cl_target *t, struct core *c, struct backing_fil
         b->status = CL_E_EXE_MISMATCH;
         close(b->fd);
         b->fd = -1;
-        cl_note_add(&t->warnings, "%s is not the file the core was made from (build-id differs); its "
-                       "memory is unreadable", b->local_path);
+        cl_note_add(&t->warnings,
+                    "%s is not the file the core was made from (build-id differs); its "
+                    "memory is unreadable",
+                    b->local_path);
         return;
     }
     b->status = 0;
@@ -156,14 +158,16 @@ static int read_from_file(struct cl_target *t, struct core *c, uint64_t addr, un
     if (!m)
         return cl_error_set(&t->err, CL_E_UNREADABLE,
                             "0x%llx is not in the core (left out of the dump, e.g. by "
-                            "coredump_filter)", (unsigned long long)addr);
+                            "coredump_filter)",
+                            (unsigned long long)addr);
     struct backing_file *b = backing_for(c, m->path);
     if (!b->tried)
         open_backing(t, c, b);
     if (b->status == CL_E_IO)
         return cl_error_set(&t->err, CL_E_UNREADABLE,
                             "0x%llx is backed by %s, which is not on this machine "
-                            "(use --sysroot or --lib-path)", (unsigned long long)addr, m->path);
+                            "(use --sysroot or --lib-path)",
+                            (unsigned long long)addr, m->path);
     if (b->status)
         return cl_error_set(&t->err, CL_E_UNREADABLE,
                             "0x%llx is backed by %s, which does not match the core (build-id)",
@@ -223,8 +227,8 @@ static const unsigned char *core_resident(struct cl_target *t, uint64_t addr, si
     return dumped(t->impl, addr, len);
 }
 
-static const struct cl_target_ops core_ops = {.read_page = core_read_page, .close = core_close,
-                                              .resident = core_resident};
+static const struct cl_target_ops core_ops = {
+    .read_page = core_read_page, .close = core_close, .resident = core_resident};
 
 struct note_state {
     struct cl_target *t;
@@ -262,11 +266,8 @@ static int on_note(const struct cl_note *n, void *arg)
             st->pid_from_psinfo = pi.pid;
         break;
     }
-    case NT_AUXV:
-        st->c->at_entry = cl_auxv_get(n->desc, n->descsz, AT_ENTRY);
-        break;
-    case NT_FILE:
-        return cl_nt_file_parse(n->desc, n->descsz, &st->c->files);
+    case NT_AUXV: st->c->at_entry = cl_auxv_get(n->desc, n->descsz, AT_ENTRY); break;
+    case NT_FILE: return cl_nt_file_parse(n->desc, n->descsz, &st->c->files);
     }
     return 0;
 }
@@ -282,32 +283,41 @@ static int by_vaddr(const void *a, const void *b)
 static int read_ehdr(const struct core *c, const char *path, Elf64_Ehdr *eh, struct cl_error *err)
 {
     if (cl_dumpfile_is_dump(c->map, c->size))
-        return cl_error_set(err, CL_E_NOT_CORE, "%s is a culeak dump, not a core: read it with "
-                            "--dump %s", path, path);
+        return cl_error_set(err, CL_E_NOT_CORE,
+                            "%s is a culeak dump, not a core: read it with "
+                            "--dump %s",
+                            path, path);
     if (c->size < SELFMAG || memcmp(c->map, ELFMAG, SELFMAG) != 0)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is not an ELF file", path);
     if (c->size < sizeof *eh)
-        return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu bytes, shorter than an "
-                            "ELF header", path, c->size);
+        return cl_error_set(err, CL_E_TRUNCATED,
+                            "%s is truncated: %zu bytes, shorter than an "
+                            "ELF header",
+                            path, c->size);
     memcpy(eh, c->map, sizeof *eh);
     if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
         eh->e_machine != EM_X86_64)
-        return cl_error_set(err, CL_E_NOT_CORE, "%s is a core of another architecture (ELF "
-                            "class %d, machine %d); culeak reads x86-64 cores", path,
-                            eh->e_ident[EI_CLASS], eh->e_machine);
+        return cl_error_set(err, CL_E_NOT_CORE,
+                            "%s is a core of another architecture (ELF "
+                            "class %d, machine %d); culeak reads x86-64 cores",
+                            path, eh->e_ident[EI_CLASS], eh->e_machine);
     if (eh->e_type != ET_CORE)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is an ELF %s, not a core file", path,
                             eh->e_type == ET_EXEC || eh->e_type == ET_DYN ? "program or library"
-                                                                           : "object");
+                                                                          : "object");
     if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum == PN_XNUM)
         return cl_error_set(err, CL_E_NOT_CORE, "%s: unsupported program header table", path);
     uint64_t ph_end;
     if (__builtin_add_overflow(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), &ph_end))
-        return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt ELF header (program header offset "
-                            "0x%llx)", path, (unsigned long long)eh->e_phoff);
+        return cl_error_set(err, CL_E_NOT_CORE,
+                            "%s: corrupt ELF header (program header offset "
+                            "0x%llx)",
+                            path, (unsigned long long)eh->e_phoff);
     if (ph_end > c->size)
-        return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu bytes, its program "
-                            "headers end at %llu", path, c->size, (unsigned long long)ph_end);
+        return cl_error_set(err, CL_E_TRUNCATED,
+                            "%s is truncated: %zu bytes, its program "
+                            "headers end at %llu",
+                            path, c->size, (unsigned long long)ph_end);
     return 0;
 }
 
@@ -343,8 +353,8 @@ static int take_phdr(struct core *c, const Elf64_Phdr *ph, unsigned i, struct no
     if (end > c->size)
         return 0;   /* reported by the caller as truncation */
     if (ph->p_type == PT_LOAD && ph->p_memsz > 0) {
-        c->segs[c->nsegs++] = (struct segment){ph->p_vaddr, ph->p_memsz, ph->p_filesz,
-                                               ph->p_offset, segment_perms(ph->p_flags)};
+        c->segs[c->nsegs++] = (struct segment){ph->p_vaddr, ph->p_memsz, ph->p_filesz, ph->p_offset,
+                                               segment_perms(ph->p_flags)};
     } else if (ph->p_type == PT_NOTE) {
         int rc = cl_notes_foreach(c->map + ph->p_offset, ph->p_filesz, on_note, st);
         if (rc == CL_E_INTERNAL)
@@ -361,15 +371,17 @@ static int check_layout(const struct core *c, const char *path, struct cl_error 
 {
     for (size_t i = 1; i < c->nsegs; i++)
         if (c->segs[i].vaddr - c->segs[i - 1].vaddr < c->segs[i - 1].memsz)
-            return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt program headers (PT_LOADs at "
-                                "0x%llx and 0x%llx overlap)", path,
-                                (unsigned long long)c->segs[i - 1].vaddr,
+            return cl_error_set(err, CL_E_NOT_CORE,
+                                "%s: corrupt program headers (PT_LOADs at "
+                                "0x%llx and 0x%llx overlap)",
+                                path, (unsigned long long)c->segs[i - 1].vaddr,
                                 (unsigned long long)c->segs[i].vaddr);
     for (size_t i = 1; i < c->files.n; i++)
         if (c->files.v[i].start < c->files.v[i - 1].end)
-            return cl_error_set(err, CL_E_NOT_CORE, "%s: corrupt NT_FILE note (entries at "
-                                "0x%llx and 0x%llx overlap)", path,
-                                (unsigned long long)c->files.v[i - 1].start,
+            return cl_error_set(err, CL_E_NOT_CORE,
+                                "%s: corrupt NT_FILE note (entries at "
+                                "0x%llx and 0x%llx overlap)",
+                                path, (unsigned long long)c->files.v[i - 1].start,
                                 (unsigned long long)c->files.v[i].start);
     return 0;
 }
@@ -392,17 +404,20 @@ static int read_headers(struct cl_target *t, struct core *c, const char *path, s
             return rc;
     }
     if (need > c->size)
-        return cl_error_set(err, CL_E_TRUNCATED, "%s is truncated: %zu of %llu bytes present "
-                            "(the dump was cut short, e.g. by a disk or ulimit -c limit)", path,
-                            c->size, (unsigned long long)need);
+        return cl_error_set(err, CL_E_TRUNCATED,
+                            "%s is truncated: %zu of %llu bytes present "
+                            "(the dump was cut short, e.g. by a disk or ulimit -c limit)",
+                            path, c->size, (unsigned long long)need);
     qsort(c->segs, c->nsegs, sizeof *c->segs, by_vaddr);
     cl_mappings_sort(&c->files);
     if ((rc = check_layout(c, path, err)))
         return rc;
     t->pid = st.pid_from_psinfo ? st.pid_from_psinfo : (t->nthreads ? t->threads[0].tid : 0);
     if (t->nthreads == 0)
-        return cl_error_set(err, CL_E_NOT_CORE, "%s has no thread (NT_PRSTATUS) notes; not a "
-                            "process core", path);
+        return cl_error_set(err, CL_E_NOT_CORE,
+                            "%s has no thread (NT_PRSTATUS) notes; not a "
+                            "process core",
+                            path);
     return 0;
 }
 
@@ -434,7 +449,10 @@ static int add_file_gaps(struct cl_target *t, const struct core *c, const struct
         uint64_t end = next_segment_start(c, a);
         if (end > f->end)
             end = f->end;
-        struct cl_mapping m = {.start = a, .end = end, .perms = CL_MAP_R, .path = f->path,
+        struct cl_mapping m = {.start = a,
+                               .end = end,
+                               .perms = CL_MAP_R,
+                               .path = f->path,
                                .offset = f->offset + (a - f->start)};
         if (cl_mappings_add(&t->maps, &m))
             return CL_E_INTERNAL;
@@ -486,25 +504,31 @@ static int check_exe(struct cl_target *t, struct core *c, struct cl_error *err)
         return cl_error_set(err, CL_E_EXE_MISMATCH, "--exe %s is not an ELF program", exe);
     memcpy(&eh, head, sizeof eh);
     if (!t->exe_path)
-        return cl_error_set(err, CL_E_EXE_MISMATCH, "the core does not say which mapping is the "
-                            "executable, so --exe %s cannot be checked", exe);
+        return cl_error_set(err, CL_E_EXE_MISMATCH,
+                            "the core does not say which mapping is the "
+                            "executable, so --exe %s cannot be checked",
+                            exe);
     size_t nw = core_buildid(c, t->exe_path, want);
     size_t nh = cl_buildid_parse(head, (size_t)n, have, BUILDID_MAX);
     if (nw && (nw != nh || memcmp(want, have, nw) != 0))
-        return cl_error_set(err, CL_E_EXE_MISMATCH, "--exe %s does not match the core: the core "
-                            "was made from %s, whose build-id differs", exe, t->exe_path);
+        return cl_error_set(err, CL_E_EXE_MISMATCH,
+                            "--exe %s does not match the core: the core "
+                            "was made from %s, whose build-id differs",
+                            exe, t->exe_path);
     if (eh.e_type == ET_EXEC && c->at_entry && eh.e_entry != c->at_entry)
-        return cl_error_set(err, CL_E_EXE_MISMATCH, "--exe %s does not match the core: entry "
-                            "point 0x%llx, the core's is 0x%llx", exe,
-                            (unsigned long long)eh.e_entry, (unsigned long long)c->at_entry);
+        return cl_error_set(err, CL_E_EXE_MISMATCH,
+                            "--exe %s does not match the core: entry "
+                            "point 0x%llx, the core's is 0x%llx",
+                            exe, (unsigned long long)eh.e_entry, (unsigned long long)c->at_entry);
     if (!nw)
-        cl_note_add(&t->warnings, "the core holds no build-id for %s; --exe %s is trusted unchecked",
-                       t->exe_path, exe);
+        cl_note_add(&t->warnings,
+                    "the core holds no build-id for %s; --exe %s is trusted unchecked", t->exe_path,
+                    exe);
     return 0;
 }
 
-int cl_target_open_core(const char *path, const struct cl_open_options *opt,
-                        struct cl_target **out, struct cl_error *err)
+int cl_target_open_core(const char *path, const struct cl_open_options *opt, struct cl_target **out,
+                        struct cl_error *err)
 {
     *out = NULL;
     struct cl_target *t;

@@ -6,7 +6,10 @@
 
 #include "util/error.h"
 
-static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
+static size_t align4(size_t n)
+{
+    return (n + 3) & ~(size_t)3;
+}
 
 int cl_notes_foreach(const unsigned char *data, size_t len,
                      int (*fn)(const struct cl_note *n, void *arg), void *arg)
@@ -53,8 +56,8 @@ int cl_nt_file_parse(const unsigned char *desc, size_t len, struct cl_mappings *
             return CL_E_NOT_CORE;
         /* a copy: the note is read-only, and the mapping's path is its own to free */
         char *path = strndup((const char *)names, (size_t)(nul - names));
-        struct cl_mapping m = {.start = e[0], .end = e[1], .offset = e[2] * page_size,
-                               .path = path};
+        struct cl_mapping m = {
+            .start = e[0], .end = e[1], .offset = e[2] * page_size, .path = path};
         int rc = path ? cl_mappings_add(out, &m) : CL_E_INTERNAL;
         free(path);
         if (rc)
@@ -86,7 +89,7 @@ int cl_prpsinfo_parse(const unsigned char *desc, size_t len, struct cl_prpsinfo 
     int32_t pid;
     memcpy(&pid, desc + 24, sizeof pid);
     out->pid = pid;
-    memcpy(out->fname, desc + 40, sizeof out->fname - 1);   /* pr_fname[16], pr_psargs[80] */
+    memcpy(out->fname, desc + 40, sizeof out->fname - 1); /* pr_fname[16], pr_psargs[80] */
     out->fname[sizeof out->fname - 1] = '\0';
     memcpy(out->psargs, desc + 56, sizeof out->psargs - 1);
     out->psargs[sizeof out->psargs - 1] = '\0';
@@ -106,7 +109,10 @@ uint64_t cl_auxv_get(const unsigned char *desc, size_t len, uint64_t type)
     return 0;
 }
 
-struct buildid_search { unsigned char *out; size_t cap, len; };
+struct buildid_search {
+    unsigned char *out;
+    size_t cap, len;
+};
 
 static int take_buildid(const struct cl_note *n, void *arg)
 {
@@ -114,7 +120,7 @@ static int take_buildid(const struct cl_note *n, void *arg)
     if (n->type != NT_GNU_BUILD_ID || strcmp(n->name, "GNU") != 0 || n->descsz == 0)
         return 0;
     if (n->descsz > s->cap)
-        return 1;   /* no real build-id is this long: callers compare len bytes of out */
+        return 1; /* no real build-id is this long: callers compare len bytes of out */
     s->len = n->descsz;
     memcpy(s->out, n->desc, n->descsz);
     return 1;
@@ -139,7 +145,7 @@ size_t cl_buildid_parse(const unsigned char *image, size_t len, unsigned char *o
         if (ph.p_type != PT_NOTE || ph.p_offset > len || ph.p_filesz > len - ph.p_offset)
             continue;
         if (cl_notes_foreach(image + ph.p_offset, ph.p_filesz, take_buildid, &s) == 1)
-            return s.len;   /* 0 when it was too long to compare */
+            return s.len; /* 0 when it was too long to compare */
     }
     return 0;
 }

@@ -26,9 +26,16 @@ int cl_notes_foreach(const unsigned char *data, size_t len,
 int cl_nt_file_parse(const unsigned char *desc, size_t len, struct cl_mappings *out);
 
 /* Fields culeak uses from the process notes (x86-64 layouts). */
-struct cl_prstatus { int pid; int cursig; };
+struct cl_prstatus {
+    int pid;
+    int cursig;
+};
 int cl_prstatus_parse(const unsigned char *desc, size_t len, struct cl_prstatus *out);
-struct cl_prpsinfo { int pid; char fname[17]; char psargs[81]; };
+struct cl_prpsinfo {
+    int pid;
+    char fname[17];
+    char psargs[81];
+};
 int cl_prpsinfo_parse(const unsigned char *desc, size_t len, struct cl_prpsinfo *out);
 /* The value of auxv entry `type`, or 0 when absent. */
 uint64_t cl_auxv_get(const unsigned char *desc, size_t len, uint64_t type);

@@ -59,14 +59,18 @@ static int dump_read_page(struct cl_target *t, uint64_t addr, void *page)
     const struct dump *d = t->impl;
     const struct run *r = run_at(d, addr);
     if (!r) {
-        cl_target_lose(t, CL_E_UNREADABLE, "the dump holds no page at 0x%llx: culeak dump did "
+        cl_target_lose(t, CL_E_UNREADABLE,
+                       "the dump holds no page at 0x%llx: culeak dump did "
                        "not read it (an option the dump run did not use, such as "
-                       "--allocator-layout, or a bigger --max-objects)", (unsigned long long)addr);
+                       "--allocator-layout, or a bigger --max-objects)",
+                       (unsigned long long)addr);
         return CL_E_UNREADABLE;
     }
     if (r->kind == CL_DUMP_RUN_FAILED)
-        return cl_error_set(&t->err, r->status, "the page at 0x%llx could not be read when the "
-                            "dump was made (%s)", (unsigned long long)addr, cl_status_name(r->status));
+        return cl_error_set(&t->err, r->status,
+                            "the page at 0x%llx could not be read when the "
+                            "dump was made (%s)",
+                            (unsigned long long)addr, cl_status_name(r->status));
     if (r->kind == CL_DUMP_RUN_ZERO)
         memset(page, 0, CL_PAGE_SIZE);
     else
@@ -94,8 +98,8 @@ static const unsigned char *dump_resident(struct cl_target *t, uint64_t addr, si
     return d->data + r->offset + (addr - r->start);
 }
 
-static const struct cl_target_ops dump_ops = {.read_page = dump_read_page, .close = dump_close,
-                                              .resident = dump_resident};
+static const struct cl_target_ops dump_ops = {
+    .read_page = dump_read_page, .close = dump_close, .resident = dump_resident};
 
 static int corrupt(struct cl_error *err, const char *name, const char *what)
 {
@@ -113,7 +117,7 @@ static bool parse_run(struct cl_bytes_in *in, const struct dump *d, uint64_t pre
 {
     uint64_t start = cl_in_u64(in);
     uint32_t npages = cl_in_u32(in), kind = cl_in_u32(in), status = cl_in_u32(in);
-    (void)cl_in_u32(in);   /* reserved */
+    (void)cl_in_u32(in); /* reserved */
     uint64_t offset = cl_in_u64(in);
     uint64_t bytes = (uint64_t)npages * CL_PAGE_SIZE;
     if (in->bad || npages == 0 || start % CL_PAGE_SIZE || start < prev_end ||
@@ -130,7 +134,8 @@ static bool parse_run(struct cl_bytes_in *in, const struct dump *d, uint64_t pre
 static int parse_runs(const struct cl_dumpfile *df, const char *name, struct dump *d,
                       struct cl_error *err)
 {
-    struct cl_bytes_in in = {df->sec[CL_DUMP_PAGE_RUNS], df->len[CL_DUMP_PAGE_RUNS], 0, false, false};
+    struct cl_bytes_in in = {df->sec[CL_DUMP_PAGE_RUNS], df->len[CL_DUMP_PAGE_RUNS], 0, false,
+                             false};
     uint64_t n = cl_in_u64(&in);
     if (in.bad || n > cl_in_room(&in, CL_DUMP_RUN_SIZE))
         return corrupt(err, name, "its page-run count exceeds its page-run section");
@@ -140,7 +145,8 @@ static int parse_runs(const struct cl_dumpfile *df, const char *name, struct dum
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     for (uint64_t i = 0; i < n; i++, d->nruns++)
         if (!parse_run(&in, d, i ? d->runs[i - 1].end : 0, &d->runs[i]))
-            return corrupt(err, name, "a page run is misaligned, out of order, or points "
+            return corrupt(err, name,
+                           "a page run is misaligned, out of order, or points "
                            "outside the page data");
     return 0;
 }
@@ -160,7 +166,9 @@ static int parse_maps(const struct cl_dumpfile *df, const char *name, struct cl_
         m.perms = cl_in_u32(&in);
         m.path = cl_in_str(&in, MAX_PATH_LEN);
         bool ordered = m.start < m.end && (!t->maps.n || t->maps.v[t->maps.n - 1].end <= m.start);
-        int rc = in.bad || !ordered ? CL_E_NOT_CORE : cl_mappings_add(&t->maps, &m) ? CL_E_INTERNAL : 0;
+        int rc = in.bad || !ordered              ? CL_E_NOT_CORE
+                 : cl_mappings_add(&t->maps, &m) ? CL_E_INTERNAL
+                                                 : 0;
         free(m.path);
         if (rc == CL_E_INTERNAL || in.oom)
             return cl_error_set(err, CL_E_INTERNAL, "out of memory");
@@ -227,7 +235,7 @@ int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *na
     if (rc)
         return rc;
     struct cl_open_options o = opt ? *opt : (struct cl_open_options){0};
-    o.record = false;   /* a dump of a dump would hold only what this run reads */
+    o.record = false; /* a dump of a dump would hold only what this run reads */
     struct dump *d = calloc(1, sizeof *d);
     struct cl_target *t;
     if (!d || cl_target_new(&dump_ops, CL_TARGET_DUMP, d, &o, &t)) {
@@ -245,8 +253,8 @@ int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *na
     return 0;
 }
 
-int cl_target_open_dump(const char *path, const struct cl_open_options *opt,
-                        struct cl_target **out, struct cl_error *err)
+int cl_target_open_dump(const char *path, const struct cl_open_options *opt, struct cl_target **out,
+                        struct cl_error *err)
 {
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

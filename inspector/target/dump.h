@@ -12,10 +12,10 @@
 /* The dump's symbol section (symbols/record.c parses it); false for a target of another kind. */
 bool cl_dump_symbols(const struct cl_target *t, const unsigned char **p, size_t *len);
 
-/* Writes t (a live process or core, opened with record) as a dump (dump_write.c): open_notes are the warnings
- * its opening gave (before any layer above added its own), symbols the symbol section. The
- * number of bytes written goes to size. 0, CL_E_IO, or CL_E_INTERNAL when pages were lost to
- * an allocation failure. */
+/* Writes t (a live process or core, opened with record) as a dump (dump_write.c): open_notes are
+ * the warnings its opening gave (before any layer above added its own), symbols the symbol
+ * section. The number of bytes written goes to size. 0, CL_E_IO, or CL_E_INTERNAL when pages were
+ * lost to an allocation failure. */
 int cl_dump_write(struct cl_target *t, const char *open_notes, const void *symbols, size_t symlen,
                   FILE *f, uint64_t *size, struct cl_error *err);
 

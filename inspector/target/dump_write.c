@@ -71,8 +71,7 @@ static bool is_zero(const unsigned char *p)
     return true;
 }
 
-static enum cl_dump_run_kind kind_of(const struct cl_pagerec *r,
-                                     const struct cl_pagerec_entry *e)
+static enum cl_dump_run_kind kind_of(const struct cl_pagerec *r, const struct cl_pagerec_entry *e)
 {
     if (e->status)
         return CL_DUMP_RUN_FAILED;
@@ -119,7 +118,8 @@ int cl_dump_write(struct cl_target *t, const char *open_notes, const void *symbo
                   FILE *f, uint64_t *size, struct cl_error *err)
 {
     if (!t->record || t->record->oom || t->record->n > SIZE_MAX / 2)
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory: the pages read could not all be "
+        return cl_error_set(err, CL_E_INTERNAL,
+                            "out of memory: the pages read could not all be "
                             "kept for the dump");
     struct cl_dumpfile_writer w;
     cl_dumpfile_begin(&w, f);

@@ -37,7 +37,7 @@ enum cl_dump_section_id {
 
 /* A page run's kind (RUNS section): its pages' bytes in DATA, all zeros, or failed to read. */
 enum cl_dump_run_kind { CL_DUMP_RUN_DATA, CL_DUMP_RUN_ZERO, CL_DUMP_RUN_FAILED, CL_DUMP_RUN_KINDS };
-#define CL_DUMP_RUN_SIZE 32u    /* u64 start, u32 pages, u32 kind, u32 status, u32 0, u64 offset */
+#define CL_DUMP_RUN_SIZE 32u /* u64 start, u32 pages, u32 kind, u32 status, u32 0, u64 offset */
 
 struct cl_dumpfile {
     const unsigned char *sec[CL_DUMP_SECTION_IDS];
@@ -56,11 +56,11 @@ int cl_dumpfile_parse(const unsigned char *p, size_t len, const char *name, stru
 /* Writes a dump section by section: begin, then for each section begin_section, write, ... */
 struct cl_dumpfile_writer {
     FILE *f;
-    uint64_t at;                    /* bytes written so far */
+    uint64_t at; /* bytes written so far */
     uint32_t ids[CL_DUMP_SECTION_IDS];
     uint64_t off[CL_DUMP_SECTION_IDS], len[CL_DUMP_SECTION_IDS];
     size_t n;
-    bool failed;                    /* a write failed (errno says why) */
+    bool failed; /* a write failed (errno says why) */
 };
 
 void cl_dumpfile_begin(struct cl_dumpfile_writer *w, FILE *f);

@@ -235,8 +235,10 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
         size_t n;
         int e = list_tasks(lv->pid, &tids, &n);
         if (e == ENOMEM)
-            return cl_error_set(err, CL_E_INTERNAL, "out of memory listing the threads of "
-                                "process %d", lv->pid);
+            return cl_error_set(err, CL_E_INTERNAL,
+                                "out of memory listing the threads of "
+                                "process %d",
+                                lv->pid);
         if (e)
             return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished while stopping it",
                                 lv->pid);
@@ -262,7 +264,7 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
             added = true;
         }
         free(tids);
-        if (!added && !t->nthreads) {   /* it died since culeak found it */
+        if (!added && !t->nthreads) { /* it died since culeak found it */
             t->gone = true;
             return cl_target_went_away(t, err);
         }
@@ -289,9 +291,10 @@ static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
     for (size_t i = 0; i < n && !rc; i++) {
         char s = proc_state(tids[i]);
         if (s != 't' && s != 'T')
-            rc = cl_error_set(err, CL_E_PERMISSION, "process %d is traced by process %d but "
-                              "thread %d is running; stop it in that debugger first", lv->pid,
-                              tracer, tids[i]);
+            rc = cl_error_set(err, CL_E_PERMISSION,
+                              "process %d is traced by process %d but "
+                              "thread %d is running; stop it in that debugger first",
+                              lv->pid, tracer, tids[i]);
         else
             rc = push_thread(t, tids[i], 0);
     }
@@ -331,7 +334,7 @@ static long read_memory(void *source, uint64_t addr, void *buf, size_t len)
         ssize_t n = process_vm_readv(lv->pid, &local, 1, &remote, 1, 0);
         if (n >= 0 || (errno != ENOSYS && errno != EPERM))
             return n >= 0 ? n : went_away(lv, errno) ? -ESRCH : -errno;
-        lv->vm_readv_ok = false;   /* refused (e.g. seccomp, old kernel): use /proc/PID/mem */
+        lv->vm_readv_ok = false; /* refused (e.g. seccomp, old kernel): use /proc/PID/mem */
     }
     if (lv->mem_fd < 0) {
         char path[64];
@@ -360,7 +363,7 @@ static long read_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
         snprintf(path, sizeof path, "/proc/%d/pagemap", lv->pid);
         if ((lv->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
             int e = errno;
-            lv->pagemap_fd = -2;   /* asked once: a sandbox without it refuses every time */
+            lv->pagemap_fd = -2; /* asked once: a sandbox without it refuses every time */
             return -e;
         }
     }
@@ -374,8 +377,11 @@ static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
     struct live *lv = t->impl;
     int rc = cl_frozen_page(&lv->frozen, addr, page);
     if (rc >= 0)
-        return rc ? cl_error_set(&t->err, rc, "cannot read 0x%llx: it could not be read when "
-                                 "the process was stopped", (unsigned long long)addr) : 0;
+        return rc ? cl_error_set(&t->err, rc,
+                                 "cannot read 0x%llx: it could not be read when "
+                                 "the process was stopped",
+                                 (unsigned long long)addr)
+                  : 0;
     long n = read_memory(lv, addr, page, CL_PAGE_SIZE);
     if (n == CL_PAGE_SIZE)
         return 0;
@@ -510,9 +516,11 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
     if (!rc && size > limit) {
         cl_frozen_free(&lv->frozen);
         if (lv->seized)
-            cl_note_add(&t->warnings, "the process's writable memory (%" PRIu64 " MiB) is more "
+            cl_note_add(&t->warnings,
+                        "the process's writable memory (%" PRIu64 " MiB) is more "
                         "than the copy limit (%" PRIu64 " MiB, --copy-limit): it stays stopped "
-                        "until culeak is done", size >> 20, limit >> 20);
+                        "until culeak is done",
+                        size >> 20, limit >> 20);
         return 0;
     }
     if (!rc)
@@ -521,10 +529,10 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
         t->gone = true;
         return cl_target_went_away(t, err);
     }
-    if (rc) {   /* out of memory: the copy is freed, and reading it stopped still works */
+    if (rc) { /* out of memory: the copy is freed, and reading it stopped still works */
         if (lv->seized)
             cl_note_add(&t->warnings, "not enough memory here to copy the process: it stays "
-                        "stopped until culeak is done");
+                                      "stopped until culeak is done");
         return 0;
     }
     t->copied_bytes = lv->frozen.bytes;
@@ -548,8 +556,10 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     if (!state)
         return cl_error_set(err, CL_E_NO_PROCESS, "no process with pid %d", pid);
     if (state == 'Z' || state == 'X')
-        return cl_error_set(err, CL_E_NO_PROCESS, "process %d has exited (zombie); inspect a core "
-                            "instead", pid);
+        return cl_error_set(err, CL_E_NO_PROCESS,
+                            "process %d has exited (zombie); inspect a core "
+                            "instead",
+                            pid);
     if (pid == getpid())
         return cl_error_set(err, CL_E_USAGE, "culeak cannot inspect itself");
 
@@ -562,11 +572,11 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     /* CULEAK_NO_PROCESS_VM_READV=1 forces the /proc/PID/mem path (for systems that refuse
      * process_vm_readv only sometimes, and for testing that path). */
     const char *no_vm = getenv("CULEAK_NO_PROCESS_VM_READV");
-    *lv = (struct live){.pid = pid, .mem_fd = -1, .pagemap_fd = -1,
-                        .vm_readv_ok = !(no_vm && *no_vm == '1')};
+    *lv = (struct live){
+        .pid = pid, .mem_fd = -1, .pagemap_fd = -1, .vm_readv_ok = !(no_vm && *no_vm == '1')};
     t->pid = pid;
     t->ns_pid = cl_proc_ns_pid(pid);
-    t->locator.root_pid = pid;   /* a container's files are its own, not the host's */
+    t->locator.root_pid = pid; /* a container's files are its own, not the host's */
     double stopped_at = now();
     int rc, tracer = cl_proc_tracer(pid);
     if (opt && opt->assume_stopped) {
@@ -574,8 +584,10 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     } else if (tracer) {
         rc = adopt_stopped(t, tracer, err);
         if (!rc)
-            cl_note_add(&t->warnings, "process %d is held stopped by debugger process %d; reading "
-                        "it without attaching", pid, tracer);
+            cl_note_add(&t->warnings,
+                        "process %d is held stopped by debugger process %d; reading "
+                        "it without attaching",
+                        pid, tracer);
     } else {
         if (!(opt && opt->keep_stopped))
             reserve_copy(t, opt);

@@ -62,9 +62,10 @@ static bool hex_field(const char **p, uint64_t *out)
     uint64_t v = 0;
     int n = 0;
     for (const char *s = *p;; s++, n++) {
-        int d = *s >= '0' && *s <= '9' ? *s - '0'
-              : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
-              : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+        int d = *s >= '0' && *s <= '9'   ? *s - '0'
+                : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+                : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10
+                                         : -1;
         if (d < 0) {
             *p = s;
             *out = v;

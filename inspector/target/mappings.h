@@ -13,8 +13,8 @@ enum { CL_MAP_R = 1, CL_MAP_W = 2, CL_MAP_X = 4, CL_MAP_DELETED = 8, CL_MAP_SHAR
 struct cl_mapping {
     uint64_t start, end;   /* [start, end) */
     uint64_t offset;       /* byte offset in path where start is mapped */
-    unsigned perms;        /* CL_MAP_* (0 when the source does not say, e.g. NT_FILE-only ranges) */
-    char *path;            /* backing file as the target named it; NULL for anonymous memory */
+    unsigned perms; /* CL_MAP_* (0 when the source does not say, e.g. NT_FILE-only ranges) */
+    char *path; /* backing file as the target named it; NULL for anonymous memory */
 };
 
 struct cl_mappings {

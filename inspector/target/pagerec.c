@@ -32,7 +32,8 @@ void cl_pagerec_add(struct cl_pagerec *r, uint64_t addr, int status, const void 
         return;
     }
     bool inserted;
-    if (cl_addrmap_put(&r->index, addr / CL_PAGE_SIZE + 1, (uint32_t)r->n, &inserted) == UINT32_MAX) {
+    if (cl_addrmap_put(&r->index, addr / CL_PAGE_SIZE + 1, (uint32_t)r->n, &inserted) ==
+        UINT32_MAX) {
         r->oom = true;
         return;
     }

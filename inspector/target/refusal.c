@@ -43,7 +43,7 @@ int cl_proc_ns_pid(int pid)
     snprintf(id, sizeof id, "%d", pid);
     if (!status_field(id, "NSpid", v, sizeof v))
         return 0;
-    const char *last = v + strlen(v);   /* one field per nested namespace, ours first */
+    const char *last = v + strlen(v); /* one field per nested namespace, ours first */
     while (last > v && last[-1] != ' ' && last[-1] != '\t')
         last--;
     return atoi(last);
@@ -60,7 +60,7 @@ static unsigned long task_flags(int pid)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    const char *p = strrchr(buf, ')');   /* comm may contain spaces and parentheses */
+    const char *p = strrchr(buf, ')'); /* comm may contain spaces and parentheses */
     unsigned long flags = 0;
     if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
         flags = 0;
@@ -121,26 +121,34 @@ int cl_live_refusal(int pid, const char *what, struct cl_error *err)
     char comm[64];
     comm_of(pid, comm, sizeof comm);
     if (task_flags(pid) & PF_KTHREAD)
-        return cl_error_set(err, CL_E_NOT_PYTHON, "process %d (%s) is a kernel thread, not a "
-                            "Python process: it has no user memory to read", pid, comm);
+        return cl_error_set(err, CL_E_NOT_PYTHON,
+                            "process %d (%s) is a kernel thread, not a "
+                            "Python process: it has no user memory to read",
+                            pid, comm);
     int tracer = cl_proc_tracer(pid);
     if (tracer && tracer != getpid()) {
         char tcomm[64];
         comm_of(tracer, tcomm, sizeof tcomm);
-        return cl_error_set(err, CL_E_PERMISSION, "cannot %s process %d: it is already traced by "
+        return cl_error_set(err, CL_E_PERMISSION,
+                            "cannot %s process %d: it is already traced by "
                             "process %d (%s); detach that debugger, or stop the process in it and "
-                            "culeak reads it without attaching", what, pid, tracer, tcomm);
+                            "culeak reads it without attaching",
+                            what, pid, tracer, tcomm);
     }
     bool privileged = have_ptrace_cap();
     const char *yama = yama_rule(yama_scope(), privileged);
     if (yama)
         return cl_error_set(err, CL_E_PERMISSION, "cannot %s process %d: %s", what, pid, yama);
     if (!privileged)
-        return cl_error_set(err, CL_E_PERMISSION, "permission denied to %s process %d: run culeak "
-                            "as root or as the process's user with CAP_SYS_PTRACE", what, pid);
-    return cl_error_set(err, CL_E_PERMISSION, "the kernel refused to %s process %d (%s) although "
+        return cl_error_set(err, CL_E_PERMISSION,
+                            "permission denied to %s process %d: run culeak "
+                            "as root or as the process's user with CAP_SYS_PTRACE",
+                            what, pid);
+    return cl_error_set(err, CL_E_PERMISSION,
+                        "the kernel refused to %s process %d (%s) although "
                         "culeak has CAP_SYS_PTRACE, the process is no kernel thread, has no tracer "
                         "and Yama allows it: a security module (Landlock, AppArmor, SELinux) or "
                         "the sandbox or container culeak runs in forbids it, or the process is in "
-                        "a user namespace culeak's privilege does not reach", what, pid, comm);
+                        "a user namespace culeak's privilege does not reach",
+                        what, pid, comm);
 }

@@ -75,8 +75,10 @@ int cl_target_went_away(const struct cl_target *t, struct cl_error *err)
         *err = t->gone_why;
         return t->gone_why.code;
     }
-    return cl_error_set(err, CL_E_NO_PROCESS, "the process went away: process %d exited or was "
-                        "killed while culeak was reading it", t->pid);
+    return cl_error_set(err, CL_E_NO_PROCESS,
+                        "the process went away: process %d exited or was "
+                        "killed while culeak was reading it",
+                        t->pid);
 }
 
 void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, ...)
@@ -104,8 +106,8 @@ int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
         return cl_error_set(&t->err, CL_E_UNREADABLE, "read of %zu bytes at 0x%llx wraps around",
                             len, (unsigned long long)addr);
     /* A dump being recorded sees every page through fill_page. */
-    const unsigned char *here = t->ops->resident && !t->record ? t->ops->resident(t, addr, len)
-                                                                : NULL;
+    const unsigned char *here =
+        t->ops->resident && !t->record ? t->ops->resident(t, addr, len) : NULL;
     if (here) {
         memcpy(buf, here, len);
         return 0;
@@ -114,7 +116,8 @@ int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
     for (uint64_t a = addr; a < addr + len;) {
         const struct cl_mapping *m = cl_mappings_find(&t->maps, a);
         if (!m)
-            return cl_error_set(&t->err, CL_E_UNREADABLE, "address 0x%llx is not mapped in the target",
+            return cl_error_set(&t->err, CL_E_UNREADABLE,
+                                "address 0x%llx is not mapped in the target",
                                 (unsigned long long)a);
         a = m->end;
     }
@@ -245,8 +248,10 @@ static int recorded_text(struct cl_target *t, const char *target_path, char *loc
 {
     const struct cl_filerec_entry *e = cl_filerec_find(&t->files, target_path);
     if (!e) {
-        cl_target_lose(t, CL_E_UNREADABLE, "the dump does not hold %s: culeak dump did not read "
-                       "it", target_path);
+        cl_target_lose(t, CL_E_UNREADABLE,
+                       "the dump does not hold %s: culeak dump did not read "
+                       "it",
+                       target_path);
         return CL_E_IO;
     }
     const char *where = e->local ? e->local : "";

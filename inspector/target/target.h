@@ -71,7 +71,7 @@ struct cl_target {
     uint64_t copied_bytes;
     bool resumed;
     double stopped_seconds;
-    uint64_t bytes_read;        /* by every cl_read so far: what progress lines report */
+    uint64_t bytes_read; /* by every cl_read so far: what progress lines report */
     /* While `culeak dump` runs: every page the source served (NULL otherwise). */
     struct cl_pagerec *record;
     /* The small files read beside memory: recorded while dumping, a dump's answers. */
@@ -81,9 +81,9 @@ struct cl_target {
 
 struct cl_open_options {
     struct cl_file_locator locator;
-    bool assume_stopped;        /* live: a debugger already holds the process stopped */
-    size_t cache_pages;         /* 0: default */
-    bool record;                /* keep every page read, for `culeak dump` (t->record) */
+    bool assume_stopped; /* live: a debugger already holds the process stopped */
+    size_t cache_pages; /* 0: default */
+    bool record; /* keep every page read, for `culeak dump` (t->record) */
     /* live: the most memory copied so the process can resume before the walk (0: 4 GiB, or half
      * of what the machine has available if less); keep_stopped: copy nothing, stopped until
      * closed */
@@ -97,11 +97,11 @@ uint64_t cl_default_copy_limit(void);
 int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_target **out,
                         struct cl_error *err);
 /* Opens an ELF core file. */
-int cl_target_open_core(const char *path, const struct cl_open_options *opt,
-                        struct cl_target **out, struct cl_error *err);
+int cl_target_open_core(const char *path, const struct cl_open_options *opt, struct cl_target **out,
+                        struct cl_error *err);
 /* Opens a file written by `culeak dump`: its pages and answers, no file of the target's. */
-int cl_target_open_dump(const char *path, const struct cl_open_options *opt,
-                        struct cl_target **out, struct cl_error *err);
+int cl_target_open_dump(const char *path, const struct cl_open_options *opt, struct cl_target **out,
+                        struct cl_error *err);
 /* Detaches (a live process resumes exactly as it was) and frees everything. */
 void cl_target_close(struct cl_target *t);
 

@@ -30,7 +30,8 @@ static bool pointer_pair(const uint64_t *w)
 
 /* An owning reference to a node as the build holds them (w: its one or two words): a node whose
  * intrusive refcount, or whose shared_ptr control block, is live. */
-static bool owned_node(struct cxx_classifier *c, const struct torch_autograd_layout *l, const uint64_t *w)
+static bool owned_node(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                       const uint64_t *w)
 {
     uint32_t refs;
     if (cxx_classify(c, w[0]) != CXX_NODE)
@@ -49,8 +50,8 @@ static uint64_t at(const uint8_t *buf, uint16_t off)
 }
 
 /* Whether [a, a + sv_size) holds a whole, valid SavedVariable; if so, sends what it owns. */
-static bool saved_variable(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t a,
-                           torch_ref_fn *fn, void *arg)
+static bool saved_variable(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                           uint64_t a, torch_ref_fn *fn, void *arg)
 {
     uint8_t buf[TORCH_MAX_SAVED_VARIABLE];
     if (l->sv_size > sizeof buf || cl_read(c->t, a, buf, l->sv_size))
@@ -101,8 +102,8 @@ static void ignore_ref(void *arg, enum torch_ref kind, uint64_t dst)
 }
 
 /* A std::vector<SavedVariable> whose triple sits at a: every element must be valid. */
-static bool saved_vector(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t a,
-                         torch_ref_fn *fn, void *arg)
+static bool saved_vector(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                         uint64_t a, torch_ref_fn *fn, void *arg)
 {
     uint64_t v[3];
     if (cl_read(c->t, a, v, sizeof v) || !v[0] || (v[0] & 7) || v[1] < v[0] || v[2] < v[1] ||
@@ -157,8 +158,8 @@ static uint64_t node_bytes(struct cl_target *t, uint64_t node)
     return size > 16 ? size - 16 : 0;
 }
 
-static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t node,
-                      torch_ref_fn *fn, void *arg)
+static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                      uint64_t node, torch_ref_fn *fn, void *arg)
 {
     uint64_t v[3];
     unsigned edge_size = 8u * l->node_ptr_words + 8;   /* the function, then input_nr (padded) */
@@ -198,7 +199,8 @@ int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout
     char name[NODE_NAME];
     if (!node_class(c, node, name))
         return CL_E_UNSUPPORTED;
-    uint64_t first = cl_read_ptr_or_0(c->t, node + l->node_size);   /* a derived class's first member */
+    uint64_t first =
+        cl_read_ptr_or_0(c->t, node + l->node_size);   /* a derived class's first member */
     if (strcmp(name, "AccumulateGrad") == 0) {
         if (cxx_classify(c, first) == CXX_TENSOR)
             fn(arg, TORCH_REF_VARIABLE, first);
@@ -265,8 +267,8 @@ void torch_node_saved_fit(struct cxx_classifier *c, const struct torch_autograd_
     }
 }
 
-void torch_context_saved(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t ctx,
-                         torch_ref_fn *fn, void *arg)
+void torch_context_saved(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                         uint64_t ctx, torch_ref_fn *fn, void *arg)
 {
     uint64_t v[3];
     if (cl_read(c->t, ctx + l->thpfunction_saved, v, sizeof v) == 0 && v[0] != v[1])

@@ -35,10 +35,10 @@ int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout
  * release must explain them before it is used (its saved tensors would go missing without a
  * word). */
 struct torch_saved_fit {
-    unsigned tensors;     /* aligned words of nodes' own members that point at a live TensorImpl */
-    unsigned explained;   /* ...of them, the data_ of a valid SavedVariable in place */
-    unsigned contexts;    /* custom Functions' ctx (a PyNode's) with saved_variables to read */
-    unsigned contexts_read;   /* ...of them, empty or a vector of valid SavedVariables */
+    unsigned tensors; /* aligned words of nodes' own members that point at a live TensorImpl */
+    unsigned explained; /* ...of them, the data_ of a valid SavedVariable in place */
+    unsigned contexts; /* custom Functions' ctx (a PyNode's) with saved_variables to read */
+    unsigned contexts_read; /* ...of them, empty or a vector of valid SavedVariables */
 };
 
 /* Adds the node at node to fit. AccumulateGrad is not counted (its variable is not saved); a
@@ -48,7 +48,7 @@ void torch_node_saved_fit(struct cxx_classifier *c, const struct torch_autograd_
 
 /* The SavedVariables of a custom Function's context (THPFunction::saved_variables), a Python
  * object at ctx. */
-void torch_context_saved(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t ctx,
-                         torch_ref_fn *fn, void *arg);
+void torch_context_saved(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                         uint64_t ctx, torch_ref_fn *fn, void *arg);
 
 #endif

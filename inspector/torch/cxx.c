@@ -80,10 +80,10 @@ enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj)
     if (known != UINT32_MAX)
         return (enum cxx_kind)known;
     char mangled[160];
-    enum cxx_kind k = cxx_class_name(c->t, obj, mangled, sizeof mangled) ? kind_of(mangled)
-                                                                          : CXX_OTHER;
+    enum cxx_kind k =
+        cxx_class_name(c->t, obj, mangled, sizeof mangled) ? kind_of(mangled) : CXX_OTHER;
     bool inserted;
-    (void)cl_addrmap_put(&c->kinds, vptr, k, &inserted);   /* a miss only costs a lookup again */
+    (void)cl_addrmap_put(&c->kinds, vptr, k, &inserted); /* a miss only costs a lookup again */
     return k;
 }
 

@@ -9,40 +9,40 @@
 struct torch_layout {
     const char *name;           /* "2.13-2.15" */
     unsigned major, first_minor, last_minor;   /* the releases it covers */
-    bool verified;              /* checked against a real wheel here, not only read from headers */
+    bool verified; /* checked against a real wheel here, not only read from headers */
     /* THPVariable (the Python object) */
-    uint16_t thp_impl;          /* TensorImpl* */
+    uint16_t thp_impl; /* TensorImpl* */
     /* c10::TensorImpl */
     uint16_t ti_storage, ti_autograd_meta, ti_pyobj, ti_sizes_strides, ti_storage_offset, ti_numel,
         ti_dtype, ti_device;
-    bool device_engaged_last;   /* std::optional<Device>: {type, index, engaged}; c10::optional:
+    bool device_engaged_last; /* std::optional<Device>: {type, index, engaged}; c10::optional:
                                    {engaged, type, index} */
     /* c10::StorageImpl */
     uint16_t si_data, si_device, si_size_bytes;
     /* torch::autograd::AutogradMeta */
     uint16_t am_grad, am_grad_fn, am_requires_grad;
-    uint16_t am_view_base;      /* DifferentiableViewMeta's base_ (a view's root base, owning) */
+    uint16_t am_view_base; /* DifferentiableViewMeta's base_ (a view's root base, owning) */
     /* Releases up to 2.9 were built both with the old C++ ABI (PyPI's up to 2.6) and the new
      * one (distros; PyPI's from 2.7), and AutogradMeta starts with a std::string: 8 bytes in the
      * old ABI, 32 in the new. Such tables hold the old ABI's offsets; an AutogradMeta whose
      * name_ is a new-ABI string (its data pointer points into itself) has its fields 24 bytes
      * further. */
     bool am_abi_varies;
-    uint8_t dtype_undefined;    /* the first ScalarType value that is not a real dtype */
+    uint8_t dtype_undefined; /* the first ScalarType value that is not a real dtype */
 };
 
 /* Where torch::autograd keeps a graph (torch/autograd.c): Node, Edge, SavedVariable, and the two
  * derived nodes culeak reads. Its own family: it changes on other releases than the tensor's. */
 struct torch_autograd_layout {
-    const char *name;           /* "2.13" */
-    unsigned major, first_minor, last_minor;   /* the releases it was read off */
-    uint8_t node_ptr_words;     /* how a graph holds a node: 1, c10::intrusive_ptr (the node's
+    const char *name; /* "2.13" */
+    unsigned major, first_minor, last_minor; /* the releases it was read off */
+    uint8_t node_ptr_words; /* how a graph holds a node: 1, c10::intrusive_ptr (the node's
                                    strong count is the u32 at TORCH_NODE_REFCOUNT); 2,
                                    std::shared_ptr (pointer, control block). An Edge is that,
                                    then input_nr. */
-    uint16_t node_next_edges;   /* Node::next_edges_, a std::vector<Edge> */
-    uint16_t node_size;         /* sizeof(Node): where a derived node's own members begin */
-    uint16_t pynode_obj;        /* PyNode's owning PyObject* to the custom Function's ctx */
+    uint16_t node_next_edges; /* Node::next_edges_, a std::vector<Edge> */
+    uint16_t node_size; /* sizeof(Node): where a derived node's own members begin */
+    uint16_t pynode_obj; /* PyNode's owning PyObject* to the custom Function's ctx */
     uint16_t thpfunction_saved; /* THPFunction::saved_variables, a std::vector<SavedVariable> */
     /* SavedVariable: data_ (an at::Tensor: the undefined singleton once released), fw_grad_ (a
      * shared_ptr), weak_grad_fn_ (never owning), output_nr_, its bool flags
@@ -51,11 +51,11 @@ struct torch_autograd_layout {
     uint16_t sv_size, sv_data, sv_fw_grad, sv_weak_grad_fn, sv_output_nr, sv_flags, sv_grad_fn,
         sv_grad_accumulator;
     uint8_t sv_nflags;
-    bool sv_grad_accumulator_weak;   /* a weak_ptr (1.13), not an owning reference */
+    bool sv_grad_accumulator_weak; /* a weak_ptr (1.13), not an owning reference */
 };
 
-#define TORCH_NODE_REFCOUNT 8         /* c10::intrusive_ptr_target's strong count, after the vptr */
-#define TORCH_MAX_SAVED_VARIABLE 256  /* bytes: a bound on sv_size */
+#define TORCH_NODE_REFCOUNT 8 /* c10::intrusive_ptr_target's strong count, after the vptr */
+#define TORCH_MAX_SAVED_VARIABLE 256 /* bytes: a bound on sv_size */
 
 /* Each table family (cpython/layout.h, cudacache/layout.h and these two) has the same lookups:
  * X_layout_for(major, minor), X_layout_named(name), X_layouts(&n) (every table, oldest first)

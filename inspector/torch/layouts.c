@@ -12,6 +12,7 @@
 #include "torch/layout.h"
 #include "util/text.h"
 
+/* clang-format off */
 static const struct torch_layout torch113 = {
     .name = "1.13", .major = 1, .first_minor = 13, .last_minor = 13, .verified = true,
     .thp_impl = 24,
@@ -75,6 +76,7 @@ static const struct torch_layout torch213 = {
 static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch21, &torch24,
                                                      &torch210, &torch213};
 #define NLAYOUTS (sizeof layouts / sizeof *layouts)
+/* clang-format on */
 
 const struct torch_layout *torch_layout_for(unsigned major, unsigned minor)
 {
@@ -116,6 +118,7 @@ const char *torch_layout_names(char *buf, size_t cap)
  * probe alike, whichever C++ ABI they were built with). Until 2.12 graphs hold nodes in
  * std::shared_ptr (AccumulateGrad made by make_shared, other nodes with their own control block);
  * from 2.13 in c10::intrusive_ptr, with 16-byte edges. */
+/* clang-format off */
 #define SHARED_NODES(NAME, MAJOR, FIRST, LAST, NODE_SIZE, THPF_SAVED) \
     .name = NAME, .major = MAJOR, .first_minor = FIRST, .last_minor = LAST, .node_ptr_words = 2, \
     .node_next_edges = 96, .node_size = NODE_SIZE, .pynode_obj = NODE_SIZE, \
@@ -142,6 +145,7 @@ static const struct torch_autograd_layout autograd_layouts[] = {
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
      .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
 };
+/* clang-format on */
 #define NAUTOGRAD (sizeof autograd_layouts / sizeof *autograd_layouts)
 
 const struct torch_autograd_layout *torch_autograd_layout_for(unsigned major, unsigned minor)
@@ -155,8 +159,8 @@ const struct torch_autograd_layout *torch_autograd_layout_for(unsigned major, un
 }
 
 static const struct torch_autograd_layout *const autograd_all[] = {
-    &autograd_layouts[0], &autograd_layouts[1], &autograd_layouts[2], &autograd_layouts[3],
-    &autograd_layouts[4], &autograd_layouts[5],
+    &autograd_layouts[0], &autograd_layouts[1], &autograd_layouts[2],
+    &autograd_layouts[3], &autograd_layouts[4], &autograd_layouts[5],
 };
 _Static_assert(sizeof autograd_all / sizeof *autograd_all == NAUTOGRAD,
                "autograd_all lists every autograd table");

@@ -11,19 +11,59 @@
 
 #define CHECKED_TENSORS 64           /* reachable tensors that vote on the layout */
 
-static const char *const dtype_names[] = {
-    "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex32",
-    "complex64", "complex128", "bool", "qint8", "quint8", "qint32", "bfloat16", "quint4x2",
-    "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "float8_e5m2",
-    "float8_e4m3fn", "float8_e5m2fnuz", "float8_e4m3fnuz", "uint16", "uint32", "uint64", "uint1",
-    "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "int1", "int2", "int3", "int4", "int5",
-    "int6", "int7", "float8_e8m0fnu", "float4_e2m1fn_x2"};
-static const uint8_t dtype_sizes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1,
-                                      1, 1, 2, 1, 1, 1, 1, 2, 4, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                      1, 1, 1, 1, 1, 1, 1};
+static const char *const dtype_names[] = {"uint8",
+                                          "int8",
+                                          "int16",
+                                          "int32",
+                                          "int64",
+                                          "float16",
+                                          "float32",
+                                          "float64",
+                                          "complex32",
+                                          "complex64",
+                                          "complex128",
+                                          "bool",
+                                          "qint8",
+                                          "quint8",
+                                          "qint32",
+                                          "bfloat16",
+                                          "quint4x2",
+                                          "quint2x4",
+                                          "bits1x8",
+                                          "bits2x4",
+                                          "bits4x2",
+                                          "bits8",
+                                          "bits16",
+                                          "float8_e5m2",
+                                          "float8_e4m3fn",
+                                          "float8_e5m2fnuz",
+                                          "float8_e4m3fnuz",
+                                          "uint16",
+                                          "uint32",
+                                          "uint64",
+                                          "uint1",
+                                          "uint2",
+                                          "uint3",
+                                          "uint4",
+                                          "uint5",
+                                          "uint6",
+                                          "uint7",
+                                          "int1",
+                                          "int2",
+                                          "int3",
+                                          "int4",
+                                          "int5",
+                                          "int6",
+                                          "int7",
+                                          "float8_e8m0fnu",
+                                          "float4_e2m1fn_x2"};
+static const uint8_t dtype_sizes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2,
+                                      1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1,  2, 4, 8, 1, 1,
+                                      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  1, 1, 1};
 static const char *const device_names[] = {
-    "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
-    "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuseone"};
+    "cpu",  "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip",
+    "fpga", "maia", "xla",    "vulkan", "metal",  "xpu",   "mps",
+    "meta", "hpu",  "ve",     "lazy",   "ipu",    "mtia",  "privateuseone"};
 
 const char *torch_dtype_name(uint8_t d)
 {
@@ -121,8 +161,7 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
     if (cl_read(t, impl + l->ti_dtype, &dtype, sizeof dtype) ||
         cl_read(t, impl + l->ti_device, dev, sizeof dev) ||
         cl_read(t, impl + l->ti_storage_offset, &x->storage_offset, sizeof x->storage_offset) ||
-        cl_read(t, ss, &ndim, sizeof ndim) || ndim < 0 || ndim > 64 ||
-        dtype >= l->dtype_undefined)
+        cl_read(t, ss, &ndim, sizeof ndim) || ndim < 0 || ndim > 64 || dtype >= l->dtype_undefined)
         return false;
     x->dtype = (uint8_t)dtype;
     x->device_type = (int8_t)(l->device_engaged_last ? dev[0] : dev[1]);
@@ -198,13 +237,17 @@ static int collect_python(struct walk *w, struct cl_error *err)
             return cl_error_set(err, CL_E_INTERNAL, "out of memory after %u tensors", w->out->n);
     }
     if (refuted > confirmed)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the torch %s layout does not fit this process "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the torch %s layout does not fit this process "
                             "(%u of %u tensors checked fail the TensorImpl checks, e.g. 0x%llx); "
-                            "tensors cannot be reported", w->l->name, refuted, refuted + confirmed,
+                            "tensors cannot be reported",
+                            w->l->name, refuted, refuted + confirmed,
                             (unsigned long long)first_bad);
     if (skipped)
-        cl_note_add(&w->out->warnings, "%u tensor objects have no live TensorImpl (being torn "
-                    "down) and are not listed", skipped);
+        cl_note_add(&w->out->warnings,
+                    "%u tensor objects have no live TensorImpl (being torn "
+                    "down) and are not listed",
+                    skipped);
     return 0;
 }
 
@@ -221,8 +264,8 @@ static void link(struct walk *w, enum torch_end src_end, uint32_t src, enum torc
         w->oom = true;
         return;
     }
-    tt->links[tt->nlinks++] = (struct torch_link){src, dst, (uint8_t)src_end, (uint8_t)dst_end,
-                                                  (uint8_t)kind};
+    tt->links[tt->nlinks++] =
+        (struct torch_link){src, dst, (uint8_t)src_end, (uint8_t)dst_end, (uint8_t)kind};
 }
 
 /* The tensor of a TensorImpl, read and added if new (a C++ tensor of the given origin). */
@@ -277,7 +320,8 @@ static void tensor_links(struct walk *w, uint32_t k)
         (g = tensor_at(w, grad, TORCH_FROM_GRAD)) != UINT32_MAX)
         link(w, TORCH_END_TENSOR, k, TORCH_END_TENSOR, g, TORCH_LINK_GRAD);
     uint64_t base = meta && cxx_classify(&w->cxx, meta) == CXX_VIEW_META
-                        ? cl_read_ptr_or_0(w->t, am_field(w, meta, w->l->am_view_base)) : 0;
+                        ? cl_read_ptr_or_0(w->t, am_field(w, meta, w->l->am_view_base))
+                        : 0;
     if (base && cxx_classify(&w->cxx, base) == CXX_TENSOR &&
         (g = tensor_at(w, base, TORCH_FROM_VIEW_BASE)) != UINT32_MAX)
         link(w, TORCH_END_TENSOR, k, TORCH_END_TENSOR, g, TORCH_LINK_VIEW_BASE);
@@ -285,7 +329,11 @@ static void tensor_links(struct walk *w, uint32_t k)
         link(w, TORCH_END_TENSOR, k, TORCH_END_PYOBJ, pynode, TORCH_LINK_PYOBJ);
 }
 
-struct node_visit { struct walk *w; enum torch_end end; uint32_t from; };
+struct node_visit {
+    struct walk *w;
+    enum torch_end end;
+    uint32_t from;
+};
 
 static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
 {
@@ -368,7 +416,7 @@ static struct autograd_vote autograd_vote(struct walk *w, const struct torch_aut
         if (q)
             queue_next(q, TORCH_REF_NEXT, node);
     }
-    for (unsigned i = 0; q && i < q->n; i++)   /* q grows as it is read: breadth first */
+    for (unsigned i = 0; q && i < q->n; i++) /* q grows as it is read: breadth first */
         if (cxx_classify(&w->cxx, q->v[i]) == CXX_NODE &&
             torch_node_refs(&w->cxx, l, q->v[i], queue_next, q) == 0)
             torch_node_saved_fit(&w->cxx, l, q->v[i], &v.saved);
@@ -410,14 +458,15 @@ static const struct torch_autograd_layout *choose_autograd(struct walk *w)
     size_t n;
     const struct torch_autograd_layout *const *all = torch_autograd_layouts(&n);
     while (n-- > 0) {
-        if ((l = all[n]) == own || (v = autograd_vote(w, l, true),
-                                                         !edges_fit(&v)))
+        if ((l = all[n]) == own || (v = autograd_vote(w, l, true), !edges_fit(&v)))
             continue;
         if (saved_fit(&v)) {
             cl_note_add(&w->out->warnings, "torch %u.%u %s: autograd layout %s was used %s",
-                        w->major, w->minor, why, l->name, v.fits ? "because its checks pass on "
-                        "this process's graphs" : "unchecked (this process has no autograd graph "
-                        "to check it on)");
+                        w->major, w->minor, why, l->name,
+                        v.fits ? "because its checks pass on "
+                                 "this process's graphs"
+                               : "unchecked (this process has no autograd graph "
+                                 "to check it on)");
             return l;
         }
         if (!edges_only) {
@@ -427,18 +476,25 @@ static const struct torch_autograd_layout *choose_autograd(struct walk *w)
     }
     const struct torch_saved_fit *f = &edges_only_vote.saved;
     if (edges_only)
-        cl_note_add(&w->out->warnings, "no autograd layout fits torch %u.%u's graphs: layout %s "
+        cl_note_add(&w->out->warnings,
+                    "no autograd layout fits torch %u.%u's graphs: layout %s "
                     "reads their next edges, but its SavedVariables explain %u of the %u tensors "
                     "their nodes hold and %u of %u custom Functions' saved_variables; tensors held "
-                    "only by autograd graphs are not attributed", w->major, w->minor,
-                    edges_only->name, f->explained, f->tensors, f->contexts_read, f->contexts);
+                    "only by autograd graphs are not attributed",
+                    w->major, w->minor, edges_only->name, f->explained, f->tensors,
+                    f->contexts_read, f->contexts);
     else
-        cl_note_add(&w->out->warnings, "no autograd layout fits torch %u.%u's graphs: tensors "
-                    "held only by autograd graphs are not attributed", w->major, w->minor);
+        cl_note_add(&w->out->warnings,
+                    "no autograd layout fits torch %u.%u's graphs: tensors "
+                    "held only by autograd graphs are not attributed",
+                    w->major, w->minor);
     return NULL;
 }
 
-struct keyed_link { struct torch_link l; size_t at; };
+struct keyed_link {
+    struct torch_link l;
+    size_t at;
+};
 
 static int by_source(const void *a, const void *b)
 {
@@ -471,7 +527,7 @@ static void sort_links(struct walk *w)
 const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum torch_end end,
                                           uint32_t src, size_t *n)
 {
-    size_t lo = 0, hi = tt->nlinks;   /* the first link whose source is not before (end, src) */
+    size_t lo = 0, hi = tt->nlinks; /* the first link whose source is not before (end, src) */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const struct torch_link *l = &tt->links[mid];
@@ -506,15 +562,17 @@ static void walk_graphs(struct walk *w)
             break;
     }
     sort_links(w);
-    for (uint32_t k = 0; k < tt->n; k++) {   /* grad_fn names as the walk settled them */
-        uint32_t g = tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn)
-                                      : UINT32_MAX;
+    for (uint32_t k = 0; k < tt->n; k++) { /* grad_fn names as the walk settled them */
+        uint32_t g =
+            tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn) : UINT32_MAX;
         if (g != UINT32_MAX)
             snprintf(tt->v[k].grad_fn_name, sizeof tt->v[k].grad_fn_name, "%s", tt->nodes[g].name);
     }
     if (failed)
-        cl_note_add(&tt->warnings, "%u autograd nodes could not be read (being freed?): their "
-                    "references are missing", failed);
+        cl_note_add(&tt->warnings,
+                    "%u autograd nodes could not be read (being freed?): their "
+                    "references are missing",
+                    failed);
     if (tt->nnodes >= MAX_GRAPH_NODES)
         cl_note_add(&tt->warnings, "autograd graphs cut at %u nodes", MAX_GRAPH_NODES);
 }
@@ -536,9 +594,9 @@ static void read_storage(struct walk *w, uint64_t impl, struct torch_storage *st
     st->impl = impl;
     st->data = cl_read_ptr_or_0(w->t, impl + w->l->si_data);
     st->nbytes = cl_read_ptr_or_0(w->t, impl + w->l->si_size_bytes);
-    if ((st->nbytes >> 61) == 5)   /* a symbolic size (SymInt heap tag): unknown */
+    if ((st->nbytes >> 61) == 5) /* a symbolic size (SymInt heap tag): unknown */
         st->nbytes = 0;
-    (void)cl_read(w->t, impl + w->l->si_device, dev, sizeof dev);   /* unreadable: cpu:0 */
+    (void)cl_read(w->t, impl + w->l->si_device, dev, sizeof dev); /* unreadable: cpu:0 */
     st->device_type = (int8_t)dev[0];
     st->device_index = (int8_t)dev[1];
 }
@@ -548,7 +606,7 @@ static int group_storages(struct walk *w)
 {
     struct torch_tensors *tt = w->out;
     size_t cap = 0;
-    for (uint32_t i = 0; i < tt->n; i++) {   /* the distinct storages, counting their tensors */
+    for (uint32_t i = 0; i < tt->n; i++) { /* the distinct storages, counting their tensors */
         struct torch_tensor *x = &tt->v[i];
         bool inserted;
         if (!x->storage)
@@ -560,9 +618,9 @@ static int group_storages(struct walk *w)
             read_storage(w, x->storage, &tt->storages[tt->nstorages++]);
         tt->storages[s].ntensors++;
     }
-    if (tt->nstorages > 1)   /* a process without tensors has no array: qsort(NULL) is UB */
+    if (tt->nstorages > 1) /* a process without tensors has no array: qsort(NULL) is UB */
         qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
-    cl_addrmap_free(&w->storage_index);   /* sorting moved them: index them again */
+    cl_addrmap_free(&w->storage_index); /* sorting moved them: index them again */
     for (uint32_t s = 0; s < tt->nstorages; s++) {
         bool inserted;
         if (cl_addrmap_put(&w->storage_index, tt->storages[s].impl, s, &inserted) == UINT32_MAX)
@@ -586,8 +644,8 @@ static int group_storages(struct walk *w)
 static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
                         struct torch_tensors *out, struct cl_error *err)
 {
-    struct walk w = {.h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor,
-                     .out = out};
+    struct walk w = {
+        .h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor, .out = out};
     w.cxx.t = w.t;
     int rc = collect_python(&w, err);
     if (!rc) {
@@ -614,23 +672,25 @@ static int collect_by_structure(struct py_heap *h, const char *version, unsigned
     for (size_t i = n; i-- > 0;) {
         struct cl_error mismatch;
         out->l = all[i];
-        int rc = out->l->verified ? collect_with(h, major, minor, out, &mismatch)
-                                   : CL_E_UNSUPPORTED;
-        if (rc == CL_E_INTERNAL) {   /* out of memory: no other table would do better */
+        int rc =
+            out->l->verified ? collect_with(h, major, minor, out, &mismatch) : CL_E_UNSUPPORTED;
+        if (rc == CL_E_INTERNAL) { /* out of memory: no other table would do better */
             *err = mismatch;
             return rc;
         }
         if (rc == 0) {
-            cl_note_add(&out->warnings, "torch %s has no tensor layout of its own: layout %s was "
-                        "used because its checks pass on this process's tensors", version,
-                        out->l->name);
+            cl_note_add(&out->warnings,
+                        "torch %s has no tensor layout of its own: layout %s was "
+                        "used because its checks pass on this process's tensors",
+                        version, out->l->name);
             return 0;
         }
     }
     char names[256];
-    return cl_error_set(err, CL_E_UNSUPPORTED, "culeak has no tensor layout for torch %s, and "
-                        "none of its layouts (%s) fits this process's tensors", version,
-                        torch_layout_names(names, sizeof names));
+    return cl_error_set(err, CL_E_UNSUPPORTED,
+                        "culeak has no tensor layout for torch %s, and "
+                        "none of its layouts (%s) fits this process's tensors",
+                        version, torch_layout_names(names, sizeof names));
 }
 
 int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
@@ -641,13 +701,16 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
         return 0;
     unsigned major = 0, minor = 0;
     if (sscanf(torch->version, "%u.%u", &major, &minor) != 2)
-        return cl_error_set(err, CL_E_UNSUPPORTED, "the torch version is unknown (no readable "
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the torch version is unknown (no readable "
                             "torch/version.py); tensors cannot be reported");
     if (!(out->l = torch_layout_for(major, minor)))
         return collect_by_structure(h, torch->version, major, minor, out, err);
     if (!out->l->verified)
-        cl_note_add(&out->warnings, "the torch %s layout was read from headers, not checked on a "
-                    "real %s wheel; the live checks passed", out->l->name, out->l->name);
+        cl_note_add(&out->warnings,
+                    "the torch %s layout was read from headers, not checked on a "
+                    "real %s wheel; the live checks passed",
+                    out->l->name, out->l->name);
     return collect_with(h, major, minor, out, err);
 }
 

@@ -33,26 +33,26 @@ struct torch_tensor {
     uint64_t impl, storage, data_ptr;
     int8_t device_type, device_index;
     uint8_t dtype;
-    int ndim;                /* may exceed TORCH_MAX_DIMS; sizes/strides then hold the first ones */
+    int ndim; /* may exceed TORCH_MAX_DIMS; sizes/strides then hold the first ones */
     int64_t sizes[TORCH_MAX_DIMS], strides[TORCH_MAX_DIMS], storage_offset;
     bool requires_grad;
-    uint64_t grad_fn;        /* Node*, or 0 */
+    uint64_t grad_fn; /* Node*, or 0 */
     char grad_fn_name[64];
     enum torch_origin origin;
-    uint32_t storage_index;  /* into torch_tensors.storages, UINT32_MAX without storage */
+    uint32_t storage_index; /* into torch_tensors.storages, UINT32_MAX without storage */
 };
 
 struct torch_storage {
     uint64_t impl, data, nbytes;
     int8_t device_type, device_index;
-    uint32_t *tensors;       /* indices into torch_tensors.v */
+    uint32_t *tensors; /* indices into torch_tensors.v */
     uint32_t ntensors;
 };
 
 /* A node of the autograd graphs. */
 struct torch_node {
     uint64_t addr;
-    char name[48];           /* its class: "AddmmBackward0" */
+    char name[48]; /* its class: "AddmmBackward0" */
 };
 
 /* One end of a C++ reference. */
@@ -60,16 +60,16 @@ enum torch_end { TORCH_END_TENSOR, TORCH_END_NODE, TORCH_END_PYOBJ };
 
 /* What a C++ reference is (autograd.h's references, and a tensor's own). */
 enum torch_link_kind {
-    TORCH_LINK_GRAD_FN,      /* tensor -> node: AutogradMeta::grad_fn_ */
-    TORCH_LINK_GRAD,         /* tensor -> tensor: AutogradMeta::grad_ */
-    TORCH_LINK_VIEW_BASE,    /* tensor -> tensor: a view's base (DifferentiableViewMeta::base_) */
-    TORCH_LINK_PYOBJ,        /* tensor -> its Python object, which it keeps alive (resurrects)
+    TORCH_LINK_GRAD_FN, /* tensor -> node: AutogradMeta::grad_fn_ */
+    TORCH_LINK_GRAD, /* tensor -> tensor: AutogradMeta::grad_ */
+    TORCH_LINK_VIEW_BASE, /* tensor -> tensor: a view's base (DifferentiableViewMeta::base_) */
+    TORCH_LINK_PYOBJ, /* tensor -> its Python object, which it keeps alive (resurrects)
                                 as long as C++ holds the tensor */
-    TORCH_LINK_NEXT,         /* node -> node */
-    TORCH_LINK_SAVED,        /* node or ctx -> tensor */
-    TORCH_LINK_SAVED_NODE,   /* node -> node: a SavedVariable's grad_fn_/grad_accumulator_ */
-    TORCH_LINK_VARIABLE,     /* AccumulateGrad -> its leaf tensor */
-    TORCH_LINK_CONTEXT,      /* PyNode -> the custom Function's ctx (a Python object) */
+    TORCH_LINK_NEXT, /* node -> node */
+    TORCH_LINK_SAVED, /* node or ctx -> tensor */
+    TORCH_LINK_SAVED_NODE, /* node -> node: a SavedVariable's grad_fn_/grad_accumulator_ */
+    TORCH_LINK_VARIABLE, /* AccumulateGrad -> its leaf tensor */
+    TORCH_LINK_CONTEXT, /* PyNode -> the custom Function's ctx (a Python object) */
 };
 
 /* A reference from C++ (or into C++ from a custom Function's ctx); src and dst index tensors,
@@ -77,8 +77,8 @@ enum torch_link_kind {
  * implied by torch_tensor.node and .storage_index. */
 struct torch_link {
     uint32_t src, dst;
-    uint8_t src_end, dst_end;   /* enum torch_end */
-    uint8_t kind;               /* enum torch_link_kind */
+    uint8_t src_end, dst_end; /* enum torch_end */
+    uint8_t kind; /* enum torch_link_kind */
 };
 
 struct torch_tensors {
@@ -86,16 +86,16 @@ struct torch_tensors {
     struct torch_tensor *v;
     uint32_t n;
     size_t cap;
-    struct torch_storage *storages;   /* biggest first */
+    struct torch_storage *storages; /* biggest first */
     uint32_t nstorages;
     struct torch_node *nodes;
     uint32_t nnodes;
     size_t nodes_cap;
-    struct cl_addrmap node_index;     /* Node* -> nodes[] */
-    struct torch_link *links;         /* sorted by source (end, index), each source's in the order
+    struct cl_addrmap node_index; /* Node* -> nodes[] */
+    struct torch_link *links; /* sorted by source (end, index), each source's in the order
                                          read (next edges in next_edges_ order) */
     size_t nlinks, links_cap;
-    const struct torch_autograd_layout *autograd;   /* the graphs' layout, NULL when none fit */
+    const struct torch_autograd_layout *autograd; /* the graphs' layout, NULL when none fit */
     char *warnings;
 };
 

@@ -13,8 +13,8 @@ struct parser {
 
 static int fail(struct parser *ps, const char *what)
 {
-    return cl_error_set(ps->err, CL_E_IO, "invalid JSON at byte %zu: %s", (size_t)(ps->p - ps->start),
-                        what);
+    return cl_error_set(ps->err, CL_E_IO, "invalid JSON at byte %zu: %s",
+                        (size_t)(ps->p - ps->start), what);
 }
 
 static void skip_space(struct parser *ps)
@@ -37,8 +37,10 @@ static int hex4(struct parser *ps, unsigned *out)
     *out = 0;
     for (int i = 0; i < 4; i++, ps->p++) {
         char c = ps->p < ps->end ? *ps->p : 0;
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0)
             return fail(ps, "bad \\u escape");
         *out = *out << 4 | (unsigned)d;

@@ -16,7 +16,6 @@ bool cl_vec_grow(void **p, size_t *cap, size_t elem);
 bool cl_vec_resize(void **p, size_t cap, size_t elem);
 
 /* Makes room for one more element of p (n used, cap allocated); false on allocation failure. */
-#define CL_VEC_RESERVE(p, n, cap) \
-    ((n) < (cap) || cl_vec_grow((void **)&(p), &(cap), sizeof *(p)))
+#define CL_VEC_RESERVE(p, n, cap) ((n) < (cap) || cl_vec_grow((void **)&(p), &(cap), sizeof *(p)))
 
 #endif

@@ -30,15 +30,9 @@ static int each_note(const struct cl_note *n, void *arg)
             check_files(&files);
         cl_mappings_free(&files);
         break;
-    case NT_PRSTATUS:
-        (void)cl_prstatus_parse(n->desc, n->descsz, &ps);
-        break;
-    case NT_PRPSINFO:
-        (void)cl_prpsinfo_parse(n->desc, n->descsz, &pi);
-        break;
-    case NT_AUXV:
-        (void)cl_auxv_get(n->desc, n->descsz, AT_ENTRY);
-        break;
+    case NT_PRSTATUS: (void)cl_prstatus_parse(n->desc, n->descsz, &ps); break;
+    case NT_PRPSINFO: (void)cl_prpsinfo_parse(n->desc, n->descsz, &pi); break;
+    case NT_AUXV: (void)cl_auxv_get(n->desc, n->descsz, AT_ENTRY); break;
     }
     return 0;
 }

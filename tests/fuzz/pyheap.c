@@ -34,8 +34,8 @@ static void check(const struct py_heap *h)
         abort();
     for (uint32_t i = 0; i < h->n; i++) {
         const struct py_node *nd = &h->nodes[i];
-        if (i < h->nreachable && (nd->root >= h->nroots ||
-                                  (nd->parent != PY_NO_NODE && nd->parent >= i)))
+        if (i < h->nreachable &&
+            (nd->root >= h->nroots || (nd->parent != PY_NO_NODE && nd->parent >= i)))
             abort();   /* breadth-first: a parent was found, and expanded, before its child */
         if (i >= h->nreachable && nd->root != PY_NO_NODE)
             abort();

@@ -70,7 +70,10 @@ static int read_image(unsigned minor, struct py_debug_offsets *d, struct cl_erro
     return rc;
 }
 
-static void put64(size_t off, uint64_t v) { memcpy(img + off, &v, sizeof v); }
+static void put64(size_t off, uint64_t v)
+{
+    memcpy(img + off, &v, sizeof v);
+}
 
 #define SCRIPT "import time; print('up', flush=True); time.sleep(60)"
 

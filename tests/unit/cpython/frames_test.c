@@ -115,7 +115,11 @@ static void test_unreadable(void)
         CU_ASSERT_EQUAL(py_frame_kind(&V.h.objects, PF_UNMAPPED), PY_FRAME_UNREADABLE);
         CU_ASSERT_FALSE(locals(PF_UNMAPPED));
         stop();
-        const struct { uint64_t addr; uint64_t v; int width; } bad[] = {
+        const struct {
+            uint64_t addr;
+            uint64_t v;
+            int width;
+        } bad[] = {
             {P.frame_f + l->if_code, PF_UNMAPPED, 8},
             {P.code_f + l->co_localsplusnames, PF_UNMAPPED, 8},
             {P.code_f + l->co_localspluskinds, PF_UNMAPPED, 8},

@@ -28,7 +28,10 @@ static int image_read_page(struct cl_target *t, uint64_t addr, void *page)
 static const struct cl_target_ops image_ops = {.read_page = image_read_page};
 
 /* The head at BASE, node i (1-based) at BASE + 32 i: PyGC_Head {_gc_next, _gc_prev}. */
-static uint64_t node(unsigned i) { return BASE + 32u * i; }
+static uint64_t node(unsigned i)
+{
+    return BASE + 32u * i;
+}
 
 static void set_next(unsigned from, uint64_t to, uint64_t flags)
 {
@@ -56,7 +59,10 @@ static struct cl_target *image_target(void)
     return t;
 }
 
-struct visits { uint64_t n, last; unsigned seen[NODES + 1]; };
+struct visits {
+    uint64_t n, last;
+    unsigned seen[NODES + 1];
+};
 
 static void count(void *arg, uint64_t addr)
 {

@@ -55,7 +55,11 @@ enum pf_expect {
     PF_ABSENT,        /* referred to by nothing the walker follows (a frame's code object) */
 };
 
-struct pf_object { uint64_t addr; uint8_t expect; const char *what; };
+struct pf_object {
+    uint64_t addr;
+    uint8_t expect;
+    const char *what;
+};
 
 struct pf {
     const struct py_layout *l;
@@ -66,8 +70,8 @@ struct pf {
     unsigned nobjs;
     uint64_t gc;              /* the GC state: interp + is_gc */
     /* types */
-    uint64_t t_type, t_object, t_dict, t_list, t_tuple, t_str, t_int, t_bytes, t_module,
-        t_function, t_cell, t_code, t_none, t_foo, t_bar, t_gen;
+    uint64_t t_type, t_object, t_dict, t_list, t_tuple, t_str, t_int, t_bytes, t_module, t_function,
+        t_cell, t_code, t_none, t_foo, t_bar, t_gen;
     /* the scene */
     uint64_t none, modules, main_mod, main_dict, xs, xs_items, str_a, int_42, t, str_b, d, d_keys,
         int_3, str_v, str_k, in_d, foo, foo_dict, payload, f, closure, cell, captured, code_f,
@@ -96,9 +100,18 @@ static inline void pf_put(uint64_t addr, const void *v, size_t n)
     if (n && addr >= PF_BASE && addr - PF_BASE <= sizeof pf_img - n)
         memcpy(pf_img + (addr - PF_BASE), v, n);
 }
-static inline void pf_put64(uint64_t addr, uint64_t v) { pf_put(addr, &v, sizeof v); }
-static inline void pf_put32(uint64_t addr, uint32_t v) { pf_put(addr, &v, sizeof v); }
-static inline void pf_put8(uint64_t addr, uint8_t v) { pf_put(addr, &v, sizeof v); }
+static inline void pf_put64(uint64_t addr, uint64_t v)
+{
+    pf_put(addr, &v, sizeof v);
+}
+static inline void pf_put32(uint64_t addr, uint32_t v)
+{
+    pf_put(addr, &v, sizeof v);
+}
+static inline void pf_put8(uint64_t addr, uint8_t v)
+{
+    pf_put(addr, &v, sizeof v);
+}
 static inline uint64_t pf_get64(uint64_t addr)
 {
     uint64_t v = 0;
@@ -162,8 +175,7 @@ static inline uint64_t pf_object_pre(struct pf *p, uint64_t type, uint32_t size,
 static inline uint64_t pf_object(struct pf *p, uint64_t type, uint32_t size, int gc,
                                  enum pf_expect expect, const char *what)
 {
-    return pf_object_pre(p, type, size, gc ? ((p->l->gc_head_size + 15u) & ~15u) : 0, expect,
-                         what);
+    return pf_object_pre(p, type, size, gc ? ((p->l->gc_head_size + 15u) & ~15u) : 0, expect, what);
 }
 
 /* Appends obj to GC list g: the lists are circular through _gc_next (and _gc_prev) from the
@@ -179,8 +191,8 @@ static inline void pf_gc_track(struct pf *p, uint64_t obj, unsigned g)
 }
 
 /* A static type named name whose instances are basicsize bytes (plus itemsize an item). */
-static inline uint64_t pf_type(struct pf *p, const char *name, int64_t basicsize,
-                               int64_t itemsize, uint64_t flags, enum py_family family)
+static inline uint64_t pf_type(struct pf *p, const char *name, int64_t basicsize, int64_t itemsize,
+                               uint64_t flags, enum py_family family)
 {
     const struct py_layout *l = p->l;
     uint64_t a = pf_object(p, p->t_type, l->ht_cached_keys + 8, 0, PF_REACHABLE, name);
@@ -224,8 +236,8 @@ static inline uint64_t pf_int(struct pf *p, uint32_t v, enum pf_expect expect, c
     return a;
 }
 
-static inline uint64_t pf_bytes(struct pf *p, const void *data, uint32_t n,
-                                enum pf_expect expect, const char *what)
+static inline uint64_t pf_bytes(struct pf *p, const void *data, uint32_t n, enum pf_expect expect,
+                                const char *what)
 {
     const struct py_layout *l = p->l;
     uint64_t a = pf_object(p, p->t_bytes, l->bytes_data + n + 1, 0, expect, what);
@@ -342,7 +354,7 @@ static inline uint64_t pf_frame(struct pf *p, uint64_t code, unsigned n, const u
 static inline uint32_t pf_function_size(const struct py_layout *l)
 {
     const uint16_t f[] = {l->fn_globals, l->fn_code, l->fn_defaults, l->fn_kwdefaults,
-                          l->fn_closure, l->fn_dict, l->fn_module, l->fn_qualname};
+                          l->fn_closure, l->fn_dict, l->fn_module,   l->fn_qualname};
     uint32_t end = 0;
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         end = f[i] + 8u > end ? f[i] + 8u : end;
@@ -417,8 +429,9 @@ static inline void pf_build_managed(struct pf *p)
     pf_put64(a + l->ht_cached_keys, pf_keys(p, 1, &key, NULL, 0));
     p->bar_w = pf_str(p, "bar.w", PF_REACHABLE);
     /* the pre-header: GC head, then the managed dict and (3.11) values pointers below it */
-    uint32_t pre = (uint32_t)(-l->managed_dict_offset > -l->managed_values_offset
-                                  ? -l->managed_dict_offset : -l->managed_values_offset);
+    uint32_t pre =
+        (uint32_t)(-l->managed_dict_offset > -l->managed_values_offset ? -l->managed_dict_offset
+                                                                       : -l->managed_values_offset);
     pre = (pre + 15u) & ~15u;
     p->bar = pf_object_pre(p, a, 16 + l->dv_values + 8, pre, PF_REACHABLE, "bar");
     switch (l->dicts) {
@@ -480,8 +493,8 @@ static inline void pf_build_objects(struct pf *p)
     p->foo = pf_object(p, p->t_foo, 24, 1, PF_REACHABLE, "foo");
     uint64_t pk = pf_str(p, "payload", PF_REACHABLE);
     p->payload = pf_bytes(p, "\0\0\0\0", 4, PF_REACHABLE, "payload");
-    p->foo_dict = pf_dict(p, 1, &pk, &p->payload, 0, PF_REACHABLE, "foo.__dict__",
-                          &p->foo_dict_keys);
+    p->foo_dict =
+        pf_dict(p, 1, &pk, &p->payload, 0, PF_REACHABLE, "foo.__dict__", &p->foo_dict_keys);
     pf_put64(p->foo + 16, p->foo_dict);
     /* f and its closure */
     p->captured = pf_list(p, 0, NULL, PF_REACHABLE, "captured", NULL);
@@ -520,8 +533,8 @@ static inline void pf_build_runtime(struct pf *p)
 {
     const struct py_layout *l = p->l;
     p->runtime = pf_alloc(p, 1024);
-    p->interp = pf_alloc(p, l->is_modules + 64u > l->is_gc + 256u ? l->is_modules + 64u
-                                                                   : l->is_gc + 256u);
+    p->interp =
+        pf_alloc(p, l->is_modules + 64u > l->is_gc + 256u ? l->is_modules + 64u : l->is_gc + 256u);
     p->gc = p->interp + l->is_gc;
     for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {   /* empty lists: heads to themselves */
         uint64_t head = py_gc_list_head(l, p->gc, g);

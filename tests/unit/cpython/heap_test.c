@@ -45,7 +45,10 @@ static int walk_max(uint64_t max_objects)
     return rc;
 }
 
-static int walk(void) { return walk_max(10000); }
+static int walk(void)
+{
+    return walk_max(10000);
+}
 
 static void done(void)
 {
@@ -59,7 +62,10 @@ static bool warned(const char *text)
     return H.warnings && strstr(H.warnings, text);
 }
 
-static uint32_t node(uint64_t addr) { return py_heap_find(&H, addr); }
+static uint32_t node(uint64_t addr)
+{
+    return py_heap_find(&H, addr);
+}
 
 /* Whether node src has an edge of kind to dst (with payload, unless any_payload). */
 static bool has_edge(uint64_t src, uint64_t dst, enum py_edge kind, uint64_t payload)
@@ -123,7 +129,7 @@ static void check_exactly(void)
         const struct pf_object *ob = &P.objs[k];
         uint32_t i = node(ob->addr);
         bool ok = ob->expect == PF_REACHABLE ? i < H.nreachable
-                : ob->expect == PF_GARBAGE   ? i != PY_NO_NODE && i >= H.nreachable
+                  : ob->expect == PF_GARBAGE ? i != PY_NO_NODE && i >= H.nreachable
                                              : i == PY_NO_NODE;
         if (!ok)
             fprintf(stderr, "\n  %s: %s (0x%llx): node %u of %u reachable\n", P.l->name, ob->what,

@@ -76,7 +76,7 @@ static void test_types(void)
         CU_ASSERT_TRUE(foo->heap);
         CU_ASSERT_EQUAL(foo->family, PY_F_OTHER);
         CU_ASSERT_EQUAL(foo->dictoffset, 16);
-        CU_ASSERT_PTR_EQUAL(py_object_type(&O, P.foo), foo);   /* cached */
+        CU_ASSERT_PTR_EQUAL(py_object_type(&O, P.foo), foo); /* cached */
         CU_ASSERT_EQUAL(py_object_type(&O, P.d)->family, PY_F_DICT);
         CU_ASSERT_EQUAL(py_object_type(&O, P.main_mod)->family, PY_F_MODULE);
         CU_ASSERT_EQUAL(py_object_type(&O, P.t_foo)->family, PY_F_TYPE);
@@ -85,8 +85,7 @@ static void test_types(void)
         CU_ASSERT_PTR_NULL(py_object_type(&O, 0));
         CU_ASSERT_PTR_NULL(py_object_type(&O, PF_UNMAPPED));
         CU_ASSERT_PTR_NULL(py_type_at(&O, P.str_a));
-        CU_ASSERT_EQUAL(py_object_size(&O, P.t, py_object_type(&O, P.t)),
-                        P.l->tuple_items + 2 * 8);
+        CU_ASSERT_EQUAL(py_object_size(&O, P.t, py_object_type(&O, P.t)), P.l->tuple_items + 2 * 8);
         stop();
     }
 }
@@ -98,8 +97,13 @@ static void test_corrupt_types(void)
     for (size_t li = 0; li < NLAYOUTS; li++) {
         const struct py_layout *l = py_layout_named(layouts[li]);
         CU_ASSERT_PTR_NOT_NULL_FATAL(l);
-        const struct { uint16_t at; int64_t v; } bad[] = {
-            {l->tp_basicsize, 0}, {l->tp_basicsize, 1ll << 40}, {l->tp_itemsize, -8},
+        const struct {
+            uint16_t at;
+            int64_t v;
+        } bad[] = {
+            {l->tp_basicsize, 0},
+            {l->tp_basicsize, 1ll << 40},
+            {l->tp_itemsize, -8},
         };
         for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
             start(layouts[li]);
@@ -110,7 +114,7 @@ static void test_corrupt_types(void)
         }
         start(layouts[li]);
         pf_put64(P.t_foo + P.l->tp_dict, PF_UNMAPPED);
-        pf_put64(P.t_foo + P.l->tp_base, P.t_foo);   /* its own base */
+        pf_put64(P.t_foo + P.l->tp_base, P.t_foo); /* its own base */
         pf_put64(P.t_foo + P.l->tp_name, PF_UNMAPPED);
         struct py_type *foo = py_type_at(&O, P.t_foo);
         CU_ASSERT_PTR_NOT_NULL_FATAL(foo);
@@ -138,7 +142,7 @@ static void test_slots(void)
             pf_put64(defs + 40 * i + 16, offsets[i]);
         }
         pf_put64(P.t_foo + P.l->tp_members, defs);
-        pf_put64(P.t_foo + P.l->tp_base, P.t_foo);   /* a cycle: the same members again */
+        pf_put64(P.t_foo + P.l->tp_base, P.t_foo); /* a cycle: the same members again */
         CU_ASSERT_FATAL(!P.overflow);
         int n = -1;
         struct py_type *foo = py_type_at(&O, P.t_foo);

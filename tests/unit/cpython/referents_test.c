@@ -107,7 +107,10 @@ static void test_functions_modules_classes(void)
     }
 }
 
-struct order { uint64_t keys[8]; unsigned n; };
+struct order {
+    uint64_t keys[8];
+    unsigned n;
+};
 
 static bool record_key(void *arg, uint64_t key, uint64_t value)
 {
@@ -153,8 +156,13 @@ static void test_corrupt_containers(void)
         CU_ASSERT_EQUAL(referents(P.xs), 1);
         stop();
         /* dict keys headers: more entries than slots, an index size past 2^34, an unknown kind */
-        const struct { uint16_t at; uint8_t v; } bad[] = {
-            {P.l->dk_log2_size, 0}, {P.l->dk_log2_index_bytes, 35}, {P.l->dk_kind, 3},
+        const struct {
+            uint16_t at;
+            uint8_t v;
+        } bad[] = {
+            {P.l->dk_log2_size, 0},
+            {P.l->dk_log2_index_bytes, 35},
+            {P.l->dk_kind, 3},
             {P.l->dk_log2_size, 31},
         };
         for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
@@ -170,7 +178,7 @@ static void test_corrupt_containers(void)
         pf_put64(P.d_keys + P.l->dk_nentries, (uint64_t)-1);
         CU_ASSERT_EQUAL(referents(P.d), 1);
         stop();
-        start(layouts[li]);   /* a fresh target: the page cache holds what was read */
+        start(layouts[li]); /* a fresh target: the page cache holds what was read */
         pf_put64(P.d + P.l->dict_keys, PF_UNMAPPED);
         CU_ASSERT_EQUAL(referents(P.d), 1);
         stop();
@@ -190,7 +198,7 @@ static void test_huge_count_not_allocated(void)
         struct order o = {{0}, 0};
         clock_t begin = clock();
         CU_ASSERT_FALSE(py_dict_items(&V.h.objects, P.d, record_key, &o));
-        CU_ASSERT((double)(clock() - begin) / CLOCKS_PER_SEC < 0.1);   /* CPU, not wall */
+        CU_ASSERT((double)(clock() - begin) / CLOCKS_PER_SEC < 0.1); /* CPU, not wall */
         CU_ASSERT_EQUAL(o.n, 0);
         stop();
     }

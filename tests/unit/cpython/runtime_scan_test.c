@@ -68,7 +68,10 @@ static void test_scan_pyenv(void)
     }
 }
 
-static void test_scan_system(void) { check_scan("/usr/bin/python3", NULL); }
+static void test_scan_system(void)
+{
+    check_scan("/usr/bin/python3", NULL);
+}
 
 /* Patch releases move the embedded main interpreter (3.13.5: +88400, 3.13.18: +88424): the scan
  * must not depend on the table's exact offset. */

@@ -9,7 +9,11 @@
 
 #include "cpython/heap.h"
 
-struct visit { uint64_t dst; enum py_edge edge; uint64_t payload; };
+struct visit {
+    uint64_t dst;
+    enum py_edge edge;
+    uint64_t payload;
+};
 
 struct visits {
     struct visit v[64];
@@ -30,8 +34,8 @@ static inline void visits_init(struct visits *vs, struct py_runtime *rt)
 {
     memset(vs, 0, sizeof *vs);
     py_objects_init(&vs->h.objects, rt);
-    vs->e = (struct py_emitter){.h = &vs->h, .from = PY_NO_NODE, .root = PY_NO_NODE,
-                                .visit = visits_collect, .arg = vs};
+    vs->e = (struct py_emitter){
+        .h = &vs->h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = visits_collect, .arg = vs};
 }
 
 static inline void visits_free(struct visits *vs)

@@ -17,8 +17,14 @@
 static unsigned char img[16 * CL_PAGE_SIZE];
 
 enum {   /* where the fixture puts things, as offsets into img */
-    NCA = 0, DEVICES = 0x6000, DCA = 0x7000, BLOCK_A = 0x8000, BLOCK_B = 0x8100,
-    NODE = 0x9000, ACTIVE = 0xa000, EMPTY_TABLE = 0xa100,
+       NCA = 0,
+       DEVICES = 0x6000,
+       DCA = 0x7000,
+       BLOCK_A = 0x8000,
+       BLOCK_B = 0x8100,
+       NODE = 0x9000,
+       ACTIVE = 0xa000,
+       EMPTY_TABLE = 0xa100,
 };
 static const uint64_t device_ptr = 0x7f0000000000ull;
 
@@ -33,8 +39,14 @@ static inline int image_read_page(struct cl_target *t, uint64_t addr, void *page
 
 static const struct cl_target_ops image_ops = {.read_page = image_read_page};
 
-static inline void put64(uint64_t off, uint64_t v) { memcpy(img + off, &v, 8); }
-static inline void put8(uint64_t off, uint8_t v) { img[off] = v; }
+static inline void put64(uint64_t off, uint64_t v)
+{
+    memcpy(img + off, &v, 8);
+}
+static inline void put8(uint64_t off, uint8_t v)
+{
+    img[off] = v;
+}
 
 /* An empty std::set at off: no root, leftmost and rightmost the header itself. */
 static inline void empty_set(uint64_t off)

@@ -53,7 +53,7 @@ static void test_one_rank_above(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "rank 1: +3.0 MiB in __main__.cache more than the median "
                                         "(0 B)\n"));
     CU_ASSERT_PTR_NULL(strstr(text, "__main__.weights more"));
-    CU_ASSERT_TRUE(strstr(text, "rank 3: +12") < strstr(text, "rank 1: +3"));   /* biggest first */
+    CU_ASSERT_TRUE(strstr(text, "rank 3: +12") < strstr(text, "rank 1: +3")); /* biggest first */
     free(text);
     for (size_t r = 0; r < 4; r++)
         cl_snapshot_free(&snaps[r]);
@@ -62,7 +62,7 @@ static void test_one_rank_above(void)
 static void test_alike_ranks(void)
 {
     struct cl_snapshot snaps[3];
-    job(snaps, 3, 4 * MiB + 512 * 1024);   /* half a MiB more: under the threshold */
+    job(snaps, 3, 4 * MiB + 512 * 1024); /* half a MiB more: under the threshold */
     char *text = report(snaps, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "no rank holds 1 MiB or more above the median"));
     free(text);

@@ -97,10 +97,10 @@ static void expect_idoms(uint32_t n, const struct edge *e, size_t m, uint32_t ro
     csr_free(&c);
 }
 
-#define EXPECT(n, edges, root, ...)                                                           \
-    do {                                                                                      \
-        const uint32_t want_[n] = {__VA_ARGS__};                                              \
-        expect_idoms(n, edges, sizeof edges / sizeof *edges, root, want_);                    \
+#define EXPECT(n, edges, root, ...) \
+    do { \
+        const uint32_t want_[n] = {__VA_ARGS__}; \
+        expect_idoms(n, edges, sizeof edges / sizeof *edges, root, want_); \
     } while (0)
 
 static void test_chain(void)
@@ -123,9 +123,8 @@ enum { R, A, B, C, D, E, F, G, H, I, J, K, L };
 static void test_lengauer_tarjan_example(void)
 {
     static const struct edge e[] = {
-        {R, A}, {R, B}, {R, C}, {A, D}, {B, A}, {B, D}, {B, E}, {C, F}, {C, G}, {D, L},
-        {E, H}, {F, I}, {G, I}, {G, J}, {H, E}, {H, K}, {I, K}, {J, I}, {K, I}, {K, R},
-        {L, H},
+        {R, A}, {R, B}, {R, C}, {A, D}, {B, A}, {B, D}, {B, E}, {C, F}, {C, G}, {D, L}, {E, H},
+        {F, I}, {G, I}, {G, J}, {H, E}, {H, K}, {I, K}, {J, I}, {K, I}, {K, R}, {L, H},
     };
     EXPECT(13, e, R, [R] = R, [A] = R, [B] = R, [C] = R, [D] = R, [E] = R, [F] = C, [G] = C,
            [H] = R, [I] = R, [J] = G, [K] = R, [L] = D);
@@ -136,7 +135,7 @@ static void test_cycle_to_root(void)
     /* 3 -> 0 closes a cycle through the root; the root keeps itself as idom. */
     static const struct edge e[] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {2, 4}, {4, 1}};
     EXPECT(5, e, 0, 0, 0, 1, 2, 2);
-    EXPECT(5, e, 2, 3, 2, 2, 2, 2);   /* the same cycle, rooted elsewhere */
+    EXPECT(5, e, 2, 3, 2, 2, 2, 2); /* the same cycle, rooted elsewhere */
 }
 
 static void test_unreachable(void)
@@ -178,7 +177,7 @@ static void test_no_vertices_and_bad_root(void)
     CU_ASSERT_EQUAL(idom[1], NONE);
     CU_ASSERT_EQUAL(cl_dominators(&two, NONE, idom, order, &nordered), 0);
     CU_ASSERT_EQUAL(nordered, 0);
-    CU_ASSERT_EQUAL(cl_dominators(&two, 1, idom, order, &nordered), 0);   /* a lone vertex */
+    CU_ASSERT_EQUAL(cl_dominators(&two, 1, idom, order, &nordered), 0); /* a lone vertex */
     CU_ASSERT_EQUAL(nordered, 1);
     CU_ASSERT_EQUAL(order[0], 1);
     CU_ASSERT_EQUAL(idom[0], NONE);
@@ -194,7 +193,7 @@ static void test_malformed_graph(void)
     struct cl_graph out_of_range = {2, first, dst_out};
     CU_ASSERT_EQUAL(cl_dominators(&out_of_range, 0, idom, order, &nordered), CL_E_INTERNAL);
     CU_ASSERT_EQUAL(nordered, 0);
-    CU_ASSERT_EQUAL(cl_dominators(&out_of_range, 1, idom, order, &nordered), 0);   /* unreached */
+    CU_ASSERT_EQUAL(cl_dominators(&out_of_range, 1, idom, order, &nordered), 0); /* unreached */
     CU_ASSERT_EQUAL(nordered, 1);
     struct cl_graph down = {2, first_down, dst};
     CU_ASSERT_EQUAL(cl_dominators(&down, 0, idom, order, &nordered), CL_E_INTERNAL);
@@ -236,7 +235,7 @@ static void test_long_chain(void)
         first[v] = v;
         dst[v] = v + 1;
     }
-    first[BIG] = BIG - 1;   /* the tail has no edge */
+    first[BIG] = BIG - 1; /* the tail has no edge */
     struct cl_graph g = {BIG, first, dst};
     expect_big(&g, 0, chain_idom);
     first[BIG] = BIG;
@@ -320,7 +319,7 @@ static void reach(const struct cl_graph *g, uint32_t root, uint32_t removed, boo
  * v); idom(v) is the strict dominator that every other strict dominator dominates. */
 static void naive_idoms(const struct cl_graph *g, uint32_t root, uint32_t *idom)
 {
-    bool dom[MAXV][MAXV];   /* dom[d][v] */
+    bool dom[MAXV][MAXV]; /* dom[d][v] */
     bool reached[MAXV], without[MAXV];
     reach(g, root, NONE, reached);
     for (uint32_t d = 0; d < g->n; d++) {
@@ -336,7 +335,7 @@ static void naive_idoms(const struct cl_graph *g, uint32_t root, uint32_t *idom)
                 if (o != v && o != d && dom[o][v] && !dom[o][d])
                     lowest = false;
             if (lowest) {
-                CU_ASSERT_EQUAL(idom[v], NONE);   /* exactly one */
+                CU_ASSERT_EQUAL(idom[v], NONE); /* exactly one */
                 idom[v] = d;
             }
         }
@@ -353,9 +352,9 @@ static void test_random_graphs(void)
         uint32_t n = 1 + (uint32_t)(next_random(&rng) % MAXV);
         uint32_t m = (uint32_t)(next_random(&rng) % (n * (1 + next_random(&rng) % 4) + 1));
         for (uint32_t i = 0; i < m; i++)
-            e[i] = (struct edge){(uint32_t)(next_random(&rng) % n),
-                                 (uint32_t)(next_random(&rng) % n)};
-        for (uint32_t v = 0; round % 2 && v + 1 < n; v++)   /* a spine: reach more of it */
+            e[i] =
+                (struct edge){(uint32_t)(next_random(&rng) % n), (uint32_t)(next_random(&rng) % n)};
+        for (uint32_t v = 0; round % 2 && v + 1 < n; v++) /* a spine: reach more of it */
             if (next_random(&rng) % 3)
                 e[m++] = (struct edge){v, v + 1};
         uint32_t root = (uint32_t)(next_random(&rng) % n);
@@ -371,7 +370,7 @@ static void test_random_graphs(void)
     }
     CU_ASSERT_EQUAL(wrong, 0);
     CU_ASSERT_EQUAL(bad_order, 0);
-    CU_ASSERT_TRUE(reached_total > 200 * 5);   /* the graphs are not all trivially small */
+    CU_ASSERT_TRUE(reached_total > 200 * 5); /* the graphs are not all trivially small */
 }
 
 void register_graph_dominators_tests(void)

@@ -127,7 +127,8 @@ static void test_escaping(void)
 static void test_utf8(void)
 {
     /* valid sequences pass through: 2, 3 and 4 bytes */
-    string_is("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+    string_is("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+              "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
     /* invalid bytes become U+FFFD, one per byte, and the text after them is kept */
     string_is("\x80", "\"\\ufffd\"");
     string_is("a\xc3(b", "\"a\\ufffd(b\"");
@@ -142,11 +143,11 @@ static void test_utf8(void)
 /* Invalid sequences a lax decoder would copy raw: each byte becomes U+FFFD. */
 static void test_utf8_invalid(void)
 {
-    string_is("\xf8\x80\x80", "\"\\ufffd\\ufffd\\ufffd\"");          /* 0xf5..0xff are never leads */
-    string_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");          /* a UTF-16 surrogate */
-    string_is("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"");          /* overlong */
-    string_is("\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");/* overlong */
-    string_is("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");/* above U+10FFFF */
+    string_is("\xf8\x80\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* 0xf5..0xff are never leads */
+    string_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* a UTF-16 surrogate */
+    string_is("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\""); /* overlong */
+    string_is("\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* overlong */
+    string_is("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* above U+10FFFF */
 }
 
 void register_report_json_tests(void)

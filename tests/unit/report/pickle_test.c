@@ -44,8 +44,10 @@ static void test_containers(void)
 {
     /* {'a': [1, True, None, (0, 0)]}, which pickle.loads reads back (memo opcodes aside, the
      * same stream pickle.dumps writes) */
-    static const char want[] = "\x80\x02}(X\x01\x00\x00\x00" "a](J\x01\x00\x00\x00\x88N"
-                               "J\x00\x00\x00\x00J\x00\x00\x00\x00\x86" "eu.";
+    static const char want[] = "\x80\x02}(X\x01\x00\x00\x00"
+                               "a](J\x01\x00\x00\x00\x88N"
+                               "J\x00\x00\x00\x00J\x00\x00\x00\x00\x86"
+                               "eu.";
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);

@@ -21,7 +21,10 @@ static uint64_t parse(const char *s, size_t len)
     return hex;
 }
 
-static uint64_t parse_str(const char *s) { return parse(s, strlen(s)); }
+static uint64_t parse_str(const char *s)
+{
+    return parse(s, strlen(s));
+}
 
 static void test_parse_banner_real(void)
 {
@@ -46,10 +49,32 @@ static void test_parse_banner_free_threading(void)
 static void test_parse_banner_rejects(void)
 {
     const char *bad[] = {
-        "", "3", "3.", "3.11", "3.11.", "3.11.7", "3.11.7 ", "3.11.7  (", "3.11.7(", "3.11.7 x",
-        "hello, world", "2.7.18 (default, ...)", "4.0.0 (x", "3.51.0 (x", "3.11.100 (x",
-        "3.1234.5 (x", "3.11.7rc (x", "3.11.7rc16 (x", "3.11.7c1 (x", "3.11.7a (x", "3.11.7r (x",
-        "3.11.7++ (x", "3.x.7 (x", ".11.7 (x", " 3.11.7 (x", "3..7 (x",
+        "",
+        "3",
+        "3.",
+        "3.11",
+        "3.11.",
+        "3.11.7",
+        "3.11.7 ",
+        "3.11.7  (",
+        "3.11.7(",
+        "3.11.7 x",
+        "hello, world",
+        "2.7.18 (default, ...)",
+        "4.0.0 (x",
+        "3.51.0 (x",
+        "3.11.100 (x",
+        "3.1234.5 (x",
+        "3.11.7rc (x",
+        "3.11.7rc16 (x",
+        "3.11.7c1 (x",
+        "3.11.7a (x",
+        "3.11.7r (x",
+        "3.11.7++ (x",
+        "3.x.7 (x",
+        ".11.7 (x",
+        " 3.11.7 (x",
+        "3..7 (x",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint64_t hex = parse_str(bad[i]);
@@ -73,9 +98,9 @@ static void test_version_string(void)
         uint64_t hex;
         const char *s;
     } cases[] = {
-        {0x030912f0, "3.9.18"}, {0x030b07f0, "3.11.7"}, {0x030d00c2, "3.13.0rc2"},
+        {0x030912f0, "3.9.18"},   {0x030b07f0, "3.11.7"},   {0x030d00c2, "3.13.0rc2"},
         {0x030c00a7, "3.12.0a7"}, {0x030c00b1, "3.12.0b1"}, {0x030e00f0, "3.14.0"},
-        {0x030b0000, "3.11.0"},   {0x030b07f3, "3.11.7"},  /* the serial of a final is not shown */
+        {0x030b0000, "3.11.0"},   {0x030b07f3, "3.11.7"}, /* the serial of a final is not shown */
     };
     char out[24];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -83,14 +108,14 @@ static void test_version_string(void)
         cl_python_version_string(cases[i].hex, out, sizeof out);
         CU_ASSERT_STRING_EQUAL(out, cases[i].s);
     }
-    cl_python_version_string(0x030d00c2, out, 5);   /* truncated, still terminated */
+    cl_python_version_string(0x030d00c2, out, 5); /* truncated, still terminated */
     CU_ASSERT_STRING_EQUAL(out, "3.13");
 }
 
 static void test_round_trip(void)
 {
-    const char *banners[] = {"3.8.20 (", "3.9.0a1 (", "3.10.4 (", "3.12.7 (", "3.13.0b3 (",
-                             "3.14.0rc1 ("};
+    const char *banners[] = {"3.8.20 (", "3.9.0a1 (",  "3.10.4 (",
+                             "3.12.7 (", "3.13.0b3 (", "3.14.0rc1 ("};
     for (size_t i = 0; i < sizeof banners / sizeof *banners; i++) {
         char out[24];
         uint64_t hex = parse_str(banners[i]);

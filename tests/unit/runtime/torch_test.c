@@ -106,9 +106,9 @@ static void test_detect_cpu(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     char *vpy = tu_path(root, SITE_REL "/version.py");
     CU_ASSERT_EQUAL_FATAL(tu_write_file(vpy, cpu_version_py, strlen(cpu_version_py)), 0);
-    const char *paths[] = {"/usr/bin/python3.11", SITE "/lib/libc10.so", SITE "/lib/libtorch_cpu.so",
-                           SITE "/_C.cpython-311-x86_64-linux-gnu.so", SITE "/lib/libc10.so",
-                           "[heap]"};
+    const char *paths[] = {"/usr/bin/python3.11",       SITE "/lib/libc10.so",
+                           SITE "/lib/libtorch_cpu.so", SITE "/_C.cpython-311-x86_64-linux-gnu.so",
+                           SITE "/lib/libc10.so",       "[heap]"};
     struct cl_target *t = mapped(paths, 6);
     t->locator.sysroot = root;
     struct cl_torch_info info;

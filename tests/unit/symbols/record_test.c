@@ -34,7 +34,8 @@ static void test_find(void)
     CU_ASSERT(a && a->found && a->v1 == 0x1000 && a->v2 == 64);
     q.module = 0;   /* the same name in another module is another question */
     CU_ASSERT_PTR_NULL(cl_symrec_find(&r, &q));
-    struct cl_symq m = {.kind = CL_SYMQ_DWARF_MEMBER, .module = 0, .key = "PyObject", .key2 = "ob_refcnt"};
+    struct cl_symq m = {
+        .kind = CL_SYMQ_DWARF_MEMBER, .module = 0, .key = "PyObject", .key2 = "ob_refcnt"};
     CU_ASSERT_PTR_NULL(cl_symrec_find(&r, &m));
     struct cl_symq n = {.kind = CL_SYMQ_NAME_AT, .module = CL_SYMQ_NO_MODULE, .addr = 0x2010};
     const struct cl_symq *c = cl_symrec_find(&r, &n);
@@ -52,7 +53,8 @@ static void test_round_trip_and_refusals(void)
     struct cl_bytes_in in = {o.p, o.len, 0, false, false};
     CU_ASSERT(cl_symrec_read(&in, 2, &back));
     CU_ASSERT_EQUAL(back.n, 4);
-    struct cl_symq q = {.kind = CL_SYMQ_DWARF_MEMBER, .module = 0, .key = "PyObject", .key2 = "ob_type"};
+    struct cl_symq q = {
+        .kind = CL_SYMQ_DWARF_MEMBER, .module = 0, .key = "PyObject", .key2 = "ob_type"};
     const struct cl_symq *b = cl_symrec_find(&back, &q);
     CU_ASSERT(b && b->found && b->v1 == 8);
     cl_symrec_free(&back);

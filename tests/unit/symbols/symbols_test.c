@@ -79,7 +79,10 @@ static void test_libc_symbol(void)
 
 /* A function of this executable, found through its own .symtab. */
 int culeak_unit_probe(int x);
-__attribute__((noipa)) int culeak_unit_probe(int x) { return x * 7919 + 104729; }
+__attribute__((noipa)) int culeak_unit_probe(int x)
+{
+    return x * 7919 + 104729;
+}
 
 static void test_exe_symbol(void)
 {

@@ -68,8 +68,14 @@ static void buf_put(struct buf *b, const void *data, size_t n)
     b->len += n;
 }
 
-static void buf_align(struct buf *b, size_t a) { buf_put(b, NULL, (a - b->len % a) % a); }
-static void buf_u64(struct buf *b, uint64_t v) { buf_put(b, &v, 8); }
+static void buf_align(struct buf *b, size_t a)
+{
+    buf_put(b, NULL, (a - b->len % a) % a);
+}
+static void buf_u64(struct buf *b, uint64_t v)
+{
+    buf_put(b, &v, 8);
+}
 
 static void fx_note(struct buf *b, uint32_t type, const void *desc, size_t descsz)
 {
@@ -135,15 +141,19 @@ static unsigned char *build_fixture_core(const struct fx_core *fx, size_t *len)
         fx_note(&b, NT_FILE, d.p, d.len);
         free(d.p);
     }
-    Elf64_Phdr note = {.p_type = PT_NOTE, .p_offset = notes_at, .p_filesz = b.len - notes_at,
-                       .p_align = 4};
+    Elf64_Phdr note = {
+        .p_type = PT_NOTE, .p_offset = notes_at, .p_filesz = b.len - notes_at, .p_align = 4};
     memcpy(b.p + sizeof eh, &note, sizeof note);
 
     for (size_t i = 0; i < fx->nsegs; i++) {
         const struct fx_seg *s = &fx->segs[i];
         buf_align(&b, 4096);
-        Elf64_Phdr ph = {.p_type = PT_LOAD, .p_flags = PF_R | PF_W, .p_offset = b.len,
-                         .p_vaddr = s->vaddr, .p_filesz = s->filesz, .p_memsz = s->memsz,
+        Elf64_Phdr ph = {.p_type = PT_LOAD,
+                         .p_flags = PF_R | PF_W,
+                         .p_offset = b.len,
+                         .p_vaddr = s->vaddr,
+                         .p_filesz = s->filesz,
+                         .p_memsz = s->memsz,
                          .p_align = 4096};
         if (i == 0)
             ph.p_filesz += fx->filesz_over;
@@ -411,7 +421,8 @@ static char *buildid_core(const struct fixture *f, const char *lib_path, unsigne
         .at_entry = LIB_AT + 0x100,   /* makes lib.so the executable */
         .segs = {{LIB_AT, 0x1000, 0x1000, page0}, {LIB_AT + 0x1000, 0x1000, 0, NULL}},
         .nsegs = 2,
-        .files = {{LIB_AT, LIB_AT + 0x1000, 0, lib_path}, {LIB_AT + 0x1000, LIB_AT + 0x2000, 0x1000, lib_path}},
+        .files = {{LIB_AT, LIB_AT + 0x1000, 0, lib_path},
+                  {LIB_AT + 0x1000, LIB_AT + 0x2000, 0x1000, lib_path}},
         .nfiles = 2,
     };
     return write_fixture_core(f->dir, "core", &fx, 0);
@@ -531,7 +542,10 @@ static void test_open_errors_headers(void)
         case 1: fx.machine = EM_AARCH64; break;
         case 2: fx.data = ELFDATA2MSB; break;
         case 3: fx.type = ET_EXEC; break;
-        case 4: fx.has_phnum_override = true; fx.phnum_override = 0; break;
+        case 4:
+            fx.has_phnum_override = true;
+            fx.phnum_override = 0;
+            break;
         case 5: fx.ntids = 0; break;
         case 6: fx.bad_nt_file = true; break;
         }
@@ -598,15 +612,11 @@ static void test_corrupt_layouts(void)
     for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
         struct fx_core fx = good;
         switch (i) {
-        case 0:   /* p_filesz above p_memsz */
-            fx.segs[0].memsz = 0x1000;
-            break;
+        case 0: /* p_filesz above p_memsz */ fx.segs[0].memsz = 0x1000; break;
         case 1:   /* p_offset + p_filesz wraps: p_filesz is 2^64 - 256 */
             fx.filesz_over = UINT64_MAX - 0xff - sizeof dumped;
             break;
-        case 2:   /* PT_LOADs that overlap */
-            fx.segs[1].vaddr = DUMPED_AT + 0x1000;
-            break;
+        case 2: /* PT_LOADs that overlap */ fx.segs[1].vaddr = DUMPED_AT + 0x1000; break;
         case 3:   /* NT_FILE entries that overlap */
             fx.files[1] = (struct fx_file){FILE_AT + 0x1000, FILE_AT + 0x3000, 0, f.data_path};
             fx.nfiles = 2;

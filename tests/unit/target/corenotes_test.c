@@ -33,8 +33,14 @@ static void pad4(struct nbuf *nb)
     put(nb, zero, (4 - nb->len % 4) % 4);
 }
 
-static void put_u32(struct nbuf *nb, uint32_t v) { put(nb, &v, 4); }
-static void put_u64(struct nbuf *nb, uint64_t v) { put(nb, &v, 8); }
+static void put_u32(struct nbuf *nb, uint32_t v)
+{
+    put(nb, &v, 4);
+}
+static void put_u64(struct nbuf *nb, uint64_t v)
+{
+    put(nb, &v, 8);
+}
 
 /* Appends a note whose name is namesz bytes of name (so a name may lack its NUL). */
 static void note_raw(struct nbuf *nb, uint32_t type, const char *name, uint32_t namesz,
@@ -49,7 +55,8 @@ static void note_raw(struct nbuf *nb, uint32_t type, const char *name, uint32_t 
     pad4(nb);
 }
 
-static void note(struct nbuf *nb, uint32_t type, const char *name, const void *desc, uint32_t descsz)
+static void note(struct nbuf *nb, uint32_t type, const char *name, const void *desc,
+                 uint32_t descsz)
 {
     note_raw(nb, type, name, (uint32_t)strlen(name) + 1, desc, descsz);
 }
@@ -320,8 +327,8 @@ static void test_prpsinfo(void)
 
 static void test_auxv_get(void)
 {
-    const uint64_t v[] = {AT_PHDR, 0x400040, AT_ENTRY, 0x401020, AT_PAGESZ, 4096,
-                          AT_NULL, 0,        AT_BASE,  0x7f0000000000};
+    const uint64_t v[] = {AT_PHDR, 0x400040, AT_ENTRY, 0x401020, AT_PAGESZ,
+                          4096,    AT_NULL,  0,        AT_BASE,  0x7f0000000000};
     const unsigned char *d = (const unsigned char *)v;
     CU_ASSERT_EQUAL(cl_auxv_get(d, sizeof v, AT_ENTRY), 0x401020);
     CU_ASSERT_EQUAL(cl_auxv_get(d, sizeof v, AT_PAGESZ), 4096);

@@ -71,7 +71,8 @@ static unsigned char *make_dump(size_t *len)
     return p;
 }
 
-static int open_bytes(const unsigned char *p, size_t len, struct cl_target **t, struct cl_error *err)
+static int open_bytes(const unsigned char *p, size_t len, struct cl_target **t,
+                      struct cl_error *err)
 {
     return cl_target_open_dump_bytes(p, len, "d", NULL, t, err);
 }
@@ -105,7 +106,8 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(cl_read(t, BASE + BAD_PAGE * CL_PAGE_SIZE, page, 8), CL_E_UNREADABLE);
     CU_ASSERT(!t->gone);
     char local[64], text[64];
-    CU_ASSERT_EQUAL(cl_target_text_file(t, "/t/version.py", local, sizeof local, text, sizeof text), 0);
+    CU_ASSERT_EQUAL(cl_target_text_file(t, "/t/version.py", local, sizeof local, text, sizeof text),
+                    0);
     CU_ASSERT_STRING_EQUAL(local, "/here/version.py");
     CU_ASSERT_STRING_EQUAL(text, "v = '1'");
     /* a page never read when dumping is not guessed: the target is lost, and says why */
@@ -128,7 +130,7 @@ static void test_runs_are_compact(void)
     CU_ASSERT_FATAL(cl_dumpfile_parse(p, len, "d", &df, &err) == 0);
     struct cl_bytes_in in = {df.sec[CL_DUMP_PAGE_RUNS], df.len[CL_DUMP_PAGE_RUNS], 0, false, false};
     CU_ASSERT_EQUAL(cl_in_u64(&in), 4);
-    CU_ASSERT_EQUAL(df.len[CL_DUMP_PAGE_DATA], 4 * CL_PAGE_SIZE);   /* zero and failed: no bytes */
+    CU_ASSERT_EQUAL(df.len[CL_DUMP_PAGE_DATA], 4 * CL_PAGE_SIZE); /* zero and failed: no bytes */
     free(p);
 }
 

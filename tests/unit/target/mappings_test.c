@@ -60,9 +60,11 @@ static void test_find(void)
 {
     struct cl_mappings ms = {0};
     CU_ASSERT_PTR_NULL(cl_mappings_find(&ms, 0x1000));
-    const uint64_t r[][2] = {{0x5000, 0x6000}, {0x1000, 0x2000}, {0x2000, 0x3000}, {0x9000, 0xa000}};
+    const uint64_t r[][2] = {
+        {0x5000, 0x6000}, {0x1000, 0x2000}, {0x2000, 0x3000}, {0x9000, 0xa000}};
     for (size_t i = 0; i < 4; i++)
-        CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &(struct cl_mapping){r[i][0], r[i][1], 0, 0, NULL}), 0);
+        CU_ASSERT_EQUAL_FATAL(
+            cl_mappings_add(&ms, &(struct cl_mapping){r[i][0], r[i][1], 0, 0, NULL}), 0);
     cl_mappings_sort(&ms);
     CU_ASSERT_PTR_NULL(cl_mappings_find(&ms, 0));
     CU_ASSERT_PTR_NULL(cl_mappings_find(&ms, 0xfff));

@@ -53,7 +53,8 @@ static void reset_source(void)
 
 static void test_init_sizes(void)
 {
-    const size_t cases[][2] = {{0, 1}, {4, 1}, {7, 1}, {8, 2}, {15, 2}, {16, 4}, {4096, 1024}, {5000, 1024}};
+    const size_t cases[][2] = {{0, 1},  {4, 1},  {7, 1},       {8, 2},
+                               {15, 2}, {16, 4}, {4096, 1024}, {5000, 1024}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cl_pagecache c;
         CU_ASSERT_EQUAL_FATAL(cl_pagecache_init(&c, cases[i][0], fake_fill, &src), 0);
@@ -133,11 +134,16 @@ static void test_lru_eviction(void)
     CU_ASSERT_EQUAL_FATAL(c.nsets, 1);   /* one set: every page competes for the same 4 ways */
     unsigned char b;
 #define TOUCH(pn) CU_ASSERT_EQUAL(cl_pagecache_read(&c, BASE + (pn) * CL_PAGE_SIZE, &b, 1), 0)
-    TOUCH(0); TOUCH(1); TOUCH(2); TOUCH(3);
+    TOUCH(0);
+    TOUCH(1);
+    TOUCH(2);
+    TOUCH(3);
     TOUCH(0);                       /* 0 becomes the most recent; 1 is now the oldest */
     CU_ASSERT_EQUAL(c.hits, 1);
     TOUCH(6);                       /* evicts 1 */
-    TOUCH(0); TOUCH(2); TOUCH(3);
+    TOUCH(0);
+    TOUCH(2);
+    TOUCH(3);
     CU_ASSERT_EQUAL(c.hits, 4);
     CU_ASSERT_EQUAL(src.per_page[0], 1);
     CU_ASSERT_EQUAL(src.per_page[2], 1);

@@ -155,7 +155,7 @@ static void make_tree(struct tree *tr)
     tr->host_file = tu_path(tr->root, "host/libhost.so");
     tr->exe = tu_path(tr->root, "exe");
     const char *files[] = {"sysroot/usr/lib/libfoo.so", "libs1/libbar.so", "libs2/libbar.so",
-                           "libs2/libfoo.so", "host/libhost.so", "exe"};
+                           "libs2/libfoo.so",           "host/libhost.so", "exe"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *p = tu_path(tr->root, files[i]);
         CU_ASSERT_EQUAL_FATAL(tu_write_file(p, "x", 1), 0);
@@ -197,12 +197,12 @@ static void test_locate_file(void)
     const char *dirs[] = {tr.libs1, tr.libs2};
     struct cl_file_locator loc = {.sysroot = tr.sysroot, .lib_dirs = dirs, .nlib_dirs = 2};
 
-    expect(&loc, "/usr/lib/libfoo.so", false, tr.sysroot, "usr/lib/libfoo.so");   /* sysroot first */
-    expect(&loc, "/opt/lib/libfoo.so", false, tr.libs2, "libfoo.so");   /* by basename */
-    expect(&loc, "/usr/lib/libbar.so", false, tr.libs1, "libbar.so");   /* first dir wins */
-    expect(&loc, tr.host_file, false, NULL, NULL);   /* a sysroot hides the host's files */
+    expect(&loc, "/usr/lib/libfoo.so", false, tr.sysroot, "usr/lib/libfoo.so"); /* sysroot first */
+    expect(&loc, "/opt/lib/libfoo.so", false, tr.libs2, "libfoo.so"); /* by basename */
+    expect(&loc, "/usr/lib/libbar.so", false, tr.libs1, "libbar.so"); /* first dir wins */
+    expect(&loc, tr.host_file, false, NULL, NULL); /* a sysroot hides the host's files */
     expect(&loc, "/usr/lib/libnone.so", false, NULL, NULL);
-    expect(&loc, "libfoo.so", false, NULL, NULL);    /* relative: not a path the target mapped */
+    expect(&loc, "libfoo.so", false, NULL, NULL); /* relative: not a path the target mapped */
     expect(&loc, NULL, false, NULL, NULL);
     expect(&loc, "[heap]", false, NULL, NULL);
 

@@ -47,10 +47,10 @@ static void test_find_then_insert(void)
 {
     struct cl_addrmap m = {0};
     size_t slot;
-    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2000, &slot), UINT32_MAX);   /* a miss reserves a slot */
+    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2000, &slot), UINT32_MAX); /* a miss reserves a slot */
     CU_ASSERT_NOT_EQUAL_FATAL(slot, SIZE_MAX);
     cl_addrmap_insert_at(&m, slot, 0x2000, 5);
-    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2000, &slot), 5);   /* a hit reserves nothing */
+    CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0x2000, &slot), 5); /* a hit reserves nothing */
     CU_ASSERT_EQUAL(slot, SIZE_MAX);
     CU_ASSERT_EQUAL(cl_addrmap_find(&m, 0, &slot), UINT32_MAX);
     CU_ASSERT_EQUAL(slot, SIZE_MAX);
@@ -80,7 +80,7 @@ static void test_dense_windows(void)
         wrong += cl_addrmap_get(&m, k << 40) != n;
     CU_ASSERT_EQUAL(wrong, 0);
     CU_ASSERT_EQUAL(cl_addrmap_get(&m, 0x10100000), UINT32_MAX);
-    CU_ASSERT_EQUAL(cl_addrmap_get(&m, 0x10000004), UINT32_MAX);   /* not a key, in a window */
+    CU_ASSERT_EQUAL(cl_addrmap_get(&m, 0x10000004), UINT32_MAX); /* not a key, in a window */
     cl_addrmap_free(&m);
 }
 

@@ -10,7 +10,8 @@
 static void test_set(void)
 {
     struct cl_error err = {0};
-    CU_ASSERT_EQUAL(cl_error_set(&err, CL_E_TRUNCATED, "%s is %d bytes", "core", 12), CL_E_TRUNCATED);
+    CU_ASSERT_EQUAL(cl_error_set(&err, CL_E_TRUNCATED, "%s is %d bytes", "core", 12),
+                    CL_E_TRUNCATED);
     CU_ASSERT_EQUAL(err.code, CL_E_TRUNCATED);
     CU_ASSERT_STRING_EQUAL(err.msg, "core is 12 bytes");
     CU_ASSERT_EQUAL(cl_error_set(NULL, CL_E_IO, "no error struct"), CL_E_IO);
@@ -24,9 +25,9 @@ static void test_set(void)
 
 static void test_names(void)
 {
-    const char *names[] = {"ok", "internal", "usage", "no-process", "permission", "not-core",
-                           "truncated-core", "exe-mismatch", "not-python", "unsupported",
-                           "unreadable", "io"};
+    const char *names[] = {"ok",         "internal",    "usage",          "no-process",
+                           "permission", "not-core",    "truncated-core", "exe-mismatch",
+                           "not-python", "unsupported", "unreadable",     "io"};
     for (int c = CL_OK; c <= CL_E_IO; c++)
         CU_ASSERT_STRING_EQUAL(cl_status_name((enum cl_status)c), names[c]);
     CU_ASSERT_STRING_EQUAL(cl_status_name((enum cl_status)99), "unknown");

@@ -17,7 +17,9 @@ static void test_values(void)
 {
     struct cl_jv v;
     CU_ASSERT_EQUAL_FATAL(parse(" {\"a\": [1, -2.5, true, false, null], \"b\": {\"c\": \"x\"},"
-                                " \"big\": 123456789012345}", &v), 0);
+                                " \"big\": 123456789012345}",
+                                &v),
+                          0);
     const struct cl_jv *a = cl_jv_get(&v, "a");
     CU_ASSERT_EQUAL_FATAL(a->kind, CL_JV_ARRAY);
     CU_ASSERT_EQUAL_FATAL(a->n, 5);
@@ -36,16 +38,18 @@ static void test_values(void)
 static void test_escapes(void)
 {
     struct cl_jv v;
-    CU_ASSERT_EQUAL_FATAL(parse("\"q\\\"b\\\\s\\/n\\n\\u00e9\\u2192\\ud83d\\ude00\\ud800x\"", &v), 0);
-    CU_ASSERT_STRING_EQUAL(v.string, "q\"b\\s/n\n\xc3\xa9\xe2\x86\x92\xf0\x9f\x98\x80\xef\xbf\xbdx");
+    CU_ASSERT_EQUAL_FATAL(parse("\"q\\\"b\\\\s\\/n\\n\\u00e9\\u2192\\ud83d\\ude00\\ud800x\"", &v),
+                          0);
+    CU_ASSERT_STRING_EQUAL(v.string,
+                           "q\"b\\s/n\n\xc3\xa9\xe2\x86\x92\xf0\x9f\x98\x80\xef\xbf\xbdx");
     cl_jv_free(&v);
 }
 
 static void test_refused(void)
 {
     static const char *const bad[] = {
-        "", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[1 2]", "\"open", "\"a\tb\"", "\"\\x\"",
-        "\"\\u12\"", "tru", "1 2", "{1: 2}", "-", "1e999", "[[[[", "nan",
+        "",          "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[1 2]", "\"open", "\"a\tb\"", "\"\\x\"",
+        "\"\\u12\"", "tru",  "1 2",       "{1: 2}",      "-",     "1e999",  "[[[[",     "nan",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         struct cl_jv v;
