@@ -411,7 +411,7 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
     if (cli->command && strcmp(cli->command, "watch") == 0 && !so->pid && allow_target)
         return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
     bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
-    if (!so->pid && !cli->npids && !cli->children_of && cli->given >> O_COPY_LIMIT & 1)
+    if (!so->pid && !cli->children_of && cli->given >> O_COPY_LIMIT & 1)
         return cl_error_set(err, CL_E_USAGE,
                             "--copy-limit applies to live processes (--pid, "
                             "--children) only");

@@ -178,19 +178,15 @@ def torch_snapshot(kind, expandable, stacks=None):
                     harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "job.cldump"))
                     target = ["--dump", os.path.join(d, "job.cldump")]
                 doc = harness.culeak_json("blocks", *target, "--torch-snapshot", ours)
-            r = subprocess.run([PYTHON, "-c", READ_SNAPSHOTS, own, ours], capture_output=True,
-                               text=True)
-            got = json.loads(r.stdout or "null") or {}
+            got, err = read_snapshots(PYTHON, own, ours)
             check(got.get("same"), "the export differs from torch's snapshot:\n  culeak %s\n"
-                  "  torch  %s %s" % (got.get("ours"), got.get("own"), r.stderr[-1000:]))
+                  "  torch  %s %s" % (got.get("ours"), got.get("own"), err))
             check_eq(got["traces"], 1, "device_traces")
             holders = got["holders"] if stacks else got["frames"]
             for ptr, path in p.truth["held"].items():
                 check_eq(holders.get(ptr), [path], "holders of the block at %s" % ptr)
             if stacks:
-                check(got["recorded"] and got["recorded_own"] == got["recorded"],
-                      "recorded stacks: culeak %r\n  torch %r" % (got["recorded"],
-                                                                   got["recorded_own"]))
+                check_recorded(got, err)
                 check(any(len(f) >= 2 and f[0]["name"] == "allocate" and
                           f[0]["filename"].endswith("cuda_blocks.py")
                           for f in got["recorded"].values()), "no allocate() frame: %r" % got)
@@ -221,13 +217,21 @@ def recorded_stacks(release):
             with harness.Process(python, "cuda_blocks.py", "--snapshot-to", own,
                                  "--record-history", "python", env=harness.simgpu_env(cuda)) as p:
                 harness.culeak("blocks", "--pid", p.pid, "--torch-snapshot", ours)
-            r = subprocess.run([python, "-c", READ_SNAPSHOTS, own, ours], capture_output=True,
-                               text=True)
-            got = json.loads(r.stdout or "null") or {}
-            check(got.get("recorded") and got["recorded"] == got["recorded_own"],
-                  "recorded stacks: culeak %r\n  torch %r %s" % (
-                      got.get("recorded"), got.get("recorded_own"), r.stderr[-1000:]))
+            check_recorded(*read_snapshots(python, own, ours))
     return test
+
+
+def read_snapshots(python, own, ours):
+    """What READ_SNAPSHOTS finds in torch's own snapshot and culeak's export, and its errors."""
+    r = subprocess.run([python, "-c", READ_SNAPSHOTS, own, ours], capture_output=True, text=True)
+    return json.loads(r.stdout or "null") or {}, r.stderr[-1000:]
+
+
+def check_recorded(got, err):
+    """Some recorded Python frames, and every block's and segment's equal to torch's."""
+    check(got.get("recorded") and got["recorded"] == got["recorded_own"],
+          "recorded stacks: culeak %r\n  torch %r %s" % (got.get("recorded"),
+                                                          got.get("recorded_own"), err))
 
 
 # Reads torch's own snapshot and culeak's (argv 1, 2): whether they agree but for frames, the
