@@ -177,8 +177,9 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
                           struct py_debug_offsets *d, struct cl_error *err)
 {
     memset(d, 0, sizeof *d);
-    unsigned char head[24];
-    if (cl_read(t, runtime_addr, head, sizeof head) != 0 || memcmp(head, "xdebugpy", 8) != 0)
+    unsigned char head[PY_DEBUG_HEAD_SIZE];
+    if (cl_read(t, runtime_addr, head, sizeof head) != 0 ||
+        memcmp(head, PY_DEBUG_COOKIE, PY_DEBUG_COOKIE_SIZE) != 0)
         return 0;
     const struct debug_layout *dl = layout_of(minor);
     if (!dl)
@@ -191,8 +192,8 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
                             "the runtime's _Py_DebugOffsets (%zu bytes at "
                             "0x%llx) cannot be read",
                             dl->size, (unsigned long long)runtime_addr);
-    d->version_hex = u64_at(d, 8);
-    d->free_threaded = u64_at(d, 16);
+    d->version_hex = u64_at(d, PY_DEBUG_VERSION);
+    d->free_threaded = u64_at(d, PY_DEBUG_FREE_THREADED);
     if (((d->version_hex >> 24) & 0xff) != 3 || ((d->version_hex >> 16) & 0xff) != minor)
         return cl_error_set(err, CL_E_UNSUPPORTED,
                             "the runtime's _Py_DebugOffsets says version "

@@ -13,6 +13,14 @@
 
 #define PY_DEBUG_OFFSETS_MAX 1024   /* bytes: 3.13's struct is 584, 3.14's 760 */
 
+/* Its head, the same in every minor: the cookie, PY_VERSION_HEX, then whether the build is
+ * free-threaded (each 8 bytes). */
+#define PY_DEBUG_COOKIE "xdebugpy"
+#define PY_DEBUG_COOKIE_SIZE 8
+#define PY_DEBUG_VERSION 8
+#define PY_DEBUG_FREE_THREADED 16
+#define PY_DEBUG_HEAD_SIZE 24
+
 struct py_debug_offsets {
     unsigned minor;
     uint64_t version_hex, free_threaded;

@@ -241,12 +241,12 @@ int cl_python_detect(struct cl_target *t, const struct cl_symbols *syms,
     info->has_symtab = cl_module_has_symtab(m);
 
     /* 3.13+: _Py_DebugOffsets opens _PyRuntime: the cookie, PY_VERSION_HEX, free_threaded. */
-    unsigned char head[24];
+    unsigned char head[PY_DEBUG_HEAD_SIZE];
     if (cl_read(t, info->runtime_addr, head, sizeof head) == 0 &&
-        memcmp(head, "xdebugpy", 8) == 0) {
+        memcmp(head, PY_DEBUG_COOKIE, PY_DEBUG_COOKIE_SIZE) == 0) {
         uint64_t hex, ft;
-        memcpy(&hex, head + 8, sizeof hex);
-        memcpy(&ft, head + 16, sizeof ft);
+        memcpy(&hex, head + PY_DEBUG_VERSION, sizeof hex);
+        memcpy(&ft, head + PY_DEBUG_FREE_THREADED, sizeof ft);
         if (plausible(hex) && (rc = take(info, "_Py_DebugOffsets", hex, err)))
             return rc;
         info->free_threaded = ft != 0;

@@ -14,12 +14,12 @@
 static bool valid_control_block(struct cl_target *t, uint64_t ctrl, uint64_t obj)
 {
     uint32_t use;
-    if (!ctrl || (ctrl & 7) || cl_read_u32(t, ctrl + 8, &use) || use == 0 || use > MAX_USE_COUNT)
+    if (!ctrl || (ctrl & 7) || cl_read_u32(t, ctrl + CXX_SP_USE_COUNT, &use) || use == 0 ||
+        use > MAX_USE_COUNT)
         return false;
-    /* make_shared: the object follows the block's header; _Sp_counted_ptr keeps the pointer at
-     * +16, _Sp_counted_deleter (torch's nodes, with deleteNode) its deleter first, then it */
-    return ctrl + 16 == obj || cl_read_ptr_or_0(t, ctrl + 16) == obj ||
-           cl_read_ptr_or_0(t, ctrl + 24) == obj;
+    /* torch's nodes are _Sp_counted_deleter blocks (with deleteNode) */
+    return ctrl + CXX_SP_HEADER == obj || cl_read_ptr_or_0(t, ctrl + CXX_SP_HEADER) == obj ||
+           cl_read_ptr_or_0(t, ctrl + CXX_SP_HEADER + 8) == obj;
 }
 
 /* A std::shared_ptr / std::weak_ptr's two words: both null, or both set and aligned. */
@@ -154,8 +154,8 @@ static uint64_t node_bytes(struct cl_target *t, uint64_t node)
     uint64_t size = cxx_malloc_size(t, node, MAX_NODE_BYTES);
     if (size)
         return size;
-    size = cxx_malloc_size(t, node - 16, MAX_NODE_BYTES + 16);
-    return size > 16 ? size - 16 : 0;
+    size = cxx_malloc_size(t, node - CXX_SP_HEADER, MAX_NODE_BYTES + CXX_SP_HEADER);
+    return size > CXX_SP_HEADER ? size - CXX_SP_HEADER : 0;
 }
 
 static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layout *l,

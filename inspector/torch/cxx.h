@@ -21,6 +21,12 @@ void cxx_short_name(const char *mangled, char *out, size_t cap);
  * (ptr is not the start of a chunk, or the size exceeds max). */
 uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max);
 
+/* libstdc++'s shared_ptr control block (_Sp_counted_base): a vptr, then the use and the weak
+ * count (an int each); the derived block's own members follow its header: make_shared's object,
+ * the owned pointer (_Sp_counted_ptr), or a deleter and then the pointer (_Sp_counted_deleter). */
+#define CXX_SP_USE_COUNT 8
+#define CXX_SP_HEADER 16
+
 /* What a polymorphic object is, as far as the autograd walk cares. */
 enum cxx_kind {
     CXX_OTHER = 1,

@@ -57,6 +57,19 @@ struct torch_autograd_layout {
 #define TORCH_NODE_REFCOUNT 8 /* c10::intrusive_ptr_target's strong count, after the vptr */
 #define TORCH_MAX_SAVED_VARIABLE 256 /* bytes: a bound on sv_size */
 
+/* c10::SizesAndStrides, the same in every release: size_ (the dimension count), then a union of
+ * TORCH_SS_MAX_INLINE sizes and as many strides inline, or a pointer to sizes then strides. */
+#define TORCH_SS_MAX_INLINE 5
+#define TORCH_SS_STORAGE 8                                                   /* the union */
+#define TORCH_SS_INLINE_STRIDES (TORCH_SS_STORAGE + 8 * TORCH_SS_MAX_INLINE) /* 48 */
+
+/* AutogradMeta's name_ (after the vptr) where torch_layout.am_abi_varies: the new ABI's
+ * std::string is {data, size, 16-byte buffer}, its data pointing at its own buffer while short;
+ * the old ABI's is one pointer, so the fields after it sit TORCH_AM_NEW_ABI_SHIFT further. */
+#define TORCH_AM_NAME 8
+#define TORCH_AM_NAME_BUFFER (TORCH_AM_NAME + 16)
+#define TORCH_AM_NEW_ABI_SHIFT 24
+
 /* Each table family (cpython/layout.h, cudacache/layout.h and these two) has the same lookups:
  * X_layout_for(major, minor), X_layout_named(name), X_layouts(&n) (every table, oldest first)
  * and X_layout_names(buf, cap) (comma-separated, truncated to cap; returns buf). */

@@ -144,8 +144,9 @@ static struct torch_tensor *new_tensor(struct walk *w)
 /* The address of an AutogradMeta field (see torch_layout.am_abi_varies). */
 static uint64_t am_field(struct walk *w, uint64_t meta, uint16_t off)
 {
-    bool new_abi_string = w->l->am_abi_varies && cl_read_ptr_or_0(w->t, meta + 8) == meta + 24;
-    return meta + off + (new_abi_string ? 24 : 0);
+    bool new_abi_string = w->l->am_abi_varies && cl_read_ptr_or_0(w->t, meta + TORCH_AM_NAME) ==
+                                                     meta + TORCH_AM_NAME_BUFFER;
+    return meta + off + (new_abi_string ? TORCH_AM_NEW_ABI_SHIFT : 0);
 }
 
 static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
@@ -168,9 +169,10 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
     x->device_index = (int8_t)(l->device_engaged_last ? dev[1] : dev[2]);
     x->ndim = (int)ndim;
     int shown = ndim < TORCH_MAX_DIMS ? (int)ndim : TORCH_MAX_DIMS;
-    /* SizesAndStrides: up to 5 dims inline (sizes at +8, strides at +48), else out of line */
-    uint64_t sizes = ndim <= 5 ? ss + 8 : cl_read_ptr_or_0(w->t, ss + 8);
-    uint64_t strides = ndim <= 5 ? ss + 48 : sizes + 8 * (uint64_t)ndim;
+    bool inline_dims = ndim <= TORCH_SS_MAX_INLINE;
+    uint64_t sizes =
+        inline_dims ? ss + TORCH_SS_STORAGE : cl_read_ptr_or_0(w->t, ss + TORCH_SS_STORAGE);
+    uint64_t strides = inline_dims ? ss + TORCH_SS_INLINE_STRIDES : sizes + 8 * (uint64_t)ndim;
     if (shown && (cl_read(t, sizes, x->sizes, sizeof *x->sizes * (size_t)shown) ||
                   cl_read(t, strides, x->strides, sizeof *x->strides * (size_t)shown)))
         return false;
