@@ -63,40 +63,42 @@ static void free_region(struct cl_frozen_region *r)
     free(r->unreadable);
 }
 
-/* Marks r's pages that are neither present nor swapped out, from the page tables. Returns how
- * many, or -1 when out of memory. Where the entries cannot be read every page is taken. */
-static int64_t plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source *src)
+/* Marks r's pages that are neither present nor swapped out, from the page tables, and counts
+ * them in *absent. 0, or CL_E_INTERNAL when out of memory. Where the entries cannot be read
+ * every page is taken. */
+static int plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source *src,
+                       uint64_t *absent)
 {
     uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    *absent = 0;
     if (!src->pagemap || npages > PAGEMAP_MAX_PAGES)
         return 0;
     uint64_t *entries = malloc(PAGEMAP_BATCH * sizeof *entries);
     if (!entries || !(r->absent = calloc((npages + 7) / 8, 1))) {
         free(entries);
-        return -1;
+        return CL_E_INTERNAL;
     }
-    int64_t absent = 0;
     for (uint64_t i = 0; i < npages;) {
         size_t want = npages - i < PAGEMAP_BATCH ? (size_t)(npages - i) : PAGEMAP_BATCH;
         long n = src->pagemap(src->arg, r->start + i * CL_PAGE_SIZE, want, entries);
         if (n != (long)want) {   /* unreadable: take every page */
             free(r->absent);
             r->absent = NULL;
-            absent = 0;
+            *absent = 0;
             break;
         }
         for (size_t k = 0; k < want; k++, i++)
             if (!(entries[k] & (PM_PRESENT | PM_SWAPPED))) {
                 set_bit(r->absent, i);
-                absent++;
+                ++*absent;
             }
     }
     free(entries);
-    if (!absent) {
+    if (!*absent) {
         free(r->absent);
         r->absent = NULL;
     }
-    return absent;
+    return 0;
 }
 
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
@@ -114,12 +116,12 @@ int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
         }
         struct cl_frozen_region *r = &f->v[f->n++];
         *r = (struct cl_frozen_region){.start = m->start, .end = m->end};
-        int64_t absent = anonymous(m) ? plan_absent(r, src) : 0;
-        if (absent < 0) {
+        uint64_t absent = 0;
+        if (anonymous(m) && plan_absent(r, src, &absent)) {
             cl_frozen_free(f);
             return CL_E_INTERNAL;
         }
-        f->bytes += m->end - m->start - (uint64_t)absent * CL_PAGE_SIZE;
+        f->bytes += m->end - m->start - absent * CL_PAGE_SIZE;
     }
     return 0;
 }
@@ -258,11 +260,12 @@ static size_t region_of(const struct cl_frozen *f, uint64_t addr)
     return lo == 0 || addr >= f->v[lo - 1].end ? SIZE_MAX : lo - 1;
 }
 
-int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out)
+int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held)
 {
     size_t i = region_of(f, addr);
-    if (i == SIZE_MAX)
-        return -1;
+    *held = i != SIZE_MAX;
+    if (!*held)
+        return 0;
     const struct cl_frozen_region *r = &f->v[i];
     uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
     if (bit(r->unreadable, page))

@@ -56,9 +56,9 @@ void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved);
 /* Copies what the plan takes. 0; CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when
  * out of memory (either way f is freed). */
 int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
-/* The copy's page at page-aligned addr: 0 and the page in out; CL_E_UNREADABLE for a page the
- * copy could not read; -1 when the copy does not hold addr. */
-int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out);
+/* Whether the copy holds page-aligned addr (*held); if it does, 0 and the page in out, or
+ * CL_E_UNREADABLE for a page the copy could not read. */
+int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held);
 /* The copy's bytes at [addr, addr + len) in place, when one region holds them all and every page
  * of them was read; NULL otherwise (then cl_frozen_page says why). The walk's reads, without a
  * page cache between it and memory that is already here. */

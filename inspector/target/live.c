@@ -375,8 +375,9 @@ static long read_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
 static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
 {
     struct live *lv = t->impl;
-    int rc = cl_frozen_page(&lv->frozen, addr, page);
-    if (rc >= 0)
+    bool held;
+    int rc = cl_frozen_page(&lv->frozen, addr, page, &held);
+    if (held)
         return rc ? cl_error_set(&t->err, rc,
                                  "cannot read 0x%llx: it could not be read when "
                                  "the process was stopped",

@@ -14,12 +14,13 @@ enum cl_status {
     CL_E_PERMISSION = 4,    /* ptrace / read access refused */
     CL_E_NOT_CORE = 5,      /* not an ELF core, or a core of another architecture */
     CL_E_TRUNCATED = 6,     /* the core file is shorter than its headers say */
-    CL_E_EXE_MISMATCH = 7, /* --exe (or a mapped file) is not the binary the core was made from */
-    CL_E_NOT_PYTHON = 8, /* no CPython runtime in the target */
-    CL_E_UNSUPPORTED = 9, /* a runtime or layout culeak does not know */
-    CL_E_UNREADABLE =
-        10, /* an address the target does not have, or whose backing file is missing */
-    CL_E_IO = 11, /* a file that cannot be opened or read */
+    /* --exe (or a mapped file) is not the binary the core was made from */
+    CL_E_EXE_MISMATCH = 7,
+    CL_E_NOT_PYTHON = 8,    /* no CPython runtime in the target */
+    CL_E_UNSUPPORTED = 9,   /* a runtime or layout culeak does not know */
+    /* an address the target does not have, or whose backing file is missing */
+    CL_E_UNREADABLE = 10,
+    CL_E_IO = 11,           /* a file that cannot be opened or read */
 };
 
 /* The last error's code and message; a fixed buffer so reporting never allocates. */

@@ -55,6 +55,15 @@ static long fake_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
 }
 
 /* The plan, then the copy, from m. */
+/* cl_frozen_page's answer as one value: its status where the copy holds addr, else NOT_HELD. */
+#define NOT_HELD (-1)
+static int page_status(const struct cl_frozen *f, uint64_t addr, void *page)
+{
+    bool held;
+    int rc = cl_frozen_page(f, addr, page, &held);
+    return held ? rc : NOT_HELD;
+}
+
 static int freeze(struct cl_frozen *f, const struct cl_mappings *ms, struct fake_memory *m)
 {
     struct cl_freeze_source src = {fake_read, fake_pagemap, m};
@@ -134,19 +143,19 @@ static void test_copy_and_pages(void)
     unsigned char before[CL_PAGE_SIZE], page[CL_PAGE_SIZE];
     memcpy(before, m->bytes + 599 * CL_PAGE_SIZE, CL_PAGE_SIZE);
     memset(m->bytes, 0xee, sizeof m->bytes);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 599 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 599 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT(memcmp(page, before, CL_PAGE_SIZE) == 0);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE, page), 0);
     CU_ASSERT_EQUAL(page[1], 7);
     /* pages of the chunk after the one that failed were still copied, one by one */
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 401 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 401 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT_EQUAL(page[0], (unsigned char)(401 * CL_PAGE_SIZE * 7 + 401));
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 400 * CL_PAGE_SIZE, page), CL_E_UNREADABLE);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 399 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 400 * CL_PAGE_SIZE, page), CL_E_UNREADABLE);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 399 * CL_PAGE_SIZE, page), 0);
     /* what the copy leaves out, and what is not mapped at all */
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 305 * CL_PAGE_SIZE, page), -1);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE - CL_PAGE_SIZE, page), -1);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + PAGES * CL_PAGE_SIZE, page), -1);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 305 * CL_PAGE_SIZE, page), NOT_HELD);
+    CU_ASSERT_EQUAL(page_status(&f, BASE - CL_PAGE_SIZE, page), NOT_HELD);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + PAGES * CL_PAGE_SIZE, page), NOT_HELD);
     cl_frozen_free(&f);
     CU_ASSERT_EQUAL(f.n, 0);
     cl_mappings_free(&ms);
@@ -208,9 +217,9 @@ static void test_reserved_then_adopted(void)
     CU_ASSERT_PTR_NULL(f.v[1].data);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
     unsigned char page[CL_PAGE_SIZE];
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE, page), 0);
     CU_ASSERT_EQUAL(page[0], 0x33);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 320 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 320 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT_EQUAL(page[0], (unsigned char)(320 * CL_PAGE_SIZE * 7 + 320));
     cl_frozen_free(&f);
     cl_mappings_free(&before);
@@ -230,9 +239,9 @@ static void test_untouched_pages(void)
     CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
     CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10 - 50) * CL_PAGE_SIZE);
     unsigned char page[CL_PAGE_SIZE], zeros[CL_PAGE_SIZE] = {0};
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT(memcmp(page, zeros, sizeof page) == 0);   /* not read: the fake's bytes are not 0 */
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 150 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 150 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT_EQUAL(page[0], (unsigned char)(150 * CL_PAGE_SIZE * 7 + 150));
     cl_frozen_free(&f);
 
@@ -247,7 +256,7 @@ static void test_untouched_pages(void)
     m->untouched[0] = 0, m->untouched[1] = 200;
     CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
     CU_ASSERT_EQUAL(f.bytes, 200 * CL_PAGE_SIZE);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT_EQUAL(page[0], (unsigned char)(120 * CL_PAGE_SIZE * 7 + 120));
     cl_frozen_free(&f);
     cl_mappings_free(&ms);
@@ -257,7 +266,7 @@ static void test_untouched_pages(void)
     m->no_pagemap = true;
     CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
     CU_ASSERT_EQUAL(f.bytes, (uint64_t)(PAGES - 10) * CL_PAGE_SIZE);
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT_EQUAL(page[0], (unsigned char)(120 * CL_PAGE_SIZE * 7 + 120));
     cl_frozen_free(&f);
     cl_mappings_free(&ms);
@@ -278,7 +287,7 @@ static void test_gone_while_copying(void)
     struct cl_mappings none = {0};
     CU_ASSERT_EQUAL(freeze(&f, &none, m), 0);
     unsigned char page[CL_PAGE_SIZE];
-    CU_ASSERT_EQUAL(cl_frozen_page(&f, BASE, page), -1);
+    CU_ASSERT_EQUAL(page_status(&f, BASE, page), NOT_HELD);
     cl_frozen_free(&f);
 }
 
