@@ -202,13 +202,16 @@ void cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torc
                                      ? block_tensors(out, &j, tt, hs, b->ptr, b->size)
                                      : 0;
                     cl_json_end_array(&j);
-                    cl_json_key(&j, "unattributed");
-                    cl_json_bool(&j, b->state == CC_ACTIVE_ALLOCATED && n == 0);
+                    cl_json_key(&j, "unattributed");   /* unknown without the tensors */
+                    if (tt)
+                        cl_json_bool(&j, b->state == CC_ACTIVE_ALLOCATED && n == 0);
+                    else
+                        cl_json_null(&j);
                     cl_json_end_object(&j);
                 } else {
                     fprintf(out, "    block 0x%llx  %llu bytes  %s\n", (unsigned long long)b->ptr,
                             (unsigned long long)b->size, cc_state_name(b->state));
-                    if (b->state == CC_ACTIVE_ALLOCATED &&
+                    if (tt && b->state == CC_ACTIVE_ALLOCATED &&
                         block_tensors(out, NULL, tt, hs, b->ptr, b->size) == 0)
                         fprintf(out, "        unattributed: no tensor known from Python or the "
                                      "autograd graph holds it\n");
