@@ -59,6 +59,8 @@ static const char usage_options[] =
     "  --min-bytes N    tensors: only storages of at least N bytes (K, M, G: powers of 1024)\n"
     "  --max-objects N  stop walking after N objects (default 50 million)\n"
     "  -o, --output FILE  snapshot, dump: write it to FILE\n"
+    "  --allocator-only  dump: the runtimes and the CUDA allocator, no Python objects: a\n"
+    "                   small file on which blocks lists the segments without holders\n"
     "  --torch-snapshot FILE  blocks: also write the allocator as torch.cuda.memory._snapshot()\n"
     "                   returns it, pickled, for torch's memory viewers (holders as frames,\n"
     "                   or beside the allocation stacks _record_memory_history recorded)\n"
@@ -96,7 +98,7 @@ enum option_id {
     O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
     O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
     O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_TORCH_SNAPSHOT,
-    O_HTML, O_CHILDREN, O_NUMBER_OF_OPTIONS
+    O_HTML, O_CHILDREN, O_ALLOCATOR_ONLY, O_NUMBER_OF_OPTIONS
 };
 /* clang-format on */
 
@@ -139,6 +141,7 @@ static const struct option_rule {
     [O_TORCH_SNAPSHOT] = {"torch-snapshot", false, " blocks "},
     [O_HTML] = {"html", false, " summary blocks "},
     [O_CHILDREN] = {"children", false, MANY},
+    [O_ALLOCATOR_ONLY] = {"allocator-only", false, " dump "},
 };
 
 #define MAX_PATHS 64
@@ -238,6 +241,7 @@ static int set_option(enum option_id id, const char *arg, struct cl_command_line
     case O_JSON: cli->json = true; return 0;
     case O_FULL: cli->full = true; return 0;
     case O_QUIET: cli->quiet = true; return 0;
+    case O_ALLOCATOR_ONLY: cli->allocator_only = true; return 0;
     case O_OUTPUT: cli->output = arg; return 0;
     case O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
     case O_HTML: cli->html = arg; return 0;
@@ -456,8 +460,8 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
 {
     struct option longopts[O_NUMBER_OF_OPTIONS + 1] = {{0}};
     for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++) {
-        bool flag =
-            id == O_JSON || id == O_FULL || id == O_QUIET || id == O_HELP || id == O_VERSION;
+        bool flag = id == O_JSON || id == O_FULL || id == O_QUIET || id == O_HELP ||
+                    id == O_VERSION || id == O_ALLOCATOR_ONLY;
         longopts[id] =
             (struct option){rules[id].name, flag ? no_argument : required_argument, NULL, 256 + id};
     }

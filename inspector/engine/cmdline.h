@@ -36,6 +36,7 @@ struct cl_command_line {
     size_t max_paths;
     bool full;                      /* --full: text lines are never cut */
     bool quiet;                     /* --quiet: no progress lines */
+    bool allocator_only;            /* dump --allocator-only */
     const char *output;             /* snapshot -o FILE */
     const char *torch_snapshot;     /* blocks --torch-snapshot FILE */
     const char *html;               /* summary, blocks --html FILE */

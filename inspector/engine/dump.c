@@ -143,6 +143,7 @@ int cl_command_dump(const struct cl_command_line *cli, FILE *log, struct cl_erro
         cl_target_close(t);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     }
+    t->allocator_only = cli->allocator_only;   /* the session then refuses the heap */
     struct cl_session *s;
     if (!(rc = cl_session_open_target(t, &s, err))) {
         if (!(rc = exercise(cli, s, err)))

@@ -77,6 +77,10 @@ struct cl_report_notes cl_session_notes(const struct cl_session *s)
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err)
 {
+    if (s->target->allocator_only)
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "this dump holds no Python objects, so no tensors or holders: "
+                            "it was made with culeak dump --allocator-only");
     int rc = 0;
     if (!s->heap_built && !s->target->gone) {
         const struct cl_python_info *py = &s->python;

@@ -30,8 +30,9 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
                          const struct cl_report_notes *w)
 {
     /* A dump says what it was made from, and then reads like that target. */
-    fprintf(out, "target      %s%s, pid %d\n", t->kind == CL_TARGET_DUMP ? "dump of a " : "",
-            kind_words(t->source_kind), t->pid);
+    fprintf(out, "target      %s%s, pid %d%s\n", t->kind == CL_TARGET_DUMP ? "dump of a " : "",
+            kind_words(t->source_kind), t->pid,
+            t->allocator_only ? " (--allocator-only: no Python objects)" : "");
     if (t->ns_pid && t->ns_pid != t->pid)   /* in a container: the pid it knows itself by */
         fprintf(out, "  ns pid    %d (in its own PID namespace)\n", t->ns_pid);
     if (t->source_kind == CL_TARGET_CORE)
@@ -102,10 +103,14 @@ void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_p
         cl_json_key(&j, "dumped_from");
         cl_json_string(&j, kind_name(t->source_kind));
     }
+    if (t->allocator_only) {
+        cl_json_key(&j, "allocator_only");
+        cl_json_bool(&j, true);
+    }
     cl_json_key(&j, "pid");
     cl_json_int(&j, t->pid);
-    if (t->source_kind ==
-        CL_TARGET_LIVE) {   /* the pid in its own PID namespace; pid's on the host */
+    /* the pid in its own PID namespace; pid's on the host */
+    if (t->source_kind == CL_TARGET_LIVE) {
         cl_json_key(&j, "ns_pid");
         cl_json_int(&j, t->ns_pid ? t->ns_pid : t->pid);
     }

@@ -225,6 +225,19 @@ static int parse_files(const struct cl_dumpfile *df, const char *name, struct cl
     return 0;
 }
 
+static int parse_scope(const struct cl_dumpfile *df, const char *name, struct cl_target *t,
+                       struct cl_error *err)
+{
+    if (!df->has[CL_DUMP_SCOPE])
+        return 0;
+    struct cl_bytes_in in = {df->sec[CL_DUMP_SCOPE], df->len[CL_DUMP_SCOPE], 0, false, false};
+    uint32_t flags = cl_in_u32(&in);
+    if (in.bad || cl_in_room(&in, 1) || (flags & ~CL_DUMP_SCOPE_ALLOCATOR_ONLY))
+        return corrupt(err, name, "its scope section is malformed");
+    t->allocator_only = flags & CL_DUMP_SCOPE_ALLOCATOR_ONLY;
+    return 0;
+}
+
 int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *name,
                               const struct cl_open_options *opt, struct cl_target **out,
                               struct cl_error *err)
@@ -245,7 +258,8 @@ int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *na
     d->symbols = df.sec[CL_DUMP_SYMBOLS];
     d->symlen = df.len[CL_DUMP_SYMBOLS];
     if ((rc = parse_meta(&df, name, t, err)) || (rc = parse_maps(&df, name, t, err)) ||
-        (rc = parse_files(&df, name, t, err)) || (rc = parse_runs(&df, name, d, err))) {
+        (rc = parse_files(&df, name, t, err)) || (rc = parse_runs(&df, name, d, err)) ||
+        (rc = parse_scope(&df, name, t, err))) {
         cl_target_close(t);
         return rc;
     }

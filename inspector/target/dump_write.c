@@ -129,6 +129,12 @@ int cl_dump_write(struct cl_target *t, const char *open_notes, const void *symbo
     cl_dumpfile_begin_section(&w, CL_DUMP_SYMBOLS, 8);
     cl_dumpfile_write(&w, symbols, symlen);
     write_pages(&w, t->record);
+    if (t->allocator_only) {   /* only such a dump has it: a whole dump is as it was before */
+        struct cl_bytes_out scope = {0};
+        cl_out_u32(&scope, CL_DUMP_SCOPE_ALLOCATOR_ONLY);
+        section(&w, CL_DUMP_SCOPE, &scope);
+        cl_out_free(&scope);
+    }
     if (cl_dumpfile_finish(&w))
         return cl_error_set(err, CL_E_IO, "cannot write the dump: %s", strerror(errno));
     *size = w.at;

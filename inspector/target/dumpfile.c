@@ -37,7 +37,7 @@ static int parse_table(const unsigned char *p, size_t len, const char *name, uin
         out->sec[id] = p + off;
         out->len[id] = (size_t)slen;
     }
-    for (int id = 1; id < CL_DUMP_SECTION_IDS; id++)
+    for (int id = 1; id < CL_DUMP_REQUIRED_IDS; id++)
         if (!out->has[id])
             return cl_error_set(err, CL_E_NOT_CORE,
                                 "%s is a corrupt culeak dump: section %d "

@@ -32,8 +32,11 @@ enum cl_dump_section_id {
     CL_DUMP_SYMBOLS = 4,    /* modules and the symbol answers (symbols/record.h) */
     CL_DUMP_PAGE_RUNS = 5,  /* runs of pages: data, zero or failed */
     CL_DUMP_PAGE_DATA = 6,  /* the data runs' bytes */
+    CL_DUMP_REQUIRED_IDS,   /* every dump has the sections before this one */
+    CL_DUMP_SCOPE = CL_DUMP_REQUIRED_IDS, /* u32 flags, CL_DUMP_SCOPE_*: what the run left out */
     CL_DUMP_SECTION_IDS     /* one past the last */
 };
+#define CL_DUMP_SCOPE_ALLOCATOR_ONLY 1u /* culeak dump --allocator-only: no Python objects */
 
 /* A page run's kind (RUNS section): its pages' bytes in DATA, all zeros, or failed to read. */
 enum cl_dump_run_kind { CL_DUMP_RUN_DATA, CL_DUMP_RUN_ZERO, CL_DUMP_RUN_FAILED, CL_DUMP_RUN_KINDS };

@@ -72,6 +72,9 @@ struct cl_target {
     bool resumed;
     double stopped_seconds;
     uint64_t bytes_read; /* by every cl_read so far: what progress lines report */
+    /* `culeak dump --allocator-only`, and a dump it wrote: the Python heap is not walked (the
+     * session refuses it), so only the runtimes and the CUDA allocator are read. */
+    bool allocator_only;
     /* While `culeak dump` runs: every page the source served (NULL otherwise). */
     struct cl_pagerec *record;
     /* The small files read beside memory: recorded while dumping, a dump's answers. */

@@ -5,7 +5,7 @@ fields naming the target's kind, and agrees with the scenario's own ground truth
   and blocks' refusal, live and on the dump, then the graphs and holders against the process's
   own walk; the same on a dump of a gcore of it;
 - cuda_blocks.py on torch 2.14 on the simulated device: blocks, summary and tensors, then the
-  blocks against torch.cuda.memory._snapshot();
+  blocks against torch.cuda.memory._snapshot(); and its --allocator-only dump;
 - no libraries present: a process inside a Debian root and one in a container with torch, each
   dumped live from the host, read after the process exited with no --sysroot, where the host has
   other files (or none) at the paths the process mapped;
@@ -122,6 +122,39 @@ def simulated_device():
               cuda[0]["allocated"] == truth["allocated"], "summary: %r" % cuda)
 
 
+def allocator_only():
+    """cuda_blocks.py dumped with --allocator-only: a file a hundredth of the whole dump's size
+    whose blocks are torch's snapshot's, listed without holders (never "unattributed": with no
+    tensors culeak cannot tell), and which refuses every command that needs Python objects."""
+    with harness.tempdir() as d:
+        with harness.Process(test_blocks.PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p, \
+                harness.stopped(p):
+            small = os.path.join(d, "allocator.dump")
+            harness.culeak("dump", "--pid", p.pid, "--allocator-only", "-o", small)
+            whole = make_dump(["--pid", p.pid], d)
+            truth = p.truth
+        check(os.path.getsize(small) * 20 < os.path.getsize(whole), "the allocator-only dump is "
+              "%d bytes, the whole one %d" % (os.path.getsize(small), os.path.getsize(whole)))
+        blocks = harness.culeak_json("blocks", "--dump", small)
+        test_blocks.compare(blocks, {k: truth[k] for k in ("reserved", "allocated", "segments")})
+        check_eq([b["unattributed"] for s in blocks["devices"][0]["segments"]
+                  for b in s["blocks"] if b["tensors"] or b["unattributed"] is not None], [],
+                 "blocks with tensors or an unattributed verdict")
+        check(len(blocks["warnings"]) == 1 and "--allocator-only" in blocks["warnings"][0],
+              "warnings: %r" % blocks["warnings"])
+        text = harness.culeak("blocks", "--dump", small).stdout
+        check("unattributed" not in text, "text blocks says unattributed:\n%s" % text)
+        info = harness.culeak_json("info", "--dump", small)
+        check_eq(info["target"].get("allocator_only"), True, "info.target.allocator_only")
+        check_eq(harness.culeak_json("info", "--dump", whole)["target"].get("allocator_only"), None,
+                 "a whole dump's info.target.allocator_only")
+        for command in ("objects", "tensors", "summary", "snapshot"):
+            r = harness.culeak(command, "--dump", small, expect_rc=9)
+            check("--allocator-only" in r.stderr, "%s: %r" % (command, r.stderr))
+        r = harness.culeak("blocks", "--dump", small, "--allocator-only", expect_rc=2)
+        check("only to dump" in r.stderr, r.stderr)
+
+
 def host_lacks(root, paths):
     """Checks that no path the process mapped reads on the host as the process's own file."""
     for path in paths:
@@ -216,6 +249,7 @@ def tests():
     yield "holders:gcore", holders_every_command("gcore")
     yield "holders:after-exit", holders_after_exit
     yield "simulated-device:blocks", simulated_device
+    yield "simulated-device:allocator-only", allocator_only
     for name, python in harness.root_interpreters():
         if name not in harness.NOT_YET_SUPPORTED:
             yield "%s:no-libraries" % name, debian_root(name, python)
