@@ -1,8 +1,13 @@
-"""Makes the frozen evidence: for one interpreter per CPython layout table and variant, a
-`culeak dump` of tests/scenarios/markers.py (xz-compressed) and the ground truth the scenario
-printed from inside, so tests/integration/test_evidence.py keeps each layout tested when its
-interpreter is gone from the machines that run the tests. Run it by hand when a layout table or
-the dump format changes (it needs build/culeak and every interpreter harness.interpreters() finds):
+"""Makes the frozen evidence, so tests/integration/test_evidence.py keeps each layout tested when
+its interpreter or wheel is gone from the machines that run the tests:
+- for one interpreter per CPython layout table and variant, a `culeak dump` of
+  tests/scenarios/markers.py and the ground truth the scenario printed from inside;
+- for one torch release per CUDA allocator table, with cudaMalloc'ed and with expandable
+  segments, a `culeak dump --allocator-only` of tests/scenarios/cuda_blocks.py on the simulated
+  device and what torch.cuda.memory._snapshot() said of it (a whole dump of a torch process is
+  tens of MB: the heap torch's import builds; the allocator's structures are a few hundred KB).
+Dumps are xz-compressed. Run it by hand when a layout table or the dump format changes (it needs
+build/culeak, every interpreter harness.interpreters() finds and the CUDA torch venvs):
 
     /usr/bin/python3 tests/evidence/make.py [NAME ...]"""
 import json
@@ -14,33 +19,66 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
+import test_blocks  # noqa: E402
 
 # One interpreter per table and variant: 3.9-3.12, 3.13.0 and later 3.13 (PyGC_Head moved), 3.14.
 EVIDENCE = ("pyenv-3.9", "pyenv-3.10", "pyenv-3.11", "pyenv-3.12", "pyenv-3.13", "trixie-3.13",
             "sid-3.14")
+# One release per allocator table (test_blocks.RELEASES says which table each has).
+ALLOCATOR_EVIDENCE = ("2.1", "2.4", "2.6", "2.8", "2.9", "2.10", "2.11", "2.12", "2.14")
 
 
-def make(name, python):
-    dump = os.path.join(HERE, name + ".cldump")
-    with harness.Process(python, "markers.py") as p, harness.stopped(p):
-        r = subprocess.run([harness.CULEAK, "dump", "--pid", str(p.pid), "-o", dump],
-                           capture_output=True, text=True, timeout=600)
-        if r.returncode:
-            raise SystemExit("%s: culeak dump failed: %s" % (name, r.stderr))
-        truth = p.truth
+def save(name, dump, truth, version):
     with open(dump, "rb") as f, lzma.open(dump + ".xz", "wb", preset=9) as out:
         out.write(f.read())
     os.unlink(dump)
     with open(os.path.join(HERE, name + ".truth.json"), "w") as f:
         json.dump(truth, f, indent=1, sort_keys=True)
         f.write("\n")
-    print("%s: %s, %d bytes" % (name, truth["version"], os.path.getsize(dump + ".xz")))
+    print("%s: %s, %d bytes" % (name, version, os.path.getsize(dump + ".xz")))
+
+
+def culeak_dump(name, pid, dump, *options):
+    r = subprocess.run([harness.CULEAK, "dump", "--pid", str(pid), "-o", dump, *options],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode:
+        raise SystemExit("%s: culeak dump failed: %s" % (name, r.stderr))
+
+
+def make(name, python):
+    dump = os.path.join(HERE, name + ".cldump")
+    with harness.Process(python, "markers.py") as p, harness.stopped(p):
+        culeak_dump(name, p.pid, dump)
+        truth = p.truth
+    save(name, dump, truth, truth["version"])
+
+
+def make_allocator(name, release, expandable):
+    python, layout, cuda = test_blocks.RELEASES[release]
+    env = dict(harness.simgpu_env(cuda), **(test_blocks.EXPANDABLE if expandable else {}))
+    dump = os.path.join(HERE, name + ".cldump")
+    with harness.Process(python, "cuda_blocks.py", env=env) as p, harness.stopped(p):
+        culeak_dump(name, p.pid, dump, "--allocator-only")
+        truth = {k: p.truth[k] for k in ("torch", "reserved", "allocated", "segments")}
+    truth["allocator_layout"] = layout
+    save(name, dump, truth, truth["torch"])
+
+
+def allocator_names():
+    for release in ALLOCATOR_EVIDENCE:
+        for expandable in (False, True):
+            yield "torch-%s-allocator%s" % (release, "-expandable" if expandable else ""), \
+                release, expandable
 
 
 def main():
     pythons = dict(harness.interpreters())
-    for name in sys.argv[1:] or EVIDENCE:
-        make(name, pythons[name])
+    allocators = {name: (release, expandable) for name, release, expandable in allocator_names()}
+    for name in sys.argv[1:] or EVIDENCE + tuple(allocators):
+        if name in allocators:
+            make_allocator(name, *allocators[name])
+        else:
+            make(name, pythons[name])
 
 
 if __name__ == "__main__":

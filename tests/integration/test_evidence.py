@@ -1,13 +1,17 @@
-"""Frozen evidence (tests/evidence/): each checked-in dump of tests/scenarios/markers.py, made on
-one interpreter per CPython layout table and variant, still gives what that process said of itself
-(its version, every planted Marker with its path, the per-type counts of gc.get_objects()). The
-dumps hold what culeak read, so these run with none of those interpreters installed."""
+"""Frozen evidence (tests/evidence/, made by its make.py): each checked-in dump of
+tests/scenarios/markers.py, made on one interpreter per CPython layout table and variant, still
+gives what that process said of itself (its version, every planted Marker with its path, the
+per-type counts of gc.get_objects()); each --allocator-only dump of tests/scenarios/cuda_blocks.py,
+made on one torch release per CUDA allocator table (cudaMalloc'ed and expandable segments), still
+gives the segments and blocks torch.cuda.memory._snapshot() listed, read with that table. The dumps
+hold what culeak read, so these run with none of those interpreters or wheels installed."""
 import glob
 import json
 import lzma
 import os
 
 import harness
+import test_blocks
 import test_refs
 from harness import check_eq
 
@@ -24,9 +28,22 @@ def evidence(truth_file):
                     open(dump, "wb") as out:
                 out.write(f.read())
             info = harness.culeak_json("info", "--dump", dump)
-            check_eq(info["python"]["version"], truth["version"], "python.version")
-            test_refs.check_target(["--dump", dump], truth)
+            if "segments" in truth:
+                check_eq(info["torch"]["version"], truth["torch"], "torch.version")
+                check_allocator(dump, truth)
+            else:
+                check_eq(info["python"]["version"], truth["version"], "python.version")
+                test_refs.check_target(["--dump", dump], truth)
     return test
+
+
+def check_allocator(dump, truth):
+    """The blocks as the version's table reads them, and as the table truth names does (the one
+    the release was verified with) when forced: both torch's snapshot."""
+    for forced in ([], ["--allocator-layout", truth["allocator_layout"]]):
+        doc = harness.culeak_json("blocks", "--dump", dump, *forced)
+        test_blocks.compare(doc, truth)
+        check_eq(len(doc["warnings"]), 1 + len(forced) // 2, "warnings %r" % doc["warnings"])
 
 
 def tests():

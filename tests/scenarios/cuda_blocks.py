@@ -74,8 +74,8 @@ if "--snapshot-to" in sys.argv:
     import pickle
     with open(sys.argv[sys.argv.index("--snapshot-to") + 1], "wb") as f:
         pickle.dump(snap, f)
-truth = {"pid": os.getpid(), "reserved": torch.cuda.memory_reserved(),
-         "allocated": torch.cuda.memory_allocated(),
+truth = {"pid": os.getpid(), "torch": torch.__version__,
+         "reserved": torch.cuda.memory_reserved(), "allocated": torch.cuda.memory_allocated(),
          "segments": [{"address": s["address"], "size": s["total_size"], "pool": s["segment_type"],
                        "pool_id": list(s.get("segment_pool_id", (0, 0))), "stream": s["stream"],
                        "blocks": [[b["address"], b["size"], b["state"]] for b in s["blocks"]]}
