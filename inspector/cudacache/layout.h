@@ -53,6 +53,23 @@ struct cc_layout {
 #define CC_PYFRAME_SIZE 16
 #define CC_PYFRAME_LASTI 8
 
+/* The containers the allocator keeps its blocks in, the same in every release (libstdc++ and
+ * ska::flat_hash_map). std::set: its header node at +8, node_count at +40; a red-black node is
+ * {colour, parent, left, right, value}. std::vector: begin, end (, capacity). A ska table: its
+ * entries (each an int8 distance first, -1 when empty) at +0, slot count - 1 at +8, max_lookups
+ * (int8) at +17, element count at +24; an entry's value follows its distance, 8-aligned. */
+#define CC_SET_HEADER 8
+#define CC_SET_COUNT 40
+#define CC_RB_PARENT 8
+#define CC_RB_LEFT 16
+#define CC_RB_RIGHT 24
+#define CC_RB_VALUE 32
+#define CC_VECTOR_END 8
+#define CC_SKA_SLOTS 8
+#define CC_SKA_MAX_LOOKUPS 17
+#define CC_SKA_COUNT 24
+#define CC_SKA_VALUE 8
+
 /* From 2.10 the DeviceCachingAllocator embeds a cudaDeviceProp, which is this much bigger in
  * CUDA 12 (1032 bytes in CUDA 12.8's headers) than in 13 (1008 in 13.0's); that moves every
  * member after it, of those culeak reads only graph_pools, between builds of one release for the

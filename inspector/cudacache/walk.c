@@ -73,13 +73,12 @@ static bool tree_step(struct walk *w, struct cl_addrmap *touched, uint64_t node,
     return ++*steps <= 3 * (uint64_t)touched->n + 4;
 }
 
-/* std::set<Block*>: header at +8 {colour, parent, left, right}, node_count at +40; a node is
- * {colour, parent, left, right, value}. In-order from the leftmost node; an in-order walk of n
- * nodes takes at most 2n steps up and down, so more than that means the tree is not one. */
+/* std::set<Block*> (layout.h), in order from the leftmost node; an in-order walk of n nodes takes
+ * at most 2n steps up and down, so more than that means the tree is not one. */
 static bool walk_set(struct walk *w, uint64_t set)
 {
-    uint64_t header = set + 8, count = cl_read_ptr_or_0(w->t, set + 40);
-    uint64_t node = cl_read_ptr_or_0(w->t, header + 16);
+    uint64_t header = set + CC_SET_HEADER, count = cl_read_ptr_or_0(w->t, set + CC_SET_COUNT);
+    uint64_t node = cl_read_ptr_or_0(w->t, header + CC_RB_LEFT);
     uint64_t seen = 0, steps = 0, tsteps = 0;
     if (count > MAX_BLOCKS)
         return false;
@@ -87,23 +86,23 @@ static bool walk_set(struct walk *w, uint64_t set)
     struct cl_addrmap touched = {0};
     bool ok = true;
     while (ok && node && node != header && seen < count && steps < budget) {
-        found(w, cl_read_ptr_or_0(w->t, node + 32));
+        found(w, cl_read_ptr_or_0(w->t, node + CC_RB_VALUE));
         seen++;
-        uint64_t right = cl_read_ptr_or_0(w->t, node + 24);
+        uint64_t right = cl_read_ptr_or_0(w->t, node + CC_RB_RIGHT);
         if (right) {
             node = right;
             ok = tree_step(w, &touched, node, &tsteps);
             for (uint64_t left;
-                 ok && (left = cl_read_ptr_or_0(w->t, node + 16)) && ++steps < budget;) {
+                 ok && (left = cl_read_ptr_or_0(w->t, node + CC_RB_LEFT)) && ++steps < budget;) {
                 node = left;
                 ok = tree_step(w, &touched, node, &tsteps);
             }
         } else {
-            uint64_t parent = cl_read_ptr_or_0(w->t, node + 8);
+            uint64_t parent = cl_read_ptr_or_0(w->t, node + CC_RB_PARENT);
             while (ok && parent && parent != header &&
-                   node == cl_read_ptr_or_0(w->t, parent + 24) && ++steps < budget) {
+                   node == cl_read_ptr_or_0(w->t, parent + CC_RB_RIGHT) && ++steps < budget) {
                 node = parent;
-                parent = cl_read_ptr_or_0(w->t, node + 8);
+                parent = cl_read_ptr_or_0(w->t, node + CC_RB_PARENT);
                 ok = tree_step(w, &touched, node, &tsteps);
             }
             node = parent;
@@ -114,17 +113,18 @@ static bool walk_set(struct walk *w, uint64_t set)
     return ok && seen == count && (count == 0 || node == header);
 }
 
-/* ska::flat_hash_map/set: entries at +0 (int8 distance first, -1 when empty), slot count - 1 at
- * +8, max_lookups (int8) at +17, element count at +24. Visits each live entry. */
+/* A ska::flat_hash_map/set (layout.h): visits each live entry. */
 static bool walk_ska(struct walk *w, uint64_t table, unsigned entry_size,
                      bool (*visit)(struct walk *, uint64_t entry))
 {
-    uint64_t entries = cl_read_ptr_or_0(w->t, table), slots = cl_read_ptr_or_0(w->t, table + 8);
-    uint64_t count = cl_read_ptr_or_0(w->t, table + 24);
+    uint64_t entries = cl_read_ptr_or_0(w->t, table);
+    uint64_t slots = cl_read_ptr_or_0(w->t, table + CC_SKA_SLOTS);
+    uint64_t count = cl_read_ptr_or_0(w->t, table + CC_SKA_COUNT);
     uint64_t seen = 0;
     int8_t max_lookups = 0;
     if (slots > MAX_BLOCKS || count > slots + 1 ||
-        cl_read(w->t, table + 17, &max_lookups, sizeof max_lookups) || max_lookups < 0)
+        cl_read(w->t, table + CC_SKA_MAX_LOOKUPS, &max_lookups, sizeof max_lookups) ||
+        max_lookups < 0)
         return false;
     for (uint64_t i = 0; i < slots + (uint64_t)max_lookups; i++) {
         int8_t distance;
@@ -142,7 +142,7 @@ static bool walk_ska(struct walk *w, uint64_t table, unsigned entry_size,
 /* active_blocks entry: {distance, Block*} */
 static bool visit_active(struct walk *w, uint64_t entry)
 {
-    uint64_t b = cl_read_ptr_or_0(w->t, entry + 8);
+    uint64_t b = cl_read_ptr_or_0(w->t, entry + CC_SKA_VALUE);
     bool inserted;
     if (cl_addrmap_put(&w->active, b, 1, &inserted) == UINT32_MAX) {
         w->oom = true;
@@ -167,8 +167,9 @@ static bool add_pool(struct walk *w, uint64_t pool, const uint64_t id[2])
  * must repeat it */
 static bool visit_private_pool(struct walk *w, uint64_t entry)
 {
-    uint64_t id[2] = {cl_read_ptr_or_0(w->t, entry + 8), cl_read_ptr_or_0(w->t, entry + 16)};
-    uint64_t pp = cl_read_ptr_or_0(w->t, entry + 24);
+    uint64_t key = entry + CC_SKA_VALUE;
+    uint64_t id[2] = {cl_read_ptr_or_0(w->t, key), cl_read_ptr_or_0(w->t, key + 8)};
+    uint64_t pp = cl_read_ptr_or_0(w->t, key + 16);
     return pp &&
            (!w->l->pp_has_id ||
             (cl_read_ptr_or_0(w->t, pp) == id[0] && cl_read_ptr_or_0(w->t, pp + 8) == id[1])) &&
@@ -343,7 +344,7 @@ int cc_walk_object(struct cl_target *t, const struct cc_layout *l, uint64_t obje
     w->t = t;
     w->l = l;
     uint64_t vec = out->object + out->l->nca_device_allocator;
-    uint64_t begin = cl_read_ptr_or_0(w->t, vec), end = cl_read_ptr_or_0(w->t, vec + 8);
+    uint64_t begin = cl_read_ptr_or_0(w->t, vec), end = cl_read_ptr_or_0(w->t, vec + CC_VECTOR_END);
     int rc = 0;
     /* CUDA's initialisation fills the device list before the first allocation; until then there
      * is nothing to walk, and an empty list would fit any layout. */
