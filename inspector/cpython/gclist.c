@@ -25,12 +25,15 @@ static uint64_t next_of(struct cl_target *t, uint64_t node)
 }
 
 uint64_t py_gc_list_walk(struct cl_target *t, uint64_t head, uint64_t bound,
-                         void (*visit)(void *arg, uint64_t node), void *arg, bool *broken)
+                         bool (*visit)(void *arg, uint64_t node), void *arg, bool *broken)
 {
     uint64_t n = 0, p = next_of(t, head), mark = p, power = 1, lap = 0;
     while (p && p != head && n < bound) {
-        visit(arg, p);
         n++;
+        if (!visit(arg, p)) {
+            *broken = false;
+            return n;
+        }
         p = next_of(t, p);
         if (p == mark)
             break;   /* back at a node already visited: a loop that misses the head */

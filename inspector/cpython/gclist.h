@@ -19,10 +19,11 @@ uint64_t py_gc_list_head(const struct py_layout *l, uint64_t gc, unsigned g);
 uint64_t py_gc_list_bound(const struct cl_target *t, uint64_t node_size, uint64_t cap);
 
 /* Follows _gc_next from head, calling visit with each node's address (its PyGC_Head), for at most
- * bound nodes. Links that loop short of the head stop the walk at the first revisit (Brent's cycle
- * finding: a looped list costs a few times its length, not the bound). Returns the nodes visited;
- * *broken says the list did not come back to its head. */
+ * bound nodes, or until visit returns false. Links that loop short of the head stop the walk at
+ * the first revisit (Brent's cycle finding: a looped list costs a few times its length, not the
+ * bound). Returns the nodes visited; *broken says the list did not come back to its head (a walk
+ * visit stopped is not broken). */
 uint64_t py_gc_list_walk(struct cl_target *t, uint64_t head, uint64_t bound,
-                         void (*visit)(void *arg, uint64_t node), void *arg, bool *broken);
+                         bool (*visit)(void *arg, uint64_t node), void *arg, bool *broken);
 
 #endif

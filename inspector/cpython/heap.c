@@ -479,10 +479,13 @@ static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t fro
     }
 }
 
-static void emit_gc_node(void *arg, uint64_t node)
+/* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
+ * cost a read per object of the heap for nothing. */
+static bool emit_gc_node(void *arg, uint64_t node)
 {
     struct py_emitter *e = arg;
     py_emit(e, node + e->h->objects.rt->l->gc_head_size, PY_E_SELF, 0);
+    return e->h->n < e->h->max_objects;
 }
 
 /* Objects on the GC lists that no root reached: garbage cycles awaiting collection, or objects
@@ -503,7 +506,7 @@ static void seed_gc_lists(struct py_heap *h)
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
     /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
     uint64_t bound = py_gc_list_bound(o->rt->t, l->gc_head_size + l->ob_size, MAX_GC_LIST);
-    for (unsigned g = 0; g <= PY_GC_GENERATIONS; g++) {
+    for (unsigned g = 0; g <= PY_GC_GENERATIONS && h->n < h->max_objects; g++) {
         uint64_t head = py_gc_list_head(l, gc, g);
         bool broken;
         uint64_t n = py_gc_list_walk(o->rt->t, head, bound, emit_gc_node, &e, &broken);

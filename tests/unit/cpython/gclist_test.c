@@ -60,26 +60,33 @@ static struct cl_target *image_target(void)
 }
 
 struct visits {
-    uint64_t n, last;
+    uint64_t n, last, stop_after;   /* stop_after 0: never stop */
     unsigned seen[NODES + 1];
 };
 
-static void count(void *arg, uint64_t addr)
+static bool count(void *arg, uint64_t addr)
 {
     struct visits *v = arg;
     v->n++;
     v->last = addr;
     if (addr >= node(1) && (addr - BASE) % 32 == 0 && (addr - BASE) / 32 <= NODES)
         v->seen[(addr - BASE) / 32]++;
+    return v->n != v->stop_after;
+}
+
+static uint64_t walk_until(uint64_t bound, uint64_t stop_after, struct visits *v, bool *broken)
+{
+    struct cl_target *t = image_target();
+    memset(v, 0, sizeof *v);
+    v->stop_after = stop_after;
+    uint64_t n = py_gc_list_walk(t, node(0), bound, count, v, broken);
+    cl_target_close(t);
+    return n;
 }
 
 static uint64_t walk(uint64_t bound, struct visits *v, bool *broken)
 {
-    struct cl_target *t = image_target();
-    memset(v, 0, sizeof *v);
-    uint64_t n = py_gc_list_walk(t, node(0), bound, count, v, broken);
-    cl_target_close(t);
-    return n;
+    return walk_until(bound, 0, v, broken);
 }
 
 static void test_whole_list(void)
@@ -131,6 +138,18 @@ static void test_breaks_and_bounds(void)
     CU_ASSERT_EQUAL(v.last, node(5));
 }
 
+/* The visitor can end the walk (culeak's walk, once it holds --max-objects): no further node
+ * is read, and the list is not called broken. */
+static void test_visitor_stops(void)
+{
+    struct visits v;
+    bool broken = true;
+    build(NODES);
+    CU_ASSERT_EQUAL(walk_until(1000, 4, &v, &broken), 4);
+    CU_ASSERT_FALSE(broken);
+    CU_ASSERT_EQUAL(v.last, node(4));
+}
+
 static void test_bound_from_memory(void)
 {
     struct cl_target *t = image_target();
@@ -145,6 +164,7 @@ void register_cpython_gclist_tests(void)
         {"GC list: walked node by node back to its head", test_whole_list},
         {"GC list: a loop stops at the first revisit", test_loops_stop_at_revisit},
         {"GC list: a break or the bound stops the walk", test_breaks_and_bounds},
+        {"GC list: the visitor can stop the walk", test_visitor_stops},
         {"GC list: the bound comes from writable memory", test_bound_from_memory},
         {NULL, NULL},
     };

@@ -434,13 +434,24 @@ static void test_gc_list_loops(void)
     }
 }
 
-/* --max-objects: the walk stops there and says so. */
+/* --max-objects: the walk stops there and says so. Once it holds that many, the GC lists are
+ * not read on (a dump made with --max-objects then holds no more of the heap than the walk),
+ * and a list left unread is not called broken. */
 static void test_max_objects(void)
 {
     build("3.12");
     CU_ASSERT_EQUAL_FATAL(walk_max(5), 0);
     CU_ASSERT_EQUAL(H.n, 5);
     CU_ASSERT_TRUE(warned("stopped after 5 objects"));
+    CU_ASSERT_EQUAL(H.gc_listed, 0);
+    done();
+    CU_ASSERT_EQUAL_FATAL(walk(), 0);
+    uint32_t reachable = H.nreachable;
+    done();
+    CU_ASSERT_EQUAL_FATAL(walk_max(reachable + 1), 0);   /* one garbage object more */
+    CU_ASSERT_EQUAL(H.n, reachable + 1);
+    CU_ASSERT_TRUE(H.gc_listed >= 1 && H.gc_listed < 3 + reachable);
+    CU_ASSERT_FALSE(warned("is broken"));
     done();
 }
 
