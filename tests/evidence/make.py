@@ -5,7 +5,12 @@ its interpreter or wheel is gone from the machines that run the tests:
 - for one torch release per CUDA allocator table, with cudaMalloc'ed and with expandable
   segments, a `culeak dump --allocator-only` of tests/scenarios/cuda_blocks.py on the simulated
   device and what torch.cuda.memory._snapshot() said of it (a whole dump of a torch process is
-  tens of MB: the heap torch's import builds; the allocator's structures are a few hundred KB).
+  tens of MB: the heap torch's import builds; the allocator's structures are a few hundred KB);
+- for one torch release per tensor and autograd table (and C++ ABI), a dump of
+  tests/scenarios/holders.py --small-heap limited by --max-objects: the scenario takes every
+  module but __main__ out of sys.modules once its truth is printed, so that a walk of
+  TENSOR_MAX_OBJECTS objects from __main__ holds every tensor the truth names and the graphs
+  they carry (the rest of the heap, torch's own, is left out of the dump).
 Dumps are xz-compressed. Run it by hand when a layout table or the dump format changes (it needs
 build/culeak, every interpreter harness.interpreters() finds and the CUDA torch venvs):
 
@@ -20,12 +25,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
 import test_blocks  # noqa: E402
+import test_evidence  # noqa: E402
+import test_holders  # noqa: E402
 
 # One interpreter per table and variant: 3.9-3.12, 3.13.0 and later 3.13 (PyGC_Head moved), 3.14.
 EVIDENCE = ("pyenv-3.9", "pyenv-3.10", "pyenv-3.11", "pyenv-3.12", "pyenv-3.13", "trixie-3.13",
             "sid-3.14")
 # One release per allocator table (test_blocks.RELEASES says which table each has).
 ALLOCATOR_EVIDENCE = ("2.1", "2.4", "2.6", "2.8", "2.9", "2.10", "2.11", "2.12", "2.14")
+# One release per tensor and autograd table (test_holders.RELEASES names each one's interpreter):
+# 1.13 (Debian's), 2.1, 2.4 and 2.6 (old C++ ABI), 2.8 (new), 2.10, 2.13, 2.14.
+TENSOR_EVIDENCE = ("1.13", "2.1-cuda", "2.4-cuda", "2.6-cuda", "2.8-cuda", "2.10-cuda", "2.13",
+                   "2.14-cuda")
+# Objects the walk of a --small-heap holders.py takes: __main__'s globals and what they hold,
+# three steps deep (losses[0]); 800 were enough on 2.13. make_tensors checks the dump it made.
+TENSOR_MAX_OBJECTS = 1000
 
 
 def save(name, dump, truth, version):
@@ -64,6 +78,22 @@ def make_allocator(name, release, expandable):
     save(name, dump, truth, truth["torch"])
 
 
+def make_tensors(name, release):
+    dump = os.path.join(HERE, name + ".cldump")
+    with harness.Process(test_holders.RELEASES[release], "holders.py", "--small-heap") as p, \
+            harness.stopped(p):
+        culeak_dump(name, p.pid, dump, "--max-objects", str(TENSOR_MAX_OBJECTS))
+        truth = {k: p.truth[k] for k in ("torch", "tensors", "edges")}
+    truth["max_objects"] = TENSOR_MAX_OBJECTS
+    test_evidence.check_tensors(dump, truth)   # the walk reached all truth names, or no evidence
+    save(name, dump, truth, truth["torch"])
+
+
+def tensor_names():
+    for release in TENSOR_EVIDENCE:
+        yield "torch-%s-tensors" % release.replace("-cuda", ""), release
+
+
 def allocator_names():
     for release in ALLOCATOR_EVIDENCE:
         for expandable in (False, True):
@@ -74,9 +104,12 @@ def allocator_names():
 def main():
     pythons = dict(harness.interpreters())
     allocators = {name: (release, expandable) for name, release, expandable in allocator_names()}
-    for name in sys.argv[1:] or EVIDENCE + tuple(allocators):
+    tensors = dict(tensor_names())
+    for name in sys.argv[1:] or EVIDENCE + tuple(allocators) + tuple(tensors):
         if name in allocators:
             make_allocator(name, *allocators[name])
+        elif name in tensors:
+            make_tensors(name, tensors[name])
         else:
             make(name, pythons[name])
 

@@ -89,8 +89,12 @@ def compare_holders(doc, truth):
     return problems
 
 
-def judge(doc, truth):
+def check_layout_fit(doc):
     check(doc["autograd"]["layout"] is not None, "no autograd layout fit: %r" % doc["warnings"])
+
+
+def judge(doc, truth):
+    check_layout_fit(doc)
     problems = compare_edges(doc, truth) + compare_holders(doc, truth)
     if problems:
         raise harness.Failure("\n".join(problems))

@@ -44,8 +44,21 @@ def saved_tensors(node):
     return found
 
 
+def storage(t):
+    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()   # < 2.0
+
+
 def storage_ptr(t):
-    return (t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()).data_ptr()
+    return storage(t).data_ptr()
+
+
+def tensor_fields(t):
+    """What torch says of a tensor, as `culeak tensors --json` names it."""
+    return {"address": hex(id(t)), "data_ptr": hex(t.data_ptr()), "shape": list(t.shape),
+            "strides": list(t.stride()), "storage_offset": t.storage_offset(),
+            "dtype": str(t.dtype).split(".")[-1], "nbytes": storage(t).nbytes(),
+            "requires_grad": t.requires_grad, "type": type(t).__name__, "device": str(t.device),
+            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None}
 
 
 def reachable(obj):

@@ -19,7 +19,11 @@ run per holder gives the numbers for the inspected one.
 With --eval, it answers one request of tests/scenarios/evalpaths.py on stdin: the paths culeak
 printed, evaluated in the process.
 
-argv: [--cuda] [--order train-first|val-first] [--delete NAME] [--abort] [--eval]"""
+With --small-heap (tests/evidence/make.py), the truth also holds, for a few top-level tensors, what
+torch says of each (tensors: shape, strides, ...), and once it is printed every module but
+__main__, sys and builtins leaves sys.modules, so that a short walk from __main__ holds them all.
+
+argv: [--cuda] [--order train-first|val-first] [--delete NAME] [--abort] [--eval] [--small-heap]"""
 import gc
 import json
 import os
@@ -155,7 +159,7 @@ if "--delete" in sys.argv:
 
 # ---- ground truth from inside ----
 
-from autograd_truth import graph_edges, reachable  # noqa: E402  (tests/scenarios/)
+from autograd_truth import graph_edges, reachable, tensor_fields  # noqa: E402  (tests/scenarios/)
 
 NAMES = ["model", "opt", "total_loss", "val_total", "losses", "cache", "last_error", "orphan_opt",
          "ddp_model", "bucket", "custom", "w_custom", "shared_a", "shared_b", "x", "y", "xv", "yv",
@@ -171,7 +175,21 @@ truth = {"pid": os.getpid(), "torch": torch.__version__, "order": ORDER,
          "holders": {n: reachable(globals()[n]) for n in NAMES},
          "edges": {n: graph_edges(globals()[n].grad_fn) for n in GRAPHS}}
 truth["edges"]["losses[0]"] = graph_edges(losses[0].grad_fn)
+if "--small-heap" in sys.argv:
+    # Frozen evidence of the tensor and autograd tables (tests/evidence/make.py): a view and the
+    # custom Function's ctx as globals too, so that a walk of a thousand objects from __main__
+    # reaches them (the ctx is otherwise found on the GC lists); top-level tensors as torch sees
+    # them.
+    view = xv[2:, ::3]
+    custom_ctx = custom.grad_fn.next_functions[0][0]
+    truth["tensors"] = {n: tensor_fields(globals()[n])
+                        for n in ("x", "y", "view", "w_custom", "bucket", "custom", "val_total")}
 print(json.dumps(truth), flush=True)
+if "--small-heap" in sys.argv:
+    # the modules left out of sys.modules are no roots: the walk begins with __main__'s globals
+    for name in list(sys.modules):
+        if name not in ("__main__", "sys", "builtins"):
+            del sys.modules[name]
 print("READY", flush=True)
 if "--abort" in sys.argv:
     os.abort()

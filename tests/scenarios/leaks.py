@@ -17,6 +17,7 @@ import threading
 import time
 
 import torch
+from autograd_truth import tensor_fields   # tests/scenarios/
 
 gc.disable()   # keeps the planted reference cycle uncollected
 DEV = "cuda" if "--cuda" in sys.argv else "cpu"
@@ -24,19 +25,8 @@ torch.manual_seed(0)
 truth = {"pid": os.getpid(), "torch": torch.__version__, "tensors": {}}
 
 
-def storage_nbytes(tensor):
-    if hasattr(tensor, "untyped_storage"):
-        return tensor.untyped_storage().nbytes()
-    return tensor.storage().nbytes()   # torch < 2.0
-
-
 def plant(name, tensor, path, by="python"):
-    truth["tensors"][name] = {
-        "address": hex(id(tensor)), "data_ptr": hex(tensor.data_ptr()), "path": path, "held_by": by,
-        "shape": list(tensor.shape), "strides": list(tensor.stride()),
-        "storage_offset": tensor.storage_offset(), "dtype": str(tensor.dtype).split(".")[-1],
-        "nbytes": storage_nbytes(tensor), "requires_grad": tensor.requires_grad,
-        "type": type(tensor).__name__, "device": str(tensor.device)}
+    truth["tensors"][name] = dict(tensor_fields(tensor), path=path, held_by=by)
 
 
 # 1. tensors accumulated in a global list
