@@ -1,10 +1,8 @@
-/* PyTorch layouts (x86-64). The 2.1, 2.4-2.9, 2.10-2.12 and 2.13-2.15 lines were read off live
- * processes of the real wheels here (2.1.2, 2.4.1, 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0,
- * 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA builds); 1.13 on Debian 12's python3-torch
- * 1.13.1 (its table holds old-ABI offsets; that new-ABI build is read by the same rule as PyPI's
- * 2.7-2.9).
- * 2.0 is 2.1's table, not run here, so it is used only when the live checks agree, with a
- * warning. */
+/* PyTorch layouts (x86-64). The 2.0, 2.1, 2.4-2.9, 2.10-2.12 and 2.13-2.15 lines were read off
+ * live processes of the real wheels here (2.0.1, 2.1.2, 2.4.1, 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0,
+ * 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0, CPU and CUDA builds); 1.13 on Debian 12's
+ * python3-torch 1.13.1 (its table holds old-ABI offsets; that new-ABI build is read by the same
+ * rule as PyPI's 2.7-2.9). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,18 +22,20 @@ static const struct torch_layout torch113 = {
     .am_abi_varies = true, .dtype_undefined = 18,
 };
 
-/* 2.1 was checked on the 2.1.2 wheel; 2.0 is taken to be the same (its headers say so). */
-#define TORCH_2_0(NAME, MINOR, VERIFIED) {                                                    \
-    .name = NAME, .major = 2, .first_minor = MINOR, .last_minor = MINOR,                       \
-    .verified = VERIFIED, .thp_impl = 24,                                                      \
-    .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,          \
-    .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,              \
-    .device_engaged_last = false,                                                              \
-    .si_data = 24, .si_device = 48, .si_size_bytes = 56,                                       \
-    .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_view_base = 176,             \
-    .am_abi_varies = true, .dtype_undefined = 44}
-static const struct torch_layout torch20 = TORCH_2_0("2.0", 0, false);
-static const struct torch_layout torch21 = TORCH_2_0("2.1", 1, true);
+/* 2.0 (the 2.0.1 wheel) and 2.1 (2.1.2) share TensorImpl and StorageImpl; 2.1's AutogradMeta
+ * holds 8 bytes more before requires_grad_, and 2.1 added dtypes. */
+#define TORCH_2_0_2_1(NAME, MINOR) \
+    .name = NAME, .major = 2, .first_minor = MINOR, .last_minor = MINOR, .verified = true, \
+    .thp_impl = 24, \
+    .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72, \
+    .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178, \
+    .device_engaged_last = false, \
+    .si_data = 24, .si_device = 48, .si_size_bytes = 56, \
+    .am_grad = 16, .am_grad_fn = 24, .am_abi_varies = true
+static const struct torch_layout torch20 = {
+    TORCH_2_0_2_1("2.0", 0), .am_requires_grad = 112, .am_view_base = 168, .dtype_undefined = 18};
+static const struct torch_layout torch21 = {
+    TORCH_2_0_2_1("2.1", 1), .am_requires_grad = 120, .am_view_base = 176, .dtype_undefined = 44};
 
 /* PyPI's builds use the old C++ ABI up to 2.6 and the new one from 2.7 (2.7.1, 2.8.0, 2.9.1:
  * their AutogradMeta is read 24 bytes further by the ABI rule) */
@@ -113,9 +113,9 @@ const char *torch_layout_names(char *buf, size_t cap)
 
 /* ---- autograd ----
  * Read off live processes of each release by tests/layouts/probe_autograd.py (every offset found
- * by searching memory for values known from Python): Debian's 1.13.1 and PyPI's 2.1.2, 2.4.1,
- * 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0 (2.6.0 to 2.12.1
- * probe alike, whichever C++ ABI they were built with). Until 2.12 graphs hold nodes in
+ * by searching memory for values known from Python): Debian's 1.13.1 and PyPI's 2.0.1, 2.1.2,
+ * 2.4.1, 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1 and 2.15.0 (2.6.0 to
+ * 2.12.1 probe alike, whichever C++ ABI they were built with). Until 2.12 graphs hold nodes in
  * std::shared_ptr (AccumulateGrad made by make_shared, other nodes with their own control block);
  * from 2.13 in c10::intrusive_ptr, with 16-byte edges. */
 /* clang-format off */
@@ -132,6 +132,10 @@ const char *torch_layout_names(char *buf, size_t cap)
 
 static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("1.13", 1, 13, 13, 392, 104), SV_WITH_VERSION_COUNTER,
+     .sv_grad_accumulator_weak = true},
+    /* 2.0's ctx keeps saved_variables 24 bytes earlier than 2.1's, and a SavedVariable's
+     * grad_accumulator_ is still a weak_ptr */
+    {SHARED_NODES("2.0", 2, 0, 0, 472, 104), SV_WITH_VERSION_COUNTER,
      .sv_grad_accumulator_weak = true},
     {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER},
     {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER},
@@ -159,8 +163,8 @@ const struct torch_autograd_layout *torch_autograd_layout_for(unsigned major, un
 }
 
 static const struct torch_autograd_layout *const autograd_all[] = {
-    &autograd_layouts[0], &autograd_layouts[1], &autograd_layouts[2],
-    &autograd_layouts[3], &autograd_layouts[4], &autograd_layouts[5],
+    &autograd_layouts[0], &autograd_layouts[1], &autograd_layouts[2], &autograd_layouts[3],
+    &autograd_layouts[4], &autograd_layouts[5], &autograd_layouts[6],
 };
 _Static_assert(sizeof autograd_all / sizeof *autograd_all == NAUTOGRAD,
                "autograd_all lists every autograd table");

@@ -34,9 +34,12 @@ EVIDENCE = ("pyenv-3.9", "pyenv-3.10", "pyenv-3.11", "pyenv-3.12", "pyenv-3.13",
 # One release per allocator table (test_blocks.RELEASES says which table each has).
 ALLOCATOR_EVIDENCE = ("2.1", "2.4", "2.6", "2.8", "2.9", "2.10", "2.11", "2.12", "2.14")
 # One release per tensor and autograd table (test_holders.RELEASES names each one's interpreter):
-# 1.13 (Debian's), 2.1, 2.4 and 2.6 (old C++ ABI), 2.8 (new), 2.10, 2.13, 2.14.
-TENSOR_EVIDENCE = ("1.13", "2.1-cuda", "2.4-cuda", "2.6-cuda", "2.8-cuda", "2.10-cuda", "2.13",
-                   "2.14-cuda")
+# 1.13 (Debian's), 2.0, 2.1, 2.4 and 2.6 (old C++ ABI), 2.8 (new), 2.10, 2.13, 2.14. 2.0.1 is a
+# CUDA 11.7 wheel of 4 GB that install-deps leaves out; its venv is made by hand:
+#     python3.11 -m venv build/venv/torch-2.0-cuda
+#     build/venv/torch-2.0-cuda/bin/python -m pip install torch==2.0.1   (PyPI's)
+TENSOR_EVIDENCE = ("1.13", "2.0-cuda", "2.1-cuda", "2.4-cuda", "2.6-cuda", "2.8-cuda", "2.10-cuda",
+                   "2.13", "2.14-cuda")
 # Objects the walk of a --small-heap holders.py takes: __main__'s globals and what they hold,
 # three steps deep (losses[0]); 800 were enough on 2.13. make_tensors checks the dump it made.
 TENSOR_MAX_OBJECTS = 1000
@@ -80,8 +83,9 @@ def make_allocator(name, release, expandable):
 
 def make_tensors(name, release):
     dump = os.path.join(HERE, name + ".cldump")
-    with harness.Process(test_holders.RELEASES[release], "holders.py", "--small-heap") as p, \
-            harness.stopped(p):
+    python = test_holders.RELEASES.get(release) or os.path.join(
+        harness.ROOT, "build", "venv", "torch-%s" % release, "bin", "python")
+    with harness.Process(python, "holders.py", "--small-heap") as p, harness.stopped(p):
         culeak_dump(name, p.pid, dump, "--max-objects", str(TENSOR_MAX_OBJECTS))
         truth = {k: p.truth[k] for k in ("torch", "tensors", "edges")}
     truth["max_objects"] = TENSOR_MAX_OBJECTS
