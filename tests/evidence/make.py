@@ -8,9 +8,9 @@ its interpreter or wheel is gone from the machines that run the tests:
   tens of MB: the heap torch's import builds; the allocator's structures are a few hundred KB);
 - for one torch release per tensor and autograd table (and C++ ABI), a dump of
   tests/scenarios/holders.py --small-heap limited by --max-objects: the scenario takes every
-  module but __main__ out of sys.modules once its truth is printed, so that a walk of
-  TENSOR_MAX_OBJECTS objects from __main__ holds every tensor the truth names and the graphs
-  they carry (the rest of the heap, torch's own, is left out of the dump).
+  module but __main__, sys and builtins out of sys.modules once its truth is printed, so that a
+  walk of TENSOR_MAX_OBJECTS objects from __main__ holds every tensor the truth names and the
+  graphs they carry (the rest of the heap, torch's own, is left out of the dump).
 Dumps are xz-compressed. Run it by hand when a layout table or the dump format changes (it needs
 build/culeak, every interpreter harness.interpreters() finds and the CUDA torch venvs):
 
