@@ -6,6 +6,7 @@
 #include "cpython/gclist.h"
 #include "cpython/path.h"
 #include "cpython/referents.h"
+#include "cpython/strkeys.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -142,31 +143,6 @@ uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
 
 /* ---- attribute lookups for naming threads ---- */
 
-struct find_str {
-    struct py_objects *o;
-    const char *want;
-    uint64_t found;
-};
-
-static bool match_str_key(void *arg, uint64_t key, uint64_t value)
-{
-    struct find_str *f = arg;
-    char s[128];
-    if (py_str_read(f->o, key, s, sizeof s) && strcmp(s, f->want) == 0) {
-        f->found = value;
-        return false;
-    }
-    return true;
-}
-
-static uint64_t dict_get(struct py_objects *o, uint64_t dict, const char *key)
-{
-    struct find_str f = {o, key, 0};
-    if (dict)
-        py_dict_items(o, dict, match_str_key, &f);
-    return f.found;
-}
-
 struct find_int {
     struct py_objects *o;
     int64_t want;
@@ -200,7 +176,7 @@ static void probe_name(void *arg, uint64_t dst, enum py_edge edge, uint64_t payl
         strcmp(key, "_name") == 0)
         py_str_read(p->o, dst, p->out, p->cap);
     else if (edge == PY_E_NAMED && strcmp((const char *)(uintptr_t)payload, ".__dict__") == 0)
-        py_str_read(p->o, dict_get(p->o, dst, "_name"), p->out, p->cap);
+        py_str_read(p->o, py_dict_get_str(p->o, dst, "_name"), p->out, p->cap);
 }
 
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
@@ -208,17 +184,19 @@ bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr,
 {
     struct py_objects *o = &h->objects;
     uint64_t modules = py_word(o, o->rt->interp + o->rt->l->is_modules);
-    uint64_t mod = dict_get(o, modules, module);
+    uint64_t mod = py_dict_get_str(o, modules, module);
     const struct py_type *ty = mod ? py_object_type(o, mod) : NULL;
     return ty && ty->family == PY_F_MODULE &&
-           py_str_read(o, dict_get(o, py_word(o, mod + o->rt->l->module_dict), attr), out, cap);
+           py_str_read(o, py_dict_get_str(o, py_word(o, mod + o->rt->l->module_dict), attr), out,
+                       cap);
 }
 
 void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *out, size_t cap)
 {
     struct py_objects *o = &h->objects;
     char module[256], qualname[256];
-    if (ty->heap && py_str_read(o, dict_get(o, ty->dict, "__module__"), module, sizeof module) &&
+    if (ty->heap &&
+        py_str_read(o, py_dict_get_str(o, ty->dict, "__module__"), module, sizeof module) &&
         py_str_read(o, py_word(o, ty->addr + o->rt->l->ht_qualname), qualname, sizeof qualname))
         snprintf(out, cap, "%s.%s", module, qualname);
     else if (strchr(ty->name, '.'))
@@ -232,9 +210,9 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
 {
     struct py_objects *o = &h->objects;
     out[0] = '\0';
-    uint64_t threading = dict_get(o, modules, "threading");
+    uint64_t threading = py_dict_get_str(o, modules, "threading");
     uint64_t mdict = threading ? py_word(o, threading + o->rt->l->module_dict) : 0;
-    uint64_t active = dict_get(o, mdict, "_active");
+    uint64_t active = py_dict_get_str(o, mdict, "_active");
     struct find_int f = {o, (int64_t)ident, 0};
     if (active)
         py_dict_items(o, active, match_int_key, &f);
@@ -255,24 +233,25 @@ struct module_roots {
     struct py_heap *h;
     uint64_t modules;
     bool main_only;
+    struct py_strkeys keys;   /* sys.modules and the packages' dicts, by name */
 };
 
 /* How Python code names a module: `pkg.mod`, unless pkg's attribute mod is something else (a
  * function unittest.main shadows the module unittest.main): then sys.modules['pkg.mod']. */
-static void module_root_name(struct py_heap *h, uint64_t modules, const char *name, uint64_t module,
-                             char *out, size_t cap)
+static void module_root_name(struct module_roots *m, const char *name, uint64_t module, char *out,
+                             size_t cap)
 {
-    struct py_objects *o = &h->objects;
+    struct py_objects *o = &m->h->objects;
     const char *dot = strrchr(name, '.');
     char parent[256];
     snprintf(out, cap, "%s", name);
     if (!dot || (size_t)(dot - name) >= sizeof parent)
         return;
     snprintf(parent, sizeof parent, "%.*s", (int)(dot - name), name);
-    uint64_t pkg = dict_get(o, modules, parent);
+    uint64_t pkg = py_strkeys_get(&m->keys, m->modules, parent);
     const struct py_type *ty = pkg ? py_object_type(o, pkg) : NULL;
     uint64_t attr = ty && ty->family == PY_F_MODULE
-                        ? dict_get(o, py_word(o, pkg + o->rt->l->module_dict), dot + 1)
+                        ? py_strkeys_get(&m->keys, py_word(o, pkg + o->rt->l->module_dict), dot + 1)
                         : 0;
     if (attr != module)
         snprintf(out, cap, "sys.modules['%s']", name);
@@ -287,12 +266,13 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
         return true;
     if ((strcmp(name, "__main__") == 0) != m->main_only)
         return true;
-    module_root_name(h, m->modules, name, module, root, sizeof root);
+    module_root_name(m, name, module, root, sizeof root);
     char file[512] = "";
     const struct py_type *mt = py_object_type(&h->objects, module);
     uint64_t mdict = py_word(&h->objects, module + h->objects.rt->l->module_dict);
     if (mt && mt->family == PY_F_MODULE)
-        py_str_read(&h->objects, dict_get(&h->objects, mdict, "__file__"), file, sizeof file);
+        py_str_read(&h->objects, py_dict_get_str(&h->objects, mdict, "__file__"), file,
+                    sizeof file);
     bool user = m->main_only || !library_file(file);
     uint32_t r = add_root(h, root, user ? PY_ROOT_USER_MODULE : PY_ROOT_LIBRARY_MODULE);
     struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = r};
@@ -441,10 +421,11 @@ static void seed_roots(struct py_heap *h)
     uint64_t modules = py_word(o, rt->interp + l->is_modules);
     /* __main__ first: where both reach an object at the same depth, its path is the one users
      * want. */
-    struct module_roots mr = {h, modules, true};
+    struct module_roots mr = {h, modules, true, {.o = o}};
     py_dict_items(o, modules, add_module_root, &mr);
     mr.main_only = false;
     py_dict_items(o, modules, add_module_root, &mr);
+    py_strkeys_free(&mr.keys);
 
     uint64_t main_ident = py_word(o, rt->runtime + l->rt_main_thread);
     uint64_t ts = py_word(o, rt->interp + l->is_threads_head);
@@ -839,7 +820,7 @@ static bool nn_module(struct py_heap *h, uint64_t obj)
             if (!b)
                 break;
             if (strcmp(b->name, "Module") == 0 &&
-                whole_str(h, dict_get(o, b->dict, "__module__"), mod, sizeof mod) &&
+                whole_str(h, py_dict_get_str(o, b->dict, "__module__"), mod, sizeof mod) &&
                 strcmp(mod, "torch.nn.modules.module") == 0)
                 ty->nn_module = 1;
             base = py_word(o, base + o->rt->l->tp_base);

@@ -287,7 +287,10 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
     uint64_t data = addr + (compact ? (ascii ? l->ascii_data : l->compact_data) : 0);
     if (!compact && cl_read_u64(t, addr + l->unicode_legacy_data, &data))
         return false;
-    size_t w = 0, limit = (size_t)length < 4096 ? (size_t)length : 4096;
+    /* Each code point takes at least one byte of out: read no more than fit. */
+    size_t w = 0, limit = (size_t)length < cap - 1 ? (size_t)length : cap - 1;
+    if (limit > 4096)
+        limit = 4096;
     unsigned char buf[4096 * 4];
     if (cl_read(t, data, buf, limit * kind))
         return false;

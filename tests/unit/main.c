@@ -43,6 +43,7 @@ int main(void)
     register_cpython_referents_tests();
     register_cpython_frames_tests();
     register_cpython_object_tests();
+    register_cpython_strkeys_tests();
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
     register_engine_values_tests();
