@@ -91,8 +91,7 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     }
     if (!dst)
         return;
-    size_t slot;
-    uint32_t seen = cl_addrmap_find(&h->index, dst, &slot);
+    uint32_t seen = cl_nodemap_get(&h->index, dst);
     if (seen != PY_NO_NODE) {
         add_edge(h, e, seen, edge, payload);
         return;
@@ -111,11 +110,10 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         }
         h->cap = (uint32_t)cap;
     }
-    if (slot == SIZE_MAX) {   /* the index could not grow */
+    if (!cl_nodemap_put(&h->index, dst, h->n)) {   /* the index could not grow */
         h->nodes_dropped++;
         return;
     }
-    cl_addrmap_insert_at(&h->index, slot, dst, h->n);
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         /* PyGC_Head._gc_next sits right before the object */
@@ -133,12 +131,12 @@ void py_emit_skipped(struct py_emitter *e, enum py_family family)
 
 void py_heap_prefetch(const struct py_heap *h, uint64_t dst)
 {
-    cl_addrmap_prefetch(&h->index, dst);
+    cl_nodemap_prefetch(&h->index, dst);
 }
 
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
 {
-    return cl_addrmap_get(&h->index, addr);
+    return cl_nodemap_get(&h->index, addr);
 }
 
 /* ---- attribute lookups for naming threads ---- */
@@ -551,7 +549,7 @@ void py_heap_free(struct py_heap *h)
     free(h->edges.by_dst);
     free(h->root_edges);
     free(h->warnings);
-    cl_addrmap_free(&h->index);
+    cl_nodemap_free(&h->index);
     py_objects_free(&h->objects);
     memset(h, 0, sizeof *h);
 }

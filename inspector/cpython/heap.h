@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cpython/object.h"
+#include "util/nodemap.h"
 
 #define PY_NO_NODE UINT32_MAX
 
@@ -80,7 +81,7 @@ struct py_heap {
     struct py_node *nodes;
     uint32_t n, cap;
     uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root */
-    struct cl_addrmap index;  /* address -> node */
+    struct cl_nodemap index;  /* address -> node */
     char **roots;
     uint8_t *root_kinds;      /* enum py_root_kind, per root */
     uint32_t nroots;

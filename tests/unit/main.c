@@ -29,6 +29,7 @@ int main(void)
     register_report_pickle_tests();
     register_util_error_tests();
     register_util_addrmap_tests();
+    register_util_nodemap_tests();
     register_util_notes_tests();
     register_util_text_tests();
     register_util_progress_tests();

@@ -18,6 +18,7 @@ void register_report_json_tests(void);
 void register_report_pickle_tests(void);
 void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
+void register_util_nodemap_tests(void);
 void register_util_notes_tests(void);
 void register_util_text_tests(void);
 void register_util_progress_tests(void);

@@ -1,0 +1,67 @@
+/* The address -> node map laid out by page (util/nodemap.c). */
+#include <stdint.h>
+
+#include <CUnit/CUnit.h>
+
+#include "suites.h"
+#include "testutil.h"
+#include "util/nodemap.h"
+
+static void test_put_get(void)
+{
+    struct cl_nodemap m = {0};
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), UINT32_MAX);   /* empty map */
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1000, 7));
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), 7);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1010), UINT32_MAX);   /* same page, another slot */
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x2000), UINT32_MAX);   /* a page with no array */
+    /* 8-byte aligned: not a slot of the page's array, which would share 0x1000's */
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1008), UINT32_MAX);
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1008, 9));
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1008), 9);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), 7);
+    /* the first and last slots of a page, and the top of the address space */
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1ff0, 11));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, UINT64_MAX - 15, 12));
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1ff0), 11);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, UINT64_MAX - 15), 12);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x2000), UINT32_MAX);
+    cl_nodemap_prefetch(&m, 0x1000);   /* a hint: changes nothing */
+    cl_nodemap_prefetch(&m, 0x5000);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), 7);
+    cl_nodemap_free(&m);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), UINT32_MAX);
+}
+
+static void test_many_pages(void)
+{
+    /* A heap's worth: every 16 bytes of 8 MiB (more pages than one chunk of arrays holds), in
+     * an order that jumps between pages, and one odd address in each page. */
+    struct cl_nodemap m = {0};
+    const uint64_t base = 0x7f0000000000ull, n = (8u << 20) / 16;
+    uint32_t wrong = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t j = (i * 2654435761u) % n; /* a permutation: 2654435761 is odd, n a power of 2 */
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + 16 * j, (uint32_t)j));
+    }
+    for (uint64_t p = 0; p < n / 256; p++)
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + 4096 * p + 8, (uint32_t)(n + p)));
+    for (uint64_t i = 0; i < n; i++)
+        wrong += cl_nodemap_get(&m, base + 16 * i) != i;
+    for (uint64_t p = 0; p < n / 256; p++)
+        wrong += cl_nodemap_get(&m, base + 4096 * p + 8) != n + p;
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, base + 16 * n), UINT32_MAX);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, base - 16), UINT32_MAX);
+    cl_nodemap_free(&m);
+}
+
+void register_util_nodemap_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"put and get, aligned and not", test_put_get},
+        {"a heap's worth of pages", test_many_pages},
+        {NULL, NULL},
+    };
+    tu_add_suite("util/nodemap", tests);
+}
