@@ -14,7 +14,7 @@
 #include "util/addrmap.h"
 
 struct cl_nodemap {
-    struct cl_addrmap pages;   /* page address -> its array's index */
+    struct cl_addrmap pages;   /* page (as page_key) -> its array's index */
     uint32_t **arrays;         /* CL_NODEMAP_PER_PAGE numbers each, UINT32_MAX where none */
     size_t narrays, arrays_cap;
     uint32_t *chunk;           /* the arrays are carved from chunks of CHUNK_ARRAYS */
