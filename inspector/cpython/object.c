@@ -269,6 +269,31 @@ static size_t put_utf8(char *out, size_t room, uint32_t cp)
     return n;
 }
 
+/* What a str's header says of its characters. */
+struct str_header {
+    uint64_t length; /* code points */
+    unsigned kind; /* bytes a code point: 1, 2 or 4 */
+    uint32_t data_offset; /* where they start in the object (compact), or 0: apart (legacy) */
+};
+
+/* False for a length or kind no str has, and for a not-ready (wstr-only) legacy str: rare, not
+ * decoded. */
+static bool str_header(struct py_objects *o, uint64_t addr, struct str_header *s)
+{
+    const struct py_layout *l = o->rt->l;
+    int64_t length;
+    uint32_t state;
+    if (cl_read(o->rt->t, addr + l->str_length, &length, sizeof length) ||
+        cl_read_u32(o->rt->t, addr + l->str_state, &state) || length < 0 || length >= 1ll << 40)
+        return false;
+    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+    if (kind != 1 && kind != 2 && kind != 4)
+        return false;
+    *s = (struct str_header){(uint64_t)length, kind,
+                             compact ? (ascii ? l->ascii_data : l->compact_data) : 0};
+    return true;
+}
+
 bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
 {
     const struct py_type *ty = py_object_type(o, addr);
@@ -276,19 +301,15 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
     struct cl_target *t = o->rt->t;
     if (!ty || ty->family != PY_F_STR || cap == 0)
         return false;
-    int64_t length;
-    uint32_t state;
-    if (cl_read(t, addr + l->str_length, &length, sizeof length) ||
-        cl_read_u32(t, addr + l->str_state, &state) || length < 0)
+    struct str_header s;
+    if (!str_header(o, addr, &s))
         return false;
-    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
-    if (kind != 1 && kind != 2 && kind != 4)
-        return false; /* a not-ready (wstr-only) legacy string: rare, not decoded */
-    uint64_t data = addr + (compact ? (ascii ? l->ascii_data : l->compact_data) : 0);
-    if (!compact && cl_read_u64(t, addr + l->unicode_legacy_data, &data))
+    size_t length = (size_t)s.length, kind = s.kind;
+    uint64_t data = addr + s.data_offset;
+    if (!s.data_offset && cl_read_u64(t, addr + l->unicode_legacy_data, &data))
         return false;
     /* Each code point takes at least one byte of out: read no more than fit. */
-    size_t w = 0, limit = (size_t)length < cap - 1 ? (size_t)length : cap - 1;
+    size_t w = 0, limit = length < cap - 1 ? length : cap - 1;
     if (limit > 4096)
         limit = 4096;
     unsigned char buf[4096 * 4];
@@ -345,6 +366,10 @@ uint64_t py_object_size(struct py_objects *o, uint64_t addr, const struct py_typ
 {
     uint64_t size = (uint64_t)ty->basicsize;
     int64_t n;
+    struct str_header s;
+    if (ty->family == PY_F_STR) /* its characters follow a compact str's header */
+        return str_header(o, addr, &s) && s.data_offset ? s.data_offset + (s.length + 1) * s.kind
+                                                        : size;
     if (ty->itemsize && cl_read(o->rt->t, addr + o->rt->l->ob_size, &n, sizeof n) == 0) {
         if (ty->family == PY_F_INT && o->rt->l->long_tagged)
             n = (int64_t)((uint64_t)n >> 3);

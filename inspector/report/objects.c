@@ -159,6 +159,10 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
         cl_json_hex(j, addr);
         cl_json_key(j, "type");
         cl_json_string(j, ty ? ty->name : NULL);
+        if (ty) {
+            cl_json_key(j, "size");
+            cl_json_int(j, (long long)py_object_size(&h->objects, addr, ty));
+        }
         cl_json_key(j, "paths");
         cl_json_begin_array(j);
         for (size_t k = 0; k < n; k++)

@@ -47,11 +47,16 @@ def referent_problems(case, referent, got):
     if got is None:
         return ["%s: its referent %s %s not reported" % (
             case["holder"], referent["type"], referent["address"])]
+    problems = []
+    if referent.get("size") is not None and got.get("size") != referent["size"]:
+        problems.append("%s: its referent %s %s has size %s, __sizeof__ says %d" % (
+            case["holder"], referent["type"], referent["address"], got.get("size"),
+            referent["size"]))
     paths = got.get("paths") or []
     if not any(through(p, case["holder"]) for p in paths):
-        return ["%s: its referent %s %s not reached from it: paths %r" % (
-            case["holder"], referent["type"], referent["address"], paths)]
-    return []
+        problems.append("%s: its referent %s %s not reached from it: paths %r" % (
+            case["holder"], referent["type"], referent["address"], paths))
+    return problems
 
 
 def check_target(target, truth):

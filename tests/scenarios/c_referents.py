@@ -14,10 +14,12 @@ Prints one JSON line, then READY, and waits (gc is disabled, so nothing moves):
                     "markers": {tag: {"address": hex,
                                       "path": str or null,        the exact path, where known
                                       "path_prefix": str}},       what the path starts with
-                    "referents": [{"address": hex, "type": name, "checkable": bool}]}},
+                    "referents": [{"address": hex, "type": name, "checkable": bool,
+                                   "size": int or null}]}},
                                                     gc.get_referents(C object), less types,
                                                     None and ints; checkable: few enough
-                                                    referrers that --max-paths lists them all
+                                                    referrers that --max-paths lists them all;
+                                                    size: own_size
    "problems": [str]}                               the scenario's own check: no marker is
                                                     reachable once the C objects are left out
 
@@ -222,8 +224,20 @@ def referents(obj):
         if r is None or isinstance(r, (type, int)):
             continue   # shared far and wide: --max-paths cannot list every referrer
         out.append({"address": hex(id(r)), "type": type(r).__name__,
-                    "checkable": len(gc.get_referrers(r)) <= 8})
+                    "checkable": len(gc.get_referrers(r)) <= 8, "size": own_size(r)})
     return out
+
+
+def own_size(obj):
+    """obj's size as culeak counts it (no GC header, nothing allocated apart), where CPython's
+    __sizeof__ counts the same: instances sized by object.__sizeof__ (basic size and items),
+    tuples, bytes, and ASCII strs (a non-ASCII str may hold a UTF-8 copy apart). Else None."""
+    t = type(obj)
+    if t is str and not obj.isascii():
+        return None
+    if t in (str, bytes, tuple) or t.__sizeof__ is object.__sizeof__:
+        return t.__sizeof__(obj)
+    return None
 
 
 def reachable_without(blocked):
