@@ -110,7 +110,7 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         }
         h->cap = (uint32_t)cap;
     }
-    if (!cl_nodemap_put(&h->index, dst, h->n)) {   /* the index could not grow */
+    if (!cl_nodemap_put(&h->index, dst, py_object_size(&h->objects, dst, ty), h->n)) {
         h->nodes_dropped++;
         return;
     }

@@ -53,6 +53,14 @@ uint32_t cl_addrmap_get(const struct cl_addrmap *m, uint64_t key)
     return key_at(m->slots, i) ? m->slots[3 * i + 2] : UINT32_MAX;
 }
 
+uint32_t *cl_addrmap_value(struct cl_addrmap *m, uint64_t key)
+{
+    if (!m->cap || !key)
+        return NULL;
+    size_t i = probe(m->slots, m->cap, key);
+    return key_at(m->slots, i) ? &m->slots[3 * i + 2] : NULL;
+}
+
 /* Lookups land all over a table of hundreds of MB: with 4 KiB pages most of them would also miss
  * the TLB (twice over in a virtual machine). Advice only; the kernel may decline. */
 static void prefer_huge_pages(void *p, size_t size)

@@ -17,6 +17,8 @@ struct cl_addrmap {
 void cl_addrmap_free(struct cl_addrmap *m);
 /* The value for key, or UINT32_MAX. */
 uint32_t cl_addrmap_get(const struct cl_addrmap *m, uint64_t key);
+/* Where key's value is kept, to change it in place (until m next grows), or NULL. */
+uint32_t *cl_addrmap_value(struct cl_addrmap *m, uint64_t key);
 /* Inserts key if absent; returns its value (existing, or value when inserted), UINT32_MAX on
  * allocation failure. *inserted tells which. */
 uint32_t cl_addrmap_put(struct cl_addrmap *m, uint64_t key, uint32_t value, bool *inserted);

@@ -7,7 +7,7 @@
 
 #define PAGE_SHIFT 12
 #define SLOT_SHIFT 4                  /* a number per 16 bytes */
-#define CHUNK_ARRAYS 256              /* 256 KiB of arrays at a time */
+#define CHUNK_ARRAYS 256   /* 256 KiB of arrays at a time */
 
 static bool aligned(uint64_t addr)
 {
@@ -30,24 +30,27 @@ static uint64_t page_key(uint64_t addr)
     return (page + 1) << 8 | (page & 31) << 3;
 }
 
-/* The array of the page whose key is page, or NULL when it has none. */
-static uint32_t *page_array(const struct cl_nodemap *m, uint64_t page)
-{
-    uint32_t at = cl_addrmap_get(&m->pages, page);
-    return at == UINT32_MAX ? NULL : m->arrays[at];
-}
+/* A page's entry: its array's index, or NO_ARRAY; HAS_OTHERS when some of its objects are in
+ * m->others. Never UINT32_MAX, which the map gives for a page with no entry. */
+#define NO_ARRAY 0x7ffffffeu
+#define HAS_OTHERS 0x80000000u
 
-static uint32_t *array_of(const struct cl_nodemap *m, uint64_t addr)
+/* The array of the page whose entry is v, or NULL. */
+static uint32_t *array_at(const struct cl_nodemap *m, uint32_t v)
 {
-    return page_array(m, page_key(addr));
+    return (v & ~HAS_OTHERS) == NO_ARRAY ? NULL : m->arrays[v & ~HAS_OTHERS];
 }
 
 uint32_t cl_nodemap_get(const struct cl_nodemap *m, uint64_t addr)
 {
     if (!aligned(addr))
-        return cl_addrmap_get(&m->odd, addr);
-    const uint32_t *a = array_of(m, addr);
-    return a ? a[slot_in_page(addr)] : UINT32_MAX;
+        return cl_addrmap_get(&m->others, addr);
+    uint32_t v = cl_addrmap_get(&m->pages, page_key(addr));
+    if (v == UINT32_MAX)
+        return UINT32_MAX;
+    const uint32_t *a = array_at(m, v);
+    uint32_t n = a ? a[slot_in_page(addr)] : UINT32_MAX;
+    return n == UINT32_MAX && (v & HAS_OTHERS) ? cl_addrmap_get(&m->others, addr) : n;
 }
 
 /* A new array, every number absent. */
@@ -69,20 +72,35 @@ static uint32_t *new_array(struct cl_nodemap *m)
     return a;
 }
 
-bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint32_t value)
+/* The entry of addr's page, made (with no array) if it has none; NULL when out of memory. */
+static uint32_t *page_entry(struct cl_nodemap *m, uint64_t addr)
+{
+    bool inserted;
+    uint64_t key = page_key(addr);
+    uint32_t *v = cl_addrmap_value(&m->pages, key);
+    if (!v && cl_addrmap_put(&m->pages, key, NO_ARRAY, &inserted) != UINT32_MAX)
+        v = cl_addrmap_value(&m->pages, key);
+    return v;
+}
+
+bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint64_t size, uint32_t value)
 {
     bool inserted;
     if (!aligned(addr))
-        return cl_addrmap_put(&m->odd, addr, value, &inserted) != UINT32_MAX;
-    uint32_t *a = array_of(m, addr);
+        return cl_addrmap_put(&m->others, addr, value, &inserted) != UINT32_MAX;
+    uint32_t *v = page_entry(m, addr);
+    if (!v)
+        return false;
+    if (size > CL_NODEMAP_SMALL) {
+        *v |= HAS_OTHERS;
+        return cl_addrmap_put(&m->others, addr, value, &inserted) != UINT32_MAX;
+    }
+    uint32_t *a = array_at(m, *v);
     if (!a) {
-        size_t slot;
-        uint64_t page = page_key(addr);
-        if (m->narrays >= UINT32_MAX - 1 || cl_addrmap_find(&m->pages, page, &slot) != UINT32_MAX ||
-            slot == SIZE_MAX || !CL_VEC_RESERVE(m->arrays, m->narrays, m->arrays_cap) ||
+        if (m->narrays >= NO_ARRAY || !CL_VEC_RESERVE(m->arrays, m->narrays, m->arrays_cap) ||
             !(a = new_array(m)))
             return false;
-        cl_addrmap_insert_at(&m->pages, slot, page, (uint32_t)m->narrays);
+        *v = (*v & HAS_OTHERS) | (uint32_t)m->narrays;
         m->arrays[m->narrays++] = a;
     }
     a[slot_in_page(addr)] = value;
@@ -91,7 +109,8 @@ bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint32_t value)
 
 void cl_nodemap_prefetch(const struct cl_nodemap *m, uint64_t addr)
 {
-    const uint32_t *a = aligned(addr) ? array_of(m, addr) : NULL;
+    uint32_t v = aligned(addr) ? cl_addrmap_get(&m->pages, page_key(addr)) : UINT32_MAX;
+    const uint32_t *a = v == UINT32_MAX ? NULL : array_at(m, v);
     if (a)
         __builtin_prefetch(&a[slot_in_page(addr)]);
 }
@@ -103,6 +122,6 @@ void cl_nodemap_free(struct cl_nodemap *m)
     free(m->chunks);
     free(m->arrays);
     cl_addrmap_free(&m->pages);
-    cl_addrmap_free(&m->odd);
+    cl_addrmap_free(&m->others);
     *m = (struct cl_nodemap){0};
 }

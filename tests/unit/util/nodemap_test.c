@@ -7,22 +7,25 @@
 #include "testutil.h"
 #include "util/nodemap.h"
 
+#define SMALL 48 /* bytes: an object from CPython's pools */
+#define LARGE 4096
+
 static void test_put_get(void)
 {
     struct cl_nodemap m = {0};
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), UINT32_MAX);   /* empty map */
-    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1000, 7));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1000, SMALL, 7));
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), 7);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1010), UINT32_MAX);   /* same page, another slot */
-    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x2000), UINT32_MAX);   /* a page with no array */
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x2000), UINT32_MAX);   /* a page with no entry */
     /* 8-byte aligned: not a slot of the page's array, which would share 0x1000's */
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1008), UINT32_MAX);
-    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1008, 9));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1008, SMALL, 9));
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1008), 9);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), 7);
     /* the first and last slots of a page, and the top of the address space */
-    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1ff0, 11));
-    CU_ASSERT_TRUE(cl_nodemap_put(&m, UINT64_MAX - 15, 12));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x1ff0, SMALL, 11));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, UINT64_MAX - 15, SMALL, 12));
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1ff0), 11);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, UINT64_MAX - 15), 12);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x2000), UINT32_MAX);
@@ -31,6 +34,36 @@ static void test_put_get(void)
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), 7);
     cl_nodemap_free(&m);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x1000), UINT32_MAX);
+}
+
+static void test_large_objects(void)
+{
+    struct cl_nodemap m = {0};
+    /* a page of large objects only: an entry without an array */
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x10000, LARGE, 1));
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10000), 1);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10010), UINT32_MAX);
+    CU_ASSERT_EQUAL(m.narrays, 0);
+    /* then a small one on the same page (malloc'ed objects when pools are off), and the other
+     * way round: each found where it was put */
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x10800, SMALL, 2));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x20000, SMALL, 3));
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x20400, LARGE, 4));
+    CU_ASSERT_EQUAL(m.narrays, 2);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10000), 1);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10800), 2);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x20000), 3);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x20400), 4);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x20410), UINT32_MAX);
+    /* a thousand one-page objects cost no array */
+    for (uint32_t i = 0; i < 1000; i++)
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, 0x100000 + 4096ull * i, LARGE, 100 + i));
+    uint32_t wrong = 0;
+    for (uint32_t i = 0; i < 1000; i++)
+        wrong += cl_nodemap_get(&m, 0x100000 + 4096ull * i) != 100 + i;
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(m.narrays, 2);
+    cl_nodemap_free(&m);
 }
 
 static void test_many_pages(void)
@@ -42,10 +75,10 @@ static void test_many_pages(void)
     uint32_t wrong = 0;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t j = (i * 2654435761u) % n; /* a permutation: 2654435761 is odd, n a power of 2 */
-        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + 16 * j, (uint32_t)j));
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + 16 * j, SMALL, (uint32_t)j));
     }
     for (uint64_t p = 0; p < n / 256; p++)
-        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + 4096 * p + 8, (uint32_t)(n + p)));
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + 4096 * p + 8, SMALL, (uint32_t)(n + p)));
     for (uint64_t i = 0; i < n; i++)
         wrong += cl_nodemap_get(&m, base + 16 * i) != i;
     for (uint64_t p = 0; p < n / 256; p++)
@@ -60,6 +93,7 @@ void register_util_nodemap_tests(void)
 {
     static const struct tu_test tests[] = {
         {"put and get, aligned and not", test_put_get},
+        {"large objects in the hash map, beside small ones", test_large_objects},
         {"a heap's worth of pages", test_many_pages},
         {NULL, NULL},
     };
