@@ -39,8 +39,8 @@ struct builder {
     struct pending *holders;
     size_t nholders, holders_cap;
     uint32_t *root_edge_holder;  /* per root edge: its holder, or NOT_HOLDER */
-    struct cl_addrmap ns_first;  /* namespace heap node + 1 -> its first holder */
-    struct cl_addrmap tensor_of; /* heap node + 1 -> tensor */
+    struct cl_addrmap ns_first;  /* namespace heap node (number key) -> its first holder */
+    struct cl_addrmap tensor_of; /* heap node (number key) -> tensor */
     /* the graph */
     uint32_t *first, *dst, *origin;
     size_t nedges, edges_cap;
@@ -84,7 +84,7 @@ static int find_holders(struct builder *b)
         if (is_dict_step(&r->step)) {
             b->barrier[r->dst] = 1;
             bool inserted;
-            if (cl_addrmap_put(&b->ns_first, (uint64_t)r->dst + 1, (uint32_t)b->nholders,
+            if (cl_addrmap_put(&b->ns_first, cl_addrmap_number_key(r->dst), (uint32_t)b->nholders,
                                &inserted) == UINT32_MAX)
                 return CL_E_INTERNAL;
             for (uint32_t e = h->edges.first[r->dst]; e < h->edges.first[r->dst + 1]; e++) {
@@ -190,14 +190,15 @@ static int build_graph(struct builder *b)
             ok = edge(b, heap_vertex(b, b->holders[v - at->holders].target), ORIGIN_HIDDEN);
         } else if (v < at->tensors) {
             uint32_t i = v - at->heap, k;
-            uint32_t holder =
-                b->barrier[i] == 1 ? cl_addrmap_get(&b->ns_first, (uint64_t)i + 1) : NOT_HOLDER;
+            uint32_t holder = b->barrier[i] == 1
+                                  ? cl_addrmap_get(&b->ns_first, cl_addrmap_number_key(i))
+                                  : NOT_HOLDER;
             for (uint32_t e = h->edges.first[i]; e < h->edges.first[i + 1] && ok; e++)
                 ok = edge(b,
                           holder != NOT_HOLDER ? at->holders + holder++
                                                : heap_vertex(b, h->edges.dst[e]),
                           e);
-            if (ok && (k = cl_addrmap_get(&b->tensor_of, (uint64_t)i + 1)) != UINT32_MAX)
+            if (ok && (k = cl_addrmap_get(&b->tensor_of, cl_addrmap_number_key(i))) != UINT32_MAX)
                 ok = edge(b, at->tensors + k, ORIGIN_HIDDEN);
         } else if (v < at->nodes) {
             const struct torch_tensor *x = &tt->v[v - at->tensors];
@@ -655,8 +656,8 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
         rc = CL_E_INTERNAL;
     for (uint32_t k = 0; !rc && k < tt->n; k++) {
         bool inserted;
-        if (tt->v[k].pyobj &&
-            cl_addrmap_put(&b.tensor_of, (uint64_t)tt->v[k].node + 1, k, &inserted) == UINT32_MAX)
+        if (tt->v[k].pyobj && cl_addrmap_put(&b.tensor_of, cl_addrmap_number_key(tt->v[k].node), k,
+                                             &inserted) == UINT32_MAX)
             rc = CL_E_INTERNAL;
     }
     if (!rc && (!(out->storages = calloc(tt->nstorages + 1, sizeof *out->storages)) ||

@@ -195,7 +195,7 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
 static const char *cxx_holder(const struct cl_addrmap *by_node, const struct cl_holders *hs,
                               uint32_t i)
 {
-    uint32_t k = i != PY_NO_NODE ? cl_addrmap_get(by_node, (uint64_t)i + 1) : UINT32_MAX;
+    uint32_t k = i != PY_NO_NODE ? cl_addrmap_get(by_node, cl_addrmap_number_key(i)) : UINT32_MAX;
     return k != UINT32_MAX ? hs->tensor_paths[k] : NULL;
 }
 
@@ -208,12 +208,13 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     if (max_paths > 64)
         max_paths = 64;
     char(*paths)[4096] = malloc(max_paths * sizeof *paths);
-    struct cl_addrmap by_node = {0}; /* heap node + 1 -> tensor, for tensors only C++ reaches */
+    struct cl_addrmap by_node = {
+        0}; /* heap node (number key) -> tensor, for tensors only C++ reaches */
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
         if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])
             /* a miss: no C++ path */
-            (void)cl_addrmap_put(&by_node, (uint64_t)tt->v[k].node + 1, k, &inserted);
+            (void)cl_addrmap_put(&by_node, cl_addrmap_number_key(tt->v[k].node), k, &inserted);
     }
     char *type_note = NULL; /* a bare --type that names several types */
     if (q->type)

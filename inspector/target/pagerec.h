@@ -17,7 +17,7 @@ struct cl_pagerec_entry {
 };
 
 struct cl_pagerec {
-    struct cl_addrmap index;        /* page number + 1 -> entry */
+    struct cl_addrmap index;        /* page number (number key) -> entry */
     struct cl_pagerec_entry *v;
     size_t n, cap;
     unsigned char *pages;           /* CL_PAGE_SIZE bytes per page read */

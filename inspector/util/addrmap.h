@@ -27,6 +27,15 @@ uint32_t cl_addrmap_put(struct cl_addrmap *m, uint64_t key, uint32_t value, bool
  * insert only after a miss. Returns the value for key, or UINT32_MAX with *slot set to where key
  * goes (SIZE_MAX when no room could be made, or key is 0); the slot holds until m next changes. */
 uint32_t cl_addrmap_find(struct cl_addrmap *m, uint64_t key, size_t *slot);
+/* The key for a number (a node's index, a page's number) rather than an address. The map hashes
+ * a key's bits above 8 and keeps bits 3-7 as its offset among that hash's 32 slots, so that
+ * neighbouring objects lie together; numbers that follow each other would crowd a few slots and
+ * pile up in runs of full ones. This gives each number a hash of its own and an offset. */
+static inline uint64_t cl_addrmap_number_key(uint64_t n)
+{
+    return (n + 1) << 8 | (n & 31) << 3;
+}
+
 /* Starts loading the cache line a lookup of key will read: for a caller with many keys in hand
  * (a list's items), a few lookups ahead, so that their misses overlap. */
 void cl_addrmap_prefetch(const struct cl_addrmap *m, uint64_t key);

@@ -19,15 +19,9 @@ static size_t slot_in_page(uint64_t addr)
     return (size_t)(addr >> SLOT_SHIFT) & (CL_NODEMAP_PER_PAGE - 1);
 }
 
-/* The key of addr's page in m->pages, never 0 (the map's empty key). The map hashes a key's bits
- * above 8 and keeps bits 3-7 as the offset in that hash's 32 slots (for objects' addresses, so that
- * neighbours lie together); a page's key gives it a hash of its own and a varied offset. Keys with
- * one offset, or neighbours sharing a hash, would pile up in runs of full slots (probed 10-20% of
- * the walk's time). */
 static uint64_t page_key(uint64_t addr)
 {
-    uint64_t page = addr >> PAGE_SHIFT;
-    return (page + 1) << 8 | (page & 31) << 3;
+    return cl_addrmap_number_key(addr >> PAGE_SHIFT);
 }
 
 /* A page's entry: its array's index, or NO_ARRAY; HAS_OTHERS when some of its objects are in

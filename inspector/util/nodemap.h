@@ -15,15 +15,16 @@
 #include "util/addrmap.h"
 
 struct cl_nodemap {
-    struct cl_addrmap pages;   /* page (as page_key) -> its array's index, and whether `others`
-                                * holds some of its objects */
-    uint32_t **arrays;         /* CL_NODEMAP_PER_PAGE numbers each, UINT32_MAX where none */
+    /* page number (cl_addrmap_number_key) -> its array's index, and whether `others` holds
+     * some of its objects */
+    struct cl_addrmap pages;
+    uint32_t **arrays; /* CL_NODEMAP_PER_PAGE numbers each, UINT32_MAX where none */
     size_t narrays, arrays_cap;
-    uint32_t *chunk;           /* the arrays are carved from chunks of CHUNK_ARRAYS */
+    uint32_t *chunk; /* the arrays are carved from chunks of CHUNK_ARRAYS */
     size_t chunk_left;
     uint32_t **chunks;
     size_t nchunks, chunks_cap;
-    struct cl_addrmap others;  /* large objects, and addresses that are not 16-byte aligned */
+    struct cl_addrmap others; /* large objects, and addresses that are not 16-byte aligned */
 };
 
 #define CL_NODEMAP_PER_PAGE 256
