@@ -6,8 +6,8 @@
 #include "util/vec.h"
 
 #define PAGE_SHIFT 12
-#define SLOT_SHIFT 4                  /* a number per 16 bytes */
-#define CHUNK_ARRAYS 256   /* 256 KiB of arrays at a time */
+#define SLOT_SHIFT 4         /* a number per 16 bytes */
+#define CHUNK_ARRAYS 256     /* 256 KiB of arrays at a time */
 
 static bool aligned(uint64_t addr)
 {
