@@ -141,23 +141,6 @@ uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
 
 /* ---- attribute lookups for naming threads ---- */
 
-struct find_int {
-    struct py_objects *o;
-    int64_t want;
-    uint64_t found;
-};
-
-static bool match_int_key(void *arg, uint64_t key, uint64_t value)
-{
-    struct find_int *f = arg;
-    int64_t v;
-    if (py_int_read(f->o, key, &v) && v == f->want) {
-        f->found = value;
-        return false;
-    }
-    return true;
-}
-
 struct name_probe {
     struct py_objects *o;
     char *out;
@@ -211,18 +194,16 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
     uint64_t threading = py_dict_get_str(o, modules, "threading");
     uint64_t mdict = threading ? py_word(o, threading + o->rt->l->module_dict) : 0;
     uint64_t active = py_dict_get_str(o, mdict, "_active");
-    struct find_int f = {o, (int64_t)ident, 0};
-    if (active)
-        py_dict_items(o, active, match_int_key, &f);
-    if (!f.found)
+    uint64_t thread = py_dict_get_int(o, active, (int64_t)ident);
+    if (!thread)
         return;
     /* The Thread's attributes: its instance dict (or values) through the referent walker. */
     struct name_probe p = {o, out, cap};
     struct py_emitter e = {
         .h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name, .arg = &p};
-    struct py_type *ty = py_object_type(o, f.found);
+    struct py_type *ty = py_object_type(o, thread);
     if (ty)
-        py_referents(&e, f.found, ty);
+        py_referents(&e, thread, ty);
 }
 
 /* ---- roots ---- */

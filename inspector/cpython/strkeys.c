@@ -22,9 +22,11 @@ static uint64_t text_hash(uint64_t dict, const char *text)
     return h | 1;
 }
 
+/* A read of every key of a dict for the one that is want_text (a str) or want_int (an int). */
 struct match {
     struct py_objects *o;
-    const char *want;
+    const char *want_text;
+    int64_t want_int;
     uint64_t found;
 };
 
@@ -32,19 +34,32 @@ static bool match_key(void *arg, uint64_t key, uint64_t value)
 {
     struct match *m = arg;
     char s[KEY_TEXT];
-    if (py_str_read(m->o, key, s, sizeof s) && strcmp(s, m->want) == 0) {
+    int64_t v = 0;
+    bool same;
+    if (m->want_text)
+        same = py_str_read(m->o, key, s, sizeof s) && strcmp(s, m->want_text) == 0;
+    else
+        same = py_int_read(m->o, key, &v) && v == m->want_int;
+    if (same)
         m->found = value;
-        return false;
-    }
-    return true;
+    return !same;
+}
+
+static uint64_t match_in(struct py_objects *o, uint64_t dict, struct match m)
+{
+    if (dict)
+        py_dict_items(o, dict, match_key, &m);
+    return m.found;
 }
 
 uint64_t py_dict_get_str(struct py_objects *o, uint64_t dict, const char *text)
 {
-    struct match m = {o, text, 0};
-    if (dict)
-        py_dict_items(o, dict, match_key, &m);
-    return m.found;
+    return match_in(o, dict, (struct match){o, text, 0, 0});
+}
+
+uint64_t py_dict_get_int(struct py_objects *o, uint64_t dict, int64_t key)
+{
+    return match_in(o, dict, (struct match){o, NULL, key, 0});
 }
 
 struct indexing {

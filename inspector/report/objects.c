@@ -208,8 +208,8 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     if (max_paths > 64)
         max_paths = 64;
     char(*paths)[4096] = malloc(max_paths * sizeof *paths);
-    struct cl_addrmap by_node = {
-        0}; /* heap node (number key) -> tensor, for tensors only C++ reaches */
+    /* heap node (number key) -> tensor, for tensors only C++ reaches */
+    struct cl_addrmap by_node = {0};
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
         if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])

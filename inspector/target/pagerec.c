@@ -24,8 +24,8 @@ static bool room_for_page(struct cl_pagerec *r)
 
 void cl_pagerec_add(struct cl_pagerec *r, uint64_t addr, int status, const void *page)
 {
-    if (r->oom ||
-        cl_addrmap_get(&r->index, cl_addrmap_number_key(addr / CL_PAGE_SIZE)) != UINT32_MAX)
+    uint64_t key = cl_addrmap_number_key(addr / CL_PAGE_SIZE);
+    if (r->oom || cl_addrmap_get(&r->index, key) != UINT32_MAX)
         return;
     if (r->n >= UINT32_MAX - 1 || !CL_VEC_RESERVE(r->v, r->n, r->cap) ||
         (status == 0 && !room_for_page(r))) {
@@ -33,8 +33,7 @@ void cl_pagerec_add(struct cl_pagerec *r, uint64_t addr, int status, const void 
         return;
     }
     bool inserted;
-    if (cl_addrmap_put(&r->index, cl_addrmap_number_key(addr / CL_PAGE_SIZE), (uint32_t)r->n,
-                       &inserted) == UINT32_MAX) {
+    if (cl_addrmap_put(&r->index, key, (uint32_t)r->n, &inserted) == UINT32_MAX) {
         r->oom = true;
         return;
     }
