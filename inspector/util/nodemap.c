@@ -6,8 +6,14 @@
 #include "util/vec.h"
 
 #define PAGE_SHIFT 12
-#define SLOT_SHIFT 4         /* a number per 16 bytes */
-#define CHUNK_ARRAYS 256     /* 256 KiB of arrays at a time */
+#define SLOT_SHIFT 4          /* a slot per 16 bytes */
+#define CHUNK_BYTES (64u << 10)
+
+/* A page's numbers grow by half through these sizes, so that at most a third of a block is
+ * unused: bench heaps' pages hold 40-odd objects each, a full page of 16-byte objects 256. */
+static const uint16_t block_sizes[CL_NODEMAP_BLOCK_SIZES] = {
+    4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, CL_NODEMAP_PER_PAGE,
+};
 
 static bool aligned(uint64_t addr)
 {
@@ -24,57 +30,112 @@ static uint64_t page_key(uint64_t addr)
     return cl_addrmap_number_key(addr >> PAGE_SHIFT);
 }
 
-/* A page's entry: its array's index, or NO_ARRAY; HAS_OTHERS when some of its objects are in
- * m->others. Never UINT32_MAX, which the map gives for a page with no entry. */
-#define NO_ARRAY 0x7ffffffeu
+/* A page's entry in by_page: its index in pages, or NO_PAGE for a page of large objects only;
+ * HAS_OTHERS when some of its objects are in m->others. Never UINT32_MAX, which the map gives
+ * for a page with no entry. */
+#define NO_PAGE 0x7ffffffeu
 #define HAS_OTHERS 0x80000000u
 
-/* The array of the page whose entry is v, or NULL. */
-static uint32_t *array_at(const struct cl_nodemap *m, uint32_t v)
+static const struct cl_nodemap_page *page_at(const struct cl_nodemap *m, uint32_t v)
 {
-    return (v & ~HAS_OTHERS) == NO_ARRAY ? NULL : m->arrays[v & ~HAS_OTHERS];
+    return (v & ~HAS_OTHERS) == NO_PAGE ? NULL : &m->pages[v & ~HAS_OTHERS];
+}
+
+/* How many of p's objects lie before slot, and whether one starts there. */
+static size_t rank(const struct cl_nodemap_page *p, size_t slot, bool *present)
+{
+    uint64_t word = p->starts[slot / 64], bit = 1ull << (slot % 64);
+    *present = (word & bit) != 0;
+    return p->before[slot / 64] + (size_t)__builtin_popcountll(word & (bit - 1));
 }
 
 uint32_t cl_nodemap_get(const struct cl_nodemap *m, uint64_t addr)
 {
     if (!aligned(addr))
         return cl_addrmap_get(&m->others, addr);
-    uint32_t v = cl_addrmap_get(&m->pages, page_key(addr));
+    uint32_t v = cl_addrmap_get(&m->by_page, page_key(addr));
     if (v == UINT32_MAX)
         return UINT32_MAX;
-    const uint32_t *a = array_at(m, v);
-    uint32_t n = a ? a[slot_in_page(addr)] : UINT32_MAX;
-    return n == UINT32_MAX && (v & HAS_OTHERS) ? cl_addrmap_get(&m->others, addr) : n;
+    const struct cl_nodemap_page *p = page_at(m, v);
+    if (p) {
+        bool present;
+        size_t k = rank(p, slot_in_page(addr), &present);
+        if (present)
+            return p->numbers[k];
+    }
+    return v & HAS_OTHERS ? cl_addrmap_get(&m->others, addr) : UINT32_MAX;
 }
 
-/* A new array, every number absent. */
-static uint32_t *new_array(struct cl_nodemap *m)
+/* A block of block_sizes[size] numbers: a free one, or carved from the chunk. */
+static uint32_t *block_new(struct cl_nodemap *m, size_t size)
 {
-    if (!m->chunk_left) {
+    void **free_list = &m->free_blocks[size];
+    if (*free_list) {   /* a free block's first 8 bytes link the next: every size holds them */
+        uint32_t *b = *free_list;
+        memcpy(free_list, b, sizeof *free_list);
+        return b;
+    }
+    size_t bytes = block_sizes[size] * sizeof(uint32_t);
+    if (m->chunk_left < bytes) {   /* the rest of the chunk, under 1 KiB, is left unused */
         if (!CL_VEC_RESERVE(m->chunks, m->nchunks, m->chunks_cap))
             return NULL;
-        uint32_t *c = malloc((size_t)CHUNK_ARRAYS * CL_NODEMAP_PER_PAGE * sizeof *c);
+        char *c = malloc(CHUNK_BYTES);
         if (!c)
             return NULL;
         m->chunks[m->nchunks++] = m->chunk = c;
-        m->chunk_left = CHUNK_ARRAYS;
+        m->chunk_left = CHUNK_BYTES;
     }
-    uint32_t *a = m->chunk;
-    m->chunk += CL_NODEMAP_PER_PAGE;
-    m->chunk_left--;
-    memset(a, 0xff, CL_NODEMAP_PER_PAGE * sizeof *a);
-    return a;
+    uint32_t *b = (uint32_t *)(void *)m->chunk;
+    m->chunk += bytes;
+    m->chunk_left -= bytes;
+    return b;
 }
 
-/* The entry of addr's page, made (with no array) if it has none; NULL when out of memory. */
+static void block_free(struct cl_nodemap *m, uint32_t *b, size_t size)
+{
+    memcpy(b, &m->free_blocks[size], sizeof m->free_blocks[size]);
+    m->free_blocks[size] = b;
+}
+
+/* The entry of addr's page, made (with no page) if it has none; NULL when out of memory. */
 static uint32_t *page_entry(struct cl_nodemap *m, uint64_t addr)
 {
     bool inserted;
     uint64_t key = page_key(addr);
-    uint32_t *v = cl_addrmap_value(&m->pages, key);
-    if (!v && cl_addrmap_put(&m->pages, key, NO_ARRAY, &inserted) != UINT32_MAX)
-        v = cl_addrmap_value(&m->pages, key);
+    uint32_t *v = cl_addrmap_value(&m->by_page, key);
+    if (!v && cl_addrmap_put(&m->by_page, key, NO_PAGE, &inserted) != UINT32_MAX)
+        v = cl_addrmap_value(&m->by_page, key);
     return v;
+}
+
+/* Gives the object at slot of p the number value, making room among p's numbers. */
+static bool page_put(struct cl_nodemap *m, struct cl_nodemap_page *p, size_t slot, uint32_t value)
+{
+    bool present;
+    size_t k = rank(p, slot, &present), last = CL_NODEMAP_PER_PAGE / 64 - 1;
+    if (present) {
+        p->numbers[k] = value;
+        return true;
+    }
+    size_t count = p->before[last] + (size_t)__builtin_popcountll(p->starts[last]);
+    if (!p->numbers || count == block_sizes[p->block_size]) {
+        size_t size = p->numbers ? p->block_size + 1u : 0;
+        uint32_t *b = block_new(m, size);
+        if (!b)
+            return false;
+        if (p->numbers) {
+            memcpy(b, p->numbers, count * sizeof *b);
+            block_free(m, p->numbers, p->block_size);
+        }
+        p->numbers = b;
+        p->block_size = (uint8_t)size;
+    }
+    memmove(&p->numbers[k + 1], &p->numbers[k], (count - k) * sizeof *p->numbers);
+    p->numbers[k] = value;
+    p->starts[slot / 64] |= 1ull << (slot % 64);
+    for (size_t w = slot / 64 + 1; w <= last; w++)
+        p->before[w]++;
+    return true;
 }
 
 bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint64_t size, uint32_t value)
@@ -89,24 +150,21 @@ bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint64_t size, uint32_t
         *v |= HAS_OTHERS;
         return cl_addrmap_put(&m->others, addr, value, &inserted) != UINT32_MAX;
     }
-    uint32_t *a = array_at(m, *v);
-    if (!a) {
-        if (m->narrays >= NO_ARRAY || !CL_VEC_RESERVE(m->arrays, m->narrays, m->arrays_cap) ||
-            !(a = new_array(m)))
+    if (!page_at(m, *v)) {
+        if (m->npages >= NO_PAGE || !CL_VEC_RESERVE(m->pages, m->npages, m->pages_cap))
             return false;
-        *v = (*v & HAS_OTHERS) | (uint32_t)m->narrays;
-        m->arrays[m->narrays++] = a;
+        m->pages[m->npages] = (struct cl_nodemap_page){.numbers = NULL};
+        *v = (*v & HAS_OTHERS) | (uint32_t)m->npages++;
     }
-    a[slot_in_page(addr)] = value;
-    return true;
+    return page_put(m, &m->pages[*v & ~HAS_OTHERS], slot_in_page(addr), value);
 }
 
 void cl_nodemap_prefetch(const struct cl_nodemap *m, uint64_t addr)
 {
-    uint32_t v = aligned(addr) ? cl_addrmap_get(&m->pages, page_key(addr)) : UINT32_MAX;
-    const uint32_t *a = v == UINT32_MAX ? NULL : array_at(m, v);
-    if (a)
-        __builtin_prefetch(&a[slot_in_page(addr)]);
+    uint32_t v = aligned(addr) ? cl_addrmap_get(&m->by_page, page_key(addr)) : UINT32_MAX;
+    const struct cl_nodemap_page *p = v == UINT32_MAX ? NULL : page_at(m, v);
+    if (p)
+        __builtin_prefetch(p);
 }
 
 void cl_nodemap_free(struct cl_nodemap *m)
@@ -114,8 +172,8 @@ void cl_nodemap_free(struct cl_nodemap *m)
     for (size_t i = 0; i < m->nchunks; i++)
         free(m->chunks[i]);
     free(m->chunks);
-    free(m->arrays);
-    cl_addrmap_free(&m->pages);
+    free(m->pages);
+    cl_addrmap_free(&m->by_page);
     cl_addrmap_free(&m->others);
     *m = (struct cl_nodemap){0};
 }

@@ -1,10 +1,11 @@
 /* Target addresses of objects to 32-bit node numbers, laid out like the target's memory. CPython
  * allocates objects of up to 512 bytes from pools of one size, 16-byte aligned and packed: each
- * 4 KiB page that holds such objects gets an array of a number per 16 bytes, found through a
- * small map of pages, so that objects walked together (a pool's neighbours) share cache lines and
- * nothing is ever rehashed. Larger objects come from malloc, a few to a page or one to many pages:
- * an array each would cost up to 1 KiB an object, so they go to a hash map, as does the rare
- * address that is not 16-byte aligned (a static object). */
+ * 4 KiB page that holds such objects gets a bit per 16 bytes that marks where an object starts
+ * and the numbers of its objects in address order, found through a small map of pages, so that
+ * objects walked together (a pool's neighbours) share cache lines, a page costs 4 bytes an object
+ * rather than 4 bytes a slot, and nothing is ever rehashed. Larger objects come from malloc, a
+ * few to a page or one to many pages: they go to a hash map, as does the rare address that is
+ * not 16-byte aligned (a static object). */
 #ifndef CULEAK_UTIL_NODEMAP_H
 #define CULEAK_UTIL_NODEMAP_H
 
@@ -14,21 +15,33 @@
 
 #include "util/addrmap.h"
 
+#define CL_NODEMAP_PER_PAGE 256
+#define CL_NODEMAP_SMALL 512 /* the largest object CPython's pools hold (SMALL_REQUEST_THRESHOLD) */
+#define CL_NODEMAP_BLOCK_SIZES 13
+
+/* The small objects of one page. An object's number is numbers[k] where k counts the objects
+ * before it: before[w] for the 64-slot words below its own, and a popcount within it. */
+struct cl_nodemap_page {
+    uint64_t starts[CL_NODEMAP_PER_PAGE / 64];
+    uint32_t *numbers;                        /* a block of the map's, NULL until the first */
+    uint8_t before[CL_NODEMAP_PER_PAGE / 64]; /* at most 192 */
+    uint8_t block_size;                       /* the block's size class */
+};
+
 struct cl_nodemap {
-    /* page number (cl_addrmap_number_key) -> its array's index, and whether `others` holds
+    /* page number (cl_addrmap_number_key) -> its index in pages, and whether `others` holds
      * some of its objects */
-    struct cl_addrmap pages;
-    uint32_t **arrays; /* CL_NODEMAP_PER_PAGE numbers each, UINT32_MAX where none */
-    size_t narrays, arrays_cap;
-    uint32_t *chunk; /* the arrays are carved from chunks of CHUNK_ARRAYS */
+    struct cl_addrmap by_page;
+    struct cl_nodemap_page *pages;
+    size_t npages, pages_cap;
+    /* numbers' blocks, carved from chunks; a block outgrown goes to its size's free list */
+    void *free_blocks[CL_NODEMAP_BLOCK_SIZES];
+    char *chunk;
     size_t chunk_left;
-    uint32_t **chunks;
+    char **chunks;
     size_t nchunks, chunks_cap;
     struct cl_addrmap others; /* large objects, and addresses that are not 16-byte aligned */
 };
-
-#define CL_NODEMAP_PER_PAGE 256
-#define CL_NODEMAP_SMALL 512 /* the largest object CPython's pools hold (SMALL_REQUEST_THRESHOLD) */
 
 /* The number of addr, or UINT32_MAX. */
 uint32_t cl_nodemap_get(const struct cl_nodemap *m, uint64_t addr);

@@ -43,13 +43,13 @@ static void test_large_objects(void)
     CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x10000, LARGE, 1));
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10000), 1);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10010), UINT32_MAX);
-    CU_ASSERT_EQUAL(m.narrays, 0);
+    CU_ASSERT_EQUAL(m.npages, 0);
     /* then a small one on the same page (malloc'ed objects when pools are off), and the other
      * way round: each found where it was put */
     CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x10800, SMALL, 2));
     CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x20000, SMALL, 3));
     CU_ASSERT_TRUE(cl_nodemap_put(&m, 0x20400, LARGE, 4));
-    CU_ASSERT_EQUAL(m.narrays, 2);
+    CU_ASSERT_EQUAL(m.npages, 2);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10000), 1);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x10800), 2);
     CU_ASSERT_EQUAL(cl_nodemap_get(&m, 0x20000), 3);
@@ -62,13 +62,13 @@ static void test_large_objects(void)
     for (uint32_t i = 0; i < 1000; i++)
         wrong += cl_nodemap_get(&m, 0x100000 + 4096ull * i) != 100 + i;
     CU_ASSERT_EQUAL(wrong, 0);
-    CU_ASSERT_EQUAL(m.narrays, 2);
+    CU_ASSERT_EQUAL(m.npages, 2);
     cl_nodemap_free(&m);
 }
 
 static void test_many_pages(void)
 {
-    /* A heap's worth: every 16 bytes of 8 MiB (more pages than one chunk of arrays holds), in
+    /* A heap's worth: every 16 bytes of 8 MiB (more than one chunk of blocks holds), in
      * an order that jumps between pages, and one odd address in each page. */
     struct cl_nodemap m = {0};
     const uint64_t base = 0x7f0000000000ull, n = (8u << 20) / 16;
@@ -89,12 +89,36 @@ static void test_many_pages(void)
     cl_nodemap_free(&m);
 }
 
+static void test_page_numbers(void)
+{
+    /* 40 objects of 96 bytes, put from the page's end down: each number goes in before the
+     * others, and the page's block grows to hold 40, not a number per slot. */
+    struct cl_nodemap m = {0};
+    const uint64_t page = 0x55550000ull;
+    for (uint32_t i = 40; i-- > 0;)
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, page + 96 * i, 96, 1000 + i));
+    uint32_t wrong = 0;
+    for (uint32_t i = 0; i < 40; i++)
+        wrong += cl_nodemap_get(&m, page + 96 * i) != 1000 + i;
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, page + 96 * 40), UINT32_MAX);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, page + 16), UINT32_MAX); /* inside an object */
+    CU_ASSERT_EQUAL(m.npages, 1);
+    CU_ASSERT_EQUAL(m.pages[0].block_size, 7); /* block_sizes[7] is 48 */
+    /* a number given again replaces the old one */
+    CU_ASSERT_TRUE(cl_nodemap_put(&m, page + 96 * 3, 96, 7));
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, page + 96 * 3), 7);
+    CU_ASSERT_EQUAL(cl_nodemap_get(&m, page + 96 * 4), 1004);
+    cl_nodemap_free(&m);
+}
+
 void register_util_nodemap_tests(void)
 {
     static const struct tu_test tests[] = {
         {"put and get, aligned and not", test_put_get},
         {"large objects in the hash map, beside small ones", test_large_objects},
         {"a heap's worth of pages", test_many_pages},
+        {"a page's numbers in address order", test_page_numbers},
         {NULL, NULL},
     };
     tu_add_suite("util/nodemap", tests);
