@@ -82,6 +82,18 @@ dropped:
                                   "bytes are incomplete");
 }
 
+/* Whether type_bytes has an entry for the type at index, grown with zeros if need be. */
+static bool type_bytes_room(struct py_heap *h, uint32_t index)
+{
+    while (index >= h->type_bytes_cap) {
+        size_t old = h->type_bytes_cap;
+        if (!cl_vec_grow((void **)&h->type_bytes, &h->type_bytes_cap, sizeof *h->type_bytes))
+            return false;
+        memset(h->type_bytes + old, 0, (h->type_bytes_cap - old) * sizeof *h->type_bytes);
+    }
+    return true;
+}
+
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
 {
     struct py_heap *h = e->h;
@@ -110,10 +122,12 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         }
         h->cap = (uint32_t)cap;
     }
-    if (!cl_nodemap_put(&h->index, dst, py_object_size(&h->objects, dst, ty), h->n)) {
+    uint64_t size = py_object_size(&h->objects, dst, ty);
+    if (!type_bytes_room(h, ty->index) || !cl_nodemap_put(&h->index, dst, size, h->n)) {
         h->nodes_dropped++;
         return;
     }
+    h->type_bytes[ty->index] += size;
     uint8_t tracked = 0;
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         /* PyGC_Head._gc_next sits right before the object */
@@ -523,6 +537,7 @@ void py_heap_free(struct py_heap *h)
     free(h->roots);
     free(h->root_kinds);
     free(h->nodes);
+    free(h->type_bytes);
     free(h->edges.first);
     free(h->edges.dst);
     free(h->edges.payload);

@@ -82,6 +82,8 @@ struct py_heap {
     uint32_t n, cap;
     uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root */
     struct cl_nodemap index;  /* address -> node */
+    uint64_t *type_bytes;     /* by type index: the bytes of its objects, summed by the walk */
+    size_t type_bytes_cap;
     char **roots;
     uint8_t *root_kinds;      /* enum py_root_kind, per root */
     uint32_t nroots;

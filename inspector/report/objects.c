@@ -36,7 +36,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         c->type = py_node_type(h, i);
         n += !c->count++;
         c->tracked += node->tracked;
-        c->bytes += py_object_size(&h->objects, node->addr, c->type);
+        c->bytes = h->type_bytes[node->type];
     }
     if (counts)
         qsort(counts, h->objects.ntypes, sizeof *counts, by_count);
