@@ -32,6 +32,8 @@ struct py_type {
     int8_t nn_module;          /* derives from torch.nn.Module: -1 until known, then 0 or 1 */
 };
 
+#define PY_SHARED_KEYS_KEPT 64 /* 3.11+ share at most 30 keys (SHARED_KEYS_MAX_SIZE) */
+
 struct py_objects {
     struct py_runtime *rt;
     struct cl_addrmap type_index;
@@ -45,6 +47,14 @@ struct py_objects {
     /* Allocations that failed here (a type not cached, a slot not recorded): each makes the
      * graph miss something, so the walk that uses these says so (py_heap_build's warnings). */
     uint64_t oom;
+    /* The last shared keys table of a split dict or of instances' values read (referents.c):
+     * instances of one class share one, and the walk meets them in a row. The memory a walk
+     * reads does not change under it, so the keys stay valid; addr is 0 when none is kept. */
+    struct {
+        uint64_t addr;
+        uint32_t n;
+        uint64_t key[PY_SHARED_KEYS_KEPT];
+    } shared_keys;
 };
 
 void py_objects_init(struct py_objects *o, struct py_runtime *rt);

@@ -85,11 +85,43 @@ static bool read_keys(struct py_objects *o, uint64_t keys, struct dict_keys *k)
     return true;
 }
 
+/* The keys of a split table's shared keys object, read once for all the instances of a class
+ * the walk meets in a row; NULL when they cannot be read or are too many to keep. */
+static const uint64_t *shared_keys(struct py_objects *o, uint64_t keys, uint32_t *n)
+{
+    if (keys != o->shared_keys.addr) {
+        struct dict_keys k;
+        unsigned char buf[PY_SHARED_KEYS_KEPT * 24];
+        o->shared_keys.addr = 0;
+        if (!keys || !read_keys(o, keys, &k) || k.nentries > PY_SHARED_KEYS_KEPT ||
+            cl_read(o->rt->t, k.entries, buf, (size_t)k.nentries * k.entry_size) != 0)
+            return NULL;
+        for (int64_t i = 0; i < k.nentries; i++)
+            memcpy(&o->shared_keys.key[i], buf + (size_t)i * k.entry_size + k.key_at,
+                   sizeof *o->shared_keys.key);
+        o->shared_keys.n = (uint32_t)k.nentries;
+        o->shared_keys.addr = keys;
+    }
+    *n = o->shared_keys.n;
+    return o->shared_keys.key;
+}
+
 /* Calls fn(key, value) for each live entry; values from `values` (a split table) when given.
  * False when the entries cannot be read (nor allocated: then they are not read either). */
 static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
                          bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg)
 {
+    uint32_t nkeys;
+    const uint64_t *key = values ? shared_keys(o, keys, &nkeys) : NULL;
+    if (key) {
+        uint64_t vals[PY_SHARED_KEYS_KEPT];
+        if (cl_read(o->rt->t, values, vals, nkeys * sizeof *vals) != 0)
+            return false;
+        for (uint32_t i = 0; i < nkeys; i++)
+            if (key[i] && vals[i] && !fn(arg, key[i], vals[i]))
+                break;
+        return true;
+    }
     struct dict_keys k;
     if (!keys || !read_keys(o, keys, &k))
         return false;
