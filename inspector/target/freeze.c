@@ -260,8 +260,12 @@ static int copy_run_of(void *arg, uint64_t from, uint64_t to)
 
 static int copy_region(struct cl_frozen_region *r, const struct cl_freeze_source *src)
 {
-    if (!map_region(r))
-        return CL_E_INTERNAL;
+    if (!r->data) {   /* not reserved (a debugger's process, a mapping new since): fault it in
+                       * as the reservation does, cheaper than a fault per page in the read */
+        if (!map_region(r))
+            return CL_E_INTERNAL;
+        foreach_run(r, populate_run, r);
+    }
     struct copying c = {r, src};
     return foreach_run(r, copy_run_of, &c);
 }
