@@ -16,8 +16,8 @@ small instances, and K CPU tensors (default 2000) held from a global list. For e
   core      `culeak objects --core` on a gcore of the same process; its ratio to live
   RSS/obj   culeak's own structures: peak RSS of `objects` less that of `info` (which copies
             the same memory but walks nothing), per object
-  gdb       the plugin's share in gdb: `culeak-objects` in gdb -p less gdb -p alone, against the
-            CLI's `objects`
+  gdb       the plugin's share in gdb: the CPU gdb -p spends in `culeak-objects` (gdb's process
+            time around the command), against the CLI's `objects`
   anchors   (sizes up to --anchors-up-to, default the smallest) objgraph.find_backref_chain on a
             sample of 50 tensors and a gc.get_referrers search on 5, run inside the target,
             extrapolated to all K tensors, against `culeak tensors` (which names every holder of
@@ -130,11 +130,23 @@ def gcore(pid, path):
 
 
 def gdb_share(pid, runs):
-    """CPU of culeak-objects inside gdb -p, less that of gdb -p alone (attach, symbols, detach)."""
-    base = ["gdb", "-nx", "-batch", "-iex", "set pagination off", "-p", str(pid), "-x", PLUGIN]
-    alone = best(base, runs)[0]
-    plugin = best(base + ["-ex", "culeak-objects --json"], runs)[0]
-    return plugin - alone, alone
+    """The CPU gdb -p spends in culeak-objects, measured by gdb's Python around the command,
+    the least of runs; and that of the whole gdb run (attach, symbols, detach). Subtracting a run
+    of gdb alone instead left a difference of two 6-9 s numbers that vary by a second."""
+    argv = ["gdb", "-nx", "-batch", "-iex", "set pagination off", "-p", str(pid), "-x", PLUGIN,
+            "-ex", "python import time; t0 = time.process_time()",
+            "-ex", "culeak-objects --json",
+            "-ex", "python print('culeak-objects CPU %f' % (time.process_time() - t0))"]
+    shares, whole = [], []
+    for _ in range(runs):
+        with tempfile.TemporaryFile(mode="w+") as out:
+            whole.append(run(argv, out)[0])
+            out.seek(0)
+            shares += [float(line.split()[-1]) for line in out
+                       if line.startswith("culeak-objects CPU ")]
+    if len(shares) != runs:
+        raise SystemExit("gdb did not run culeak-objects: %s" % " ".join(argv))
+    return min(shares), min(whole)
 
 
 def ensure_objgraph():
@@ -159,7 +171,7 @@ def measure(n, args, anchors):
         t.ask("gap")
         run([CULEAK, "objects", "--json", "--pid", pid])
         r["pause"] = t.ask("gap")
-        r["gdb_cpu"], r["gdb_alone_cpu"] = gdb_share(t.pid, args.runs)
+        r["gdb_cpu"], r["gdb_whole_cpu"] = gdb_share(t.pid, args.runs)
         with tempfile.TemporaryDirectory(dir=args.tmp) as d:
             core = os.path.join(d, "core")
             gcore(t.pid, core)
