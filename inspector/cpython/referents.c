@@ -112,13 +112,13 @@ static bool keys_foreach(struct py_objects *o, uint64_t keys, uint64_t values,
                          bool (*fn)(void *arg, uint64_t key, uint64_t value), void *arg)
 {
     uint32_t nkeys;
-    const uint64_t *key = values ? shared_keys(o, keys, &nkeys) : NULL;
-    if (key) {
+    const uint64_t *shared = values ? shared_keys(o, keys, &nkeys) : NULL;
+    if (shared) {
         uint64_t vals[PY_SHARED_KEYS_KEPT];
         if (cl_read(o->rt->t, values, vals, nkeys * sizeof *vals) != 0)
             return false;
         for (uint32_t i = 0; i < nkeys; i++)
-            if (key[i] && vals[i] && !fn(arg, key[i], vals[i]))
+            if (shared[i] && vals[i] && !fn(arg, shared[i], vals[i]))
                 break;
         return true;
     }

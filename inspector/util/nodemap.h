@@ -23,9 +23,9 @@
  * before it: before[w] for the 64-slot words below its own, and a popcount within it. */
 struct cl_nodemap_page {
     uint64_t starts[CL_NODEMAP_PER_PAGE / 64];
-    uint32_t *numbers;                        /* a block of the map's, NULL until the first */
+    uint32_t *numbers; /* a block of the map's, NULL until the first */
     uint8_t before[CL_NODEMAP_PER_PAGE / 64]; /* at most 192 */
-    uint8_t block_size;                       /* the block's size class */
+    uint8_t block_size; /* the block's size class */
 };
 
 struct cl_nodemap {
