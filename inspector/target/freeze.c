@@ -187,19 +187,6 @@ static int foreach_run(struct cl_frozen_region *r, int (*fn)(void *arg, uint64_t
     return 0;
 }
 
-/* r's memory, mapped if it is not yet. */
-static bool map_region(struct cl_frozen_region *r)
-{
-    if (r->data)
-        return true;
-    void *data = mmap(NULL, (size_t)(r->end - r->start), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (data == MAP_FAILED)
-        return false;
-    r->data = data;
-    return true;
-}
-
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
 #endif
@@ -216,14 +203,25 @@ static int populate_run(void *arg, uint64_t from, uint64_t to)
     return 0;
 }
 
+/* r's memory, mapped and faulted in if it is not yet. */
+static bool reserve_region(struct cl_frozen_region *r)
+{
+    if (r->data)
+        return true;
+    void *data = mmap(NULL, (size_t)(r->end - r->start), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (data == MAP_FAILED)
+        return false;
+    r->data = data;
+    foreach_run(r, populate_run, r);
+    return true;
+}
+
 int cl_freeze_reserve(struct cl_frozen *f)
 {
-    for (size_t i = 0; i < f->n; i++) {
-        struct cl_frozen_region *r = &f->v[i];
-        if (!map_region(r))
+    for (size_t i = 0; i < f->n; i++)
+        if (!reserve_region(&f->v[i]))
             return CL_E_INTERNAL;
-        foreach_run(r, populate_run, r);
-    }
     return 0;
 }
 
@@ -260,12 +258,10 @@ static int copy_run_of(void *arg, uint64_t from, uint64_t to)
 
 static int copy_region(struct cl_frozen_region *r, const struct cl_freeze_source *src)
 {
-    if (!r->data) {   /* not reserved (a debugger's process, a mapping new since): fault it in
-                       * as the reservation does, cheaper than a fault per page in the read */
-        if (!map_region(r))
-            return CL_E_INTERNAL;
-        foreach_run(r, populate_run, r);
-    }
+    /* Reserved now if it was not before (a debugger's process, a mapping new since): cheaper
+     * than a fault per page inside the read. */
+    if (!reserve_region(r))
+        return CL_E_INTERNAL;
     struct copying c = {r, src};
     return foreach_run(r, copy_run_of, &c);
 }
