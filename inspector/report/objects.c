@@ -33,10 +33,12 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
     for (uint32_t i = 0; counts && i < h->n; i++) {
         const struct py_node *node = &h->nodes[i];
         struct type_count *c = &counts[node->type];
-        c->type = py_node_type(h, i);
-        n += !c->count++;
+        if (!c->count++) { /* the type's first object */
+            n++;
+            c->type = py_node_type(h, i);
+            c->bytes = h->type_bytes[node->type];
+        }
         c->tracked += node->tracked;
-        c->bytes = h->type_bytes[node->type];
     }
     if (counts)
         qsort(counts, h->objects.ntypes, sizeof *counts, by_count);
