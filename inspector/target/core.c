@@ -222,9 +222,14 @@ static void core_close(struct cl_target *t)
     free(c);
 }
 
-static const unsigned char *core_resident(struct cl_target *t, uint64_t addr, size_t len)
+static bool core_resident(struct cl_target *t, uint64_t addr, struct cl_window *w)
 {
-    return dumped(t->impl, addr, len);
+    const struct core *c = t->impl;
+    const struct segment *s = segment_at(c, addr);
+    if (!s || addr - s->vaddr >= s->filesz)
+        return false;
+    *w = (struct cl_window){s->vaddr, s->filesz, c->map + s->offset};
+    return true;
 }
 
 static const struct cl_target_ops core_ops = {

@@ -89,13 +89,14 @@ static void dump_close(struct cl_target *t)
     free(d);
 }
 
-static const unsigned char *dump_resident(struct cl_target *t, uint64_t addr, size_t len)
+static bool dump_resident(struct cl_target *t, uint64_t addr, struct cl_window *w)
 {
-    struct dump *d = t->impl;
+    const struct dump *d = t->impl;
     const struct run *r = run_at(d, addr);
-    if (!r || r->kind != CL_DUMP_RUN_DATA || len > r->end - addr)
-        return NULL;
-    return d->data + r->offset + (addr - r->start);
+    if (!r || r->kind != CL_DUMP_RUN_DATA)
+        return false;
+    *w = (struct cl_window){r->start, r->end - r->start, d->data + r->offset};
+    return true;
 }
 
 static const struct cl_target_ops dump_ops = {

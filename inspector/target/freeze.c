@@ -306,23 +306,32 @@ int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *he
     return 0;
 }
 
-const unsigned char *cl_frozen_bytes(struct cl_frozen *f, uint64_t addr, size_t len)
+/* How far a span reaches either side of its address's page in a region with unreadable pages:
+ * a bound on the bits looked at, not on what can be read. */
+#define SPAN_PAGES 64
+
+const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
+                                    uint64_t *len)
 {
-    if (f->last >= f->n || addr < f->v[f->last].start || addr >= f->v[f->last].end) {
-        size_t i = region_of(f, addr);
-        if (i == SIZE_MAX)
-            return NULL;
-        f->last = i;
-    }
-    const struct cl_frozen_region *r = &f->v[f->last];
-    if (len > r->end - addr)
+    size_t i = region_of(f, addr);
+    if (i == SIZE_MAX)
         return NULL;
-    if (r->unreadable)
-        for (uint64_t p = (addr - r->start) / CL_PAGE_SIZE;
-             p <= (addr + len - 1 - r->start) / CL_PAGE_SIZE; p++)
-            if (bit(r->unreadable, p))
-                return NULL;
-    return r->data + (addr - r->start);
+    const struct cl_frozen_region *r = &f->v[i];
+    uint64_t first = 0, end = (r->end - r->start) / CL_PAGE_SIZE;
+    if (r->unreadable) {
+        uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
+        if (bit(r->unreadable, page))
+            return NULL;
+        first = end = page;
+        while (first > 0 && page - first < SPAN_PAGES && !bit(r->unreadable, first - 1))
+            first--;
+        while (++end < (r->end - r->start) / CL_PAGE_SIZE && end - page < SPAN_PAGES &&
+               !bit(r->unreadable, end))
+            ;
+    }
+    *start = r->start + first * CL_PAGE_SIZE;
+    *len = (end - first) * CL_PAGE_SIZE;
+    return r->data + first * CL_PAGE_SIZE;
 }
 
 void cl_frozen_free(struct cl_frozen *f)

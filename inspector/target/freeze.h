@@ -32,7 +32,6 @@ struct cl_frozen_region {
 struct cl_frozen {
     struct cl_frozen_region *v; /* sorted by start, as the mappings they copy */
     size_t n;
-    size_t last;                /* the region cl_frozen_bytes found last: reads come in runs */
     uint64_t bytes;             /* to copy: the pages not absent */
 };
 
@@ -59,10 +58,11 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
 /* Whether the copy holds page-aligned addr (*held); if it does, 0 and the page in out, or
  * CL_E_UNREADABLE for a page the copy could not read. */
 int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held);
-/* The copy's bytes at [addr, addr + len) in place, when one region holds them all and every page
- * of them was read; NULL otherwise (then cl_frozen_page says why). The walk's reads, without a
- * page cache between it and memory that is already here. */
-const unsigned char *cl_frozen_bytes(struct cl_frozen *f, uint64_t addr, size_t len);
+/* The run of pages of one region, each of them read, that holds addr: *len bytes from *start,
+ * in place at the pointer returned; NULL when no region holds addr or its page could not be read
+ * (then cl_frozen_page says why). The walk reads the copy there, with no page cache between. */
+const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
+                                    uint64_t *len);
 void cl_frozen_free(struct cl_frozen *f);
 
 #endif

@@ -407,10 +407,11 @@ static void live_close(struct cl_target *t)
     free(lv);
 }
 
-static const unsigned char *live_resident(struct cl_target *t, uint64_t addr, size_t len)
+static bool live_resident(struct cl_target *t, uint64_t addr, struct cl_window *w)
 {
     struct live *lv = t->impl;
-    return cl_frozen_bytes(&lv->frozen, addr, len);
+    w->data = cl_frozen_span(&lv->frozen, addr, &w->start, &w->len);
+    return w->data != NULL;
 }
 
 static const struct cl_target_ops live_ops = {

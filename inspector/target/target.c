@@ -93,7 +93,22 @@ void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, .
     t->err = t->gone_why;
 }
 
-int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+/* The resident range that holds addr, or NULL: one of the last found, or the target's. */
+static const struct cl_window *resident(struct cl_target *t, uint64_t addr)
+{
+    for (unsigned i = 0; i < CL_RECENT_WINDOWS; i++)
+        if (addr - t->recent[i].start < t->recent[i].len)
+            return &t->recent[i];
+    struct cl_window *w = &t->recent[t->next_recent++ % CL_RECENT_WINDOWS];
+    if (t->ops->resident(t, addr, w))
+        return w;
+    *w = (struct cl_window){0};
+    return NULL;
+}
+
+/* From the target's resident memory, whose range around addr becomes the window, or else from
+ * the page cache. */
+int cl_read_outside(struct cl_target *t, uint64_t addr, void *buf, size_t len)
 {
     if (len == 0)
         return 0;
@@ -106,10 +121,10 @@ int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
         return cl_error_set(&t->err, CL_E_UNREADABLE, "read of %zu bytes at 0x%llx wraps around",
                             len, (unsigned long long)addr);
     /* A dump being recorded sees every page through fill_page. */
-    const unsigned char *here =
-        t->ops->resident && !t->record ? t->ops->resident(t, addr, len) : NULL;
-    if (here) {
-        memcpy(buf, here, len);
+    const struct cl_window *w = t->ops->resident && !t->record ? resident(t, addr) : NULL;
+    if (w && len <= w->len - (addr - w->start)) {
+        t->window = *w;
+        memcpy(buf, w->data + (addr - w->start), len);
         return 0;
     }
     /* Fail fast, without a syscall, on addresses no mapping covers: most garbage pointers. */
@@ -128,16 +143,6 @@ int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
         cl_error_set(&t->err, rc, "cannot read %zu bytes at 0x%llx (%s)", len,
                      (unsigned long long)addr, cl_status_name(rc));
     return rc;
-}
-
-int cl_read_u64(struct cl_target *t, uint64_t addr, uint64_t *out)
-{
-    return cl_read(t, addr, out, sizeof *out);
-}
-
-int cl_read_u32(struct cl_target *t, uint64_t addr, uint32_t *out)
-{
-    return cl_read(t, addr, out, sizeof *out);
 }
 
 int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "target/filerec.h"
 #include "target/mappings.h"
@@ -24,14 +25,22 @@ struct cl_thread {
 
 struct cl_target;
 
+#define CL_RECENT_WINDOWS 4
+
+/* Target memory held in place: [start, start + len) at data. */
+struct cl_window {
+    uint64_t start, len;
+    const unsigned char *data;
+};
+
 struct cl_target_ops {
     /* Reads one whole page at a page-aligned address: 0 or a cl_status, message in t->err. */
     int (*read_page)(struct cl_target *t, uint64_t addr, void *page);
     void (*close)(struct cl_target *t);
-    /* Optional: the bytes at [addr, addr + len) where this process already holds them all (a
-     * live target's copy, a core's or a dump's mapped file), or NULL to read them through the
-     * page cache. */
-    const unsigned char *(*resident)(struct cl_target *t, uint64_t addr, size_t len);
+    /* Optional: the range around addr whose bytes this process already holds in place, every
+     * one readable (a live target's copy, a core's or a dump's mapped file); false to read addr
+     * through the page cache. */
+    bool (*resident)(struct cl_target *t, uint64_t addr, struct cl_window *w);
 };
 
 /* How file-backed memory that a core does not contain is found on this machine. */
@@ -72,6 +81,12 @@ struct cl_target {
     bool resumed;
     double stopped_seconds;
     uint64_t bytes_read; /* by every cl_read so far: what progress lines report */
+    /* The resident range the last read outside it came from (ops->resident): cl_read serves the
+     * reads inside it inline, which are most of a walk's millions of 8-byte reads. The walk moves
+     * between a few (an object's pool, its dict's values, its type), so the last ones are kept. */
+    struct cl_window window;
+    struct cl_window recent[CL_RECENT_WINDOWS];
+    unsigned next_recent;
     /* `culeak dump --allocator-only`, and a dump it wrote: the Python heap is not walked (the
      * session refuses it), so only the runtimes and the CUDA allocator are read. */
     bool allocator_only;
@@ -116,11 +131,30 @@ int cl_target_went_away(const struct cl_target *t, struct cl_error *err);
 void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* cl_read of what its window does not hold. */
+int cl_read_outside(struct cl_target *t, uint64_t addr, void *buf, size_t len);
 /* Reads exactly len bytes or fails with a cl_status (message in t->err). Bounds and mapping
  * checks are done here, so walkers may pass any address they read from the target. */
-int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len);
-int cl_read_u64(struct cl_target *t, uint64_t addr, uint64_t *out);
-int cl_read_u32(struct cl_target *t, uint64_t addr, uint32_t *out);
+static inline int cl_read(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+{
+    const struct cl_window *w = &t->window;
+    /* len <= PTRDIFF_MAX holds for every window: it tells the compiler so, for a constant len */
+    if (len <= PTRDIFF_MAX && addr - w->start < w->len && len <= w->len - (addr - w->start) &&
+        !t->gone) {
+        memcpy(buf, w->data + (addr - w->start), len);
+        t->bytes_read += len;
+        return 0;
+    }
+    return cl_read_outside(t, addr, buf, len);
+}
+static inline int cl_read_u64(struct cl_target *t, uint64_t addr, uint64_t *out)
+{
+    return cl_read(t, addr, out, sizeof *out);
+}
+static inline int cl_read_u32(struct cl_target *t, uint64_t addr, uint32_t *out)
+{
+    return cl_read(t, addr, out, sizeof *out);
+}
 /* The pointer at addr, or 0 when it is NULL or cannot be read: walkers treat both as "no edge". */
 static inline uint64_t cl_read_ptr_or_0(struct cl_target *t, uint64_t addr)
 {

@@ -105,6 +105,10 @@ static void test_round_trip(void)
         CU_ASSERT_EQUAL(cl_read(t, BASE + pn * CL_PAGE_SIZE, page, sizeof page), 0);
         CU_ASSERT(memcmp(page, fake_mem + pn * CL_PAGE_SIZE, sizeof page) == 0);
     }
+    /* across the end of the data run into the zero run: more than the window holds */
+    unsigned char across[16];
+    CU_ASSERT_EQUAL(cl_read(t, BASE + 3 * CL_PAGE_SIZE - 8, across, sizeof across), 0);
+    CU_ASSERT(memcmp(across, fake_mem + 3 * CL_PAGE_SIZE - 8, sizeof across) == 0);
     /* the failed read fails the same way; the target goes on */
     CU_ASSERT_EQUAL(cl_read(t, BASE + BAD_PAGE * CL_PAGE_SIZE, page, 8), CL_E_UNREADABLE);
     CU_ASSERT(!t->gone);

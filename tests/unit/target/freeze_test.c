@@ -161,28 +161,35 @@ static void test_copy_and_pages(void)
     cl_mappings_free(&ms);
 }
 
-/* The walk's reads in place: within one region and only over pages that were read. */
-static void test_bytes_in_place(void)
+/* The span of a read address, checked against the region's start and length. */
+static void check_span(struct cl_frozen *f, uint64_t addr, uint64_t start_page, uint64_t pages)
+{
+    uint64_t start = 0, len = 0;
+    const unsigned char *p = cl_frozen_span(f, addr, &start, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(start, BASE + start_page * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(len, pages * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(p[0], (unsigned char)(start_page * CL_PAGE_SIZE * 7 + start_page));
+}
+
+/* The walk's reads in place: a whole region, or around a page that could not be read, the pages
+ * read next to the address's (at most 64 either side). */
+static void test_span_in_place(void)
 {
     struct cl_mappings ms;
     struct cl_frozen f;
     (void)frozen_three(&f, &ms);
-    const unsigned char *p = cl_frozen_bytes(&f, BASE + 1, 2);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    CU_ASSERT_EQUAL(p[0], 7);
-    /* across a page boundary inside a region, then from the other region (the hint moves) */
-    CU_ASSERT_PTR_NOT_NULL(cl_frozen_bytes(&f, BASE + CL_PAGE_SIZE - 4, 8));
-    p = cl_frozen_bytes(&f, BASE + 401 * CL_PAGE_SIZE, 8);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    CU_ASSERT_EQUAL(p[0], (unsigned char)(401 * CL_PAGE_SIZE * 7 + 401));
-    CU_ASSERT_PTR_NOT_NULL(cl_frozen_bytes(&f, BASE + 2, 8));
-    /* a page that could not be read, a range touching it, past a region's end, outside any */
-    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 400 * CL_PAGE_SIZE + 8, 8));
-    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 400 * CL_PAGE_SIZE - 4, 8));
-    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 300 * CL_PAGE_SIZE - 4, 8));
-    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + 305 * CL_PAGE_SIZE, 8));
-    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE - 8, 8));
-    CU_ASSERT_PTR_NULL(cl_frozen_bytes(&f, BASE + PAGES * CL_PAGE_SIZE - 4, 8));
+    check_span(&f, BASE + 1, 0, 300);
+    check_span(&f, BASE + 299 * CL_PAGE_SIZE + 4095, 0, 300);
+    check_span(&f, BASE + 401 * CL_PAGE_SIZE, 401, 64);   /* page 400 failed */
+    check_span(&f, BASE + 399 * CL_PAGE_SIZE + 8, 335, 65);
+    check_span(&f, BASE + 599 * CL_PAGE_SIZE, 535, 65);
+    /* a page that could not be read, a page not copied, outside any mapping */
+    uint64_t start, len;
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE + 400 * CL_PAGE_SIZE + 8, &start, &len));
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE + 305 * CL_PAGE_SIZE, &start, &len));
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE - 8, &start, &len));
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE + PAGES * CL_PAGE_SIZE, &start, &len));
     cl_frozen_free(&f);
     cl_mappings_free(&ms);
 }
@@ -296,7 +303,7 @@ void register_target_freeze_tests(void)
     static const struct tu_test tests[] = {
         {"which mappings are copied", test_wants},
         {"a copy with an unreadable page", test_copy_and_pages},
-        {"the copy read in place", test_bytes_in_place},
+        {"the copy read in place", test_span_in_place},
         {"memory reserved before the stop, adopted after", test_reserved_then_adopted},
         {"untouched anonymous pages are not read", test_untouched_pages},
         {"the process goes away while copied", test_gone_while_copying},
