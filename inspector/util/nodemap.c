@@ -25,16 +25,22 @@ static size_t slot_in_page(uint64_t addr)
     return (size_t)(addr >> SLOT_SHIFT) & (CL_NODEMAP_PER_PAGE - 1);
 }
 
-static uint64_t page_key(uint64_t addr)
+static uint64_t group_key(uint64_t addr)
 {
-    return cl_addrmap_number_key(addr >> PAGE_SHIFT);
+    return cl_addrmap_number_key((addr >> PAGE_SHIFT) / CL_NODEMAP_GROUP_PAGES);
 }
 
-/* A page's entry in by_page: its index in pages, or NO_PAGE for a page of large objects only;
- * HAS_OTHERS when some of its objects are in m->others. Never UINT32_MAX, which the map gives
- * for a page with no entry. */
+/* A page's entry: its index in pages, or NO_PAGE for a page with no small objects; HAS_OTHERS
+ * when some of its objects are in m->others. */
 #define NO_PAGE 0x7ffffffeu
 #define HAS_OTHERS 0x80000000u
+
+/* addr's page's entry (NO_PAGE when its group has none yet). */
+static uint32_t entry_of(const struct cl_nodemap *m, uint64_t addr)
+{
+    uint32_t g = cl_addrmap_get(&m->by_group, group_key(addr));
+    return g == UINT32_MAX ? NO_PAGE : m->groups[g][(addr >> PAGE_SHIFT) % CL_NODEMAP_GROUP_PAGES];
+}
 
 static const struct cl_nodemap_page *page_at(const struct cl_nodemap *m, uint32_t v)
 {
@@ -53,9 +59,7 @@ uint32_t cl_nodemap_get(const struct cl_nodemap *m, uint64_t addr)
 {
     if (!aligned(addr))
         return cl_addrmap_get(&m->others, addr);
-    uint32_t v = cl_addrmap_get(&m->by_page, page_key(addr));
-    if (v == UINT32_MAX)
-        return UINT32_MAX;
+    uint32_t v = entry_of(m, addr);
     const struct cl_nodemap_page *p = page_at(m, v);
     if (p) {
         bool present;
@@ -97,15 +101,22 @@ static void block_free(struct cl_nodemap *m, uint32_t *b, size_t size)
     m->free_blocks[size] = b;
 }
 
-/* The entry of addr's page, made (with no page) if it has none; NULL when out of memory. */
+/* The entry of addr's page, in a new group of NO_PAGE entries if it has none; NULL when out of
+ * memory. */
 static uint32_t *page_entry(struct cl_nodemap *m, uint64_t addr)
 {
-    bool inserted;
-    uint64_t key = page_key(addr);
-    uint32_t *v = cl_addrmap_value(&m->by_page, key);
-    if (!v && cl_addrmap_put(&m->by_page, key, NO_PAGE, &inserted) != UINT32_MAX)
-        v = cl_addrmap_value(&m->by_page, key);
-    return v;
+    uint64_t key = group_key(addr);
+    uint32_t g = cl_addrmap_get(&m->by_group, key);
+    if (g == UINT32_MAX) {
+        bool inserted;
+        if (!CL_VEC_RESERVE(m->groups, m->ngroups, m->groups_cap) ||
+            cl_addrmap_put(&m->by_group, key, (uint32_t)m->ngroups, &inserted) == UINT32_MAX)
+            return NULL;
+        g = (uint32_t)m->ngroups++;
+        for (size_t i = 0; i < CL_NODEMAP_GROUP_PAGES; i++)
+            m->groups[g][i] = NO_PAGE;
+    }
+    return &m->groups[g][(addr >> PAGE_SHIFT) % CL_NODEMAP_GROUP_PAGES];
 }
 
 /* Gives the object at slot of p the number value, making room among p's numbers. */
@@ -161,8 +172,7 @@ bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint64_t size, uint32_t
 
 void cl_nodemap_prefetch(const struct cl_nodemap *m, uint64_t addr)
 {
-    uint32_t v = aligned(addr) ? cl_addrmap_get(&m->by_page, page_key(addr)) : UINT32_MAX;
-    const struct cl_nodemap_page *p = v == UINT32_MAX ? NULL : page_at(m, v);
+    const struct cl_nodemap_page *p = aligned(addr) ? page_at(m, entry_of(m, addr)) : NULL;
     if (p)
         __builtin_prefetch(p);
 }
@@ -173,7 +183,8 @@ void cl_nodemap_free(struct cl_nodemap *m)
         free(m->chunks[i]);
     free(m->chunks);
     free(m->pages);
-    cl_addrmap_free(&m->by_page);
+    free(m->groups);
+    cl_addrmap_free(&m->by_group);
     cl_addrmap_free(&m->others);
     *m = (struct cl_nodemap){0};
 }

@@ -1,7 +1,7 @@
 /* Target addresses of objects to 32-bit node numbers, laid out like the target's memory. CPython
  * allocates objects of up to 512 bytes from pools of one size, 16-byte aligned and packed: each
  * 4 KiB page that holds such objects gets a bit per 16 bytes that marks where an object starts
- * and the numbers of its objects in address order, found through a small map of pages, so that
+ * and the numbers of its objects in address order, found through groups of 64 pages, so that
  * objects walked together (a pool's neighbours) share cache lines, a page costs 4 bytes an object
  * rather than 4 bytes a slot, and nothing is ever rehashed. Larger objects come from malloc, a
  * few to a page or one to many pages: they go to a hash map, as does the rare address that is
@@ -28,10 +28,17 @@ struct cl_nodemap_page {
     uint8_t block_size; /* the block's size class */
 };
 
+#define CL_NODEMAP_GROUP_PAGES 64
+
 struct cl_nodemap {
-    /* page number (cl_addrmap_number_key) -> its index in pages, and whether `others` holds
-     * some of its objects */
-    struct cl_addrmap by_page;
+    /* Each page's entry: its index in pages, and whether `others` holds some of its objects. The
+     * entries of 64 neighbouring pages (256 KiB, a pymalloc arena or a quarter of one) lie
+     * together in a group, found by its number (cl_addrmap_number_key) in by_group: a few
+     * thousand groups for a heap of gigabytes, a map that stays in the cache, where one of
+     * pages would not. */
+    struct cl_addrmap by_group;
+    uint32_t (*groups)[CL_NODEMAP_GROUP_PAGES];
+    size_t ngroups, groups_cap;
     struct cl_nodemap_page *pages;
     size_t npages, pages_cap;
     /* numbers' blocks, carved from chunks; a block outgrown goes to its size's free list */
