@@ -15,8 +15,9 @@ small instances, and K CPU tensors (default 2000) held from a global list. For e
             of R runs), the walk's own (the system CPU is mostly the copy)
   pause     the longest gap the target's own 1 ms watchdog thread saw during `objects --pid`
   core      `culeak objects --core` on a gcore of the same process; its ratio to live
-  RSS/obj   culeak's own structures: peak RSS of `objects` less that of `info` (which copies
-            the same memory but walks nothing), per object
+  RSS/obj   culeak's own structures: peak RSS of `objects`, and of `tensors` (the holders'
+            graph, dominators and paths besides), less that of `info` (which copies the same
+            memory but walks nothing), per object
   gdb       the plugin's share in gdb: the CPU gdb -p spends in `culeak-objects` (gdb's process
             time around the command), against the CLI's `objects`
   anchors   (sizes up to --anchors-up-to, default the smallest) objgraph.find_backref_chain on a
@@ -171,7 +172,8 @@ def measure(n, args, anchors):
         r["floor_fresh_cpu"] = min(floor_read(t.pid, fresh=True)[1] for _ in range(args.runs))
         r["live_cpu"], r["live_rss"], r["live_user"] = best(
             [CULEAK, "objects", "--json", "--pid", pid], args.runs)
-        r["tensors_cpu"] = best([CULEAK, "tensors", "--json", "--pid", pid], args.runs)[0]
+        r["tensors_cpu"], r["tensors_rss"], _ = best([CULEAK, "tensors", "--json", "--pid", pid],
+                                                     args.runs)
         r["info_rss"] = best([CULEAK, "info", "--json", "--pid", pid], 1)[1]
         t.ask("gap")
         run([CULEAK, "objects", "--json", "--pid", pid])
@@ -195,18 +197,20 @@ def measure(n, args, anchors):
     r["user_ns_per_object"] = r["live_user"] / obj * 1e9
     r["core_ratio"] = r["core_cpu"] / r["live_cpu"]
     r["rss_per_object"] = (r["live_rss"] - r["info_rss"]) / obj
+    r["tensors_rss_per_object"] = (r["tensors_rss"] - r["info_rss"]) / obj
     r["gdb_ratio"] = r["gdb_cpu"] / r["live_cpu"]
     return r
 
 
 def row(r):
     s = ("%6.2fM %5d MiB %6.3fs %6.3fs | %6.2fs %5.1fx %4.1fx %4.0f ns, user %5.2fs %4.0f ns | "
-         "%6.2fs | %6.3fs | %6.2fs %4.2fx | %5.0f B | %6.2fs %4.2fx" % (
+         "%6.2fs | %6.3fs | %6.2fs %4.2fx | %3.0f / %3.0f B | %6.2fs %4.2fx" % (
              r["objects"] / 1e6, r["floor_bytes"] >> 20, r["floor_cpu"], r["floor_fresh_cpu"],
              r["live_cpu"], r["live_ratio"], r["live_fresh_ratio"], r["ns_per_object"],
              r["live_user"], r["user_ns_per_object"],
              r["tensors_cpu"], r["pause"], r["core_cpu"],
-             r["core_ratio"], r["rss_per_object"], r["gdb_cpu"], r["gdb_ratio"]))
+             r["core_ratio"], r["rss_per_object"], r["tensors_rss_per_object"], r["gdb_cpu"],
+             r["gdb_ratio"]))
     if "objgraph_per_tensor" in r:
         k = r["tensors"]
         s += "\n         anchors, %d tensors: objgraph %.2f s a tensor (%.0f s for all), " \
@@ -238,8 +242,11 @@ def goals(rows):
     yield ("pause within 2x the floor + 50 ms",
            all(r["pause"] <= 2 * r["floor_cpu"] + 0.05 for r in rows),
            ", ".join("%.3f s (limit %.3f)" % (r["pause"], 2 * r["floor_cpu"] + 0.05) for r in rows))
-    yield ("own structures <= 96 bytes an object", all(r["rss_per_object"] <= 96 for r in rows),
-           ", ".join("%.0f B" % r["rss_per_object"] for r in rows))
+    # `tensors` holds what `objects` does and the holders' graph, dominators and paths besides.
+    yield ("own structures <= 96 bytes an object",
+           all(max(r["rss_per_object"], r["tensors_rss_per_object"]) <= 96 for r in rows),
+           ", ".join("%.0f B (tensors %.0f B)" % (r["rss_per_object"], r["tensors_rss_per_object"])
+                     for r in rows))
     yield ("plugin in gdb within 1.2x the CLI", all(r["gdb_ratio"] <= 1.2 for r in rows),
            ", ".join("%.2fx" % r["gdb_ratio"] for r in rows))
     yield ("core and live within 1.2x", all(1 / 1.2 <= r["core_ratio"] <= 1.2 for r in rows),
@@ -263,7 +270,7 @@ def main():
     up_to = args.anchors_up_to or min(args.sizes)
     print("load average %.2f %.2f %.2f, %d CPUs" % (os.getloadavg() + (os.cpu_count(),)))
     print("objects  floor    read    fresh | live objects CPU, x read, x fresh, of it user | "
-          "tensors | pause  | core         | RSS/obj | gdb plugin")
+          "tensors | pause  | core         | RSS/obj objects / tensors | gdb plugin")
     rows = []
     for n in args.sizes:
         rows.append(measure(n, args, n <= up_to))
