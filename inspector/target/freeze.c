@@ -317,7 +317,7 @@ const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, ui
     if (i == SIZE_MAX)
         return NULL;
     const struct cl_frozen_region *r = &f->v[i];
-    uint64_t first = 0, end = (r->end - r->start) / CL_PAGE_SIZE;
+    uint64_t pages = (r->end - r->start) / CL_PAGE_SIZE, first = 0, end = pages;
     if (r->unreadable) {
         uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
         if (bit(r->unreadable, page))
@@ -325,8 +325,7 @@ const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, ui
         first = end = page;
         while (first > 0 && page - first < SPAN_PAGES && !bit(r->unreadable, first - 1))
             first--;
-        while (++end < (r->end - r->start) / CL_PAGE_SIZE && end - page < SPAN_PAGES &&
-               !bit(r->unreadable, end))
+        while (++end < pages && end - page < SPAN_PAGES && !bit(r->unreadable, end))
             ;
     }
     *start = r->start + first * CL_PAGE_SIZE;

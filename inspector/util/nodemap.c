@@ -30,6 +30,11 @@ static uint64_t group_key(uint64_t addr)
     return cl_addrmap_number_key((addr >> PAGE_SHIFT) / CL_NODEMAP_GROUP_PAGES);
 }
 
+static size_t page_in_group(uint64_t addr)
+{
+    return (size_t)(addr >> PAGE_SHIFT) % CL_NODEMAP_GROUP_PAGES;
+}
+
 /* A page's entry: its index in pages, or NO_PAGE for a page with no small objects; HAS_OTHERS
  * when some of its objects are in m->others. */
 #define NO_PAGE 0x7ffffffeu
@@ -39,7 +44,7 @@ static uint64_t group_key(uint64_t addr)
 static uint32_t entry_of(const struct cl_nodemap *m, uint64_t addr)
 {
     uint32_t g = cl_addrmap_get(&m->by_group, group_key(addr));
-    return g == UINT32_MAX ? NO_PAGE : m->groups[g][(addr >> PAGE_SHIFT) % CL_NODEMAP_GROUP_PAGES];
+    return g == UINT32_MAX ? NO_PAGE : m->groups[g][page_in_group(addr)];
 }
 
 static const struct cl_nodemap_page *page_at(const struct cl_nodemap *m, uint32_t v)
@@ -116,7 +121,7 @@ static uint32_t *page_entry(struct cl_nodemap *m, uint64_t addr)
         for (size_t i = 0; i < CL_NODEMAP_GROUP_PAGES; i++)
             m->groups[g][i] = NO_PAGE;
     }
-    return &m->groups[g][(addr >> PAGE_SHIFT) % CL_NODEMAP_GROUP_PAGES];
+    return &m->groups[g][page_in_group(addr)];
 }
 
 /* Gives the object at slot of p the number value, making room among p's numbers. */
