@@ -147,7 +147,7 @@ struct py_emitter {
     void *arg;
 };
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
-/* Starts loading what py_emit of dst will look up first (cl_addrmap_prefetch). */
+/* Starts loading what py_emit of dst will look up first (cl_nodemap_prefetch). */
 void py_heap_prefetch(const struct py_heap *h, uint64_t dst);
 /* Counts something of family whose contents could not be read (a container's items, a frame's
  * locals) in objects.unreadable, so that the walk says what it skipped; lookups that build

@@ -53,14 +53,6 @@ uint32_t cl_addrmap_get(const struct cl_addrmap *m, uint64_t key)
     return key_at(m->slots, i) ? m->slots[3 * i + 2] : UINT32_MAX;
 }
 
-uint32_t *cl_addrmap_value(struct cl_addrmap *m, uint64_t key)
-{
-    if (!m->cap || !key)
-        return NULL;
-    size_t i = probe(m->slots, m->cap, key);
-    return key_at(m->slots, i) ? &m->slots[3 * i + 2] : NULL;
-}
-
 /* Lookups land all over a table of hundreds of MB: with 4 KiB pages most of them would also miss
  * the TLB (twice over in a virtual machine). Advice only; the kernel may decline. */
 static void prefer_huge_pages(void *p, size_t size)
@@ -100,12 +92,6 @@ uint32_t cl_addrmap_find(struct cl_addrmap *m, uint64_t key, size_t *slot)
         return m->slots[3 * i + 2];
     *slot = i;
     return UINT32_MAX;
-}
-
-void cl_addrmap_prefetch(const struct cl_addrmap *m, uint64_t key)
-{
-    if (m->cap)
-        __builtin_prefetch(&m->slots[3 * slot_of(key, m->cap)]);
 }
 
 void cl_addrmap_insert_at(struct cl_addrmap *m, size_t slot, uint64_t key, uint32_t value)

@@ -17,8 +17,6 @@ struct cl_addrmap {
 void cl_addrmap_free(struct cl_addrmap *m);
 /* The value for key, or UINT32_MAX. */
 uint32_t cl_addrmap_get(const struct cl_addrmap *m, uint64_t key);
-/* Where key's value is kept, to change it in place (until m next grows), or NULL. */
-uint32_t *cl_addrmap_value(struct cl_addrmap *m, uint64_t key);
 /* Inserts key if absent; returns its value (existing, or value when inserted), UINT32_MAX on
  * allocation failure. *inserted tells which. */
 uint32_t cl_addrmap_put(struct cl_addrmap *m, uint64_t key, uint32_t value, bool *inserted);
@@ -36,9 +34,6 @@ static inline uint64_t cl_addrmap_number_key(uint64_t n)
     return (n + 1) << 8 | (n & 31) << 3;
 }
 
-/* Starts loading the cache line a lookup of key will read: for a caller with many keys in hand
- * (a list's items), a few lookups ahead, so that their misses overlap. */
-void cl_addrmap_prefetch(const struct cl_addrmap *m, uint64_t key);
 void cl_addrmap_insert_at(struct cl_addrmap *m, size_t slot, uint64_t key, uint32_t value);
 
 #endif
