@@ -49,19 +49,21 @@ static bool library_file(const char *path)
 
 #define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit */
 
-/* Records the edge from the node being expanded (or from a root) to node dst. A failed
- * allocation drops the edge and says so once: paths stay right, holders may be missing. */
-static void add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst, enum py_edge edge,
-                     uint64_t payload)
+/* Records the edge from the node being expanded (or from a root) to node dst; returns its id
+ * (in root_edges for a root's), or PY_NO_EDGE. A failed allocation drops the edge and says so
+ * once. */
+static uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst,
+                         enum py_edge edge, uint64_t payload)
 {
     if (e->from == PY_NO_NODE) {
         if (e->root == PY_NO_NODE)
-            return;   /* the GC lists: not a reference */
-        if (!CL_VEC_RESERVE(h->root_edges, h->nroot_edges, h->root_edges_cap))
+            return PY_NO_EDGE;   /* the GC lists: not a reference */
+        if (h->nroot_edges >= PY_NO_EDGE ||
+            !CL_VEC_RESERVE(h->root_edges, h->nroot_edges, h->root_edges_cap))
             goto dropped;
-        h->root_edges[h->nroot_edges++] =
+        h->root_edges[h->nroot_edges] =
             (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload, h->nodes[dst].addr}};
-        return;
+        return (uint32_t)h->nroot_edges++;
     }
     struct py_edges *g = &h->edges;
     if (g->n == g->cap) {   /* dst, payload and kind grow together, at dst's capacity */
@@ -74,12 +76,13 @@ static void add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst
     }
     g->dst[g->n] = dst;
     g->payload[g->n] = payload;
-    g->kind[g->n++] = (uint8_t)edge;
-    return;
+    g->kind[g->n] = (uint8_t)edge;
+    return (uint32_t)g->n++;
 dropped:
     if (!h->edges_dropped++)
-        cl_note_add(&h->warnings, "out of memory recording references: holders and retained "
-                                  "bytes are incomplete");
+        cl_note_add(&h->warnings, "out of memory recording references: holders, retained "
+                                  "bytes and paths are incomplete");
+    return PY_NO_EDGE;
 }
 
 /* Whether type_bytes has an entry for the type at index, grown with zeros if need be. */
@@ -132,9 +135,9 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     if (ty->flags & PY_TPFLAGS_HAVE_GC)
         /* PyGC_Head._gc_next sits right before the object */
         tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
-    h->nodes[h->n] =
-        (struct py_node){dst, payload, e->from, e->root, ty->index, (uint8_t)edge, tracked};
-    add_edge(h, e, h->n++, edge, payload);
+    h->nodes[h->n] = (struct py_node){dst, e->from, e->root, ty->index, tracked, PY_NO_EDGE};
+    h->nodes[h->n].via = add_edge(h, e, h->n, edge, payload);
+    h->n++;
 }
 
 void py_emit_skipped(struct py_emitter *e, enum py_family family)
@@ -1027,6 +1030,17 @@ static void render_steps(struct py_heap *h, const char *root, const struct py_st
         memcpy(buf + cap - 5, " …", 5);
 }
 
+/* The step that found node i. */
+static struct py_step found_by(const struct py_heap *h, uint32_t i)
+{
+    const struct py_node *nd = &h->nodes[i];
+    if (nd->via == PY_NO_EDGE)
+        return (struct py_step){PY_E_SELF, 0, nd->addr};
+    if (nd->parent == PY_NO_NODE)
+        return h->root_edges[nd->via].step;
+    return (struct py_step){h->edges.kind[nd->via], h->edges.payload[nd->via], nd->addr};
+}
+
 /* The steps from node i's root down to i (root first); returns how many (at most cap) and sets
  * *root, or 0 when i is unreachable. */
 static size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step *steps, size_t cap,
@@ -1037,7 +1051,7 @@ static size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step 
     if (i >= h->nreachable)
         return 0;
     for (uint32_t c = i; c != PY_NO_NODE && n < cap; c = h->nodes[c].parent) {
-        steps[n++] = (struct py_step){h->nodes[c].edge, h->nodes[c].payload, h->nodes[c].addr};
+        steps[n++] = found_by(h, c);
         r = h->nodes[c].root;
     }
     if (r >= h->nroots)
@@ -1139,8 +1153,7 @@ static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
     const struct py_node *node = &h->nodes[i];
     for (size_t k = 0; k < h->nroot_edges; k++) {
         const struct py_root_edge *r = &h->root_edges[k];
-        if (r->dst != i || (node->parent == PY_NO_NODE && node->root == r->root &&
-                            node->edge == r->step.edge && node->payload == r->step.payload))
+        if (r->dst != i || (node->parent == PY_NO_NODE && node->via == k))
             continue;
         if (CL_VEC_RESERVE(v, n, cap))
             v[n++] = (struct referrer){PY_NO_NODE, r->root, 0, r->step};
@@ -1153,17 +1166,13 @@ static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
         else
             hi = mid;
     }
-    bool tree_edge_seen = false;
     for (size_t k = lo; hi && k < h->edges.n && h->edges.dst[h->edges.by_dst[k]] == i; k++) {
         uint32_t e = h->edges.by_dst[k], src = edge_src(h, e);
         struct py_step step = {h->edges.kind[e], h->edges.payload[e], h->nodes[i].addr};
         if (src >= h->nreachable || src == i)
             continue;
-        if (!tree_edge_seen && src == node->parent && step.edge == node->edge &&
-            step.payload == node->payload) {
-            tree_edge_seen = true;
+        if (node->parent != PY_NO_NODE && e == node->via)
             continue;
-        }
         if (CL_VEC_RESERVE(v, n, cap))
             v[n++] = (struct referrer){src, h->nodes[src].root, depth(h, src), step};
     }

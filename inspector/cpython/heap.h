@@ -49,14 +49,16 @@ enum py_root_kind {
     PY_ROOT_OTHER,            /* exceptions, thread state, sys, builtins, gc.garbage */
 };
 
-struct py_node {   /* 32 bytes: there is one per object of the target */
+#define PY_NO_EDGE UINT32_MAX
+
+struct py_node {   /* 24 bytes: there is one per object of the target */
     uint64_t addr;
-    uint64_t payload;
     uint32_t parent;          /* PY_NO_NODE for a root's own referents */
     uint32_t root;            /* index into roots, or PY_NO_NODE for unreachable objects */
-    uint32_t type;            /* index into objects.types (py_node_type) */
-    uint8_t edge;             /* enum py_edge */
-    uint8_t tracked;          /* on a GC list (_gc_next != 0) */
+    uint32_t type : 31;       /* index into objects.types (py_node_type) */
+    uint32_t tracked : 1;     /* on a GC list (_gc_next != 0) */
+    uint32_t via;             /* the edge that found it: into root_edges when parent is
+                                 PY_NO_NODE, else into edges; PY_NO_EDGE for none */
 };
 
 /* Every reference between nodes, grouped by source: node i's edges are [first[i], first[i+1]).
