@@ -1,5 +1,5 @@
-/* Building the holder model: one graph over Python objects, holders, tensors, autograd nodes and
- * storages; its dominator tree for retained bytes; a walk from every holder that reaches any
+/* Building the holder model on the holders' graph (holders/graph.h): the dominator tree of the
+ * part of it that reaches a storage for retained bytes; a walk from every holder that reaches any
  * storage for reachable bytes and paths. */
 #include "holders/holders.h"
 
@@ -9,216 +9,25 @@
 
 #include "cpython/path.h"
 #include "graph/dominators.h"
+#include "holders/graph.h"
 #include "util/notes.h"
 #include "util/vec.h"
 
-#define NOT_HOLDER UINT32_MAX
-#define ORIGIN_HIDDEN UINT32_MAX     /* an edge that prints nothing (tensor -> storage) */
+#define NONE HG_NONE
+#define NOT_HOLDER HG_NOT_HOLDER
 #define MAX_VISITS 500000000ull      /* vertex visits over all holders' walks */
-
-/* Vertex numbering: 0 the super-root, then roots, holders, heap nodes, tensors, graph nodes and
- * storages, each a contiguous range. */
-struct layout {
-    uint32_t roots, holders, heap, tensors, nodes, storages, n;
-};
-
-/* A holder before it is named: where it leaves from and what it points at. */
-struct pending {
-    uint32_t root, target;   /* heap root; heap node */
-    struct py_step steps[2]; /* the step into a namespace dict (or none), then the reference */
-    uint8_t nsteps;
-};
 
 struct builder {
     struct py_heap *h;
     const struct torch_tensors *tt;
     const struct cc_allocator *a;
     struct cl_holders *out;
-    struct layout at;
-    uint8_t *barrier;            /* per heap node: 1 a root's namespace dict, 2 a module */
-    struct pending *holders;
-    size_t nholders, holders_cap;
-    uint32_t *root_edge_holder;  /* per root edge: its holder, or NOT_HOLDER */
-    struct cl_addrmap ns_first;  /* namespace heap node (number key) -> its first holder */
-    struct cl_addrmap tensor_of; /* heap node (number key) -> tensor */
-    /* the graph */
-    uint32_t *first, *dst, *origin;
-    size_t nedges, edges_cap;
+    struct holder_graph g;
+    uint32_t *model;             /* per holder of g: its index in out->v, or NOT_HOLDER */
     char (*arrow)[64], (*grad_fn)[72];   /* per graph node: " → Name", ".grad_fn → Name" */
     uint64_t *bytes;             /* per storage */
     int *device;                 /* per storage: index into out->devices */
 };
-
-/* ---- holders ---- */
-
-static bool is_dict_step(const struct py_step *s)
-{
-    return s->edge == PY_E_NAMED && strcmp((const char *)(uintptr_t)s->payload, ".__dict__") == 0;
-}
-
-static bool add_pending(struct builder *b, struct pending p)
-{
-    if (!CL_VEC_RESERVE(b->holders, b->nholders, b->holders_cap))
-        return false;
-    b->holders[b->nholders++] = p;
-    return true;
-}
-
-/* Roots' namespace dicts give a holder per entry; a root's other references are holders
- * themselves; module objects only pass through. */
-static int find_holders(struct builder *b)
-{
-    struct py_heap *h = b->h;
-    if (!(b->barrier = calloc(h->n ? h->n : 1, 1)) ||
-        !(b->root_edge_holder = malloc((h->nroot_edges + 1) * sizeof *b->root_edge_holder)))
-        return CL_E_INTERNAL;
-    for (uint32_t i = 0; i < h->n; i++) {
-        if (py_node_type(h, i)->family == PY_F_MODULE)
-            b->barrier[i] = 2;
-    }
-    for (size_t k = 0; k < h->nroot_edges; k++) {
-        const struct py_root_edge *r = &h->root_edges[k];
-        b->root_edge_holder[k] = NOT_HOLDER;
-        if (b->barrier[r->dst])
-            continue;
-        if (is_dict_step(&r->step)) {
-            b->barrier[r->dst] = 1;
-            bool inserted;
-            if (cl_addrmap_put(&b->ns_first, cl_addrmap_number_key(r->dst), (uint32_t)b->nholders,
-                               &inserted) == UINT32_MAX)
-                return CL_E_INTERNAL;
-            for (uint32_t e = h->edges.first[r->dst]; e < h->edges.first[r->dst + 1]; e++) {
-                uint32_t dst = h->edges.dst[e];
-                struct pending p = {
-                    r->root,
-                    dst,
-                    {r->step, {h->edges.kind[e], h->edges.payload[e], h->nodes[dst].addr}},
-                    2};
-                if (!add_pending(b, p))
-                    return CL_E_INTERNAL;
-            }
-            continue;
-        }
-        b->root_edge_holder[k] = (uint32_t)b->nholders;
-        if (!add_pending(b, (struct pending){r->root, r->dst, {r->step}, 1}))
-            return CL_E_INTERNAL;
-    }
-    return 0;
-}
-
-/* ---- the graph ---- */
-
-static uint32_t heap_vertex(const struct builder *b, uint32_t i)
-{
-    return b->at.heap + i;
-}
-
-/* The kind of end a heap, tensor or node vertex is, and where that kind's range starts. */
-static enum torch_end vertex_end(const struct builder *b, uint32_t v)
-{
-    return v >= b->at.nodes     ? TORCH_END_NODE
-           : v >= b->at.tensors ? TORCH_END_TENSOR
-                                : TORCH_END_PYOBJ;
-}
-
-static uint32_t end_base(const struct builder *b, enum torch_end end)
-{
-    return end == TORCH_END_NODE     ? b->at.nodes
-           : end == TORCH_END_TENSOR ? b->at.tensors
-                                     : b->at.heap;
-}
-
-static uint32_t end_vertex(const struct builder *b, uint8_t end, uint32_t i)
-{
-    return end_base(b, (enum torch_end)end) + i;
-}
-
-/* Appends an edge out of the vertex being built; dst and origin grow together. */
-static bool edge(struct builder *b, uint32_t dst, uint32_t origin)
-{
-    if (b->nedges >= UINT32_MAX - 1)
-        return false;
-    if (b->nedges == b->edges_cap) {
-        size_t cap = b->edges_cap;
-        if (!cl_vec_grow((void **)&b->dst, &cap, sizeof *b->dst) ||
-            !cl_vec_resize((void **)&b->origin, cap, sizeof *b->origin))
-            return false;
-        b->edges_cap = cap;
-    }
-    b->dst[b->nedges] = dst;
-    b->origin[b->nedges++] = origin;
-    return true;
-}
-
-/* The out-edges of every vertex, in vertex order (so first[] fills as we go). */
-static int build_graph(struct builder *b)
-{
-    struct py_heap *h = b->h;
-    const struct torch_tensors *tt = b->tt;
-    const struct layout *at = &b->at;
-    /* root edges grouped by root (counting sort), so each root's are found once */
-    uint32_t *by_root = malloc((h->nroot_edges + 1) * sizeof *by_root);
-    size_t *root_first = calloc((size_t)h->nroots + 2, sizeof *root_first);
-    if (!by_root || !root_first || !(b->first = malloc(((size_t)at->n + 1) * sizeof *b->first))) {
-        free(by_root);
-        free(root_first);
-        return CL_E_INTERNAL;
-    }
-    for (size_t k = 0; k < h->nroot_edges; k++)
-        root_first[h->root_edges[k].root + 2]++;
-    for (uint32_t r = 0; r < h->nroots; r++)
-        root_first[r + 2] += root_first[r + 1];
-    for (size_t k = 0; k < h->nroot_edges; k++)
-        by_root[root_first[h->root_edges[k].root + 1]++] = (uint32_t)k;
-    bool ok = true;
-    for (uint32_t v = 0; v < at->n && ok; v++) {
-        b->first[v] = (uint32_t)b->nedges;
-        if (v == 0) {
-            for (uint32_t r = 0; r < h->nroots && ok; r++)
-                ok = edge(b, at->roots + r, ORIGIN_HIDDEN);
-        } else if (v < at->holders) {   /* a root: its namespaces, modules and holders */
-            uint32_t r = v - at->roots;
-            for (size_t i = root_first[r]; i < root_first[r + 1] && ok; i++) {
-                uint32_t k = by_root[i];
-                ok = edge(b,
-                          b->root_edge_holder[k] != NOT_HOLDER
-                              ? at->holders + b->root_edge_holder[k]
-                              : heap_vertex(b, h->root_edges[k].dst),
-                          ORIGIN_HIDDEN);
-            }
-        } else if (v < at->heap) {
-            ok = edge(b, heap_vertex(b, b->holders[v - at->holders].target), ORIGIN_HIDDEN);
-        } else if (v < at->tensors) {
-            uint32_t i = v - at->heap, k;
-            uint32_t holder = b->barrier[i] == 1
-                                  ? cl_addrmap_get(&b->ns_first, cl_addrmap_number_key(i))
-                                  : NOT_HOLDER;
-            for (uint32_t e = h->edges.first[i]; e < h->edges.first[i + 1] && ok; e++)
-                ok = edge(b,
-                          holder != NOT_HOLDER ? at->holders + holder++
-                                               : heap_vertex(b, h->edges.dst[e]),
-                          e);
-            if (ok && (k = cl_addrmap_get(&b->tensor_of, cl_addrmap_number_key(i))) != UINT32_MAX)
-                ok = edge(b, at->tensors + k, ORIGIN_HIDDEN);
-        } else if (v < at->nodes) {
-            const struct torch_tensor *x = &tt->v[v - at->tensors];
-            if (x->storage_index != UINT32_MAX)
-                ok = edge(b, at->storages + x->storage_index, ORIGIN_HIDDEN);
-        }
-        size_t nlinks = 0;   /* C++ references out of v */
-        const struct torch_link *l =
-            v >= at->heap && v < at->storages
-                ? torch_links_from(tt, vertex_end(b, v), v - end_base(b, vertex_end(b, v)), &nlinks)
-                : NULL;
-        for (size_t k = 0; ok && k < nlinks; k++)
-            ok = edge(b, end_vertex(b, l[k].dst_end, l[k].dst),
-                      (uint32_t)(h->edges.n + (size_t)(l + k - tt->links)));
-    }
-    free(by_root);
-    free(root_first);
-    b->first[at->n] = (uint32_t)b->nedges;
-    return ok ? 0 : CL_E_INTERNAL;
-}
 
 /* ---- bytes per device ---- */
 
@@ -274,29 +83,48 @@ static int storage_bytes(struct builder *b)
     return 0;
 }
 
+/* Each holder's bytes by device, now that the devices are known: most heaps have one or two,
+ * and a holder per module global. */
+static int holder_bytes(struct builder *b)
+{
+    struct cl_holders *hs = b->out;
+    size_t nd = hs->ndevices;
+    if (!(hs->device_bytes = calloc(2 * nd * hs->n + 1, sizeof *hs->device_bytes)))
+        return CL_E_INTERNAL;
+    for (uint32_t j = 0; j < hs->n; j++) {
+        hs->v[j].retained = hs->device_bytes + 2 * nd * j;
+        hs->v[j].reachable = hs->v[j].retained + nd;
+    }
+    return 0;
+}
+
 /* ---- retained bytes ---- */
 
+/* On the subgraph: every path from the super-root to a storage lies in it, so its dominators
+ * there are the whole graph's. */
 static int retained(struct builder *b)
 {
-    const struct layout *at = &b->at;
-    struct cl_graph g = {at->n, b->first, b->dst};
-    uint32_t *idom = malloc((size_t)at->n * sizeof *idom),
-             *order = malloc((size_t)at->n * sizeof *order);
+    const struct hg_layout *at = &b->g.at;
+    const struct hg_subgraph *sg = &b->g.sub;
+    struct cl_graph g = {sg->n, sg->first, sg->dst};
+    uint32_t *idom = malloc(((size_t)sg->n + 1) * sizeof *idom),
+             *order = malloc(((size_t)sg->n + 1) * sizeof *order);
     uint32_t nordered = 0;
-    int rc = idom && order ? cl_dominators(&g, 0, idom, order, &nordered) : CL_E_INTERNAL;
-    /* nearest holder above each vertex in the dominator tree, reusing order's preorder */
-    uint32_t *near = rc ? NULL : malloc((size_t)at->n * sizeof *near);
+    int rc = idom && order ? cl_dominators(&g, sg->of[0], idom, order, &nordered) : CL_E_INTERNAL;
+    /* nearest holder (a vertex) above each sub-vertex in the dominator tree, reusing order's
+     * preorder */
+    uint32_t *near = rc ? NULL : malloc(((size_t)sg->n + 1) * sizeof *near);
     if (!rc && !near)
         rc = CL_E_INTERNAL;
     for (uint32_t k = 0; !rc && k < nordered; k++) {
-        uint32_t v = order[k];
+        uint32_t x = order[k], v = sg->vertex[x];
         bool holder = v >= at->holders && v < at->heap;
-        near[v] = holder ? v : v == 0 ? NOT_HOLDER : near[idom[v]];
+        near[x] = holder ? v : k == 0 ? NOT_HOLDER : near[idom[x]];
     }
     for (uint32_t s = 0; !rc && s < b->tt->nstorages; s++) {
-        uint32_t v = at->storages + s;
-        if (idom[v] != CL_GRAPH_NONE && near[v] != NOT_HOLDER && b->device[s] >= 0)
-            b->out->v[near[v] - at->holders].retained[b->device[s]] += b->bytes[s];
+        uint32_t x = sg->of[at->storages + s];
+        if (x != NONE && idom[x] != NONE && near[x] != NOT_HOLDER && b->device[s] >= 0)
+            b->out->v[b->model[near[x] - at->holders]].retained[b->device[s]] += b->bytes[s];
     }
     free(idom);
     free(order);
@@ -307,42 +135,47 @@ static int retained(struct builder *b)
 /* ---- walks from each holder ---- */
 
 struct walk {
-    /* per vertex, for the current holder's walk: the edge that reached it and the vertex it left
-     * from, how deep it is and how many of those steps are indices */
+    /* per sub-vertex, for the current holder's walk: the edge that reached it and the sub-vertex
+     * it left from, how deep it is and how many of those steps are indices */
     uint32_t *stamp, *parent, *from, *depth, *indices, *queue;
     uint8_t *autograd; /* the path to it passes through an autograd node */
     uint8_t *relevant; /* reaches a storage without passing a barrier */
+    uint32_t holder; /* the sub-vertex of the walk's holder */
     uint64_t visits;
 };
 
-static bool is_barrier(const struct builder *b, uint32_t v)
+/* Whether sub-vertex x is a root, a namespace dict or a module. */
+static bool is_barrier(const struct builder *b, uint32_t x)
 {
-    return v < b->at.holders ||
-           (v >= b->at.heap && v < b->at.tensors && b->barrier[v - b->at.heap]);
+    return holder_graph_barrier(&b->g, b->g.sub.vertex[x]);
 }
 
-/* Vertices that reach a storage, found backwards from the storages; barriers end the search. */
+/* Sub-vertices that reach a storage without passing a barrier, found backwards from the
+ * storages. */
 static int find_relevant(struct builder *b, struct walk *w)
 {
-    const struct layout *at = &b->at;
-    uint32_t *rfirst = calloc((size_t)at->n + 2, sizeof *rfirst),
-             *rsrc = malloc((b->nedges + 1) * sizeof *rsrc);
-    if (!rfirst || !rsrc || !(w->relevant = calloc(at->n, 1))) {
+    const struct hg_subgraph *g = &b->g.sub;
+    uint32_t *rfirst = calloc((size_t)g->n + 2, sizeof *rfirst),
+             *rsrc = malloc((g->nedges + 1) * sizeof *rsrc);
+    if (!rfirst || !rsrc || !(w->relevant = calloc((size_t)g->n + 1, 1))) {
         free(rfirst);
         free(rsrc);
         return CL_E_INTERNAL;
     }
-    for (size_t e = 0; e < b->nedges; e++)
-        rfirst[b->dst[e] + 2]++;
-    for (uint32_t v = 0; v < at->n; v++)
-        rfirst[v + 2] += rfirst[v + 1];
-    for (uint32_t v = 0; v < at->n; v++)
-        for (uint32_t e = b->first[v]; e < b->first[v + 1]; e++)
-            rsrc[rfirst[b->dst[e] + 1]++] = v;
+    for (size_t e = 0; e < g->nedges; e++)
+        rfirst[g->dst[e] + 2]++;
+    for (uint32_t x = 0; x < g->n; x++)
+        rfirst[x + 2] += rfirst[x + 1];
+    for (uint32_t x = 0; x < g->n; x++)
+        for (uint32_t e = g->first[x]; e < g->first[x + 1]; e++)
+            rsrc[rfirst[g->dst[e] + 1]++] = x;
     size_t head = 0, tail = 0;
     for (uint32_t s = 0; s < b->tt->nstorages; s++) {
-        w->relevant[at->storages + s] = 1;
-        w->queue[tail++] = at->storages + s;
+        uint32_t x = g->of[b->g.at.storages + s];
+        if (x != NONE) {
+            w->relevant[x] = 1;
+            w->queue[tail++] = x;
+        }
     }
     while (head < tail) {
         uint32_t v = w->queue[head++];
@@ -365,17 +198,17 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
                       base[] = "._base";
     const struct py_edges *e = &b->h->edges;
     uint64_t obj =
-        dst >= b->at.heap && dst < b->at.tensors ? b->h->nodes[dst - b->at.heap].addr : 0;
-    if (origin == ORIGIN_HIDDEN)
+        dst >= b->g.at.heap && dst < b->g.at.tensors ? b->h->nodes[dst - b->g.at.heap].addr : 0;
+    if (origin == HG_ORIGIN_HIDDEN)
         return (struct py_step){PY_E_HIDDEN, 0, obj};
     if (origin < e->n)
         return (struct py_step){e->kind[origin], e->payload[origin], obj};
     const struct torch_link *l = &b->tt->links[origin - e->n];
     const char *text = NULL;
     switch ((enum torch_link_kind)l->kind) {
-    case TORCH_LINK_GRAD_FN: text = b->grad_fn[dst - b->at.nodes]; break;
+    case TORCH_LINK_GRAD_FN: text = b->grad_fn[dst - b->g.at.nodes]; break;
     case TORCH_LINK_NEXT:
-    case TORCH_LINK_SAVED_NODE: text = b->arrow[dst - b->at.nodes]; break;
+    case TORCH_LINK_SAVED_NODE: text = b->arrow[dst - b->g.at.nodes]; break;
     case TORCH_LINK_SAVED: text = saved; break;
     case TORCH_LINK_VARIABLE: text = variable; break;
     case TORCH_LINK_GRAD: text = grad; break;
@@ -401,48 +234,52 @@ static bool index_step(const struct builder *b, uint32_t origin)
     return !ty || ty->family != PY_F_STR;
 }
 
-/* How a path to v is preferred, lower first: its root's kind, then Python references over a
- * path through an autograd graph, then fewer indices, then its length. */
-static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t hv, uint32_t v)
+/* How a path from holder j to sub-vertex x is preferred, lower first: its root's kind, then
+ * Python references over a path through an autograd graph, then fewer indices, then its length. */
+static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t j, uint32_t x)
 {
-    uint64_t indices = w->indices[v] < 0x7ffffff ? w->indices[v] : 0x7ffffff;
-    const struct cl_holder *hd = &b->out->v[hv - b->at.holders];
-    return (uint64_t)b->h->root_kinds[hd->root] << 60 | (uint64_t)w->autograd[v] << 59 |
-           indices << 32 | w->depth[v];
+    uint64_t indices = w->indices[x] < 0x7ffffff ? w->indices[x] : 0x7ffffff;
+    return (uint64_t)b->h->root_kinds[b->out->v[j].root] << 60 | (uint64_t)w->autograd[x] << 59 |
+           indices << 32 | w->depth[x];
+}
+
+static bool is_graph_node(const struct builder *b, uint32_t v)
+{
+    return v >= b->g.at.nodes && v < b->g.at.storages;
 }
 
 #define PATH_ENDS 128 /* steps kept at each end of a longer path (a graph 60,000 nodes deep) */
 
-/* The path from holder vertex hv to v as text, whether it passes through an autograd node, and
- * how many of its steps are indices. A path of more than 2 * PATH_ENDS steps keeps its ends and
- * says how many steps it leaves out. NULL on allocation failure. */
-static char *path_to(struct builder *b, struct walk *w, uint32_t hv, uint32_t v, bool *via_autograd,
+/* The path from holder j to sub-vertex x as text, whether it passes through an autograd node,
+ * and how many of its steps are indices. A path of more than 2 * PATH_ENDS steps keeps its ends
+ * and says how many steps it leaves out. NULL on allocation failure. */
+static char *path_to(struct builder *b, struct walk *w, uint32_t j, uint32_t x, bool *via_autograd,
                      uint32_t *indices)
 {
     struct py_step steps[2 * PATH_ENDS + 1];
-    uint32_t depth = w->depth[v];
+    uint32_t depth = w->depth[x];
     bool elide = depth > 2 * PATH_ENDS;
     char elided[48]; /* what the arrow leaves out */
     snprintf(elided, sizeof elided, PY_PATH_ELISION "%u steps…", depth - 2 * PATH_ENDS);
     size_t n = 0;
     *via_autograd = false;
-    *indices = w->indices[v];
-    for (uint32_t c = v; c != hv;) { /* from v up: its last steps, then its first ones */
+    *indices = w->indices[x];
+    for (uint32_t c = x; c != w->holder;) { /* from x up: its last steps, then its first ones */
         uint32_t e = w->parent[c];
         if (!elide || w->depth[c] > depth - PATH_ENDS || w->depth[c] <= PATH_ENDS)
-            steps[n++] = step_of(b, b->origin[e], c);
+            steps[n++] = step_of(b, b->g.sub.origin[e], b->g.sub.vertex[c]);
         if (elide && w->depth[c] == depth - PATH_ENDS + 1)
             steps[n++] = (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)elided, 0};
         c = w->from[c];
-        *via_autograd |= c >= b->at.nodes && c < b->at.storages;
+        *via_autograd |= is_graph_node(b, b->g.sub.vertex[c]);
     }
-    for (size_t x = 0, y = n ? n - 1 : 0; x < y; x++, y--) {
-        struct py_step t = steps[x];
-        steps[x] = steps[y];
-        steps[y] = t;
+    for (size_t a = 0, z = n ? n - 1 : 0; a < z; a++, z--) {
+        struct py_step t = steps[a];
+        steps[a] = steps[z];
+        steps[z] = t;
     }
     char buf[8192];
-    py_heap_render(b->h, b->out->v[hv - b->at.holders].name, steps, n, buf, sizeof buf);
+    py_heap_render(b->h, b->out->v[j].name, steps, n, buf, sizeof buf);
     return strdup(buf);
 }
 
@@ -456,34 +293,34 @@ static bool add_storage_holder(struct cl_storage_holders *sh, struct cl_storage_
     return true;
 }
 
-/* A storage reached from holder j: its path and bytes. */
-static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32_t v, size_t *caps)
+/* Storage s, sub-vertex x, reached from holder j: its path and bytes. */
+static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32_t s, uint32_t x,
+                           size_t *caps)
 {
-    const struct layout *at = &b->at;
-    uint32_t s = v - at->storages, hv = at->holders + j;
-    struct cl_storage_holder x = {j, w->from[v] - at->tensors, w->depth[v], 0, false, NULL};
-    if (!(x.path = path_to(b, w, hv, v, &x.via_autograd, &x.indices)) ||
-        !add_storage_holder(&b->out->storages[s], x, &caps[s])) {
-        free(x.path);
+    uint32_t tensor = b->g.sub.vertex[w->from[x]] - b->g.at.tensors;
+    struct cl_storage_holder sh = {j, tensor, w->depth[x], 0, false, NULL};
+    if (!(sh.path = path_to(b, w, j, x, &sh.via_autograd, &sh.indices)) ||
+        !add_storage_holder(&b->out->storages[s], sh, &caps[s])) {
+        free(sh.path);
         return CL_E_INTERNAL;
     }
     if (b->device[s] >= 0)
         b->out->v[j].reachable[b->device[s]] += b->bytes[s];
     b->out->v[j].storages++;
-    b->out->v[j].saved += x.via_autograd;
+    b->out->v[j].saved += sh.via_autograd;
     return 0;
 }
 
-/* A tensor reached from holder j: its path, when preferred to any before. */
-static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32_t v,
+/* Tensor k, sub-vertex x, reached from holder j: its path, when preferred to any before. */
+static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32_t k, uint32_t x,
                            uint64_t *best)
 {
-    uint32_t k = v - b->at.tensors, indices;
-    uint64_t key = preference(b, w, b->at.holders + j, v);
+    uint32_t indices;
+    uint64_t key = preference(b, w, j, x);
     bool via;
     if (key >= best[k])
         return;
-    char *p = path_to(b, w, b->at.holders + j, v, &via, &indices);
+    char *p = path_to(b, w, j, x, &via, &indices);
     if (p) {
         free(b->out->tensor_paths[k]);
         b->out->tensor_paths[k] = p;
@@ -491,38 +328,42 @@ static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32
     }
 }
 
-/* Breadth first from holder j over relevant vertices, not entering barriers. */
-static int walk_holder(struct builder *b, struct walk *w, uint32_t j, size_t *caps, uint64_t *best)
+/* Breadth first from holder j (sub-vertex hx) over relevant sub-vertices, not entering
+ * barriers. */
+static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t hx, size_t *caps,
+                       uint64_t *best)
 {
-    const struct layout *at = &b->at;
-    uint32_t hv = at->holders + j, stamp = j + 1;
+    const struct hg_layout *at = &b->g.at;
+    const struct hg_subgraph *g = &b->g.sub;
+    uint32_t stamp = j + 1;
     size_t head = 0, tail = 0;
-    w->stamp[hv] = stamp;
-    w->depth[hv] = 0;
-    w->indices[hv] = 0;
-    w->autograd[hv] = 0;
-    w->queue[tail++] = hv;
+    w->holder = hx;
+    w->stamp[hx] = stamp;
+    w->depth[hx] = 0;
+    w->indices[hx] = 0;
+    w->autograd[hx] = 0;
+    w->queue[tail++] = hx;
     while (head < tail && w->visits < MAX_VISITS) {
-        uint32_t v = w->queue[head++];
+        uint32_t x = w->queue[head++], v = g->vertex[x];
         w->visits++;
         if (v >= at->storages) {
-            if (reached_storage(b, w, j, v, caps))
+            if (reached_storage(b, w, j, v - at->storages, x, caps))
                 return CL_E_INTERNAL;
             continue;
         }
         if (v >= at->tensors && v < at->nodes)
-            reached_tensor(b, w, j, v, best);
-        b->out->v[j].nodes += v >= at->nodes && v < at->storages;
-        for (uint32_t e = b->first[v]; e < b->first[v + 1]; e++) {
-            uint32_t d = b->dst[e];
+            reached_tensor(b, w, j, v - at->tensors, x, best);
+        b->out->v[j].nodes += is_graph_node(b, v);
+        for (uint32_t e = g->first[x]; e < g->first[x + 1]; e++) {
+            uint32_t d = g->dst[e];
             if (w->stamp[d] == stamp || !w->relevant[d] || is_barrier(b, d))
                 continue;
             w->stamp[d] = stamp;
             w->parent[d] = e;
-            w->from[d] = v;
-            w->depth[d] = w->depth[v] + 1;
-            w->indices[d] = w->indices[v] + index_step(b, b->origin[e]);
-            w->autograd[d] = w->autograd[v] || (v >= at->nodes && v < at->storages);
+            w->from[d] = x;
+            w->depth[d] = w->depth[x] + 1;
+            w->indices[d] = w->indices[x] + index_step(b, g->origin[e]);
+            w->autograd[d] = w->autograd[x] || is_graph_node(b, v);
             w->queue[tail++] = d;
         }
     }
@@ -546,26 +387,27 @@ static int by_preference(const void *x, const void *y, void *arg)
 
 static int walk_holders(struct builder *b)
 {
-    const struct layout *at = &b->at;
+    const struct hg_subgraph *g = &b->g.sub;
     struct cl_holders *hs = b->out;
     struct walk w = {0};
-    size_t *caps = calloc(b->tt->nstorages + 1, sizeof *caps);
+    size_t *caps = calloc(b->tt->nstorages + 1, sizeof *caps), n = (size_t)g->n + 1;
     uint64_t *best = malloc((b->tt->n + 1) * sizeof *best);
     int rc = CL_E_INTERNAL;
-    if (!caps || !best || !(w.stamp = calloc(at->n, sizeof *w.stamp)) ||
-        !(w.parent = malloc((size_t)at->n * sizeof *w.parent)) ||
-        !(w.from = malloc((size_t)at->n * sizeof *w.from)) ||
-        !(w.depth = malloc((size_t)at->n * sizeof *w.depth)) ||
-        !(w.indices = malloc((size_t)at->n * sizeof *w.indices)) || !(w.autograd = malloc(at->n)) ||
-        !(w.queue = malloc((size_t)at->n * sizeof *w.queue)) || find_relevant(b, &w))
+    if (!caps || !best || !(w.stamp = calloc(n, sizeof *w.stamp)) ||
+        !(w.parent = malloc(n * sizeof *w.parent)) || !(w.from = malloc(n * sizeof *w.from)) ||
+        !(w.depth = malloc(n * sizeof *w.depth)) || !(w.indices = malloc(n * sizeof *w.indices)) ||
+        !(w.autograd = malloc(n)) || !(w.queue = malloc(n * sizeof *w.queue)) ||
+        find_relevant(b, &w))
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
         best[k] = UINT64_MAX;
     rc = 0;
-    for (uint32_t j = 0; !rc && j < hs->n; j++)
-        if (w.relevant[heap_vertex(b, b->holders[j].target)] &&
-            !is_barrier(b, heap_vertex(b, b->holders[j].target)))
-            rc = walk_holder(b, &w, j, caps, best);
+    for (uint32_t k = 0; !rc && k < b->g.nholders; k++) { /* in the graph's order, as named */
+        uint32_t j = b->model[k], hx = g->of[b->g.at.holders + k],
+                 tx = g->of[b->g.at.heap + holder_graph_target(&b->g, k)];
+        if (j != NOT_HOLDER && tx != NONE && w.relevant[tx] && !is_barrier(b, tx))
+            rc = walk_holder(b, &w, j, hx, caps, best);
+    }
     if (w.visits >= MAX_VISITS)
         cl_note_add(&hs->warnings,
                     "holder walks stopped after %llu steps: some holders' paths and "
@@ -591,19 +433,37 @@ out:
 
 /* ---- the model ---- */
 
+/* The model's holders: those in the subgraph (a heap has a holder per module global, and most
+ * reach no storage), in the graph's order. */
 static int name_holders(struct builder *b)
 {
     struct cl_holders *hs = b->out;
-    if (!(hs->v = calloc(b->nholders + 1, sizeof *hs->v)))
+    const struct py_heap *h = b->h;
+    if (!(b->model = malloc((b->g.nholders + 1) * sizeof *b->model)))
         return CL_E_INTERNAL;
-    for (size_t j = 0; j < b->nholders; j++) {
+    uint32_t n = 0;
+    for (size_t j = 0; j < b->g.nholders; j++)
+        n += b->g.sub.of[b->g.at.holders + j] != NONE;
+    if (!(hs->v = calloc((size_t)n + 1, sizeof *hs->v)))
+        return CL_E_INTERNAL;
+    for (size_t j = 0; j < b->g.nholders; j++) {
+        b->model[j] = NOT_HOLDER;
+        if (b->g.sub.of[b->g.at.holders + j] == NONE)
+            continue;
+        const struct hg_holder *p = &b->g.holders[j];
+        const struct py_root_edge *r = &h->root_edges[p->root_edge];
+        struct py_step steps[2] = {r->step};
+        if (p->entry != NONE) {
+            uint32_t e = p->entry;
+            steps[1] = (struct py_step){h->edges.kind[e], h->edges.payload[e],
+                                        h->nodes[h->edges.dst[e]].addr};
+        }
         char buf[4096];
-        const struct pending *p = &b->holders[j];
-        py_heap_render(b->h, b->h->roots[p->root], p->steps, p->nsteps, buf, sizeof buf);
-        hs->v[j].root = p->root;
-        if (!(hs->v[j].name = strdup(buf)))
+        py_heap_render(b->h, h->roots[r->root], steps, p->entry != NONE ? 2 : 1, buf, sizeof buf);
+        hs->v[hs->n].root = r->root;
+        if (!(hs->v[hs->n].name = strdup(buf)))
             return CL_E_INTERNAL;
-        hs->n = (uint32_t)j + 1;
+        b->model[j] = hs->n++;
     }
     return 0;
 }
@@ -642,24 +502,7 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
 {
     struct builder b = {.h = h, .tt = tt, .a = a, .out = out};
     memset(out, 0, sizeof *out);
-    int rc = find_holders(&b);
-    struct layout *at = &b.at;
-    at->roots = 1;
-    at->holders = at->roots + h->nroots;
-    at->heap = at->holders + (uint32_t)b.nholders;
-    at->tensors = at->heap + h->n;
-    at->nodes = at->tensors + tt->n;
-    at->storages = at->nodes + tt->nnodes;
-    at->n = at->storages + tt->nstorages;
-    if (!rc && ((uint64_t)h->n + b.nholders + tt->n + tt->nnodes + tt->nstorages + h->nroots >=
-                UINT32_MAX))
-        rc = CL_E_INTERNAL;
-    for (uint32_t k = 0; !rc && k < tt->n; k++) {
-        bool inserted;
-        if (tt->v[k].pyobj && cl_addrmap_put(&b.tensor_of, cl_addrmap_number_key(tt->v[k].node), k,
-                                             &inserted) == UINT32_MAX)
-            rc = CL_E_INTERNAL;
-    }
+    int rc = holder_graph_build(&b.g, h, tt);
     if (!rc && (!(out->storages = calloc(tt->nstorages + 1, sizeof *out->storages)) ||
                 !(out->tensor_paths = calloc(tt->n + 1, sizeof *out->tensor_paths))))
         rc = CL_E_INTERNAL;
@@ -672,21 +515,15 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
     if (!rc)
         rc = storage_bytes(&b);
     if (!rc)
-        rc = build_graph(&b);
+        rc = holder_bytes(&b);
     if (!rc)
         rc = retained(&b);
     if (!rc)
         rc = walk_holders(&b);
     if (!rc)
         held_by(&b);
-    free(b.barrier);
-    free(b.holders);
-    free(b.root_edge_holder);
-    cl_addrmap_free(&b.ns_first);
-    cl_addrmap_free(&b.tensor_of);
-    free(b.first);
-    free(b.dst);
-    free(b.origin);
+    holder_graph_free(&b.g);
+    free(b.model);
     free(b.arrow);
     free(b.grad_fn);
     free(b.bytes);
@@ -703,6 +540,7 @@ void cl_holders_free(struct cl_holders *hs)
     for (uint32_t j = 0; j < hs->n; j++)
         free(hs->v[j].name);
     free(hs->v);
+    free(hs->device_bytes);
     for (uint32_t s = 0; hs->storages && s < hs->nstorages; s++) {
         for (uint32_t k = 0; k < hs->storages[s].n; k++)
             free(hs->storages[s].v[k].path);

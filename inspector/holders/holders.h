@@ -37,7 +37,7 @@ struct cl_device {
 struct cl_holder {
     char *name;              /* the reference as a Python path: "__main__.history" */
     uint32_t root;           /* the heap root it leaves from */
-    uint64_t retained[CL_MAX_DEVICES], reachable[CL_MAX_DEVICES];   /* by cl_holders.devices */
+    uint64_t *retained, *reachable;   /* by cl_holders.devices, ndevices each */
     uint32_t storages;       /* storages it reaches */
     uint32_t saved;          /* of those, reached only through an autograd graph */
     uint32_t nodes;          /* autograd nodes it reaches */
@@ -69,12 +69,14 @@ struct cl_storage_holders {
 };
 
 struct cl_holders {
-    struct cl_holder *v;
+    struct cl_holder *v;     /* the holders that reach a storage (a heap has one per module
+                                global, and most reach none), in the order roots list them */
     uint32_t n;
     struct cl_device devices[CL_MAX_DEVICES];
     uint32_t ndevices;
     struct cl_storage_holders *storages; /* indexed like torch_tensors.storages */
     uint32_t nstorages;
+    uint64_t *device_bytes; /* where every holder's retained and reachable arrays lie */
     char **tensor_paths; /* per tensor: its shortest path from any holder, or NULL */
     uint32_t ntensors;
     char *warnings;

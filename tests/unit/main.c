@@ -47,6 +47,7 @@ int main(void)
     register_cpython_strkeys_tests();
     register_cudacache_walk_tests();
     register_graph_dominators_tests();
+    register_graph_reach_tests();
     register_engine_values_tests();
     register_engine_ranks_tests();
 

@@ -36,6 +36,7 @@ void register_cpython_object_tests(void);
 void register_cpython_strkeys_tests(void);
 void register_cudacache_walk_tests(void);
 void register_graph_dominators_tests(void);
+void register_graph_reach_tests(void);
 void register_engine_values_tests(void);
 void register_engine_ranks_tests(void);
 
