@@ -24,7 +24,7 @@ struct builder {
     struct cl_holders *out;
     struct holder_graph g;
     uint32_t *model;             /* per holder of g: its index in out->v, or NOT_HOLDER */
-    char (*arrow)[64], (*grad_fn)[72];   /* per graph node: " → Name", ".grad_fn → Name" */
+    char (*arrow)[72], (*grad_fn)[80];   /* per node class: " → Name", ".grad_fn → Name" */
     uint64_t *bytes;             /* per storage */
     int *device;                 /* per storage: index into out->devices */
 };
@@ -206,9 +206,9 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     const struct torch_link *l = &b->tt->links[origin - e->n];
     const char *text = NULL;
     switch ((enum torch_link_kind)l->kind) {
-    case TORCH_LINK_GRAD_FN: text = b->grad_fn[dst - b->g.at.nodes]; break;
+    case TORCH_LINK_GRAD_FN: text = b->grad_fn[b->tt->nodes[dst - b->g.at.nodes].name]; break;
     case TORCH_LINK_NEXT:
-    case TORCH_LINK_SAVED_NODE: text = b->arrow[dst - b->g.at.nodes]; break;
+    case TORCH_LINK_SAVED_NODE: text = b->arrow[b->tt->nodes[dst - b->g.at.nodes].name]; break;
     case TORCH_LINK_SAVED: text = saved; break;
     case TORCH_LINK_VARIABLE: text = variable; break;
     case TORCH_LINK_GRAD: text = grad; break;
@@ -476,12 +476,12 @@ static int name_holders(struct builder *b)
 static int label_nodes(struct builder *b)
 {
     const struct torch_tensors *tt = b->tt;
-    if (!(b->arrow = malloc((tt->nnodes + 1) * sizeof *b->arrow)) ||
-        !(b->grad_fn = malloc((tt->nnodes + 1) * sizeof *b->grad_fn)))
+    if (!(b->arrow = malloc((tt->nnames + 1) * sizeof *b->arrow)) ||
+        !(b->grad_fn = malloc((tt->nnames + 1) * sizeof *b->grad_fn)))
         return CL_E_INTERNAL;
-    for (uint32_t g = 0; g < tt->nnodes; g++) {
-        snprintf(b->arrow[g], sizeof b->arrow[g], " → %s", tt->nodes[g].name);
-        snprintf(b->grad_fn[g], sizeof b->grad_fn[g], ".grad_fn → %s", tt->nodes[g].name);
+    for (uint32_t k = 0; k < tt->nnames; k++) {
+        snprintf(b->arrow[k], sizeof b->arrow[k], " → %s", tt->names[k]);
+        snprintf(b->grad_fn[k], sizeof b->grad_fn[k], ".grad_fn → %s", tt->names[k]);
     }
     return 0;
 }

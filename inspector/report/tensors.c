@@ -19,12 +19,14 @@ void cl_device_text(char *out, size_t cap, int8_t type, int8_t index)
         snprintf(out, cap, "%s", torch_device_name(type));
 }
 
-static void shape_text(char *out, size_t cap, const struct torch_tensor *x)
+static void shape_text(char *out, size_t cap, const struct torch_tensors *tt,
+                       const struct torch_tensor *x)
 {
     size_t len = 0;
     bool fits = cl_appendf(out, cap, &len, "[");
-    for (int d = 0; fits && d < x->ndim && d < TORCH_MAX_DIMS; d++)
-        fits = cl_appendf(out, cap, &len, "%s%lld", d ? ", " : "", (long long)x->sizes[d]);
+    for (int d = 0; fits && d < torch_shown_dims(x); d++)
+        fits =
+            cl_appendf(out, cap, &len, "%s%lld", d ? ", " : "", (long long)torch_sizes(tt, x)[d]);
     if (fits && x->ndim > TORCH_MAX_DIMS)
         fits = cl_appendf(out, cap, &len, ", ...");
     if (fits)
@@ -84,7 +86,7 @@ static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
         cl_json_key(j, "address");
         cl_json_hex(j, tt->nodes[g].addr);
         cl_json_key(j, "class");
-        cl_json_string(j, tt->nodes[g].name);
+        cl_json_string(j, torch_node_name(tt, g));
         for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
             cl_json_key(j, lists[i].key);
             cl_json_begin_array(j);
@@ -185,12 +187,12 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             const struct torch_tensor *x = &tt->v[st->tensors[k]];
             const char *path = hs->tensor_paths[st->tensors[k]];
             bool has_path = path != NULL;
-            shape_text(shape, sizeof shape, x);
+            shape_text(shape, sizeof shape, tt, x);
             if (!json) {
                 fprintf(out, "  0x%llx %s %s %s%s%s%s\n",
                         (unsigned long long)(x->pyobj ? x->pyobj : x->impl), type_name(h, x),
                         torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
-                        x->grad_fn ? " grad_fn=" : "", x->grad_fn ? x->grad_fn_name : "");
+                        x->grad_fn ? " grad_fn=" : "", x->grad_fn ? torch_grad_fn_name(tt, x) : "");
                 snprintf(line, sizeof line, "      %s",
                          has_path   ? cl_path_text(path, text)
                          : x->pyobj ? "reachable from no root (a garbage cycle awaiting "
@@ -210,13 +212,13 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             cl_json_string(&j, torch_dtype_name(x->dtype));
             cl_json_key(&j, "shape");
             cl_json_begin_array(&j);
-            for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS; d++)
-                cl_json_int(&j, x->sizes[d]);
+            for (int d = 0; d < torch_shown_dims(x); d++)
+                cl_json_int(&j, torch_sizes(tt, x)[d]);
             cl_json_end_array(&j);
             cl_json_key(&j, "strides");
             cl_json_begin_array(&j);
-            for (int d = 0; d < x->ndim && d < TORCH_MAX_DIMS; d++)
-                cl_json_int(&j, x->strides[d]);
+            for (int d = 0; d < torch_shown_dims(x); d++)
+                cl_json_int(&j, torch_strides(tt, x)[d]);
             cl_json_end_array(&j);
             cl_json_key(&j, "storage_offset");
             cl_json_int(&j, x->storage_offset);
@@ -236,7 +238,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             cl_json_key(&j, "requires_grad");
             cl_json_bool(&j, x->requires_grad);
             cl_json_key(&j, "grad_fn");
-            cl_json_string(&j, x->grad_fn ? x->grad_fn_name : NULL);
+            cl_json_string(&j, torch_grad_fn_name(tt, x));
             cl_json_key(&j, "held_by");
             cl_json_string(&j, cl_held_by_name(sh->held_by));
             cl_json_key(&j, "paths");

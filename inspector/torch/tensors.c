@@ -89,6 +89,7 @@ struct walk {
     struct cl_addrmap tensor_types;   /* type -> 1 tensor, 2 not */
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
+    struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
     bool oom;                         /* an allocation failed: the graph is partial */
 };
 
@@ -114,14 +115,40 @@ static bool is_tensor_type(struct walk *w, uint64_t type)
     return yes;
 }
 
-/* The class name of a node, as users see it in grad_fn: "AddmmBackward0". */
-static void node_name(struct walk *w, uint64_t node, char *out, size_t cap)
+/* A new entry of names[], known by key (the address of what named it, 0 for none) from then on. */
+static uint32_t add_name(struct walk *w, uint64_t key, const char *name)
 {
+    struct torch_tensors *tt = w->out;
+    bool inserted;
+    if (!CL_VEC_RESERVE(tt->names, tt->nnames, tt->names_cap) ||
+        (key && cl_addrmap_put(&w->name_of, key, tt->nnames, &inserted) == UINT32_MAX)) {
+        w->oom = true;
+        return TORCH_NAME_UNKNOWN;
+    }
+    snprintf(tt->names[tt->nnames], sizeof *tt->names, "%s", name);
+    return tt->nnames++;
+}
+
+/* The class name of a node, as users see it in grad_fn: "AddmmBackward0". Nodes of a class share
+ * its vtable, which names it: the RTTI is read once a class. */
+static uint32_t node_name(struct walk *w, uint64_t node)
+{
+    uint64_t vptr = node && !(node & 7) ? cl_read_ptr_or_0(w->t, node) : 0;
+    uint32_t known = vptr ? cl_addrmap_get(&w->name_of, vptr) : TORCH_NAME_UNKNOWN;
+    if (!vptr || known != UINT32_MAX)
+        return known;
     char mangled[160];
+    torch_name name = "?";
     if (cxx_class_name(w->t, node, mangled, sizeof mangled))
-        cxx_short_name(mangled, out, cap);
-    else
-        snprintf(out, cap, "?");
+        cxx_short_name(mangled, name, sizeof name);
+    return add_name(w, vptr, name);
+}
+
+/* The name of a custom Function's node: its ctx's class, as Python calls it. */
+static uint32_t context_name(struct walk *w, const struct py_type *ty)
+{
+    uint32_t known = cl_addrmap_get(&w->name_of, ty->addr);
+    return known != UINT32_MAX ? known : add_name(w, ty->addr, ty->name);
 }
 
 /* ---- tensors ---- */
@@ -138,6 +165,7 @@ static struct torch_tensor *new_tensor(struct walk *w)
     memset(x, 0, sizeof *x);
     x->node = PY_NO_NODE;
     x->storage_index = UINT32_MAX;
+    x->dims = (uint32_t)tt->ndims;
     return x;
 }
 
@@ -147,6 +175,16 @@ static uint64_t am_field(struct walk *w, uint64_t meta, uint16_t off)
     bool new_abi_string = w->l->am_abi_varies && cl_read_ptr_or_0(w->t, meta + TORCH_AM_NAME) ==
                                                      meta + TORCH_AM_NAME_BUFFER;
     return meta + off + (new_abi_string ? TORCH_AM_NEW_ABI_SHIFT : 0);
+}
+
+/* Room for k more dims, whose place fits a tensor's 32 bits. */
+static bool reserve_dims(struct torch_tensors *tt, size_t k)
+{
+    while (tt->ndims + k > tt->dims_cap)
+        if (tt->ndims + k > UINT32_MAX ||
+            !cl_vec_grow((void **)&tt->dims, &tt->dims_cap, sizeof *tt->dims))
+            return false;
+    return true;
 }
 
 static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
@@ -167,14 +205,19 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
     x->dtype = (uint8_t)dtype;
     x->device_type = (int8_t)(l->device_engaged_last ? dev[0] : dev[1]);
     x->device_index = (int8_t)(l->device_engaged_last ? dev[1] : dev[2]);
-    x->ndim = (int)ndim;
-    int shown = ndim < TORCH_MAX_DIMS ? (int)ndim : TORCH_MAX_DIMS;
+    x->ndim = (uint8_t)ndim;
+    size_t shown = (size_t)torch_shown_dims(x);
     bool inline_dims = ndim <= TORCH_SS_MAX_INLINE;
     uint64_t sizes =
         inline_dims ? ss + TORCH_SS_STORAGE : cl_read_ptr_or_0(w->t, ss + TORCH_SS_STORAGE);
     uint64_t strides = inline_dims ? ss + TORCH_SS_INLINE_STRIDES : sizes + 8 * (uint64_t)ndim;
-    if (shown && (cl_read(t, sizes, x->sizes, sizeof *x->sizes * (size_t)shown) ||
-                  cl_read(t, strides, x->strides, sizeof *x->strides * (size_t)shown)))
+    struct torch_tensors *tt = w->out;
+    if (shown && !reserve_dims(tt, 2 * shown)) {
+        w->oom = true;
+        return false;
+    }
+    if (shown && (cl_read(t, sizes, tt->dims + x->dims, 8 * shown) ||
+                  cl_read(t, strides, tt->dims + x->dims + shown, 8 * shown)))
         return false;
     if (x->storage) {
         uint64_t data = cl_read_ptr_or_0(w->t, x->storage + l->si_data);
@@ -188,10 +231,9 @@ static bool read_impl(struct walk *w, uint64_t impl, struct torch_tensor *x)
         x->grad_fn = cl_read_ptr_or_0(w->t, am_field(w, meta, l->am_grad_fn));
         x->requires_grad = rg || x->grad_fn;
         if (x->grad_fn && cxx_classify(&w->cxx, x->grad_fn) == CXX_NODE)
-            node_name(w, x->grad_fn, x->grad_fn_name, sizeof x->grad_fn_name);
-        else if (x->grad_fn)
-            snprintf(x->grad_fn_name, sizeof x->grad_fn_name, "?");
+            x->grad_fn_name = node_name(w, x->grad_fn);
     }
+    tt->ndims += 2 * shown;
     return true;
 }
 
@@ -203,6 +245,8 @@ static uint32_t add_impl(struct walk *w, struct torch_tensor *x)
         w->oom = true;
     else if (inserted)
         w->out->n++;
+    else /* not kept: neither are its dims, the last read */
+        w->out->ndims = x->dims;
     return i;
 }
 
@@ -301,9 +345,7 @@ static uint32_t node_at(struct walk *w, uint64_t addr)
         w->oom = true;
         return UINT32_MAX;
     }
-    struct torch_node *n = &tt->nodes[tt->nnodes];
-    n->addr = addr;
-    node_name(w, addr, n->name, sizeof n->name);
+    tt->nodes[tt->nnodes] = (struct torch_node){addr, node_name(w, addr)};
     return tt->nnodes++;
 }
 
@@ -361,8 +403,7 @@ static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
             /* a custom Function's node is called after its ctx's class, as Python does */
             const struct py_type *ty = py_object_type(&w->h->objects, dst);
             if (ty && v->end == TORCH_END_NODE)
-                snprintf(w->out->nodes[v->from].name, sizeof w->out->nodes[v->from].name, "%.47s",
-                         ty->name);
+                w->out->nodes[v->from].name = context_name(w, ty);
             link(w, v->end, v->from, TORCH_END_PYOBJ, k, TORCH_LINK_CONTEXT);
             struct node_visit ctx = {w, TORCH_END_PYOBJ, k};
             torch_context_saved(&w->cxx, w->ag, dst, node_ref, &ctx);
@@ -568,7 +609,7 @@ static void walk_graphs(struct walk *w)
         uint32_t g =
             tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn) : UINT32_MAX;
         if (g != UINT32_MAX)
-            snprintf(tt->v[k].grad_fn_name, sizeof tt->v[k].grad_fn_name, "%s", tt->nodes[g].name);
+            tt->v[k].grad_fn_name = tt->nodes[g].name;
     }
     if (failed)
         cl_note_add(&tt->warnings,
@@ -623,12 +664,14 @@ static int group_storages(struct walk *w)
     if (tt->nstorages > 1) /* a process without tensors has no array: qsort(NULL) is UB */
         qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
     cl_addrmap_free(&w->storage_index); /* sorting moved them: index them again */
-    for (uint32_t s = 0; s < tt->nstorages; s++) {
+    if (!(tt->storage_tensors = malloc(((size_t)tt->n + 1) * sizeof *tt->storage_tensors)))
+        return CL_E_INTERNAL;
+    for (uint32_t s = 0, first = 0; s < tt->nstorages; s++) {
         bool inserted;
         if (cl_addrmap_put(&w->storage_index, tt->storages[s].impl, s, &inserted) == UINT32_MAX)
             return CL_E_INTERNAL;
-        if (!(tt->storages[s].tensors = malloc(tt->storages[s].ntensors * sizeof(uint32_t))))
-            return CL_E_INTERNAL;
+        tt->storages[s].tensors = tt->storage_tensors + first;
+        first += tt->storages[s].ntensors;
         tt->storages[s].ntensors = 0;
     }
     for (uint32_t i = 0; i < tt->n; i++) {
@@ -649,7 +692,9 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     struct walk w = {
         .h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor, .out = out};
     w.cxx.t = w.t;
-    int rc = collect_python(&w, err);
+    int rc = add_name(&w, 0, "?") == TORCH_NAME_UNKNOWN
+                 ? collect_python(&w, err)
+                 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
     if (!rc) {
         walk_graphs(&w);
         if (w.oom || group_storages(&w))
@@ -659,6 +704,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     cl_addrmap_free(&w.tensor_types);
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
+    cl_addrmap_free(&w.name_of);
     if (rc)
         torch_tensors_free(out);
     return rc;
@@ -718,11 +764,12 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
 
 void torch_tensors_free(struct torch_tensors *tt)
 {
-    for (uint32_t i = 0; i < tt->nstorages; i++)
-        free(tt->storages[i].tensors);
     free(tt->v);
+    free(tt->dims);
     free(tt->storages);
+    free(tt->storage_tensors);
     free(tt->nodes);
+    free(tt->names);
     cl_addrmap_free(&tt->node_index);
     free(tt->links);
     free(tt->warnings);

@@ -26,33 +26,42 @@ enum torch_origin {
     TORCH_FROM_VIEW_BASE,    /* a view's base, never read from Python */
 };
 
+/* A tensor. Its sizes and strides, min(ndim, TORCH_MAX_DIMS) of each, lie at
+ * torch_tensors.dims[dims]; its grad_fn's class name is torch_tensors.names[grad_fn_name]. A heap
+ * of a training job's history holds hundreds of thousands of tensors: they are kept small. */
 struct torch_tensor {
     uint64_t pyobj;          /* the Python object, 0 for a tensor only C++ holds */
     uint64_t pytype;         /* its type object */
-    uint32_t node;           /* heap node of pyobj, PY_NO_NODE for C++ tensors */
     uint64_t impl, storage, data_ptr;
+    uint64_t grad_fn;        /* Node*, or 0 */
+    int64_t storage_offset;
+    uint32_t node;           /* heap node of pyobj, PY_NO_NODE for C++ tensors */
+    uint32_t dims;
+    uint32_t grad_fn_name;
+    uint32_t storage_index;  /* into torch_tensors.storages, UINT32_MAX without storage */
+    uint8_t ndim;            /* may exceed TORCH_MAX_DIMS (at most 64) */
     int8_t device_type, device_index;
     uint8_t dtype;
-    int ndim; /* may exceed TORCH_MAX_DIMS; sizes/strides then hold the first ones */
-    int64_t sizes[TORCH_MAX_DIMS], strides[TORCH_MAX_DIMS], storage_offset;
+    uint8_t origin;          /* enum torch_origin */
     bool requires_grad;
-    uint64_t grad_fn; /* Node*, or 0 */
-    char grad_fn_name[64];
-    enum torch_origin origin;
-    uint32_t storage_index; /* into torch_tensors.storages, UINT32_MAX without storage */
 };
 
 struct torch_storage {
     uint64_t impl, data, nbytes;
-    int8_t device_type, device_index;
-    uint32_t *tensors; /* indices into torch_tensors.v */
+    uint32_t *tensors; /* indices into torch_tensors.v, a part of torch_tensors.storage_tensors */
     uint32_t ntensors;
+    int8_t device_type, device_index;
 };
+
+/* The class names of the autograd nodes, each once: "AddmmBackward0". Entry 0 is "?", the name of
+ * a node whose class cannot be read. */
+#define TORCH_NAME_UNKNOWN 0
+typedef char torch_name[64];
 
 /* A node of the autograd graphs. */
 struct torch_node {
     uint64_t addr;
-    char name[48]; /* its class: "AddmmBackward0" */
+    uint32_t name; /* into torch_tensors.names */
 };
 
 /* One end of a C++ reference. */
@@ -86,11 +95,17 @@ struct torch_tensors {
     struct torch_tensor *v;
     uint32_t n;
     size_t cap;
+    int64_t *dims; /* every tensor's sizes and strides */
+    size_t ndims, dims_cap;
     struct torch_storage *storages; /* biggest first */
     uint32_t nstorages;
+    uint32_t *storage_tensors; /* the storages' tensors, storage by storage */
     struct torch_node *nodes;
     uint32_t nnodes;
     size_t nodes_cap;
+    torch_name *names;
+    uint32_t nnames;
+    size_t names_cap;
     struct cl_addrmap node_index; /* Node* -> nodes[] */
     struct torch_link *links; /* sorted by source (end, index), each source's in the order
                                          read (next edges in next_edges_ order) */
@@ -108,6 +123,33 @@ void torch_tensors_free(struct torch_tensors *tt);
 /* The links out of one source: *n of them from the returned one. */
 const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum torch_end end,
                                           uint32_t src, size_t *n);
+
+/* A tensor's sizes and strides, torch_shown_dims of each. */
+static inline int torch_shown_dims(const struct torch_tensor *x)
+{
+    return x->ndim < TORCH_MAX_DIMS ? x->ndim : TORCH_MAX_DIMS;
+}
+static inline const int64_t *torch_sizes(const struct torch_tensors *tt,
+                                         const struct torch_tensor *x)
+{
+    return tt->dims + x->dims;
+}
+static inline const int64_t *torch_strides(const struct torch_tensors *tt,
+                                           const struct torch_tensor *x)
+{
+    return tt->dims + x->dims + torch_shown_dims(x);
+}
+
+/* The class name of a tensor's grad_fn, NULL without one; of a node. */
+static inline const char *torch_grad_fn_name(const struct torch_tensors *tt,
+                                             const struct torch_tensor *x)
+{
+    return x->grad_fn ? tt->names[x->grad_fn_name] : NULL;
+}
+static inline const char *torch_node_name(const struct torch_tensors *tt, uint32_t node)
+{
+    return tt->names[tt->nodes[node].name];
+}
 
 const char *torch_dtype_name(uint8_t dtype);
 const char *torch_device_name(int8_t type);
