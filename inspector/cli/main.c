@@ -1,4 +1,5 @@
 /* culeak: who holds this memory? The command-line front end. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ static int fail(const struct cl_command_line *cli, const struct cl_error *err)
     return err->code;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     struct cl_command_line cli = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
@@ -63,4 +64,16 @@ int main(int argc, char **argv)
     rc = cl_command_run(&cli, s, stdout, &err);
     cl_session_close(s);
     return rc ? fail(&cli, &err) : 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    /* Output cut short (a full disk) must not pass for whole. */
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "culeak: error: cannot write the output: %s\n", strerror(errno));
+        if (!rc)
+            rc = CL_E_IO;
+    }
+    return rc;
 }

@@ -18,6 +18,7 @@
 #include "report/torch_snapshot.h"
 #include "target/children.h"
 #include "util/notes.h"
+#include "util/spill.h"
 #include "util/text.h"
 
 /* ---- the commands ---- */
@@ -367,18 +368,24 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     if (cl_command_applicable(cli, err))
         return CL_E_USAGE;
     /* Nothing is printed from a process that went away during the reads, also by commands that
-     * print as they read (check-layout): the report is held back until the reads are done. */
+     * print as they read (check-layout): the report is held back until the reads are done, in a
+     * spill file (a JSON report of every tensor of a leaking job runs to hundreds of megabytes),
+     * in memory where none can be made. */
     char *report = NULL;
     size_t len = 0;
-    FILE *held = open_memstream(&report, &len);
+    FILE *spill = cl_spill_open();
+    FILE *held = spill ? spill : open_memstream(&report, &len);
     if (!held)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
     int rc = c->run(cli, s, held, err);
-    if (fclose(held) && !rc)
-        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
     if (s->target->gone)
         rc = cl_target_went_away(s->target, err);
-    else if (report)
+    else if (spill && (ferror(spill) || (!cl_spill_copy(spill, out) && ferror(spill))) && !rc)
+        rc = cl_error_set(err, CL_E_IO, "cannot hold the report in a file of %s: %s", cl_tmp_dir(),
+                          strerror(errno));
+    if (fclose(held) && !rc)
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    if (!spill && report && !s->target->gone)
         fwrite(report, 1, len, out);
     free(report);
     return rc;

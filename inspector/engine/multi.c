@@ -11,6 +11,7 @@
 #include "report/info.h"
 #include "report/json.h"
 #include "target/children.h"
+#include "util/spill.h"
 #include "util/vec.h"
 
 struct target {
@@ -276,7 +277,7 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
     uint64_t budget =
         cli->session.open.copy_limit ? cli->session.open.copy_limit : cl_default_copy_limit();
     uint64_t share = budget / (n && n < bound ? n : bound);
-    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const char *tmp = cl_tmp_dir();
     for (size_t i = 0; !rc && i < n; i++) {
         v[i].copy_limit = share ? share : 1;   /* 0 would mean: copy nothing */
         snprintf(v[i].dir, sizeof v[i].dir, "%.40s/culeak-XXXXXX", tmp);

@@ -189,7 +189,27 @@ def missing_files():
         check_eq(info["python"]["version"], p.truth["version"], "version via --lib-path")
 
 
+def output():
+    """A report is held in an unlinked file of TMPDIR until the reads are done, in memory where
+    none can be made: the same report either way, nothing left behind; output that cannot be
+    written (a full disk) is an error, not a report cut short."""
+    with harness.tempdir() as d, harness.Process(SYSTEM_PY, "idle.py") as p:
+        spill = os.path.join(d, "tmp")
+        os.mkdir(spill)
+        held = harness.culeak_json("objects", "--pid", p.pid, env={"TMPDIR": spill})
+        check_eq(os.listdir(spill), [], "files left in TMPDIR")
+        in_memory = harness.culeak_json("objects", "--pid", p.pid,
+                                        env={"TMPDIR": os.path.join(d, "none")})
+        check_eq(held["objects"], in_memory["objects"], "objects, spilled and in memory")
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([harness.CULEAK, "objects", "--pid", str(p.pid)], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=300)
+        check_eq(r.returncode, 11, "exit status, output to a full disk")
+        check_eq(r.stderr, "culeak: error: cannot write the output: No space left on device\n",
+                 "stderr, output to a full disk")
+
+
 def tests():
     for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices, json_error, not_a_core,
-               foreign_and_truncated_core, exe_mismatch, not_python, missing_files):
+               foreign_and_truncated_core, exe_mismatch, not_python, missing_files, output):
         yield fn.__name__, fn

@@ -1,0 +1,69 @@
+/* Spill files: what is written comes back whole, and nothing is left behind by name. */
+#include <dirent.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "suites.h"
+#include "testutil.h"
+#include "util/spill.h"
+
+/* Entries of dir other than . and .. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_round_trip(void)
+{
+    char dir[] = "/tmp/culeak-spill-test-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    setenv("TMPDIR", dir, 1);
+    CU_ASSERT_STRING_EQUAL(cl_tmp_dir(), dir);
+    FILE *f = cl_spill_open();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(entries(dir), 0); /* unlinked from the start */
+    for (int i = 0; i < 200000; i++) /* more than the file's buffer and the copy's */
+        fprintf(f, "%d\n", i);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CU_ASSERT_TRUE(cl_spill_copy(f, out));
+    fclose(out);
+    fclose(f);
+    size_t want = 0;
+    for (int i = 0; i < 200000; i++)
+        want += (size_t)snprintf(NULL, 0, "%d\n", i);
+    CU_ASSERT_EQUAL(len, want);
+    CU_ASSERT_TRUE(text && strncmp(text, "0\n1\n2\n", 6) == 0);
+    CU_ASSERT_TRUE(text && len > 7 && strcmp(text + len - 7, "199999\n") == 0);
+    free(text);
+    CU_ASSERT_EQUAL(entries(dir), 0);
+    rmdir(dir);
+    unsetenv("TMPDIR");
+}
+
+static void test_no_folder(void)
+{
+    setenv("TMPDIR", "/nonexistent/culeak", 1);
+    CU_ASSERT_PTR_NULL(cl_spill_open());
+    setenv("TMPDIR", "", 1); /* empty: the default */
+    CU_ASSERT_STRING_EQUAL(cl_tmp_dir(), "/tmp");
+    unsetenv("TMPDIR");
+}
+
+void register_util_spill_tests(void)
+{
+    static const struct tu_test tests[] = {
+        {"round trip", test_round_trip},
+        {"no folder", test_no_folder},
+        {NULL, NULL},
+    };
+    tu_add_suite("util/spill", tests);
+}
