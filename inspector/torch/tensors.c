@@ -567,14 +567,44 @@ static void sort_links(struct walk *w)
     free(v);
 }
 
+static bool link_before(const struct torch_link *l, enum torch_end end, uint32_t src)
+{
+    return l->src_end < end || (l->src_end == end && l->src < src);
+}
+
+/* Every tensor's and node's first link, in one pass over the sorted links: the holders' graph
+ * asks for a vertex's links once per edge out of it. */
+static void index_links(struct walk *w)
+{
+    struct torch_tensors *tt = w->out;
+    size_t n = (size_t)tt->n + tt->nnodes + 1, k = 0;
+    if (tt->nlinks >= UINT32_MAX || !(tt->link_first = malloc(n * sizeof *tt->link_first))) {
+        w->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool tensor = i < tt->n;
+        uint32_t src = (uint32_t)(tensor ? i : i - tt->n);
+        while (k < tt->nlinks &&
+               link_before(&tt->links[k], tensor ? TORCH_END_TENSOR : TORCH_END_NODE, src))
+            k++;
+        tt->link_first[i] = (uint32_t)k;
+    }
+}
+
 const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum torch_end end,
                                           uint32_t src, size_t *n)
 {
+    uint32_t limit = end == TORCH_END_TENSOR ? tt->n : tt->nnodes;
+    if (end != TORCH_END_PYOBJ && tt->link_first) {
+        size_t i = (end == TORCH_END_TENSOR ? 0 : tt->n) + (size_t)src;
+        *n = src < limit ? tt->link_first[i + 1] - tt->link_first[i] : 0;
+        return tt->links + (src < limit ? tt->link_first[i] : 0);
+    }
     size_t lo = 0, hi = tt->nlinks; /* the first link whose source is not before (end, src) */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct torch_link *l = &tt->links[mid];
-        if (l->src_end < end || (l->src_end == end && l->src < src))
+        if (link_before(&tt->links[mid], end, src))
             lo = mid + 1;
         else
             hi = mid;
@@ -605,6 +635,7 @@ static void walk_graphs(struct walk *w)
             break;
     }
     sort_links(w);
+    index_links(w);
     for (uint32_t k = 0; k < tt->n; k++) { /* grad_fn names as the walk settled them */
         uint32_t g =
             tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn) : UINT32_MAX;
@@ -772,6 +803,7 @@ void torch_tensors_free(struct torch_tensors *tt)
     free(tt->names);
     cl_addrmap_free(&tt->node_index);
     free(tt->links);
+    free(tt->link_first);
     free(tt->warnings);
     memset(tt, 0, sizeof *tt);
 }

@@ -110,6 +110,8 @@ struct torch_tensors {
     struct torch_link *links; /* sorted by source (end, index), each source's in the order
                                          read (next edges in next_edges_ order) */
     size_t nlinks, links_cap;
+    uint32_t *link_first; /* the first link of each tensor, then of each node; one entry more
+                             ends the nodes' (a Python object's links are searched for) */
     const struct torch_autograd_layout *autograd; /* the graphs' layout, NULL when none fit */
     char *warnings;
 };
