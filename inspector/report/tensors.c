@@ -103,19 +103,22 @@ static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
 
 #define TEXT_HOLDERS 8   /* holders listed per storage in text; --json lists them all */
 
-/* A storage's holders: each one's path, and what dropping it frees / what it reaches on the
- * storage's device. */
+/* A storage's holders: each one's path, then what dropping the holder (the path's first step,
+ * `__main__.history` of `__main__.history[17].grad_fn ...`) frees and what it reaches on the
+ * storage's device: the holder's bytes, not the path's last object's. */
 static void holders_text(FILE *out, const struct cl_holders *hs,
                          const struct cl_storage_holders *sh, int dev, size_t width)
 {
-    char line[CL_PATH_TEXT_CAP + 16], path[CL_PATH_TEXT_CAP];
+    char line[2 * CL_PATH_TEXT_CAP + 64], path[CL_PATH_TEXT_CAP], name[CL_PATH_TEXT_CAP];
     for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
         const struct cl_holder *hd = &hs->v[sh->v[k].holder];
         snprintf(line, sizeof line, "  holder %s", cl_path_text(sh->v[k].path, path));
         cl_text_line(out, line, width);
-        fprintf(out, "      retains %llu, reaches %llu bytes\n",
-                dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
-                dev >= 0 ? (unsigned long long)hd->reachable[dev] : 0ull);
+        snprintf(line, sizeof line, "      %s retains %llu, reaches %llu bytes",
+                 cl_path_text(hd->name, name),
+                 dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
+                 dev >= 0 ? (unsigned long long)hd->reachable[dev] : 0ull);
+        cl_text_line(out, line, width);
     }
     if (sh->n > TEXT_HOLDERS)
         fprintf(out, "  ... and %u more holders (--json lists them all)\n", sh->n - TEXT_HOLDERS);
