@@ -268,9 +268,9 @@ static int collect_python(struct walk *w, struct cl_error *err)
         x->pytype = py_node_type(h, i)->addr;
         x->node = i;
         uint64_t impl = cl_read_ptr_or_0(w->t, x->pyobj + w->l->thp_impl);
-        char cls[96];
-        bool ok = impl && (cl_read_ptr_or_0(w->t, impl + w->l->ti_pyobj) & ~7ull) == x->pyobj &&
-                  cxx_class_name(w->t, impl, cls, sizeof cls) && strstr(cls, "TensorImpl") &&
+        enum cxx_kind kind = cxx_classify(&w->cxx, impl);
+        bool ok = (kind == CXX_TENSOR || kind == CXX_UNDEFINED_TENSOR) &&
+                  (cl_read_ptr_or_0(w->t, impl + w->l->ti_pyobj) & ~7ull) == x->pyobj &&
                   read_impl(w, impl, x);
         if (i < h->nreachable && confirmed + refuted < CHECKED_TENSORS) {
             ok ? confirmed++ : refuted++;
