@@ -252,9 +252,10 @@ static bool is_graph_node(const struct builder *b, uint32_t v)
 
 /* The path from holder j to sub-vertex x as text, whether it passes through an autograd node,
  * and how many of its steps are indices. A path of more than 2 * PATH_ENDS steps keeps its ends
- * and says how many steps it leaves out. NULL on allocation failure. */
-static char *path_to(struct builder *b, struct walk *w, uint32_t j, uint32_t x, bool *via_autograd,
-                     uint32_t *indices)
+ * and says how many steps it leaves out. A text equal to same is same. NULL on allocation
+ * failure. */
+static const char *path_to(struct builder *b, struct walk *w, uint32_t j, uint32_t x,
+                           const char *same, bool *via_autograd, uint32_t *indices)
 {
     struct py_step steps[2 * PATH_ENDS + 1];
     uint32_t depth = w->depth[x];
@@ -280,7 +281,7 @@ static char *path_to(struct builder *b, struct walk *w, uint32_t j, uint32_t x, 
     }
     char buf[8192];
     py_heap_render(b->h, b->out->v[j].name, steps, n, buf, sizeof buf);
-    return strdup(buf);
+    return same && strcmp(buf, same) == 0 ? same : cl_strings_add(&b->out->texts, buf);
 }
 
 /* Most storages have one holder: the list starts at one, not at a vector's usual 16 (half a
@@ -304,11 +305,11 @@ static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32
 {
     uint32_t tensor = b->g.sub.vertex[w->from[x]] - b->g.at.tensors;
     struct cl_storage_holder sh = {j, tensor, w->depth[x], 0, false, NULL};
-    if (!(sh.path = path_to(b, w, j, x, &sh.via_autograd, &sh.indices)) ||
-        !add_storage_holder(&b->out->storages[s], sh, &caps[s])) {
-        free(sh.path);
+    /* the path to the storage is most often the one its tensor got, which it then shares */
+    if (!(sh.path =
+              path_to(b, w, j, x, b->out->tensor_paths[tensor], &sh.via_autograd, &sh.indices)) ||
+        !add_storage_holder(&b->out->storages[s], sh, &caps[s]))
         return CL_E_INTERNAL;
-    }
     if (b->device[s] >= 0)
         b->out->v[j].reachable[b->device[s]] += b->bytes[s];
     b->out->v[j].storages++;
@@ -325,9 +326,8 @@ static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32
     bool via;
     if (key >= best[k])
         return;
-    char *p = path_to(b, w, j, x, &via, &indices);
+    const char *p = path_to(b, w, j, x, NULL, &via, &indices);
     if (p) {
-        free(b->out->tensor_paths[k]);
         b->out->tensor_paths[k] = p;
         best[k] = key;
     }
@@ -466,7 +466,7 @@ static int name_holders(struct builder *b)
         char buf[4096];
         py_heap_render(b->h, h->roots[r->root], steps, p->entry != NONE ? 2 : 1, buf, sizeof buf);
         hs->v[hs->n].root = r->root;
-        if (!(hs->v[hs->n].name = strdup(buf)))
+        if (!(hs->v[hs->n].name = cl_strings_add(&hs->texts, buf)))
             return CL_E_INTERNAL;
         b->model[j] = hs->n++;
     }
@@ -542,19 +542,13 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
 
 void cl_holders_free(struct cl_holders *hs)
 {
-    for (uint32_t j = 0; j < hs->n; j++)
-        free(hs->v[j].name);
     free(hs->v);
     free(hs->device_bytes);
-    for (uint32_t s = 0; hs->storages && s < hs->nstorages; s++) {
-        for (uint32_t k = 0; k < hs->storages[s].n; k++)
-            free(hs->storages[s].v[k].path);
+    for (uint32_t s = 0; hs->storages && s < hs->nstorages; s++)
         free(hs->storages[s].v);
-    }
     free(hs->storages);
-    for (uint32_t k = 0; hs->tensor_paths && k < hs->ntensors; k++)
-        free(hs->tensor_paths[k]);
     free(hs->tensor_paths);
+    cl_strings_free(&hs->texts);
     free(hs->warnings);
     memset(hs, 0, sizeof *hs);
 }

@@ -27,6 +27,7 @@
 #include "cpython/heap.h"
 #include "cudacache/walk.h"
 #include "torch/tensors.h"
+#include "util/strings.h"
 
 #define CL_MAX_DEVICES 16
 
@@ -35,7 +36,7 @@ struct cl_device {
 };
 
 struct cl_holder {
-    char *name;              /* the reference as a Python path: "__main__.history" */
+    const char *name;        /* the reference as a Python path: "__main__.history" */
     uint32_t root;           /* the heap root it leaves from */
     uint64_t *retained, *reachable;   /* by cl_holders.devices, ndevices each */
     uint32_t storages;       /* storages it reaches */
@@ -50,7 +51,7 @@ struct cl_storage_holder {
     uint32_t steps;          /* path length */
     uint32_t indices;        /* its steps that are indices or keys ([3], ['k']) */
     bool via_autograd;       /* the path passes through an autograd graph */
-    char *path;
+    const char *path;
 };
 
 /* The storage's holders as a whole: the most direct kind of holder names it. */
@@ -77,8 +78,9 @@ struct cl_holders {
     struct cl_storage_holders *storages; /* indexed like torch_tensors.storages */
     uint32_t nstorages;
     uint64_t *device_bytes; /* where every holder's retained and reachable arrays lie */
-    char **tensor_paths; /* per tensor: its shortest path from any holder, or NULL */
+    const char **tensor_paths; /* per tensor: its shortest path from any holder, or NULL */
     uint32_t ntensors;
+    struct cl_strings texts; /* the names and paths above */
     char *warnings;
 };
 
