@@ -1,7 +1,8 @@
 """The benchmark's target (bench/heap.py): a heap of about N objects (argv[1], default 2 million)
 in the shapes training jobs have, dicts of lists of small instances with attributes; with
 --tensors K (torch needed) also K small CPU tensors, a training loop's history of losses held from
-a global list. A thread wakes every millisecond and keeps the longest gap between two wake-ups.
+a global list; with --graphs as well, each loss keeps its autograd graph (the leak users hunt:
+three nodes, and the tensors they saved for backward, per loss). A thread wakes every millisecond and keeps the longest gap between two wake-ups.
 
 Prints READY and its pid, then answers one command a line on stdin:
   gap            the longest gap (seconds) since the last `gap`: how long the process was stopped
@@ -33,7 +34,11 @@ if "--tensors" in sys.argv:
     import torch
 
     k = int(sys.argv[sys.argv.index("--tensors") + 1])
-    history = [torch.full((4,), float(i)) for i in range(k)]
+    if "--graphs" in sys.argv:
+        weight = torch.ones(4, requires_grad=True)
+        history = [(weight * torch.full((4,), float(i))).relu().sum() for i in range(k)]
+    else:
+        history = [torch.full((4,), float(i)) for i in range(k)]
 longest = [0.0]
 
 

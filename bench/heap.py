@@ -2,11 +2,13 @@
 """The benchmark of issue 15: for each heap size, culeak against the read floor and the tools
 users would otherwise reach for, measured side by side in one run.
 
-usage: bench/heap.py [--tensors K] [--anchors-up-to N] [--runs R] [--json FILE] [N_OBJECTS ...]
+usage: bench/heap.py [--tensors K [--graphs]] [--anchors-up-to N] [--runs R] [--json FILE] [N_OBJECTS ...]
   (default sizes 500000 2000000 10000000; needs `make`, gdb, and the torch-2.13 test venv)
 
 The target is bench/big_heap.py under the torch-2.13 venv's Python: N objects in dicts of lists of
-small instances, and K CPU tensors (default 2000) held from a global list. For each size:
+small instances, and K CPU tensors (default 2000) held from a global list (with --graphs, losses
+that keep their autograd graphs: the leak culeak is for, and the heap densest in tensors). For
+each size:
   floor     every private mapping that can change (what culeak copies) read once with
             process_vm_readv, 1 MiB a call, from this script: bytes, CPU seconds, into one
             buffer (read) and into fresh memory that holds it all (fresh), as a copy must
@@ -64,11 +66,11 @@ def best(argv, runs, stdout=subprocess.DEVNULL):
 
 
 class Target:
-    def __init__(self, n, tensors):
+    def __init__(self, n, tensors, graphs):
         env = dict(os.environ, PYTHONPATH=PYLIB)
         self.proc = subprocess.Popen(
             [os.path.join(VENV, "bin", "python"), os.path.join(ROOT, "bench", "big_heap.py"),
-             str(n), "--tensors", str(tensors)],
+             str(n), "--tensors", str(tensors)] + (["--graphs"] if graphs else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         ready, pid = self.proc.stdout.readline().split()
         assert ready == "READY"
@@ -162,7 +164,7 @@ def ensure_objgraph():
 
 
 def measure(n, args, anchors):
-    t = Target(n, args.tensors)
+    t = Target(n, args.tensors, args.graphs)
     r = {"requested": n}
     try:
         pid = str(t.pid)
@@ -257,6 +259,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=int, default=[500000, 2000000, 10000000])
     ap.add_argument("--tensors", type=int, default=2000)
+    ap.add_argument("--graphs", action="store_true",
+                    help="the tensors are losses that keep their autograd graphs")
     ap.add_argument("--anchors-up-to", type=int, default=0,
                     help="run the anchors on sizes up to this many objects (default: smallest)")
     ap.add_argument("--runs", type=int, default=3)
