@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdint.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,16 @@ static inline void tu_add_suite(const char *name, const struct tu_test *tests)
 }
 
 /* A fresh directory under $TMPDIR (or /tmp); malloc'ed path, NULL on failure. */
+/* splitmix64: a fixed sequence of pseudo-random numbers from *state, whatever else in the process
+ * calls rand(). */
+static inline uint64_t tu_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 static inline char *tu_mkdtemp(void)
 {
     const char *tmp = getenv("TMPDIR");

@@ -283,15 +283,6 @@ static void test_broom(void)
     free(dst);
 }
 
-/* splitmix64: a fixed sequence, whatever else in the process calls rand(). */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 #define MAXV 60
 
 /* seen[v]: root reaches v without passing through `removed` (NONE: nothing removed). */
@@ -349,15 +340,14 @@ static void test_random_graphs(void)
     uint32_t idom[MAXV], order[MAXV], want[MAXV], nordered;
     uint32_t wrong = 0, bad_order = 0, reached_total = 0;
     for (int round = 0; round < 200; round++) {
-        uint32_t n = 1 + (uint32_t)(next_random(&rng) % MAXV);
-        uint32_t m = (uint32_t)(next_random(&rng) % (n * (1 + next_random(&rng) % 4) + 1));
+        uint32_t n = 1 + (uint32_t)(tu_random(&rng) % MAXV);
+        uint32_t m = (uint32_t)(tu_random(&rng) % (n * (1 + tu_random(&rng) % 4) + 1));
         for (uint32_t i = 0; i < m; i++)
-            e[i] =
-                (struct edge){(uint32_t)(next_random(&rng) % n), (uint32_t)(next_random(&rng) % n)};
+            e[i] = (struct edge){(uint32_t)(tu_random(&rng) % n), (uint32_t)(tu_random(&rng) % n)};
         for (uint32_t v = 0; round % 2 && v + 1 < n; v++) /* a spine: reach more of it */
-            if (next_random(&rng) % 3)
+            if (tu_random(&rng) % 3)
                 e[m++] = (struct edge){v, v + 1};
-        uint32_t root = (uint32_t)(next_random(&rng) % n);
+        uint32_t root = (uint32_t)(tu_random(&rng) % n);
         struct csr c;
         csr_build(&c, n, e, m);
         CU_ASSERT_EQUAL_FATAL(cl_dominators(&c.g, root, idom, order, &nordered), 0);

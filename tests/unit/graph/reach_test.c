@@ -115,15 +115,6 @@ static void test_long_chain(void)
     free(mark);
 }
 
-/* splitmix64: a fixed sequence, whatever else in the process calls rand(). */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 #define MAXV 60
 #define MAXE (4 * MAXV)
 
@@ -153,23 +144,22 @@ static void test_random_graphs(void)
     uint64_t rng = 20261203;
     uint32_t wrong = 0, marked = 0;
     for (int round = 0; round < 300; round++) {
-        uint32_t n = 1 + (uint32_t)(next_random(&rng) % MAXV);
+        uint32_t n = 1 + (uint32_t)(tu_random(&rng) % MAXV);
         uint32_t first[MAXV + 1] = {0}, dst[MAXE];
         uint32_t m = 0;
         for (uint32_t v = 0; v < n; v++) {
             first[v] = m;
-            for (uint32_t k = (uint32_t)(next_random(&rng) % 4); k > 0; k--)
-                dst[m++] =
-                    next_random(&rng) % 8 ? (uint32_t)(next_random(&rng) % n) : CL_GRAPH_SKIP;
+            for (uint32_t k = (uint32_t)(tu_random(&rng) % 4); k > 0; k--)
+                dst[m++] = tu_random(&rng) % 8 ? (uint32_t)(tu_random(&rng) % n) : CL_GRAPH_SKIP;
         }
         first[n] = m;
         struct table t = {n, first, dst, 0};
         bool root[MAXV] = {false}, target[MAXV], from_root[MAXV], to_target[MAXV];
         uint8_t mark[MAXV];
-        uint32_t r = (uint32_t)(next_random(&rng) % n);
+        uint32_t r = (uint32_t)(tu_random(&rng) % n);
         root[r] = true;
         for (uint32_t v = 0; v < n; v++)
-            mark[v] = target[v] = next_random(&rng) % 10 == 0;
+            mark[v] = target[v] = tu_random(&rng) % 10 == 0;
         bfs(&t, root, false, from_root);
         bfs(&t, target, true, to_target);
         CU_ASSERT_EQUAL_FATAL(cl_graph_reaching(n, r, table_out, &t, mark), 0);
