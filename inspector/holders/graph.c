@@ -231,22 +231,23 @@ static int build_subgraph(struct holder_graph *g)
         return CL_E_INTERNAL;
     memset(mark + at->storages, 1, at->n - at->storages);
     int rc = cl_graph_reaching(at->n, 0, whole_out, g, mark);
-    if (!rc && !(s->of = malloc((size_t)at->n * sizeof *s->of)))
+    if (!rc && !cl_rankset_build(&s->in, mark, at->n))
         rc = CL_E_INTERNAL;
-    for (uint32_t v = 0; !rc && v < at->n; v++)
-        s->of[v] = mark[v] ? s->n++ : HG_NONE;
-    free(mark);
+    s->n = s->in.count;
     if (rc || !(s->vertex = malloc(((size_t)s->n + 1) * sizeof *s->vertex)) ||
-        !(s->first = malloc(((size_t)s->n + 1) * sizeof *s->first)))
+        !(s->first = malloc(((size_t)s->n + 1) * sizeof *s->first))) {
+        free(mark);
         return CL_E_INTERNAL;
-    for (uint32_t v = 0; v < at->n; v++)
-        if (s->of[v] != HG_NONE)
-            s->vertex[s->of[v]] = v;
+    }
+    for (uint32_t v = 0, x = 0; v < at->n; v++)
+        if (mark[v])
+            s->vertex[x++] = v;
+    free(mark);
     for (uint32_t x = 0; x < s->n; x++) {
         s->first[x] = (uint32_t)s->nedges;
         uint32_t origin, w;
         for (uint32_t p = 0; (w = out_edge(g, s->vertex[x], p, &origin)) != CL_GRAPH_END; p++)
-            if (w != CL_GRAPH_SKIP && s->of[w] != HG_NONE && !edge(s, s->of[w], origin))
+            if (w != CL_GRAPH_SKIP && (w = hg_sub_vertex(s, w)) != HG_NONE && !edge(s, w, origin))
                 return CL_E_INTERNAL;
     }
     s->first[s->n] = (uint32_t)s->nedges;
@@ -256,7 +257,7 @@ static int build_subgraph(struct holder_graph *g)
 static void subgraph_free(struct hg_subgraph *s)
 {
     free(s->vertex);
-    free(s->of);
+    cl_rankset_free(&s->in);
     free(s->first);
     free(s->dst);
     free(s->origin);

@@ -14,6 +14,7 @@
 #include "graph/dominators.h"
 #include "torch/tensors.h"
 #include "util/addrmap.h"
+#include "util/rankset.h"
 
 #define HG_NONE CL_GRAPH_NONE
 #define HG_NOT_HOLDER UINT32_MAX
@@ -47,10 +48,16 @@ struct hg_holder {
 struct hg_subgraph {
     uint32_t n;
     uint32_t *vertex;        /* per sub-vertex: its vertex */
-    uint32_t *of;            /* per vertex: its sub-vertex, or HG_NONE */
+    struct cl_rankset in;    /* the vertices in it, numbered as sub-vertices (hg_sub_vertex) */
     uint32_t *first, *dst, *origin;
     size_t nedges, edges_cap;
 };
+
+/* Vertex v's sub-vertex, or HG_NONE. */
+static inline uint32_t hg_sub_vertex(const struct hg_subgraph *s, uint32_t v)
+{
+    return cl_rankset_number(&s->in, v);
+}
 
 struct holder_graph {
     struct py_heap *h;

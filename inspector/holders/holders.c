@@ -110,7 +110,8 @@ static int retained(struct builder *b)
     uint32_t *idom = malloc(((size_t)sg->n + 1) * sizeof *idom),
              *order = malloc(((size_t)sg->n + 1) * sizeof *order);
     uint32_t nordered = 0;
-    int rc = idom && order ? cl_dominators(&g, sg->of[0], idom, order, &nordered) : CL_E_INTERNAL;
+    int rc = idom && order ? cl_dominators(&g, hg_sub_vertex(sg, 0), idom, order, &nordered)
+                           : CL_E_INTERNAL;
     /* nearest holder (a vertex) above each sub-vertex in the dominator tree, reusing order's
      * preorder */
     uint32_t *near = rc ? NULL : malloc(((size_t)sg->n + 1) * sizeof *near);
@@ -122,7 +123,7 @@ static int retained(struct builder *b)
         near[x] = holder ? v : k == 0 ? NOT_HOLDER : near[idom[x]];
     }
     for (uint32_t s = 0; !rc && s < b->tt->nstorages; s++) {
-        uint32_t x = sg->of[at->storages + s];
+        uint32_t x = hg_sub_vertex(sg, at->storages + s);
         if (x != NONE && idom[x] != NONE && near[x] != NOT_HOLDER && b->device[s] >= 0)
             b->out->v[b->model[near[x] - at->holders]].retained[b->device[s]] += b->bytes[s];
     }
@@ -171,7 +172,7 @@ static int find_relevant(struct builder *b, struct walk *w)
             rsrc[rfirst[g->dst[e] + 1]++] = x;
     size_t head = 0, tail = 0;
     for (uint32_t s = 0; s < b->tt->nstorages; s++) {
-        uint32_t x = g->of[b->g.at.storages + s];
+        uint32_t x = hg_sub_vertex(g, b->g.at.storages + s);
         if (x != NONE) {
             w->relevant[x] = 1;
             w->queue[tail++] = x;
@@ -408,8 +409,8 @@ static int walk_holders(struct builder *b)
         best[k] = UINT64_MAX;
     rc = 0;
     for (uint32_t k = 0; !rc && k < b->g.nholders; k++) { /* in the graph's order, as named */
-        uint32_t j = b->model[k], hx = g->of[b->g.at.holders + k],
-                 tx = g->of[b->g.at.heap + holder_graph_target(&b->g, k)];
+        uint32_t j = b->model[k], hx = hg_sub_vertex(g, b->g.at.holders + k),
+                 tx = hg_sub_vertex(g, b->g.at.heap + holder_graph_target(&b->g, k));
         if (j != NOT_HOLDER && tx != NONE && w.relevant[tx] && !is_barrier(b, tx))
             rc = walk_holder(b, &w, j, hx, caps, best);
     }
@@ -448,12 +449,12 @@ static int name_holders(struct builder *b)
         return CL_E_INTERNAL;
     uint32_t n = 0;
     for (size_t j = 0; j < b->g.nholders; j++)
-        n += b->g.sub.of[b->g.at.holders + j] != NONE;
+        n += hg_sub_vertex(&b->g.sub, b->g.at.holders + j) != NONE;
     if (!(hs->v = calloc((size_t)n + 1, sizeof *hs->v)))
         return CL_E_INTERNAL;
     for (size_t j = 0; j < b->g.nholders; j++) {
         b->model[j] = NOT_HOLDER;
-        if (b->g.sub.of[b->g.at.holders + j] == NONE)
+        if (hg_sub_vertex(&b->g.sub, b->g.at.holders + j) == NONE)
             continue;
         const struct hg_holder *p = &b->g.holders[j];
         const struct py_root_edge *r = &h->root_edges[p->root_edge];

@@ -34,6 +34,7 @@ int main(void)
     register_util_text_tests();
     register_util_spill_tests();
     register_util_strings_tests();
+    register_util_rankset_tests();
     register_util_progress_tests();
     register_util_jsonread_tests();
     register_cpython_linetable_tests();

@@ -23,6 +23,7 @@ void register_util_notes_tests(void);
 void register_util_text_tests(void);
 void register_util_spill_tests(void);
 void register_util_strings_tests(void);
+void register_util_rankset_tests(void);
 void register_util_progress_tests(void);
 void register_util_jsonread_tests(void);
 void register_cpython_linetable_tests(void);
