@@ -2,17 +2,53 @@
 
 #include <string.h>
 
-/* A report's stream is written by one thread, and a report can be hundreds of megabytes of short
- * tokens: the _unlocked calls leave out a lock per call, and numbers skip printf's parsing. */
+static void flush(struct cl_json *j)
+{
+    fwrite(j->buf, 1, j->used, j->out);
+    j->used = 0;
+}
 
-static void put_number(FILE *out, uint64_t v, unsigned base)
+static void put_bytes(struct cl_json *j, const char *p, size_t n)
+{
+    if (n > sizeof j->buf - j->used) {
+        flush(j);
+        if (n > sizeof j->buf) {
+            fwrite(p, 1, n, j->out);
+            return;
+        }
+    }
+    memcpy(j->buf + j->used, p, n);
+    j->used += n;
+}
+
+static void put_char(struct cl_json *j, char c)
+{
+    if (j->used == sizeof j->buf)
+        flush(j);
+    j->buf[j->used++] = c;
+}
+
+/* A value that ends at the top level ends the document's outermost value. */
+static void value_done(struct cl_json *j)
+{
+    if (j->depth == 0)
+        flush(j);
+}
+
+static void put_text(struct cl_json *j, const char *s)
+{
+    put_bytes(j, s, strlen(s));
+}
+
+/* Numbers skip printf's parsing. */
+static void put_number(struct cl_json *j, uint64_t v, unsigned base)
 {
     char digits[24];
     size_t n = 0;
     do
         digits[sizeof digits - ++n] = "0123456789abcdef"[v % base];
     while (v /= base);
-    fwrite_unlocked(digits + sizeof digits - n, 1, n, out);
+    put_bytes(j, digits + sizeof digits - n, n);
 }
 
 void cl_json_init(struct cl_json *j, FILE *out)
@@ -21,6 +57,7 @@ void cl_json_init(struct cl_json *j, FILE *out)
     j->depth = 0;
     j->first[0] = true;
     j->after_key = false;
+    j->used = 0;
 }
 
 static void separate(struct cl_json *j)
@@ -30,14 +67,14 @@ static void separate(struct cl_json *j)
         return;
     }
     if (!j->first[j->depth])
-        fputc_unlocked(',', j->out);
+        put_char(j, ',');
     j->first[j->depth] = false;
 }
 
 static void open_scope(struct cl_json *j, char c)
 {
     separate(j);
-    fputc_unlocked(c, j->out);
+    put_char(j, c);
     if (j->depth + 1 < CL_JSON_MAX_DEPTH)
         j->depth++;
     j->first[j->depth] = true;
@@ -47,7 +84,8 @@ static void close_scope(struct cl_json *j, char c)
 {
     if (j->depth > 0)
         j->depth--;
-    fputc_unlocked(c, j->out);
+    put_char(j, c);
+    value_done(j);
 }
 
 void cl_json_count_or_null(struct cl_json *j, long long v)
@@ -79,7 +117,8 @@ void cl_json_raw(struct cl_json *j, const char *json)
     size_t n = strlen(json);
     while (n && (json[n - 1] == '\n' || json[n - 1] == ' '))
         n--;   /* a document's final newline */
-    fwrite_unlocked(json, 1, n, j->out);
+    put_bytes(j, json, n);
+    value_done(j);
 }
 
 void cl_json_begin_object(struct cl_json *j)
@@ -122,10 +161,10 @@ static int utf8_len(const unsigned char *p)
 }
 
 /* Runs of characters written as they are (printable ASCII but the quote and the backslash, and
- * valid UTF-8) go out in one fwrite: a tensors report of 300,000 tensors is 250 MB of them. */
-static void write_string(FILE *out, const char *s)
+ * valid UTF-8) are copied at once: a tensors report of 300,000 tensors is 250 MB of them. */
+static void write_string(struct cl_json *j, const char *s)
 {
-    fputc_unlocked('"', out);
+    put_char(j, '"');
     const unsigned char *p = (const unsigned char *)s, *run = p;
     for (;;) {
         unsigned char c = *p;
@@ -134,31 +173,33 @@ static void write_string(FILE *out, const char *s)
             p += n;
             continue;
         }
-        fwrite_unlocked(run, 1, (size_t)(p - run), out);
+        put_bytes(j, (const char *)run, (size_t)(p - run));
         if (!c)
             break;
         switch (c) {
-        case '"': fputs_unlocked("\\\"", out); break;
-        case '\\': fputs_unlocked("\\\\", out); break;
-        case '\n': fputs_unlocked("\\n", out); break;
-        case '\r': fputs_unlocked("\\r", out); break;
-        case '\t': fputs_unlocked("\\t", out); break;
+        case '"': put_text(j, "\\\""); break;
+        case '\\': put_text(j, "\\\\"); break;
+        case '\n': put_text(j, "\\n"); break;
+        case '\r': put_text(j, "\\r"); break;
+        case '\t': put_text(j, "\\t"); break;
         default:
-            if (c < 0x80)
-                fprintf(out, "\\u%04x", c);
-            else
-                fputs_unlocked("\\ufffd", out);
+            if (c < 0x80) {
+                char u[8];
+                snprintf(u, sizeof u, "\\u%04x", c);
+                put_text(j, u);
+            } else
+                put_text(j, "\\ufffd");
         }
         run = ++p;
     }
-    fputc_unlocked('"', out);
+    put_char(j, '"');
 }
 
 void cl_json_key(struct cl_json *j, const char *key)
 {
     separate(j);
-    write_string(j->out, key);
-    fputc_unlocked(':', j->out);
+    write_string(j, key);
+    put_char(j, ':');
     j->after_key = true;
 }
 
@@ -166,42 +207,48 @@ void cl_json_string(struct cl_json *j, const char *s)
 {
     separate(j);
     if (s)
-        write_string(j->out, s);
+        write_string(j, s);
     else
-        fputs_unlocked("null", j->out);
+        put_text(j, "null");
+    value_done(j);
 }
 
 void cl_json_int(struct cl_json *j, long long v)
 {
     separate(j);
     if (v < 0)
-        fputc_unlocked('-', j->out);
-    put_number(j->out, v < 0 ? -(uint64_t)v : (uint64_t)v, 10);
+        put_char(j, '-');
+    put_number(j, v < 0 ? -(uint64_t)v : (uint64_t)v, 10);
+    value_done(j);
 }
 
 void cl_json_bool(struct cl_json *j, bool v)
 {
     separate(j);
-    fputs_unlocked(v ? "true" : "false", j->out);
+    put_text(j, v ? "true" : "false");
+    value_done(j);
 }
 
 void cl_json_null(struct cl_json *j)
 {
     separate(j);
-    fputs_unlocked("null", j->out);
+    put_text(j, "null");
+    value_done(j);
 }
 
 void cl_json_hex(struct cl_json *j, uint64_t v)
 {
     separate(j);
-    fputs_unlocked("\"0x", j->out);
-    put_number(j->out, v, 16);
-    fputc_unlocked('"', j->out);
+    put_text(j, "\"0x");
+    put_number(j, v, 16);
+    put_char(j, '"');
+    value_done(j);
 }
 
 void cl_json_finish(struct cl_json *j)
 {
-    fputc_unlocked('\n', j->out);
+    put_char(j, '\n');
+    flush(j);
     fflush(j->out);
 }
 

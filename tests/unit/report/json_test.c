@@ -150,6 +150,33 @@ static void test_utf8_invalid(void)
     string_is("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* above U+10FFFF */
 }
 
+/* A document many times the writer's buffer, with strings longer than it, comes out whole and
+ * in order. */
+static void test_beyond_buffer(void)
+{
+    static char big[3 * sizeof((struct cl_json *)0)->buf + 7];
+    memset(big, 'y', sizeof big - 1);
+    size_t cap = 64 * sizeof big;
+    char *want = malloc(cap), *w = want;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+    struct doc d;
+    struct cl_json *j = doc_open(&d);
+    cl_json_begin_array(j);
+    w += sprintf(w, "[");
+    for (int i = 0; i < 20000; i++) {
+        cl_json_int(j, i);
+        w += sprintf(w, i ? ",%d" : "%d", i);
+        if (i % 5000 == 0) {
+            cl_json_string(j, big);
+            w += sprintf(w, ",\"%s\"", big);
+        }
+    }
+    cl_json_end_array(j);
+    sprintf(w, "]");
+    doc_expect(&d, want);
+    free(want);
+}
+
 void register_report_json_tests(void)
 {
     static const struct tu_test tests[] = {
@@ -158,6 +185,7 @@ void register_report_json_tests(void)
         {"escaping", test_escaping},
         {"UTF-8 and invalid bytes", test_utf8},
         {"invalid UTF-8 sequences", test_utf8_invalid},
+        {"a document beyond the buffer", test_beyond_buffer},
         {NULL, NULL},
     };
     tu_add_suite("report/json", tests);
