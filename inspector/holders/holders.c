@@ -27,6 +27,9 @@ struct builder {
     char (*arrow)[72], (*grad_fn)[80];   /* per node class: " → Name", ".grad_fn → Name" */
     uint64_t *bytes;             /* per storage */
     int *device;                 /* per storage: index into out->devices */
+    struct cl_storage_holder *found; /* storages' holders as the walks find them, */
+    uint32_t *found_storage;         /* and the storage each is of */
+    size_t nfound, found_cap;
 };
 
 /* ---- bytes per device ---- */
@@ -137,13 +140,16 @@ static int retained(struct builder *b)
 
 struct walk {
     /* per sub-vertex, for the current holder's walk: the edge that reached it and the sub-vertex
-     * it left from, how deep it is and how many of those steps are indices */
-    uint32_t *stamp, *parent, *from, *depth, *indices, *queue;
+     * it left from, how deep it is (UNSEEN before the walk reaches it: each walk resets the ones
+     * it queued) and how many of those steps are indices */
+    uint32_t *parent, *from, *depth, *indices, *queue;
     uint8_t *autograd; /* the path to it passes through an autograd node */
     uint8_t *relevant; /* reaches a storage without passing a barrier */
     uint32_t holder; /* the sub-vertex of the walk's holder */
     uint64_t visits;
 };
+
+#define UNSEEN UINT32_MAX
 
 /* Whether sub-vertex x is a root, a namespace dict or a module. */
 static bool is_barrier(const struct builder *b, uint32_t x)
@@ -285,31 +291,30 @@ static const char *path_to(struct builder *b, struct walk *w, uint32_t j, uint32
     return same && strcmp(buf, same) == 0 ? same : cl_strings_add(&b->out->texts, buf);
 }
 
-/* Most storages have one holder: the list starts at one, not at a vector's usual 16 (half a
- * kilobyte a storage, which a heap of 300,000 tensors felt). */
-static bool add_storage_holder(struct cl_storage_holders *sh, struct cl_storage_holder x,
-                               size_t *cap)
+static bool add_storage_holder(struct builder *b, uint32_t s, struct cl_storage_holder x)
 {
-    if (sh->n == *cap) {
-        size_t more = *cap ? 2 * *cap : 1;
-        if (more > UINT32_MAX || !cl_vec_resize((void **)&sh->v, more, sizeof *sh->v))
+    if (b->nfound == b->found_cap) {
+        size_t cap = b->found_cap;
+        if (!cl_vec_grow((void **)&b->found, &cap, sizeof *b->found) ||
+            !cl_vec_resize((void **)&b->found_storage, cap, sizeof *b->found_storage))
             return false;
-        *cap = more;
+        b->found_cap = cap;
     }
-    sh->v[sh->n++] = x;
+    b->found[b->nfound] = x;
+    b->found_storage[b->nfound++] = s;
+    b->out->storages[s].n++;
     return true;
 }
 
 /* Storage s, sub-vertex x, reached from holder j: its path and bytes. */
-static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32_t s, uint32_t x,
-                           size_t *caps)
+static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32_t s, uint32_t x)
 {
     uint32_t tensor = b->g.sub.vertex[w->from[x]] - b->g.at.tensors;
     struct cl_storage_holder sh = {j, tensor, w->depth[x], 0, false, NULL};
     /* the path to the storage is most often the one its tensor got, which it then shares */
     if (!(sh.path =
               path_to(b, w, j, x, b->out->tensor_paths[tensor], &sh.via_autograd, &sh.indices)) ||
-        !add_storage_holder(&b->out->storages[s], sh, &caps[s]))
+        !add_storage_holder(b, s, sh))
         return CL_E_INTERNAL;
     if (b->device[s] >= 0)
         b->out->v[j].reachable[b->device[s]] += b->bytes[s];
@@ -336,15 +341,12 @@ static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32
 
 /* Breadth first from holder j (sub-vertex hx) over relevant sub-vertices, not entering
  * barriers. */
-static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t hx, size_t *caps,
-                       uint64_t *best)
+static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t hx, uint64_t *best)
 {
     const struct hg_layout *at = &b->g.at;
     const struct hg_subgraph *g = &b->g.sub;
-    uint32_t stamp = j + 1;
     size_t head = 0, tail = 0;
     w->holder = hx;
-    w->stamp[hx] = stamp;
     w->depth[hx] = 0;
     w->indices[hx] = 0;
     w->autograd[hx] = 0;
@@ -353,7 +355,7 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
         uint32_t x = w->queue[head++], v = g->vertex[x];
         w->visits++;
         if (v >= at->storages) {
-            if (reached_storage(b, w, j, v - at->storages, x, caps))
+            if (reached_storage(b, w, j, v - at->storages, x))
                 return CL_E_INTERNAL;
             continue;
         }
@@ -362,9 +364,8 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
         b->out->v[j].nodes += is_graph_node(b, v);
         for (uint32_t e = g->first[x]; e < g->first[x + 1]; e++) {
             uint32_t d = g->dst[e];
-            if (w->stamp[d] == stamp || !w->relevant[d] || is_barrier(b, d))
+            if (w->depth[d] != UNSEEN || !w->relevant[d] || is_barrier(b, d))
                 continue;
-            w->stamp[d] = stamp;
             w->parent[d] = e;
             w->from[d] = x;
             w->depth[d] = w->depth[x] + 1;
@@ -373,6 +374,8 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
             w->queue[tail++] = d;
         }
     }
+    while (tail)
+        w->depth[w->queue[--tail]] = UNSEEN;
     return 0;
 }
 
@@ -396,10 +399,14 @@ static int walk_holders(struct builder *b)
     const struct hg_subgraph *g = &b->g.sub;
     struct cl_holders *hs = b->out;
     struct walk w = {0};
-    size_t *caps = calloc(b->tt->nstorages + 1, sizeof *caps), n = (size_t)g->n + 1;
+    size_t n = (size_t)g->n + 1;
     uint64_t *best = malloc((b->tt->n + 1) * sizeof *best);
     int rc = CL_E_INTERNAL;
-    if (!caps || !best || !(w.stamp = calloc(n, sizeof *w.stamp)) ||
+    /* room for a holder a storage from the start: most have one, and a vector doubling from
+     * less would leave its old copies behind */
+    b->found_cap = b->tt->nstorages + 1;
+    if (!best || !(b->found = malloc(b->found_cap * sizeof *b->found)) ||
+        !(b->found_storage = malloc(b->found_cap * sizeof *b->found_storage)) ||
         !(w.parent = malloc(n * sizeof *w.parent)) || !(w.from = malloc(n * sizeof *w.from)) ||
         !(w.depth = malloc(n * sizeof *w.depth)) || !(w.indices = malloc(n * sizeof *w.indices)) ||
         !(w.autograd = malloc(n)) || !(w.queue = malloc(n * sizeof *w.queue)) ||
@@ -407,26 +414,22 @@ static int walk_holders(struct builder *b)
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
         best[k] = UINT64_MAX;
+    for (size_t x = 0; x < n; x++)
+        w.depth[x] = UNSEEN;
     rc = 0;
     for (uint32_t k = 0; !rc && k < b->g.nholders; k++) { /* in the graph's order, as named */
         uint32_t j = b->model[k], hx = hg_sub_vertex(g, b->g.at.holders + k),
                  tx = hg_sub_vertex(g, b->g.at.heap + holder_graph_target(&b->g, k));
         if (j != NOT_HOLDER && tx != NONE && w.relevant[tx] && !is_barrier(b, tx))
-            rc = walk_holder(b, &w, j, hx, caps, best);
+            rc = walk_holder(b, &w, j, hx, best);
     }
     if (w.visits >= MAX_VISITS)
         cl_note_add(&hs->warnings,
                     "holder walks stopped after %llu steps: some holders' paths and "
                     "reachable bytes are missing",
                     (unsigned long long)MAX_VISITS);
-    for (uint32_t s = 0; s < b->tt->nstorages; s++)
-        if (hs->storages[s].n > 1)
-            qsort_r(hs->storages[s].v, hs->storages[s].n, sizeof *hs->storages[s].v, by_preference,
-                    b);
 out:
-    free(caps);
     free(best);
-    free(w.stamp);
     free(w.parent);
     free(w.from);
     free(w.depth);
@@ -435,6 +438,35 @@ out:
     free(w.queue);
     free(w.relevant);
     return rc;
+}
+
+/* The storages' holders moved into one array, storage by storage in the order found (a heap of
+ * a job's history has hundreds of thousands of storages, most with one holder), each storage's
+ * preferred first. */
+static int place_storage_holders(struct builder *b)
+{
+    struct cl_holders *hs = b->out;
+    if (!(hs->storage_holders = malloc((b->nfound + 1) * sizeof *hs->storage_holders)))
+        return CL_E_INTERNAL;
+    size_t at = 0;
+    for (uint32_t s = 0; s < hs->nstorages; s++) {
+        hs->storages[s].v = hs->storages[s].n ? hs->storage_holders + at : NULL;
+        at += hs->storages[s].n;
+        hs->storages[s].n = 0;
+    }
+    for (size_t k = 0; k < b->nfound; k++) {
+        struct cl_storage_holders *sh = &hs->storages[b->found_storage[k]];
+        sh->v[sh->n++] = b->found[k];
+    }
+    free(b->found);
+    free(b->found_storage);
+    b->found = NULL;
+    b->found_storage = NULL;
+    for (uint32_t s = 0; s < hs->nstorages; s++)
+        if (hs->storages[s].n > 1)
+            qsort_r(hs->storages[s].v, hs->storages[s].n, sizeof *hs->storages[s].v, by_preference,
+                    b);
+    return 0;
 }
 
 /* ---- the model ---- */
@@ -527,6 +559,8 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
     if (!rc)
         rc = walk_holders(&b);
     if (!rc)
+        rc = place_storage_holders(&b);
+    if (!rc)
         held_by(&b);
     holder_graph_free(&b.g);
     free(b.model);
@@ -534,6 +568,8 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
     free(b.grad_fn);
     free(b.bytes);
     free(b.device);
+    free(b.found);
+    free(b.found_storage);
     if (rc) {
         cl_holders_free(out);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory computing holders");
@@ -545,8 +581,7 @@ void cl_holders_free(struct cl_holders *hs)
 {
     free(hs->v);
     free(hs->device_bytes);
-    for (uint32_t s = 0; hs->storages && s < hs->nstorages; s++)
-        free(hs->storages[s].v);
+    free(hs->storage_holders);
     free(hs->storages);
     free(hs->tensor_paths);
     cl_strings_free(&hs->texts);

@@ -77,6 +77,7 @@ struct cl_holders {
     uint32_t ndevices;
     struct cl_storage_holders *storages; /* indexed like torch_tensors.storages */
     uint32_t nstorages;
+    struct cl_storage_holder *storage_holders; /* every storage's v, storage by storage */
     uint64_t *device_bytes; /* where every holder's retained and reachable arrays lie */
     const char **tensor_paths; /* per tensor: its shortest path from any holder, or NULL */
     uint32_t ntensors;
