@@ -44,8 +44,7 @@ static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
     if (!x->pyobj)
         return x->origin < sizeof cxx / sizeof *cxx && cxx[x->origin] ? cxx[x->origin]
                                                                       : "c++ tensor";
-    struct py_type *ty = py_type_at(&h->objects, x->pytype);
-    return ty ? ty->name : "?";
+    return x->node < h->n ? py_node_type(h, x->node)->name : "?";
 }
 
 /* The autograd graphs as culeak read them: every node with its next nodes (in next_edges_
@@ -234,8 +233,8 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             cl_json_key(&j, "storage_data_ptr");
             cl_json_hex(&j, st->data);
             cl_json_key(&j, "grad_fn_node");
-            if (x->grad_fn && cl_addrmap_get(&tt->node_index, x->grad_fn) != UINT32_MAX)
-                cl_json_int(&j, cl_addrmap_get(&tt->node_index, x->grad_fn));
+            if (x->grad_fn && x->grad_fn_node != TORCH_NO_NODE)
+                cl_json_int(&j, x->grad_fn_node);
             else
                 cl_json_null(&j);
             cl_json_key(&j, "requires_grad");

@@ -90,6 +90,7 @@ struct walk {
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
     struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
+    struct cl_addrmap node_index;     /* Node* -> nodes[] */
     bool oom;                         /* an allocation failed: the graph is partial */
 };
 
@@ -164,6 +165,7 @@ static struct torch_tensor *new_tensor(struct walk *w)
     struct torch_tensor *x = &tt->v[tt->n];
     memset(x, 0, sizeof *x);
     x->node = PY_NO_NODE;
+    x->grad_fn_node = TORCH_NO_NODE;
     x->storage_index = UINT32_MAX;
     x->dims = (uint32_t)tt->ndims;
     return x;
@@ -265,7 +267,6 @@ static int collect_python(struct walk *w, struct cl_error *err)
         if (!x)
             return cl_error_set(err, CL_E_INTERNAL, "out of memory");
         x->pyobj = h->nodes[i].addr;
-        x->pytype = py_node_type(h, i)->addr;
         x->node = i;
         uint64_t impl = cl_read_ptr_or_0(w->t, x->pyobj + w->l->thp_impl);
         enum cxx_kind kind = cxx_classify(&w->cxx, impl);
@@ -331,7 +332,7 @@ static uint32_t tensor_at(struct walk *w, uint64_t impl, enum torch_origin origi
 static uint32_t node_at(struct walk *w, uint64_t addr)
 {
     struct torch_tensors *tt = w->out;
-    uint32_t k = cl_addrmap_get(&w->out->node_index, addr);
+    uint32_t k = cl_addrmap_get(&w->node_index, addr);
     if (k != UINT32_MAX)
         return k;
     if (tt->nnodes >= MAX_GRAPH_NODES)
@@ -341,7 +342,7 @@ static uint32_t node_at(struct walk *w, uint64_t addr)
         return UINT32_MAX;
     }
     bool inserted;
-    if (cl_addrmap_put(&w->out->node_index, addr, tt->nnodes, &inserted) == UINT32_MAX) {
+    if (cl_addrmap_put(&w->node_index, addr, tt->nnodes, &inserted) == UINT32_MAX) {
         w->oom = true;
         return UINT32_MAX;
     }
@@ -638,8 +639,9 @@ static void walk_graphs(struct walk *w)
     index_links(w);
     for (uint32_t k = 0; k < tt->n; k++) { /* grad_fn names as the walk settled them */
         uint32_t g =
-            tt->v[k].grad_fn ? cl_addrmap_get(&tt->node_index, tt->v[k].grad_fn) : UINT32_MAX;
-        if (g != UINT32_MAX)
+            tt->v[k].grad_fn ? cl_addrmap_get(&w->node_index, tt->v[k].grad_fn) : TORCH_NO_NODE;
+        tt->v[k].grad_fn_node = g;
+        if (g != TORCH_NO_NODE)
             tt->v[k].grad_fn_name = tt->nodes[g].name;
     }
     if (failed)
@@ -736,6 +738,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
     cl_addrmap_free(&w.name_of);
+    cl_addrmap_free(&w.node_index);
     if (rc)
         torch_tensors_free(out);
     return rc;
@@ -801,7 +804,6 @@ void torch_tensors_free(struct torch_tensors *tt)
     free(tt->storage_tensors);
     free(tt->nodes);
     free(tt->names);
-    cl_addrmap_free(&tt->node_index);
     free(tt->links);
     free(tt->link_first);
     free(tt->warnings);

@@ -31,13 +31,14 @@ enum torch_origin {
  * of a training job's history holds hundreds of thousands of tensors: they are kept small. */
 struct torch_tensor {
     uint64_t pyobj;          /* the Python object, 0 for a tensor only C++ holds */
-    uint64_t pytype;         /* its type object */
     uint64_t impl, storage, data_ptr;
     uint64_t grad_fn;        /* Node*, or 0 */
     int64_t storage_offset;
-    uint32_t node;           /* heap node of pyobj, PY_NO_NODE for C++ tensors */
+    uint32_t node;           /* heap node of pyobj (its type: py_node_type), PY_NO_NODE for C++
+                                tensors */
     uint32_t dims;
     uint32_t grad_fn_name;
+    uint32_t grad_fn_node;   /* into torch_tensors.nodes, TORCH_NO_NODE when not walked */
     uint32_t storage_index;  /* into torch_tensors.storages, UINT32_MAX without storage */
     uint8_t ndim;            /* may exceed TORCH_MAX_DIMS (at most 64) */
     int8_t device_type, device_index;
@@ -59,6 +60,7 @@ struct torch_storage {
 typedef char torch_name[64];
 
 /* A node of the autograd graphs. */
+#define TORCH_NO_NODE UINT32_MAX
 struct torch_node {
     uint64_t addr;
     uint32_t name; /* into torch_tensors.names */
@@ -106,7 +108,6 @@ struct torch_tensors {
     torch_name *names;
     uint32_t nnames;
     size_t names_cap;
-    struct cl_addrmap node_index; /* Node* -> nodes[] */
     struct torch_link *links; /* sorted by source (end, index), each source's in the order
                                          read (next edges in next_edges_ order) */
     size_t nlinks, links_cap;
