@@ -233,7 +233,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             cl_json_key(&j, "storage_data_ptr");
             cl_json_hex(&j, st->data);
             cl_json_key(&j, "grad_fn_node");
-            if (x->grad_fn && x->grad_fn_node != TORCH_NO_NODE)
+            if (x->grad_fn_node != TORCH_NO_NODE)
                 cl_json_int(&j, x->grad_fn_node);
             else
                 cl_json_null(&j);

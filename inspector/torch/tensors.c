@@ -637,13 +637,9 @@ static void walk_graphs(struct walk *w)
     }
     sort_links(w);
     index_links(w);
-    for (uint32_t k = 0; k < tt->n; k++) { /* grad_fn names as the walk settled them */
-        uint32_t g =
-            tt->v[k].grad_fn ? cl_addrmap_get(&w->node_index, tt->v[k].grad_fn) : TORCH_NO_NODE;
-        tt->v[k].grad_fn_node = g;
-        if (g != TORCH_NO_NODE)
-            tt->v[k].grad_fn_name = tt->nodes[g].name;
-    }
+    for (uint32_t k = 0; k < tt->n; k++)
+        if (tt->v[k].grad_fn)
+            tt->v[k].grad_fn_node = cl_addrmap_get(&w->node_index, tt->v[k].grad_fn);
     if (failed)
         cl_note_add(&tt->warnings,
                     "%u autograd nodes could not be read (being freed?): their "

@@ -27,8 +27,8 @@ enum torch_origin {
 };
 
 /* A tensor. Its sizes and strides, min(ndim, TORCH_MAX_DIMS) of each, lie at
- * torch_tensors.dims[dims]; its grad_fn's class name is torch_tensors.names[grad_fn_name]. A heap
- * of a training job's history holds hundreds of thousands of tensors: they are kept small. */
+ * torch_tensors.dims[dims]; its grad_fn's class name is torch_grad_fn_name's. A heap of a training
+ * job's history holds hundreds of thousands of tensors: they are kept small. */
 struct torch_tensor {
     uint64_t pyobj;          /* the Python object, 0 for a tensor only C++ holds */
     uint64_t impl, storage, data_ptr;
@@ -37,7 +37,7 @@ struct torch_tensor {
     uint32_t node;           /* heap node of pyobj (its type: py_node_type), PY_NO_NODE for C++
                                 tensors */
     uint32_t dims;
-    uint32_t grad_fn_name;
+    uint32_t grad_fn_name;   /* into torch_tensors.names, as read with the tensor */
     uint32_t grad_fn_node;   /* into torch_tensors.nodes, TORCH_NO_NODE when not walked */
     uint32_t storage_index;  /* into torch_tensors.storages, UINT32_MAX without storage */
     uint8_t ndim;            /* may exceed TORCH_MAX_DIMS (at most 64) */
@@ -143,15 +143,19 @@ static inline const int64_t *torch_strides(const struct torch_tensors *tt,
     return tt->dims + x->dims + torch_shown_dims(x);
 }
 
-/* The class name of a tensor's grad_fn, NULL without one; of a node. */
-static inline const char *torch_grad_fn_name(const struct torch_tensors *tt,
-                                             const struct torch_tensor *x)
-{
-    return x->grad_fn ? tt->names[x->grad_fn_name] : NULL;
-}
+/* The class name of a node; of a tensor's grad_fn, NULL without one: its node's when the graphs
+ * were walked (which name a custom Function's node after its ctx's class). */
 static inline const char *torch_node_name(const struct torch_tensors *tt, uint32_t node)
 {
     return tt->names[tt->nodes[node].name];
+}
+static inline const char *torch_grad_fn_name(const struct torch_tensors *tt,
+                                             const struct torch_tensor *x)
+{
+    if (!x->grad_fn)
+        return NULL;
+    return x->grad_fn_node != TORCH_NO_NODE ? torch_node_name(tt, x->grad_fn_node)
+                                            : tt->names[x->grad_fn_name];
 }
 
 const char *torch_dtype_name(uint8_t dtype);
