@@ -2,7 +2,8 @@
 in the shapes training jobs have, dicts of lists of small instances with attributes; with
 --tensors K (torch needed) also K small CPU tensors, a training loop's history of losses held from
 a global list; with --graphs as well, each loss keeps its autograd graph (the leak users hunt:
-three nodes, and the tensors they saved for backward, per loss). A thread wakes every millisecond and keeps the longest gap between two wake-ups.
+three nodes, and the tensors they saved for backward, per loss). A thread wakes every millisecond
+and keeps the longest gap between two wake-ups.
 
 Prints READY and its pid, then answers one command a line on stdin:
   gap            the longest gap (seconds) since the last `gap`: how long the process was stopped

@@ -19,6 +19,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "util/spill.h"
+
 struct tu_test {
     const char *name;
     CU_TestFunc fn;
@@ -39,7 +41,6 @@ static inline void tu_add_suite(const char *name, const struct tu_test *tests)
         }
 }
 
-/* A fresh directory under $TMPDIR (or /tmp); malloc'ed path, NULL on failure. */
 /* splitmix64: a fixed sequence of pseudo-random numbers from *state, whatever else in the process
  * calls rand(). */
 static inline uint64_t tu_random(uint64_t *state)
@@ -50,11 +51,11 @@ static inline uint64_t tu_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* A fresh directory under $TMPDIR (or /tmp); malloc'ed path, NULL on failure. */
 static inline char *tu_mkdtemp(void)
 {
-    const char *tmp = getenv("TMPDIR");
     char buf[4096];
-    snprintf(buf, sizeof buf, "%s/culeak-unit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(buf, sizeof buf, "%s/culeak-unit-XXXXXX", cl_tmp_dir());
     return mkdtemp(buf) ? strdup(buf) : NULL;
 }
 

@@ -20,11 +20,31 @@ static int entries(const char *dir)
     return n;
 }
 
+/* Sets TMPDIR for a test; the run's own comes back with restore_tmpdir. */
+static char *saved_tmpdir;
+
+static void set_tmpdir(const char *dir)
+{
+    if (!saved_tmpdir && getenv("TMPDIR"))
+        saved_tmpdir = strdup(getenv("TMPDIR"));
+    setenv("TMPDIR", dir, 1);
+}
+
+static void restore_tmpdir(void)
+{
+    if (saved_tmpdir)
+        setenv("TMPDIR", saved_tmpdir, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved_tmpdir);
+    saved_tmpdir = NULL;
+}
+
 static void test_round_trip(void)
 {
-    char dir[] = "/tmp/culeak-spill-test-XXXXXX";
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    setenv("TMPDIR", dir, 1);
+    char *dir = tu_mkdtemp();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    set_tmpdir(dir);
     CU_ASSERT_STRING_EQUAL(cl_tmp_dir(), dir);
     FILE *f = cl_spill_open();
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -45,17 +65,17 @@ static void test_round_trip(void)
     CU_ASSERT_TRUE(text && len > 7 && strcmp(text + len - 7, "199999\n") == 0);
     free(text);
     CU_ASSERT_EQUAL(entries(dir), 0);
-    rmdir(dir);
-    unsetenv("TMPDIR");
+    restore_tmpdir();
+    tu_rmtree(dir);
 }
 
 static void test_no_folder(void)
 {
-    setenv("TMPDIR", "/nonexistent/culeak", 1);
+    set_tmpdir("/nonexistent/culeak");
     CU_ASSERT_PTR_NULL(cl_spill_open());
-    setenv("TMPDIR", "", 1); /* empty: the default */
+    set_tmpdir(""); /* empty: the default */
     CU_ASSERT_STRING_EQUAL(cl_tmp_dir(), "/tmp");
-    unsetenv("TMPDIR");
+    restore_tmpdir();
 }
 
 void register_util_spill_tests(void)
