@@ -143,13 +143,18 @@ struct walk {
      * it left from, how deep it is (UNSEEN before the walk reaches it: each walk resets the ones
      * it queued) and how many of those steps are indices */
     uint32_t *parent, *from, *depth, *indices, *queue;
-    uint8_t *autograd; /* the path to it passes through an autograd node */
+    uint8_t *flags; /* PATH_AUTOGRAD, PATH_OF_TENSOR */
     uint8_t *relevant; /* reaches a storage without passing a barrier */
     uint32_t holder; /* the sub-vertex of the walk's holder */
     uint64_t visits;
 };
 
 #define UNSEEN UINT32_MAX
+
+enum {
+    PATH_AUTOGRAD = 1, /* the path to it passes through an autograd node */
+    PATH_OF_TENSOR = 2, /* a tensor whose shown path this walk rendered */
+};
 
 /* Whether sub-vertex x is a root, a namespace dict or a module. */
 static bool is_barrier(const struct builder *b, uint32_t x)
@@ -246,8 +251,8 @@ static bool index_step(const struct builder *b, uint32_t origin)
 static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t j, uint32_t x)
 {
     uint64_t indices = w->indices[x] < 0x7ffffff ? w->indices[x] : 0x7ffffff;
-    return (uint64_t)b->h->root_kinds[b->out->v[j].root] << 60 | (uint64_t)w->autograd[x] << 59 |
-           indices << 32 | w->depth[x];
+    return (uint64_t)b->h->root_kinds[b->out->v[j].root] << 60 |
+           (uint64_t)(w->flags[x] & PATH_AUTOGRAD) << 59 | indices << 32 | w->depth[x];
 }
 
 static bool is_graph_node(const struct builder *b, uint32_t v)
@@ -310,11 +315,18 @@ static bool add_storage_holder(struct builder *b, uint32_t s, struct cl_storage_
 static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32_t s, uint32_t x)
 {
     uint32_t tensor = b->g.sub.vertex[w->from[x]] - b->g.at.tensors;
-    struct cl_storage_holder sh = {j, tensor, w->depth[x], 0, false, NULL};
-    /* the path to the storage is most often the one its tensor got, which it then shares */
-    if (!(sh.path =
-              path_to(b, w, j, x, b->out->tensor_paths[tensor], &sh.via_autograd, &sh.indices)) ||
-        !add_storage_holder(b, s, sh))
+    struct cl_storage_holder sh = {.holder = j,
+                                   .tensor = tensor,
+                                   .steps = w->depth[x],
+                                   .indices = w->indices[x],
+                                   .via_autograd = w->flags[x] & PATH_AUTOGRAD,
+                                   .path = b->out->tensor_paths[tensor]};
+    /* The step from a tensor to its storage prints nothing, so the path to the storage is its
+     * tensor's when this walk rendered that, unless one more step elides it elsewhere. Else it
+     * is most often the one its tensor got from another walk, which it then shares. */
+    if (!(w->flags[w->from[x]] & PATH_OF_TENSOR) || sh.steps > 2 * PATH_ENDS)
+        sh.path = path_to(b, w, j, x, sh.path, &sh.via_autograd, &sh.indices);
+    if (!sh.path || !add_storage_holder(b, s, sh))
         return CL_E_INTERNAL;
     if (b->device[s] >= 0)
         b->out->v[j].reachable[b->device[s]] += b->bytes[s];
@@ -336,6 +348,7 @@ static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32
     if (p) {
         b->out->tensor_paths[k] = p;
         best[k] = key;
+        w->flags[x] |= PATH_OF_TENSOR;
     }
 }
 
@@ -349,7 +362,7 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
     w->holder = hx;
     w->depth[hx] = 0;
     w->indices[hx] = 0;
-    w->autograd[hx] = 0;
+    w->flags[hx] = 0;
     w->queue[tail++] = hx;
     while (head < tail && w->visits < MAX_VISITS) {
         uint32_t x = w->queue[head++], v = g->vertex[x];
@@ -370,7 +383,7 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
             w->from[d] = x;
             w->depth[d] = w->depth[x] + 1;
             w->indices[d] = w->indices[x] + index_step(b, g->origin[e]);
-            w->autograd[d] = w->autograd[x] || is_graph_node(b, v);
+            w->flags[d] = (w->flags[x] & PATH_AUTOGRAD) || is_graph_node(b, v) ? PATH_AUTOGRAD : 0;
             w->queue[tail++] = d;
         }
     }
@@ -409,8 +422,7 @@ static int walk_holders(struct builder *b)
         !(b->found_storage = malloc(b->found_cap * sizeof *b->found_storage)) ||
         !(w.parent = malloc(n * sizeof *w.parent)) || !(w.from = malloc(n * sizeof *w.from)) ||
         !(w.depth = malloc(n * sizeof *w.depth)) || !(w.indices = malloc(n * sizeof *w.indices)) ||
-        !(w.autograd = malloc(n)) || !(w.queue = malloc(n * sizeof *w.queue)) ||
-        find_relevant(b, &w))
+        !(w.flags = malloc(n)) || !(w.queue = malloc(n * sizeof *w.queue)) || find_relevant(b, &w))
         goto out;
     for (uint32_t k = 0; k < b->tt->n; k++)
         best[k] = UINT64_MAX;
@@ -434,7 +446,7 @@ out:
     free(w.from);
     free(w.depth);
     free(w.indices);
-    free(w.autograd);
+    free(w.flags);
     free(w.queue);
     free(w.relevant);
     return rc;
