@@ -5,17 +5,20 @@
 char *py_path_text(const char *path, char *out, size_t cap)
 {
     size_t n = 0;
-    for (const char *p = path; cap && *p && n + 1 < cap; p++) {
-        if (*p == PY_PATH_MARK) {
-            if (!p[1])
-                break;
-            p++;   /* and its kind letter */
-            continue;
-        }
-        out[n++] = *p;
+    if (!cap)
+        return out;
+    for (const char *p = path; *p;) {   /* the text between marks, a run at a time */
+        const char *mark = strchrnul(p, PY_PATH_MARK);
+        size_t run = (size_t)(mark - p);
+        if (run > cap - 1 - n)
+            run = cap - 1 - n;
+        memcpy(out + n, p, run);
+        n += run;
+        if (!*mark || !mark[1] || n + 1 == cap)
+            break;
+        p = mark + 2;   /* the mark and its kind letter */
     }
-    if (cap)
-        out[n] = '\0';
+    out[n] = '\0';
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpython/path.h"
+#include "report/text.h"
 #include "util/text.h"
 
 #define MAX_STEPS 1024   /* a path is at most 8 KiB of text: no more steps than that holds */
@@ -11,6 +12,15 @@
 const char *cl_path_text(const char *path, char out[CL_PATH_TEXT_CAP])
 {
     return path ? py_path_text(path, out, CL_PATH_TEXT_CAP) : NULL;
+}
+
+void cl_text_path_line(FILE *out, const char *prefix, const char *path, size_t width)
+{
+    char line[CL_PATH_TEXT_CAP + 64];
+    size_t n = strnlen(prefix, 64);
+    memcpy(line, prefix, n);
+    py_path_text(path, line + n, sizeof line - n);
+    cl_text_line(out, line, width);
 }
 
 void cl_json_path(struct cl_json *j, const char *path)

@@ -5,6 +5,7 @@
 #define CULEAK_REPORT_PATHS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report/json.h"
 
@@ -12,6 +13,8 @@
 
 /* The display text of a marked path (NULL stays NULL), in out. */
 const char *cl_path_text(const char *path, char out[CL_PATH_TEXT_CAP]);
+/* prefix then the path's display text, as one line of a text report (cl_text_line). */
+void cl_text_path_line(FILE *out, const char *prefix, const char *path, size_t width);
 /* The path as a JSON string of its display text (null for NULL). */
 void cl_json_path(struct cl_json *j, const char *path);
 /* The path's steps as a JSON array (empty for NULL). */

@@ -108,11 +108,10 @@ static void autograd_json(struct cl_json *j, const struct torch_tensors *tt)
 static void holders_text(FILE *out, const struct cl_holders *hs,
                          const struct cl_storage_holders *sh, int dev, size_t width)
 {
-    char line[2 * CL_PATH_TEXT_CAP + 64], path[CL_PATH_TEXT_CAP], name[CL_PATH_TEXT_CAP];
+    char line[CL_PATH_TEXT_CAP + 64], name[CL_PATH_TEXT_CAP];
     for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
         const struct cl_holder *hd = &hs->v[sh->v[k].holder];
-        snprintf(line, sizeof line, "  holder %s", cl_path_text(sh->v[k].path, path));
-        cl_text_line(out, line, width);
+        cl_text_path_line(out, "  holder ", sh->v[k].path, width);
         snprintf(line, sizeof line, "      %s retains %llu, reaches %llu bytes",
                  cl_path_text(hd->name, name),
                  dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
@@ -161,7 +160,6 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                        const struct cl_text_options *opt, bool json,
                        const struct cl_report_notes *w)
 {
-    char line[CL_PATH_TEXT_CAP + 16], text[CL_PATH_TEXT_CAP];
     char dev[32], shape[256];
     struct cl_json j;
     if (json) {
@@ -195,12 +193,14 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                         (unsigned long long)(x->pyobj ? x->pyobj : x->impl), type_name(h, x),
                         torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
                         x->grad_fn ? " grad_fn=" : "", x->grad_fn ? torch_grad_fn_name(tt, x) : "");
-                snprintf(line, sizeof line, "      %s",
-                         has_path   ? cl_path_text(path, text)
-                         : x->pyobj ? "reachable from no root (a garbage cycle awaiting "
-                                      "collection, or held only from C)"
-                                    : "held from C++ by an unknown owner");
-                cl_text_line(out, line, opt->width);
+                if (has_path)
+                    cl_text_path_line(out, "      ", path, opt->width);
+                else
+                    cl_text_line(out,
+                                 x->pyobj ? "      reachable from no root (a garbage cycle "
+                                            "awaiting collection, or held only from C)"
+                                          : "      held from C++ by an unknown owner",
+                                 opt->width);
                 continue;
             }
             cl_json_begin_object(&j);

@@ -22,9 +22,11 @@ static size_t columns(const char *s)
 
 void cl_text_line(FILE *out, const char *line, size_t width)
 {
-    size_t n = columns(line);
-    if (!width || n <= width || width < 8) {
-        fprintf(out, "%s\n", line);
+    /* a line has at most as many columns as bytes: most are counted by neither */
+    size_t n = width < 8 || strlen(line) <= width ? 0 : columns(line);
+    if (n <= width) {
+        fputs(line, out);
+        putc('\n', out);
         return;
     }
     size_t head = (width - 1) * 2 / 3, tail = width - 1 - head;

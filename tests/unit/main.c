@@ -27,6 +27,7 @@ int main(void)
     register_runtime_torch_tests();
     register_report_json_tests();
     register_report_pickle_tests();
+    register_report_text_tests();
     register_util_error_tests();
     register_util_addrmap_tests();
     register_util_nodemap_tests();

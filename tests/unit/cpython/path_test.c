@@ -20,6 +20,9 @@ static void test_text(void)
     CU_ASSERT_STRING_EQUAL(py_path_text(M "rx" M, out, sizeof out), "x");   /* cut at a mark */
     CU_ASSERT_STRING_EQUAL(py_path_text("plain.path", out, sizeof out), "plain.path");
     CU_ASSERT_STRING_EQUAL(py_path_text(M "r__main__" M "a.history", out, 6), "__mai");
+    CU_ASSERT_STRING_EQUAL(py_path_text(M "r__main__" M "a.history", out, 9), "__main__");
+    CU_ASSERT_STRING_EQUAL(py_path_text(M "r__main__" M "a.history", out, 10), "__main__.");
+    CU_ASSERT_STRING_EQUAL(py_path_text(M "r__main__", out, 1), "");
 }
 
 static void test_steps(void)
