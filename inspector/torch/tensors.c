@@ -535,62 +535,43 @@ static const struct torch_autograd_layout *choose_autograd(struct walk *w)
     return NULL;
 }
 
-struct keyed_link {
-    struct torch_link l;
-    size_t at;
-};
-
-static int by_source(const void *a, const void *b)
-{
-    const struct keyed_link *x = a, *y = b;
-    if (x->l.src_end != y->l.src_end)
-        return x->l.src_end < y->l.src_end ? -1 : 1;
-    if (x->l.src != y->l.src)
-        return x->l.src < y->l.src ? -1 : 1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
-/* Sorts links by source, each source's links kept in the order they were read (a node's next
- * edges in next_edges_ order): the reading order is part of the key. */
-static void sort_links(struct walk *w)
+/* Groups the links by source, tensors' first, then nodes', then Python objects', each source's
+ * in the order they were read (a node's next edges in next_edges_ order: the order is part of
+ * the key), and notes every tensor's and node's first link: the holders' graph asks for a
+ * vertex's links once per edge out of it. Sources are dense indices, so a counting sort. */
+static void group_links(struct walk *w)
 {
     struct torch_tensors *tt = w->out;
-    struct keyed_link *v = malloc((tt->nlinks + 1) * sizeof *v);
-    if (!v) {
+    const size_t base[] = {[TORCH_END_TENSOR] = 0,
+                           [TORCH_END_NODE] = tt->n,
+                           [TORCH_END_PYOBJ] = (size_t)tt->n + tt->nnodes};
+    size_t nsources = base[TORCH_END_PYOBJ] + w->h->n;
+    uint32_t *next = NULL; /* per source: where its next link goes */
+    struct torch_link *v = NULL;
+    if (tt->nlinks >= UINT32_MAX || !(next = calloc(nsources + 1, sizeof *next)) ||
+        !(v = malloc((tt->nlinks + 1) * sizeof *v)) ||
+        !(tt->link_first = malloc((base[TORCH_END_PYOBJ] + 1) * sizeof *tt->link_first))) {
+        free(next);
+        free(v);
         w->oom = true;
         return;
     }
     for (size_t k = 0; k < tt->nlinks; k++)
-        v[k] = (struct keyed_link){tt->links[k], k};
-    qsort(v, tt->nlinks, sizeof *v, by_source);
+        next[base[tt->links[k].src_end] + tt->links[k].src + 1]++;
+    for (size_t i = 0; i < nsources; i++)
+        next[i + 1] += next[i];
+    memcpy(tt->link_first, next, (base[TORCH_END_PYOBJ] + 1) * sizeof *next);
     for (size_t k = 0; k < tt->nlinks; k++)
-        tt->links[k] = v[k].l;
-    free(v);
+        v[next[base[tt->links[k].src_end] + tt->links[k].src]++] = tt->links[k];
+    free(tt->links);
+    tt->links = v;
+    tt->links_cap = tt->nlinks + 1;
+    free(next);
 }
 
 static bool link_before(const struct torch_link *l, enum torch_end end, uint32_t src)
 {
     return l->src_end < end || (l->src_end == end && l->src < src);
-}
-
-/* Every tensor's and node's first link, in one pass over the sorted links: the holders' graph
- * asks for a vertex's links once per edge out of it. */
-static void index_links(struct walk *w)
-{
-    struct torch_tensors *tt = w->out;
-    size_t n = (size_t)tt->n + tt->nnodes + 1, k = 0;
-    if (tt->nlinks >= UINT32_MAX || !(tt->link_first = malloc(n * sizeof *tt->link_first))) {
-        w->oom = true;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        bool tensor = i < tt->n;
-        uint32_t src = (uint32_t)(tensor ? i : i - tt->n);
-        while (k < tt->nlinks &&
-               link_before(&tt->links[k], tensor ? TORCH_END_TENSOR : TORCH_END_NODE, src))
-            k++;
-        tt->link_first[i] = (uint32_t)k;
-    }
 }
 
 const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum torch_end end,
@@ -635,8 +616,7 @@ static void walk_graphs(struct walk *w)
         if (!w->ag)
             break;
     }
-    sort_links(w);
-    index_links(w);
+    group_links(w);
     for (uint32_t k = 0; k < tt->n; k++)
         if (tt->v[k].grad_fn)
             tt->v[k].grad_fn_node = cl_addrmap_get(&w->node_index, tt->v[k].grad_fn);
