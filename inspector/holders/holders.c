@@ -273,7 +273,8 @@ static const char *path_to(struct builder *b, struct walk *w, uint32_t j, uint32
     uint32_t depth = w->depth[x];
     bool elide = depth > 2 * PATH_ENDS;
     char elided[48]; /* what the arrow leaves out */
-    snprintf(elided, sizeof elided, PY_PATH_ELISION "%u steps…", depth - 2 * PATH_ENDS);
+    if (elide)
+        snprintf(elided, sizeof elided, PY_PATH_ELISION "%u steps…", depth - 2 * PATH_ENDS);
     size_t n = 0;
     *via_autograd = false;
     *indices = w->indices[x];

@@ -16,7 +16,7 @@ void cl_device_text(char *out, size_t cap, int8_t type, int8_t index)
     if (index >= 0 && type != 0)
         snprintf(out, cap, "%s:%d", torch_device_name(type), index);
     else
-        snprintf(out, cap, "%s", torch_device_name(type));
+        (void)cl_copy_span(out, cap, torch_device_name(type), SIZE_MAX);
 }
 
 static void shape_text(char *out, size_t cap, const struct torch_tensors *tt,
