@@ -179,25 +179,14 @@ static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layo
     return 0;
 }
 
-/* The node's class name without its namespaces, in name[NODE_NAME]; false when unreadable. */
-#define NODE_NAME 64
-static bool node_class(struct cxx_classifier *c, uint64_t node, char name[NODE_NAME])
-{
-    char mangled[160];
-    if (!cxx_class_name(c->t, node, mangled, sizeof mangled))
-        return false;
-    cxx_short_name(mangled, name, NODE_NAME);
-    return true;
-}
-
 int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t node,
                     torch_ref_fn *fn, void *arg)
 {
     int rc = next_edges(c, l, node, fn, arg);
     if (rc)
         return rc;
-    char name[NODE_NAME];
-    if (!node_class(c, node, name))
+    const char *name = cxx_short_class(c, node);
+    if (!name)
         return CL_E_UNSUPPORTED;
     uint64_t first =
         cl_read_ptr_or_0(c->t, node + l->node_size);   /* a derived class's first member */
@@ -242,8 +231,8 @@ static bool context_saved_reads(struct cxx_classifier *c, const struct torch_aut
 void torch_node_saved_fit(struct cxx_classifier *c, const struct torch_autograd_layout *l,
                           uint64_t node, struct torch_saved_fit *fit)
 {
-    char name[NODE_NAME];
-    if (!node_class(c, node, name) || strcmp(name, "AccumulateGrad") == 0)
+    const char *name = cxx_short_class(c, node);
+    if (!name || strcmp(name, "AccumulateGrad") == 0)
         return;
     if (strcmp(name, "PyNode") == 0) {
         uint64_t ctx = cl_read_ptr_or_0(c->t, node + l->pynode_obj);

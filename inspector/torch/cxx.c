@@ -1,9 +1,11 @@
 #include "torch/cxx.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/text.h"
+#include "util/vec.h"
 
 bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap)
 {
@@ -71,23 +73,45 @@ static enum cxx_kind kind_of(const char *mangled)
     return CXX_OTHER;
 }
 
-enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj)
+/* What the classifier knows of obj's vtable (enum cxx_kind | name index << 8), read once a
+ * vtable; CXX_OTHER for no vtable. */
+static uint32_t class_of(struct cxx_classifier *c, uint64_t obj)
 {
     uint64_t vptr = obj && !(obj & 7) ? cl_read_ptr_or_0(c->t, obj) : 0;
     if (!vptr)
         return CXX_OTHER;
     uint32_t known = cl_addrmap_get(&c->kinds, vptr);
     if (known != UINT32_MAX)
-        return (enum cxx_kind)known;
+        return known;
     char mangled[160];
-    enum cxx_kind k =
-        cxx_class_name(c->t, obj, mangled, sizeof mangled) ? kind_of(mangled) : CXX_OTHER;
+    uint32_t k = CXX_OTHER;
+    if (cxx_class_name(c->t, obj, mangled, sizeof mangled)) {
+        k = kind_of(mangled);
+        if (c->nnames < UINT32_MAX >> 8 && CL_VEC_RESERVE(c->names, c->nnames + 1, c->names_cap)) {
+            if (!c->nnames)
+                c->names[c->nnames++][0] = '\0'; /* entry 0: none */
+            cxx_short_name(mangled, c->names[c->nnames], CXX_SHORT_NAME);
+            k |= (uint32_t)c->nnames++ << 8;
+        }
+    }
     bool inserted;
     (void)cl_addrmap_put(&c->kinds, vptr, k, &inserted); /* a miss only costs a lookup again */
     return k;
 }
 
+enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj)
+{
+    return (enum cxx_kind)(class_of(c, obj) & 0xff);
+}
+
+const char *cxx_short_class(struct cxx_classifier *c, uint64_t obj)
+{
+    uint32_t name = class_of(c, obj) >> 8;
+    return name ? c->names[name] : NULL;
+}
+
 void cxx_classifier_free(struct cxx_classifier *c)
 {
     cl_addrmap_free(&c->kinds);
+    free(c->names);
 }

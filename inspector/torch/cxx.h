@@ -36,12 +36,20 @@ enum cxx_kind {
     CXX_VIEW_META,          /* a DifferentiableViewMeta: a view's AutogradMeta, with its base */
 };
 
-/* Classifies objects by their vtable, each vtable looked up once. */
+#define CXX_SHORT_NAME 64
+
+/* Classifies objects by their vtable, each vtable looked up once. Zeroed, then t set. */
 struct cxx_classifier {
     struct cl_target *t;
-    struct cl_addrmap kinds;   /* vtable -> enum cxx_kind */
+    struct cl_addrmap kinds;   /* vtable -> enum cxx_kind | its index in names << 8 */
+    char (*names)[CXX_SHORT_NAME]; /* the classes' short names; entry 0 for none (unreadable) */
+    size_t nnames, names_cap;
 };
 enum cxx_kind cxx_classify(struct cxx_classifier *c, uint64_t obj);
+/* The short class name of the polymorphic object at obj (cxx_short_name), or NULL when it
+ * cannot be read. It lies in the classifier, which may move it when it meets a class it has not
+ * seen: compare or copy it before classifying anything else. */
+const char *cxx_short_class(struct cxx_classifier *c, uint64_t obj);
 void cxx_classifier_free(struct cxx_classifier *c);
 
 #endif

@@ -138,11 +138,8 @@ static uint32_t node_name(struct walk *w, uint64_t node)
     uint32_t known = vptr ? cl_addrmap_get(&w->name_of, vptr) : TORCH_NAME_UNKNOWN;
     if (!vptr || known != UINT32_MAX)
         return known;
-    char mangled[160];
-    torch_name name = "?";
-    if (cxx_class_name(w->t, node, mangled, sizeof mangled))
-        cxx_short_name(mangled, name, sizeof name);
-    return add_name(w, vptr, name);
+    const char *name = cxx_short_class(&w->cxx, node);
+    return add_name(w, vptr, name ? name : "?");
 }
 
 /* The name of a custom Function's node: its ctx's class, as Python calls it. */
