@@ -23,14 +23,14 @@ static void shape_text(char *out, size_t cap, const struct torch_tensors *tt,
                        const struct torch_tensor *x)
 {
     size_t len = 0;
-    bool fits = cl_appendf(out, cap, &len, "[");
+    bool fits = cl_append(out, cap, &len, "[");
     for (int d = 0; fits && d < torch_shown_dims(x); d++)
-        fits =
-            cl_appendf(out, cap, &len, "%s%lld", d ? ", " : "", (long long)torch_sizes(tt, x)[d]);
+        fits = cl_append(out, cap, &len, d ? ", " : "") &&
+               cl_append_int(out, cap, &len, torch_sizes(tt, x)[d]);
     if (fits && x->ndim > TORCH_MAX_DIMS)
-        fits = cl_appendf(out, cap, &len, ", ...");
+        fits = cl_append(out, cap, &len, ", ...");
     if (fits)
-        cl_appendf(out, cap, &len, "]");
+        cl_append(out, cap, &len, "]");
 }
 
 static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
@@ -112,10 +112,14 @@ static void holders_text(FILE *out, const struct cl_holders *hs,
     for (uint32_t k = 0; k < sh->n && k < TEXT_HOLDERS; k++) {
         const struct cl_holder *hd = &hs->v[sh->v[k].holder];
         cl_text_path_line(out, "  holder ", sh->v[k].path, width);
-        snprintf(line, sizeof line, "      %s retains %llu, reaches %llu bytes",
-                 cl_path_text(hd->name, name),
-                 dev >= 0 ? (unsigned long long)hd->retained[dev] : 0ull,
-                 dev >= 0 ? (unsigned long long)hd->reachable[dev] : 0ull);
+        size_t len = 0;
+        cl_append(line, sizeof line, &len, "      ");
+        cl_append(line, sizeof line, &len, cl_path_text(hd->name, name));
+        cl_append(line, sizeof line, &len, " retains ");
+        cl_append_uint(line, sizeof line, &len, dev >= 0 ? hd->retained[dev] : 0);
+        cl_append(line, sizeof line, &len, ", reaches ");
+        cl_append_uint(line, sizeof line, &len, dev >= 0 ? hd->reachable[dev] : 0);
+        cl_append(line, sizeof line, &len, " bytes");
         cl_text_line(out, line, width);
     }
     if (sh->n > TEXT_HOLDERS)
@@ -160,7 +164,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                        const struct cl_text_options *opt, bool json,
                        const struct cl_report_notes *w)
 {
-    char dev[32], shape[256];
+    char dev[32], shape[256], line[1024];
     struct cl_json j;
     if (json) {
         cl_json_begin_document(&j, out);
@@ -178,9 +182,17 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         const struct cl_storage_holders *sh = &hs->storages[s];
         int devi = cl_holders_device(hs, st->device_type, st->device_index);
         if (!json) {
-            fprintf(out, "storage 0x%llx  %s  %llu bytes  held by %s\n",
-                    (unsigned long long)st->impl, dev, (unsigned long long)st->nbytes,
-                    cl_held_by_name(sh->held_by));
+            size_t len = 0;
+            cl_append(line, sizeof line, &len, "storage ");
+            cl_append_hex(line, sizeof line, &len, st->impl);
+            cl_append(line, sizeof line, &len, "  ");
+            cl_append(line, sizeof line, &len, dev);
+            cl_append(line, sizeof line, &len, "  ");
+            cl_append_uint(line, sizeof line, &len, st->nbytes);
+            cl_append(line, sizeof line, &len, " bytes  held by ");
+            cl_append(line, sizeof line, &len, cl_held_by_name(sh->held_by));
+            fputs(line, out);
+            putc('\n', out);
             holders_text(out, hs, sh, devi, opt->width);
         }
         for (uint32_t k = 0; k < st->ntensors; k++) {
@@ -189,10 +201,20 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             bool has_path = path != NULL;
             shape_text(shape, sizeof shape, tt, x);
             if (!json) {
-                fprintf(out, "  0x%llx %s %s %s%s%s%s\n",
-                        (unsigned long long)(x->pyobj ? x->pyobj : x->impl), type_name(h, x),
-                        torch_dtype_name(x->dtype), shape, x->requires_grad ? " requires_grad" : "",
-                        x->grad_fn ? " grad_fn=" : "", x->grad_fn ? torch_grad_fn_name(tt, x) : "");
+                size_t len = 0;
+                cl_append(line, sizeof line, &len, "  ");
+                cl_append_hex(line, sizeof line, &len, x->pyobj ? x->pyobj : x->impl);
+                cl_append(line, sizeof line, &len, " ");
+                cl_append(line, sizeof line, &len, type_name(h, x));
+                cl_append(line, sizeof line, &len, " ");
+                cl_append(line, sizeof line, &len, torch_dtype_name(x->dtype));
+                cl_append(line, sizeof line, &len, " ");
+                cl_append(line, sizeof line, &len, shape);
+                cl_append(line, sizeof line, &len, x->requires_grad ? " requires_grad" : "");
+                cl_append(line, sizeof line, &len, x->grad_fn ? " grad_fn=" : "");
+                cl_append(line, sizeof line, &len, x->grad_fn ? torch_grad_fn_name(tt, x) : "");
+                fputs(line, out);
+                putc('\n', out);
                 if (has_path)
                     cl_text_path_line(out, "      ", path, opt->width);
                 else

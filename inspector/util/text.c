@@ -24,6 +24,47 @@ bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     return true;
 }
 
+bool cl_append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    if (*len >= cap)
+        return false;
+    size_t n = strlen(s), room = cap - 1 - *len, k = n < room ? n : room;
+    memcpy(buf + *len, s, k);
+    *len += k;
+    buf[*len] = '\0';
+    return k == n;
+}
+
+/* v's digits in base (10 or 16), after prefix. */
+static bool append_digits(char *buf, size_t cap, size_t *len, const char *prefix, uint64_t v,
+                          unsigned base)
+{
+    char digits[24], *p = digits + sizeof digits;
+    *--p = '\0';
+    do {
+        *--p = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    return cl_append(buf, cap, len, prefix) && cl_append(buf, cap, len, p);
+}
+
+bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v)
+{
+    /* the magnitude of INT64_MIN is no int64_t: negate it unsigned */
+    return v < 0 ? append_digits(buf, cap, len, "-", 0 - (uint64_t)v, 10)
+                 : append_digits(buf, cap, len, "", (uint64_t)v, 10);
+}
+
+bool cl_append_uint(char *buf, size_t cap, size_t *len, uint64_t v)
+{
+    return append_digits(buf, cap, len, "", v, 10);
+}
+
+bool cl_append_hex(char *buf, size_t cap, size_t *len, uint64_t v)
+{
+    return append_digits(buf, cap, len, "0x", v, 16);
+}
+
 const char *cl_join_names(char *buf, size_t cap, size_t n, const char *(*name)(size_t i))
 {
     size_t len = 0;

@@ -6,12 +6,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Appends printf-style text at buf + *len, where buf holds cap bytes and is NUL-terminated at
  * *len. Text that does not fit is cut at cap - 1 bytes (*len is then cap - 1). False when
  * anything was cut, or cap is 0: the caller can stop appending. */
 bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* cl_appendf's plain counterparts, for text written once an object: s; v in decimal; v as
+ * "0x" and lowercase hex digits (as printf's "0x%llx"). */
+bool cl_append(char *buf, size_t cap, size_t *len, const char *s);
+bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v);
+bool cl_append_uint(char *buf, size_t cap, size_t *len, uint64_t v);
+bool cl_append_hex(char *buf, size_t cap, size_t *len, uint64_t v);
 
 /* The first n bytes of s (fewer if s ends sooner) as a string in out, cut to cap - 1 bytes;
  * false when cut or cap is 0. */

@@ -1,4 +1,6 @@
 /* Bounded text: appending and copying spans cut at the buffer's end, never past it. */
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
@@ -22,6 +24,42 @@ static void test_appendf(void)
     CU_ASSERT_STRING_EQUAL(buf, "ab123xy");
     len = 0;
     CU_ASSERT_FALSE(cl_appendf(buf, 0, &len, "x"));
+}
+
+/* The plain appends write what printf would, and cut as cl_appendf does. */
+static void test_append(void)
+{
+    static const int64_t ints[] = {0, 7, -7, 1234567890123, INT64_MAX, INT64_MIN};
+    static const uint64_t uints[] = {0, 9, 10, 0xdeadbeef, UINT64_MAX};
+    char buf[32], want[32];
+    size_t len;
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+        len = 0;
+        CU_ASSERT_TRUE(cl_append_int(buf, sizeof buf, &len, ints[i]));
+        snprintf(want, sizeof want, "%lld", (long long)ints[i]);
+        CU_ASSERT_STRING_EQUAL(buf, want);
+        CU_ASSERT_EQUAL(len, strlen(want));
+    }
+    for (size_t i = 0; i < sizeof uints / sizeof *uints; i++) {
+        len = 0;
+        CU_ASSERT_TRUE(cl_append_uint(buf, sizeof buf, &len, uints[i]));
+        snprintf(want, sizeof want, "%llu", (unsigned long long)uints[i]);
+        CU_ASSERT_STRING_EQUAL(buf, want);
+        len = 0;
+        CU_ASSERT_TRUE(cl_append_hex(buf, sizeof buf, &len, uints[i]));
+        snprintf(want, sizeof want, "0x%llx", (unsigned long long)uints[i]);
+        CU_ASSERT_STRING_EQUAL(buf, want);
+    }
+    char small[8] = "";
+    len = 0;
+    CU_ASSERT_TRUE(cl_append(small, sizeof small, &len, "ab"));
+    CU_ASSERT_FALSE(cl_append_uint(small, sizeof small, &len, 123456));   /* 8 bytes with NUL */
+    CU_ASSERT_STRING_EQUAL(small, "ab12345");
+    CU_ASSERT_EQUAL(len, sizeof small - 1);
+    CU_ASSERT_FALSE(cl_append(small, sizeof small, &len, "x"));
+    CU_ASSERT_STRING_EQUAL(small, "ab12345");
+    len = 0;
+    CU_ASSERT_FALSE(cl_append_hex(small, 0, &len, 1));
 }
 
 static void test_copy_span(void)
@@ -56,6 +94,7 @@ void register_util_text_tests(void)
 {
     static const struct tu_test tests[] = {
         {"cl_appendf", test_appendf},
+        {"cl_append, _int, _uint, _hex", test_append},
         {"cl_copy_span", test_copy_span},
         {"cl_join_names", test_join_names},
         {NULL, NULL},
