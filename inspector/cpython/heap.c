@@ -581,6 +581,29 @@ static void put(struct out *o, const char *fmt, ...)
     o->len = end;
 }
 
+/* put without formatting: s, cut at the buffer's end. */
+static void put_str(struct out *o, const char *s)
+{
+    if (o->len >= o->cap)
+        return;
+    size_t room = o->cap - 1 - o->len, k = 0;
+    for (; k < room && s[k]; k++)   /* a name never forges a step */
+        o->p[o->len + k] = s[k] == PY_PATH_MARK ? '?' : s[k];
+    o->len += k;
+    o->p[o->len] = '\0';
+}
+
+/* [v], as an index is written. */
+static void put_index(struct out *o, uint64_t v)
+{
+    char digits[24];
+    size_t len = 0;
+    cl_append_uint(digits, sizeof digits, &len, v);
+    put_str(o, "[");
+    put_str(o, digits);
+    put_str(o, "]");
+}
+
 /* The start of a step whose kind put_step decides: its mark and a placeholder for the kind. */
 static void put_mark(struct out *o)
 {
@@ -603,16 +626,16 @@ static bool identifier(const char *s)
 
 static void put_quoted(struct out *o, const char *s)
 {
-    put(o, "'");
+    put_str(o, "'");
     for (; *s; s++) {
         if (*s == '\'' || *s == '\\')
             put(o, "\\%c", *s);
         else if ((unsigned char)*s < 0x20)
             put(o, "\\x%02x", (unsigned char)*s);
         else
-            put(o, "%c", *s);
+            put_str(o, (char[2]){*s, '\0'});
     }
-    put(o, "'");
+    put_str(o, "'");
 }
 
 static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *steps, size_t k,
@@ -662,31 +685,31 @@ static bool put_literal(struct py_heap *h, struct out *o, uint64_t key, int dept
     if (!ty)
         return false;
     if (key == ob->rt->none) {
-        put(o, "None");
+        put_str(o, "None");
     } else if (ty->family == PY_F_STR && whole_str(h, key, s, sizeof s)) {
         put_quoted(o, s);
     } else if (ty->family == PY_F_INT && py_int_read(ob, key, &v)) {
         if (strcmp(ty->name, "bool") == 0)
-            put(o, v ? "True" : "False");
+            put_str(o, v ? "True" : "False");
         else
             put(o, "%lld", (long long)v);
     } else if (ty->family == PY_F_FLOAT && float_literal(ob, key, s, sizeof s)) {
-        put(o, "%s", s);
+        put_str(o, s);
     } else if (ty->family == PY_F_TUPLE && depth < 4 &&
                cl_read(ob->rt->t, key + l->ob_size, &n, sizeof n) == 0 && n >= 0 &&
                n <= MAX_TUPLE_KEY &&
                cl_read(ob->rt->t, key + l->tuple_items, items, (size_t)n * sizeof *items) == 0) {
-        put(o, "(");
+        put_str(o, "(");
         for (int64_t i = 0; i < n; i++) {
             if (i)
-                put(o, ", ");
+                put_str(o, ", ");
             if (!put_literal(h, o, items[i], depth + 1)) {
                 o->len = mark;
                 o->p[mark] = '\0';
                 return false;
             }
         }
-        put(o, n == 1 ? ",)" : ")");
+        put_str(o, n == 1 ? ",)" : ")");
     } else {
         return false;
     }
@@ -762,7 +785,7 @@ static bool put_object_key(struct py_heap *h, struct out *o, uint64_t key)
     }
     free(v);
     if (best[0])
-        put(o, "%s", best);
+        put_str(o, best);
     return best[0] != '\0';
 }
 
@@ -783,9 +806,9 @@ static void wrap_unpacked(struct out *o, int64_t i)
 static void put_key(struct py_heap *h, struct out *o, uint64_t dict, uint64_t key)
 {
     size_t mark = o->len;
-    put(o, "[");
+    put_str(o, "[");
     if (put_literal(h, o, key, 0) || put_object_key(h, o, key)) {
-        put(o, "]");
+        put_str(o, "]");
         return;
     }
     int64_t i = key_position(h, dict, key);
@@ -795,7 +818,7 @@ static void put_key(struct py_heap *h, struct out *o, uint64_t dict, uint64_t ke
     o->len = mark;
     o->p[mark] = '\0';
     if (i < 0) {
-        put(o, "[<a key culeak cannot name>]");
+        put_str(o, "[<a key culeak cannot name>]");
         return;
     }
     put(o, "[[*%s][%lld]]", prefix, (long long)i);
@@ -850,15 +873,16 @@ static size_t put_module_child(struct py_heap *h, struct out *o, const struct py
     char *end;
     long index = strtol(name, &end, 10);
     if (indexed && *name && !*end && index >= 0) {
-        put(o, "[%ld]", index);
+        put_index(o, (uint64_t)index);
         o->kind = PY_PATH_INDEX;
     } else if (keyed) {
-        put(o, "[");
+        put_str(o, "[");
         put_quoted(o, name);
-        put(o, "]");
+        put_str(o, "]");
         o->kind = PY_PATH_KEY;
     } else if (identifier(name)) {
-        put(o, ".%s", name);
+        put_str(o, ".");
+        put_str(o, name);
         o->kind = PY_PATH_ATTR;
     } else {
         return 0;
@@ -899,11 +923,12 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         /* `.__dict__['name']` reads better, and pastes the same, as `.name`. */
         if (strcmp(named, ".__dict__") == 0 && k + 1 < n && steps[k + 1].edge == PY_E_KEY &&
             py_str_read(&h->objects, steps[k + 1].payload, s, sizeof s) && identifier(s)) {
-            put(o, ".%s", s);
+            put_str(o, ".");
+            put_str(o, s);
             o->kind = PY_PATH_ATTR;
             return 2;
         }
-        put(o, "%s", named);
+        put_str(o, named);
         o->kind = named_kind(named);
         break;
     }
@@ -913,7 +938,7 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         while (k + run < n && steps[k + run].edge == PY_E_CXX &&
                same_node_class(named, (const char *)(uintptr_t)steps[k + run].payload))
             run++;
-        put(o, "%s", named);
+        put_str(o, named);
         if (run > 1)
             put(o, " ×%zu", run);
         o->kind = strncmp(named, PY_PATH_ELISION, strlen(PY_PATH_ELISION)) == 0 ? PY_PATH_ELIDED
@@ -925,14 +950,16 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         size_t used = put_module_child(h, o, steps, k, n);
         if (used)
             return used;
-        put(o, ".%s", py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
+        put_str(o, ".");
+        put_str(o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
         o->kind = PY_PATH_ATTR;
         break;
     }
     case PY_E_CATTR: {
         char m[128] = "?";
         cl_read_cstr(h->objects.rt->t, e->payload, m, sizeof m);
-        put(o, ".%s", m);
+        put_str(o, ".");
+        put_str(o, m);
         o->kind = PY_PATH_ATTR;
         break;
     }
@@ -941,14 +968,14 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         o->kind = PY_PATH_KEY;
         break;
     case PY_E_INDEX:
-        put(o, "[%llu]", (unsigned long long)e->payload);
+        put_index(o, e->payload);
         o->kind = PY_PATH_INDEX;
         break;
     case PY_E_FRAMELOCAL:
     case PY_E_GENLOCAL:
-        put(o, "%s[", e->edge == PY_E_GENLOCAL ? ".gi_frame.f_locals" : ".f_locals");
+        put_str(o, e->edge == PY_E_GENLOCAL ? ".gi_frame.f_locals[" : ".f_locals[");
         put_quoted(o, py_str_read(&h->objects, e->payload, s, sizeof s) ? s : "?");
-        put(o, "]");
+        put_str(o, "]");
         o->kind = PY_PATH_LOCAL;
         break;
     case PY_E_DICTKEY: {
@@ -956,7 +983,7 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         if (i >= 0)
             wrap_unpacked(o, i);
         else
-            put(o, "[<a key culeak cannot place>]");
+            put_str(o, "[<a key culeak cannot place>]");
         o->kind = PY_PATH_DICT_KEY;
         break;
     }
@@ -989,7 +1016,7 @@ static size_t put_one(struct py_heap *h, struct out *o, const char *root,
         if (o->depth == 0)
             put_marked(o, root);
         else
-            put(o, "%s", py_path_text(root, text, sizeof text));
+            put_str(o, py_path_text(root, text, sizeof text));
         return 0;
     }
     size_t at = o->len, used = 0;
@@ -998,7 +1025,7 @@ static size_t put_one(struct py_heap *h, struct out *o, const char *root,
     o->shifted = 0;
     o->kind = PY_PATH_NAMED;
     if (root) {
-        put(o, "%s", root);
+        put_str(o, root);
         o->kind = PY_PATH_ROOT;
     } else {
         used = put_step(h, o, steps, k, n);
