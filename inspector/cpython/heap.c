@@ -566,19 +566,23 @@ struct out {
 #define MAX_KEY_DEPTH 2       /* opt.state[model.fc2.weight]: a key's own path, once nested */
 #define MAX_TUPLE_KEY 16
 
+/* Text just put, o->p[from, end), becomes o->len; a name never forges a step. */
+static void put_done(struct out *o, size_t from, size_t end)
+{
+    for (char *c = o->p + from; c < o->p + end; c++)
+        if (*c == PY_PATH_MARK)
+            *c = '?';
+    o->len = end;
+}
+
 static void put(struct out *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(o->p + o->len, o->len < o->cap ? o->cap - o->len : 0, fmt, ap);
     va_end(ap);
-    if (n <= 0)
-        return;
-    size_t end = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
-    for (char *c = o->p + o->len; c < o->p + end; c++)   /* a name never forges a step */
-        if (*c == PY_PATH_MARK)
-            *c = '?';
-    o->len = end;
+    if (n > 0)
+        put_done(o, o->len, o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1);
 }
 
 /* put without formatting: s, cut at the buffer's end. */
@@ -586,21 +590,18 @@ static void put_str(struct out *o, const char *s)
 {
     if (o->len >= o->cap)
         return;
-    size_t room = o->cap - 1 - o->len, k = 0;
-    for (; k < room && s[k]; k++)   /* a name never forges a step */
-        o->p[o->len + k] = s[k] == PY_PATH_MARK ? '?' : s[k];
-    o->len += k;
-    o->p[o->len] = '\0';
+    size_t k = strnlen(s, o->cap - 1 - o->len);
+    memcpy(o->p + o->len, s, k);
+    o->p[o->len + k] = '\0';
+    put_done(o, o->len, o->len + k);
 }
 
 /* [v], as an index is written. */
 static void put_index(struct out *o, uint64_t v)
 {
-    char digits[24];
-    size_t len = 0;
-    cl_append_uint(digits, sizeof digits, &len, v);
+    char digits[CL_DIGITS];
     put_str(o, "[");
-    put_str(o, digits);
+    put_str(o, cl_digits(digits, v, 10));
     put_str(o, "]");
 }
 

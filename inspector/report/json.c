@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "util/text.h"
+
 static void flush(struct cl_json *j)
 {
     fwrite(j->buf, 1, j->used, j->out);
@@ -40,15 +42,11 @@ static void put_text(struct cl_json *j, const char *s)
     put_bytes(j, s, strlen(s));
 }
 
-/* Numbers skip printf's parsing. */
 static void put_number(struct cl_json *j, uint64_t v, unsigned base)
 {
-    char digits[24];
-    size_t n = 0;
-    do
-        digits[sizeof digits - ++n] = "0123456789abcdef"[v % base];
-    while (v /= base);
-    put_bytes(j, digits + sizeof digits - n, n);
+    char digits[CL_DIGITS];
+    const char *p = cl_digits(digits, v, base);
+    put_bytes(j, p, (size_t)(digits + CL_DIGITS - 1 - p));
 }
 
 void cl_json_init(struct cl_json *j, FILE *out)

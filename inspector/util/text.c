@@ -35,17 +35,23 @@ bool cl_append(char *buf, size_t cap, size_t *len, const char *s)
     return k == n;
 }
 
+const char *cl_digits(char buf[CL_DIGITS], uint64_t v, unsigned base)
+{
+    size_t i = CL_DIGITS - 1;
+    buf[i] = '\0';
+    do {
+        buf[--i] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    return buf + i;
+}
+
 /* v's digits in base (10 or 16), after prefix. */
 static bool append_digits(char *buf, size_t cap, size_t *len, const char *prefix, uint64_t v,
                           unsigned base)
 {
-    char digits[24], *p = digits + sizeof digits;
-    *--p = '\0';
-    do {
-        *--p = "0123456789abcdef"[v % base];
-        v /= base;
-    } while (v);
-    return cl_append(buf, cap, len, prefix) && cl_append(buf, cap, len, p);
+    char digits[CL_DIGITS];
+    return cl_append(buf, cap, len, prefix) && cl_append(buf, cap, len, cl_digits(digits, v, base));
 }
 
 bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v)

@@ -14,6 +14,11 @@
 bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* v's digits in base 10 or 16 (lowercase), NUL-terminated at the end of buf; returns the first.
+ * Reports write millions of numbers, which printf would parse a format for each. */
+#define CL_DIGITS 24
+const char *cl_digits(char buf[CL_DIGITS], uint64_t v, unsigned base);
+
 /* cl_appendf's plain counterparts, for text written once an object: s; v in decimal; v as
  * "0x" and lowercase hex digits (as printf's "0x%llx"). */
 bool cl_append(char *buf, size_t cap, size_t *len, const char *s);
