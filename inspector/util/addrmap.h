@@ -1,5 +1,5 @@
 /* An open-addressing hash map from target addresses to 32-bit indices (types, autograd nodes,
- * the pages of the object index), sized for tens of millions of keys. */
+ * the object index's page groups and large objects), sized for tens of millions of keys. */
 #ifndef CULEAK_UTIL_ADDRMAP_H
 #define CULEAK_UTIL_ADDRMAP_H
 

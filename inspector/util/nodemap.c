@@ -25,9 +25,46 @@ static size_t slot_in_page(uint64_t addr)
     return (size_t)(addr >> SLOT_SHIFT) & (CL_NODEMAP_PER_PAGE - 1);
 }
 
-static uint64_t group_key(uint64_t addr)
+#define GROUP_SHIFT (PAGE_SHIFT + 6)
+_Static_assert(1u << (GROUP_SHIFT - PAGE_SHIFT) == CL_NODEMAP_GROUP_PAGES, "a group's pages");
+
+static uint64_t group_number(uint64_t addr)
 {
-    return cl_addrmap_number_key((addr >> PAGE_SHIFT) / CL_NODEMAP_GROUP_PAGES);
+    return addr >> GROUP_SHIFT;
+}
+
+/* Group n's slot in near: groups numbered in a row (within 16 GiB) have slots in a row, and each
+ * 16 GiB its own offset, so that a heap's regions (brk's, mmap's) seldom share slots. */
+static size_t near_slot(const struct cl_nodemap *m, uint64_t n)
+{
+    return (size_t)(n + ((n >> 16) * 0x9e3779b97f4a7c15ull >> 32)) & m->near_mask;
+}
+
+/* The index + 1 of the group numbered n, or 0 when it has none. */
+static uint32_t group_of(const struct cl_nodemap *m, uint64_t n)
+{
+    uint32_t g = m->near ? m->near[near_slot(m, n)] : 0;
+    if (g && m->group_numbers[g - 1] == n)
+        return g;
+    uint32_t i = cl_addrmap_get(&m->by_group, cl_addrmap_number_key(n));
+    return i == UINT32_MAX ? 0 : i + 1;
+}
+
+/* near again, with 8 slots a group (rebuilt at 4): 32 bytes for 256 KiB of the heap. */
+static bool near_rebuild(struct cl_nodemap *m)
+{
+    size_t size = 1024;
+    while (size < 8 * m->ngroups)
+        size *= 2;
+    uint32_t *near = calloc(size, sizeof *near);
+    if (!near)
+        return false;
+    free(m->near);
+    m->near = near;
+    m->near_mask = size - 1;
+    for (size_t g = 0; g < m->ngroups; g++)
+        near[near_slot(m, m->group_numbers[g])] = (uint32_t)g + 1;
+    return true;
 }
 
 static size_t page_in_group(uint64_t addr)
@@ -43,8 +80,8 @@ static size_t page_in_group(uint64_t addr)
 /* addr's page's entry (NO_PAGE when its group has none yet). */
 static uint32_t entry_of(const struct cl_nodemap *m, uint64_t addr)
 {
-    uint32_t g = cl_addrmap_get(&m->by_group, group_key(addr));
-    return g == UINT32_MAX ? NO_PAGE : m->groups[g][page_in_group(addr)];
+    uint32_t g = group_of(m, group_number(addr));
+    return g ? m->groups[g - 1][page_in_group(addr)] : NO_PAGE;
 }
 
 static const struct cl_nodemap_page *page_at(const struct cl_nodemap *m, uint32_t v)
@@ -110,18 +147,32 @@ static void block_free(struct cl_nodemap *m, uint32_t *b, size_t size)
  * memory. */
 static uint32_t *page_entry(struct cl_nodemap *m, uint64_t addr)
 {
-    uint64_t key = group_key(addr);
-    uint32_t g = cl_addrmap_get(&m->by_group, key);
-    if (g == UINT32_MAX) {
+    uint64_t n = group_number(addr);
+    uint32_t g = group_of(m, n);
+    if (!g) {
         bool inserted;
-        if (!CL_VEC_RESERVE(m->groups, m->ngroups, m->groups_cap) ||
-            cl_addrmap_put(&m->by_group, key, (uint32_t)m->ngroups, &inserted) == UINT32_MAX)
+        if (m->ngroups == m->groups_cap) { /* groups and their numbers grow together */
+            size_t cap = m->groups_cap;
+            if (!cl_vec_grow((void **)&m->groups, &cap, sizeof *m->groups) ||
+                !cl_vec_resize((void **)&m->group_numbers, cap, sizeof *m->group_numbers))
+                return NULL;
+            m->groups_cap = cap;
+        }
+        if (m->ngroups >= UINT32_MAX - 1 ||
+            cl_addrmap_put(&m->by_group, cl_addrmap_number_key(n), (uint32_t)m->ngroups,
+                           &inserted) == UINT32_MAX)
             return NULL;
-        g = (uint32_t)m->ngroups++;
+        g = (uint32_t)++m->ngroups;
+        m->group_numbers[g - 1] = n;
         for (size_t i = 0; i < CL_NODEMAP_GROUP_PAGES; i++)
-            m->groups[g][i] = NO_PAGE;
+            m->groups[g - 1][i] = NO_PAGE;
+        /* near only speeds lookups up: one it cannot make room in finds the group by hash */
+        if (4 * m->ngroups > m->near_mask + 1)
+            (void)near_rebuild(m);
+        else
+            m->near[near_slot(m, n)] = g;
     }
-    return &m->groups[g][page_in_group(addr)];
+    return &m->groups[g - 1][page_in_group(addr)];
 }
 
 /* Gives the object at slot of p the number value, making room among p's numbers. */
@@ -189,6 +240,8 @@ void cl_nodemap_free(struct cl_nodemap *m)
     free(m->chunks);
     free(m->pages);
     free(m->groups);
+    free(m->group_numbers);
+    free(m->near);
     cl_addrmap_free(&m->by_group);
     cl_addrmap_free(&m->others);
     *m = (struct cl_nodemap){0};

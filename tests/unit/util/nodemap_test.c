@@ -112,6 +112,45 @@ static void test_page_numbers(void)
     cl_nodemap_free(&m);
 }
 
+static void test_groups_far_apart(void)
+{
+    /* Groups far apart, the lowest and highest of all, and two that share a slot of the table of
+     * near groups while it has 1024 (0 and 0x8000 have the same low 10 bits): the one put
+     * there first is then found by hash. */
+    static const uint64_t at[] = {
+        0x3fff0, /* the first group's last page */
+        0x40000, /* the second group */
+        (1ull << 33) - 16, /* group 0x7fff */
+        1ull << 33, /* group 0x8000, in group 0's slot */
+        (1ull << 48) - 16, /* the last group below 256 TiB */
+        1ull << 48, /* beyond 4-level page tables */
+        0x7fffffffe000ull, /* where a stack lies */
+        UINT64_MAX - 15, /* the last slot of all */
+    };
+    const size_t n = sizeof at / sizeof at[0];
+    struct cl_nodemap m = {0};
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, at[i], SMALL, (uint32_t)i));
+    uint32_t wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        wrong += cl_nodemap_get(&m, at[i]) != i;
+        wrong += cl_nodemap_get(&m, at[i] ^ 0x10) != UINT32_MAX; /* the slot beside it */
+        wrong += cl_nodemap_get(&m, at[i] ^ (1ull << 18)) != UINT32_MAX; /* the group beside */
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(m.ngroups, n);
+    /* a heap's worth of groups in a row: the table of near groups grows, each keeps its slot */
+    const uint64_t base = 0x7f0000000000ull;
+    for (uint64_t g = 0; g < 5000; g++)
+        CU_ASSERT_TRUE_FATAL(cl_nodemap_put(&m, base + (g << 18), SMALL, (uint32_t)(n + g)));
+    for (uint64_t g = 0; g < 5000; g++)
+        wrong += cl_nodemap_get(&m, base + (g << 18)) != n + g;
+    for (size_t i = 0; i < n; i++)
+        wrong += cl_nodemap_get(&m, at[i]) != i;
+    CU_ASSERT_EQUAL(wrong, 0);
+    cl_nodemap_free(&m);
+}
+
 void register_util_nodemap_tests(void)
 {
     static const struct tu_test tests[] = {
@@ -119,6 +158,7 @@ void register_util_nodemap_tests(void)
         {"large objects in the hash map, beside small ones", test_large_objects},
         {"a heap's worth of pages", test_many_pages},
         {"a page's numbers in address order", test_page_numbers},
+        {"groups far apart, and many in a row", test_groups_far_apart},
         {NULL, NULL},
     };
     tu_add_suite("util/nodemap", tests);
