@@ -85,16 +85,26 @@ dropped:
     return PY_NO_EDGE;
 }
 
-/* Whether type_bytes has an entry for the type at index, grown with zeros if need be. */
-static bool type_bytes_room(struct py_heap *h, uint32_t index)
+static bool grow_types(struct py_heap *h, uint32_t index)
 {
-    while (index >= h->type_bytes_cap) {
-        size_t old = h->type_bytes_cap;
-        if (!cl_vec_grow((void **)&h->type_bytes, &h->type_bytes_cap, sizeof *h->type_bytes))
+    while (index >= h->types_cap) {
+        size_t old = h->types_cap, cap = old;
+        if (!cl_vec_grow((void **)&h->type_bytes, &cap, sizeof *h->type_bytes) ||
+            !cl_vec_resize((void **)&h->type_nodes, cap, sizeof *h->type_nodes))
             return false;
-        memset(h->type_bytes + old, 0, (h->type_bytes_cap - old) * sizeof *h->type_bytes);
+        memset(h->type_bytes + old, 0, (cap - old) * sizeof *h->type_bytes);
+        for (size_t i = old; i < cap; i++)
+            h->type_nodes[i] = PY_NO_NODE;
+        h->types_cap = cap;
     }
     return true;
+}
+
+/* Whether type_bytes and type_nodes have an entry for the type at index, grown if need be (no
+ * bytes, no node). */
+static inline bool type_room(struct py_heap *h, uint32_t index)
+{
+    return index < h->types_cap || grow_types(h, index);
 }
 
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
@@ -126,7 +136,7 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         h->cap = (uint32_t)cap;
     }
     uint64_t size = py_object_size(&h->objects, dst, ty);
-    if (!type_bytes_room(h, ty->index) || !cl_nodemap_put(&h->index, dst, size, h->n)) {
+    if (!type_room(h, ty->index) || !cl_nodemap_put(&h->index, dst, size, h->n)) {
         h->nodes_dropped++;
         return;
     }
@@ -138,6 +148,20 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
     h->nodes[h->n] = (struct py_node){dst, e->from, e->root, ty->index, tracked, PY_NO_EDGE};
     h->nodes[h->n].via = add_edge(h, e, h->n, edge, payload);
     h->n++;
+}
+
+void py_emit_class(struct py_emitter *e, const struct py_type *ty)
+{
+    struct py_heap *h = e->h;
+    const uint64_t name = (uint64_t)(uintptr_t)".__class__";
+    uint32_t i = ty->index;
+    if (e->visit || !type_room(h, i) || h->type_nodes[i] == PY_NO_NODE) {
+        py_emit(e, ty->addr, PY_E_NAMED, name);
+        if (!e->visit && i < h->types_cap) /* py_emit may have grown the arrays */
+            h->type_nodes[i] = cl_nodemap_get(&h->index, ty->addr);
+        return;
+    }
+    add_edge(h, e, h->type_nodes[i], PY_E_NAMED, name);
 }
 
 void py_emit_skipped(struct py_emitter *e, enum py_family family)
@@ -541,6 +565,7 @@ void py_heap_free(struct py_heap *h)
     free(h->root_kinds);
     free(h->nodes);
     free(h->type_bytes);
+    free(h->type_nodes);
     free(h->edges.first);
     free(h->edges.dst);
     free(h->edges.payload);

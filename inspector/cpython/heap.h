@@ -85,7 +85,8 @@ struct py_heap {
     uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root */
     struct cl_nodemap index;  /* address -> node */
     uint64_t *type_bytes;     /* by type index: the bytes of its objects, summed by the walk */
-    size_t type_bytes_cap;
+    uint32_t *type_nodes;     /* by type index: the type object's node, once an instance met it */
+    size_t types_cap;         /* of both */
     char **roots;
     uint8_t *root_kinds;      /* enum py_root_kind, per root */
     uint32_t nroots;
@@ -149,6 +150,10 @@ struct py_emitter {
     void *arg;
 };
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
+/* py_emit of the object's class, ".__class__". Every object has this edge, and a class is where
+ * the node map is slowest (a heap type is a large object, a static one rarely 16-byte aligned:
+ * both in its hash), so each type's node is kept by type once found. */
+void py_emit_class(struct py_emitter *e, const struct py_type *ty);
 /* Starts loading what py_emit of dst will look up first (cl_nodemap_prefetch). */
 void py_heap_prefetch(const struct py_heap *h, uint64_t dst);
 /* Counts something of family whose contents could not be read (a container's items, a frame's

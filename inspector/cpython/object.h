@@ -39,6 +39,7 @@ struct py_objects {
     struct cl_addrmap type_index;
     struct py_type **types; /* individually allocated: pointers stay valid as types are added */
     size_t ntypes, cap;
+    struct py_type *last_type; /* the last one looked up: a walk meets a type's objects in a row */
     /* Containers the graph walk could not read the contents of (a list's item array, a dict's
      * entries, a frame's locals: PY_F_FRAME also counts the frames of threads' stacks), by
      * family: what they hold is missing from the graph, so the walk says so

@@ -709,7 +709,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
     if (!emit_instance_dict(e, obj, ty))
         readable = false;
     emit_slots(e, obj, ty);
-    py_emit(e, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)".__class__");
+    py_emit_class(e, ty);
     if (!readable)
         py_emit_skipped(e, ty->family);
 }
