@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Appends printf-style text at buf + *len, where buf holds cap bytes and is NUL-terminated at
  * *len. Text that does not fit is cut at cap - 1 bytes (*len is then cap - 1). False when
@@ -20,8 +21,19 @@ bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
 const char *cl_digits(char buf[CL_DIGITS], uint64_t v, unsigned base);
 
 /* cl_appendf's plain counterparts, for text written once an object: s; v in decimal; v as
- * "0x" and lowercase hex digits (as printf's "0x%llx"). */
-bool cl_append(char *buf, size_t cap, size_t *len, const char *s);
+ * "0x" and lowercase hex digits (as printf's "0x%llx"). cl_append is inline: most of its calls
+ * append a literal, whose length and copy the compiler then knows (a report's lines are made of
+ * millions of them). */
+static inline bool cl_append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    if (*len >= cap)
+        return false;
+    size_t n = strlen(s), room = cap - 1 - *len, k = n < room ? n : room;
+    memcpy(buf + *len, s, k);
+    *len += k;
+    buf[*len] = '\0';
+    return k == n;
+}
 bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v);
 bool cl_append_uint(char *buf, size_t cap, size_t *len, uint64_t v);
 bool cl_append_hex(char *buf, size_t cap, size_t *len, uint64_t v);
