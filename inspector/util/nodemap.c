@@ -40,14 +40,20 @@ static size_t near_slot(const struct cl_nodemap *m, uint64_t n)
     return (size_t)(n + ((n >> 16) * 0x9e3779b97f4a7c15ull >> 32)) & m->near_mask;
 }
 
-/* The index + 1 of the group numbered n, or 0 when it has none. */
-static uint32_t group_of(const struct cl_nodemap *m, uint64_t n)
+/* The index + 1 of the group numbered n by hash, or 0 when it has none. Out of line, so that the
+ * rest of a lookup (near's slot, the page's entry and rank) is inlined, where it had been two
+ * calls: a heap's groups are found in near. */
+__attribute__((noinline)) static uint32_t group_by_hash(const struct cl_nodemap *m, uint64_t n)
 {
-    uint32_t g = m->near ? m->near[near_slot(m, n)] : 0;
-    if (g && m->group_numbers[g - 1] == n)
-        return g;
     uint32_t i = cl_addrmap_get(&m->by_group, cl_addrmap_number_key(n));
     return i == UINT32_MAX ? 0 : i + 1;
+}
+
+/* The index + 1 of the group numbered n, or 0 when it has none. */
+static inline uint32_t group_of(const struct cl_nodemap *m, uint64_t n)
+{
+    uint32_t g = m->near ? m->near[near_slot(m, n)] : 0;
+    return g && m->group_numbers[g - 1] == n ? g : group_by_hash(m, n);
 }
 
 /* near again, with 8 slots a group (rebuilt at 4): 32 bytes for 256 KiB of the heap. */
@@ -78,13 +84,13 @@ static size_t page_in_group(uint64_t addr)
 #define HAS_OTHERS 0x80000000u
 
 /* addr's page's entry (NO_PAGE when its group has none yet). */
-static uint32_t entry_of(const struct cl_nodemap *m, uint64_t addr)
+static inline uint32_t entry_of(const struct cl_nodemap *m, uint64_t addr)
 {
     uint32_t g = group_of(m, group_number(addr));
     return g ? m->groups[g - 1][page_in_group(addr)] : NO_PAGE;
 }
 
-static const struct cl_nodemap_page *page_at(const struct cl_nodemap *m, uint32_t v)
+static inline const struct cl_nodemap_page *page_at(const struct cl_nodemap *m, uint32_t v)
 {
     return (v & ~HAS_OTHERS) == NO_PAGE ? NULL : &m->pages[v & ~HAS_OTHERS];
 }
@@ -103,7 +109,7 @@ static inline size_t ones(uint64_t w)
 }
 
 /* How many of p's objects lie before slot, and whether one starts there. */
-static size_t rank(const struct cl_nodemap_page *p, size_t slot, bool *present)
+static inline size_t rank(const struct cl_nodemap_page *p, size_t slot, bool *present)
 {
     uint64_t word = p->starts[slot / 64], bit = 1ull << (slot % 64);
     *present = (word & bit) != 0;
