@@ -197,10 +197,20 @@ static uint32_t out_edge(const struct holder_graph *g, uint32_t v, uint32_t p, u
     return end_vertex(g, l->dst_end, l->dst);
 }
 
+/* out_edge without the origin, for the search over the whole graph: millions of calls, most of
+ * them for a heap vertex with no flag, whose edges are its heap edges alone. */
 static uint32_t whole_out(void *arg, uint32_t v, uint32_t p)
 {
-    uint32_t origin;
-    return out_edge(arg, v, p, &origin);
+    const struct holder_graph *g = arg;
+    uint32_t i = v - g->at.heap, origin;
+    if (v >= g->at.heap && v < g->at.tensors && !g->flags[i]) {
+        const struct py_edges *he = &g->h->edges;
+        if (p >= he->first[i + 1] - he->first[i])
+            return CL_GRAPH_END;
+        uint32_t dst = he->dst[he->first[i] + p];
+        return g->flags[dst] & HG_NAMESPACE ? CL_GRAPH_SKIP : heap_vertex(g, dst);
+    }
+    return out_edge(g, v, p, &origin);
 }
 
 /* Appends an edge out of the sub-vertex being built; dst and origin grow together. */
