@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbols/names.h"
 #include "symbols/replay.h"
 #include "target/corenotes.h"
 #include "target/dump.h"
@@ -187,7 +188,10 @@ void cl_symbols_free(struct cl_symbols *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->mods[i].path);
         free(s->mods[i].file);
+        if (s->names)
+            cl_symnames_free(&s->names[i]);
     }
+    free(s->names);
     free(s->mods);
     if (s->dwfl)
         dwfl_end(s->dwfl);
@@ -220,21 +224,16 @@ const struct cl_module *cl_symbols_module_at(const struct cl_symbols *s, uint64_
 
 static bool find_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
 {
-    if (!m->dwfl)
+    struct cl_symbols *s = m->owner;
+    GElf_Sym sym;
+    GElf_Addr value;
+    if (!m->dwfl || !s || (!s->names && !(s->names = calloc(s->n, sizeof *s->names))) ||
+        !cl_symnames_find(&s->names[m - s->mods], m->dwfl, name, &sym, &value))
         return false;
-    int n = dwfl_module_getsymtab(m->dwfl);
-    for (int i = 1; i < n; i++) {
-        GElf_Sym sym;
-        GElf_Addr value;
-        const char *sname = dwfl_module_getsym_info(m->dwfl, i, &sym, &value, NULL, NULL, NULL);
-        if (sname && sym.st_shndx != SHN_UNDEF && strcmp(sname, name) == 0) {
-            *addr = value;
-            if (size)
-                *size = sym.st_size;
-            return true;
-        }
-    }
-    return false;
+    *addr = value;
+    if (size)
+        *size = sym.st_size;
+    return true;
 }
 
 static bool find_section(const struct cl_module *m, const char *name, uint64_t *addr,

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "symbols/names.h"
 #include "symbols/record.h"
 #include "target/target.h"
 #include "util/bytes.h"
@@ -36,6 +37,7 @@ struct cl_symbols {
     char *debuginfo_path;       /* where debug files are looked for (see symbols.c) */
     struct cl_module *mods;
     size_t n, cap;
+    struct cl_symnames *names;  /* per module, its symbols by name: made on the first lookup */
     struct cl_target *target;   /* the target they were loaded for (a dump's is lost on a miss) */
     bool recording;             /* `culeak dump` runs: every answer goes into rec */
     bool replay;                /* a dump: every answer comes from rec */

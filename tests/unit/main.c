@@ -23,6 +23,7 @@ int main(void)
     register_target_dump_tests();
     register_symbols_record_tests();
     register_symbols_tests();
+    register_symbols_names_tests();
     register_runtime_python_tests();
     register_runtime_torch_tests();
     register_report_json_tests();

@@ -12,6 +12,7 @@ void register_target_live_tests(void);
 void register_target_dump_tests(void);
 void register_symbols_record_tests(void);
 void register_symbols_tests(void);
+void register_symbols_names_tests(void);
 void register_runtime_python_tests(void);
 void register_runtime_torch_tests(void);
 void register_report_json_tests(void);
