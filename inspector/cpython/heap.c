@@ -610,15 +610,18 @@ static void put(struct out *o, const char *fmt, ...)
         put_done(o, o->len, o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1);
 }
 
-/* put without formatting: s, cut at the buffer's end. */
+/* put without formatting: s, cut at the buffer's end. One pass, copying and unmarking: most
+ * pieces are a few bytes ("[", ".grad_fn", " → "), where calls to strnlen and memcpy cost more
+ * than the copy (1.6 million pieces for the paths of 300,000 tensors). */
 static void put_str(struct out *o, const char *s)
 {
     if (o->len >= o->cap)
         return;
-    size_t k = strnlen(s, o->cap - 1 - o->len);
-    memcpy(o->p + o->len, s, k);
-    o->p[o->len + k] = '\0';
-    put_done(o, o->len, o->len + k);
+    char *p = o->p + o->len, *end = o->p + o->cap - 1;
+    for (; *s && p < end; s++, p++)
+        *p = *s == PY_PATH_MARK ? '?' : *s;
+    *p = '\0';
+    o->len = (size_t)(p - o->p);
 }
 
 /* [v], as an index is written. */
