@@ -49,11 +49,9 @@ static bool library_file(const char *path)
 
 #define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit */
 
-/* Records the edge from the node being expanded (or from a root) to node dst; returns its id
- * (in root_edges for a root's), or PY_NO_EDGE. A failed allocation drops the edge and says so
- * once. */
-static uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst,
-                         enum py_edge edge, uint64_t payload)
+/* add_edge's other cases: an edge out of a root, none for the GC lists, and the arrays full. */
+static uint32_t add_edge_slow(struct py_heap *h, const struct py_emitter *e, uint32_t dst,
+                              enum py_edge edge, uint64_t payload)
 {
     if (e->from == PY_NO_NODE) {
         if (e->root == PY_NO_NODE)
@@ -66,14 +64,12 @@ static uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t
         return (uint32_t)h->nroot_edges++;
     }
     struct py_edges *g = &h->edges;
-    if (g->n == g->cap) {   /* dst, payload and kind grow together, at dst's capacity */
-        size_t cap = g->cap;
-        if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap > MAX_EDGES ||
-            !cl_vec_resize((void **)&g->payload, cap, sizeof *g->payload) ||
-            !cl_vec_resize((void **)&g->kind, cap, sizeof *g->kind))
-            goto dropped;
-        g->cap = cap;
-    }
+    size_t cap = g->cap;   /* dst, payload and kind grow together, at dst's capacity */
+    if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap > MAX_EDGES ||
+        !cl_vec_resize((void **)&g->payload, cap, sizeof *g->payload) ||
+        !cl_vec_resize((void **)&g->kind, cap, sizeof *g->kind))
+        goto dropped;
+    g->cap = cap;
     g->dst[g->n] = dst;
     g->payload[g->n] = payload;
     g->kind[g->n] = (uint8_t)edge;
@@ -83,6 +79,21 @@ dropped:
         cl_note_add(&h->warnings, "out of memory recording references: holders, retained "
                                   "bytes and paths are incomplete");
     return PY_NO_EDGE;
+}
+
+/* Records the edge from the node being expanded (or from a root) to node dst; returns its id
+ * (in root_edges for a root's), or PY_NO_EDGE. A failed allocation drops the edge and says so
+ * once. Inline for the common case, an edge between nodes with room for it (millions). */
+static inline uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst,
+                                enum py_edge edge, uint64_t payload)
+{
+    struct py_edges *g = &h->edges;
+    if (e->from == PY_NO_NODE || g->n == g->cap)
+        return add_edge_slow(h, e, dst, edge, payload);
+    g->dst[g->n] = dst;
+    g->payload[g->n] = payload;
+    g->kind[g->n] = (uint8_t)edge;
+    return (uint32_t)g->n++;
 }
 
 static bool grow_types(struct py_heap *h, uint32_t index)
