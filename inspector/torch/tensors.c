@@ -86,7 +86,7 @@ struct walk {
     unsigned major, minor;            /* the torch version, for the autograd table */
     struct torch_tensors *out;
     struct cxx_classifier cxx;
-    struct cl_addrmap tensor_types;   /* type -> 1 tensor, 2 not */
+    uint8_t *tensor_types;            /* by type index: 1 a tensor's type, 2 not, 0 not asked */
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
     struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
@@ -94,25 +94,24 @@ struct walk {
     bool oom;                         /* an allocation failed: the graph is partial */
 };
 
-/* Whether a Python type is torch.Tensor or derives from it: its base chain reaches the C type
- * torch._C.TensorBase (torch._C._TensorBase before 2.2). */
-static bool is_tensor_type(struct walk *w, uint64_t type)
+/* Whether heap node i's type is torch.Tensor or derives from it: its base chain reaches the C
+ * type torch._C.TensorBase (torch._C._TensorBase before 2.2). Asked once a type, by its index:
+ * every node of the heap asks. */
+static bool is_tensor_node(struct walk *w, uint32_t i)
 {
-    uint32_t known = cl_addrmap_get(&w->tensor_types, type);
-    if (known != UINT32_MAX)
-        return known == 1;
+    uint8_t *known = &w->tensor_types[w->h->nodes[i].type];
+    if (*known)
+        return *known == 1;
     bool yes = false;
     const struct py_layout *pl = w->h->objects.rt->l;
-    uint64_t base = type;
-    for (int i = 0; i < 64 && base && !yes; i++) {
+    uint64_t base = py_node_type(w->h, i)->addr;
+    for (int k = 0; k < 64 && base && !yes; k++) {
         char name[32] = "";
         cl_read_cstr(w->t, cl_read_ptr_or_0(w->t, base + pl->tp_name), name, sizeof name);
         yes = strcmp(name, "torch._C.TensorBase") == 0 || strcmp(name, "torch._C._TensorBase") == 0;
         base = cl_read_ptr_or_0(w->t, base + pl->tp_base);
     }
-    bool inserted;
-    /* a miss: asked again */
-    (void)cl_addrmap_put(&w->tensor_types, type, yes ? 1 : 2, &inserted);
+    *known = yes ? 1 : 2;
     return yes;
 }
 
@@ -258,7 +257,7 @@ static int collect_python(struct walk *w, struct cl_error *err)
     unsigned confirmed = 0, refuted = 0, skipped = 0;
     uint64_t first_bad = 0;
     for (uint32_t i = 0; i < h->n; i++) {
-        if (!is_tensor_type(w, py_node_type(h, i)->addr))
+        if (!is_tensor_node(w, i))
             continue;
         struct torch_tensor *x = new_tensor(w);
         if (!x)
@@ -698,7 +697,8 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     struct walk w = {
         .h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor, .out = out};
     w.cxx.t = w.t;
-    int rc = add_name(&w, 0, "?") == TORCH_NAME_UNKNOWN
+    w.tensor_types = calloc(h->objects.ntypes + 1, 1);
+    int rc = w.tensor_types && add_name(&w, 0, "?") == TORCH_NAME_UNKNOWN
                  ? collect_python(&w, err)
                  : cl_error_set(err, CL_E_INTERNAL, "out of memory");
     if (!rc) {
@@ -707,7 +707,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
             rc = cl_error_set(err, CL_E_INTERNAL, "out of memory reading tensors");
     }
     cxx_classifier_free(&w.cxx);
-    cl_addrmap_free(&w.tensor_types);
+    free(w.tensor_types);
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
     cl_addrmap_free(&w.name_of);
