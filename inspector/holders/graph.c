@@ -129,8 +129,8 @@ static uint32_t end_vertex(const struct holder_graph *g, uint8_t end, uint32_t i
  * dominate anything it would not dominate anyway (every path through that edge has a twin
  * through the root with the same tail), and without them every function's __globals__ would
  * reach every storage its module's globals reach. */
-static uint32_t heap_edge(const struct holder_graph *g, uint32_t i, uint32_t p, uint32_t *origin,
-                          uint32_t *nmain)
+static inline uint32_t heap_edge(const struct holder_graph *g, uint32_t i, uint32_t p,
+                                 uint32_t *origin, uint32_t *nmain)
 {
     const struct py_edges *he = &g->h->edges;
     *nmain = he->first[i + 1] - he->first[i];
@@ -202,14 +202,9 @@ static uint32_t out_edge(const struct holder_graph *g, uint32_t v, uint32_t p, u
 static uint32_t whole_out(void *arg, uint32_t v, uint32_t p)
 {
     const struct holder_graph *g = arg;
-    uint32_t i = v - g->at.heap, origin;
-    if (v >= g->at.heap && v < g->at.tensors && !g->flags[i]) {
-        const struct py_edges *he = &g->h->edges;
-        if (p >= he->first[i + 1] - he->first[i])
-            return CL_GRAPH_END;
-        uint32_t dst = he->dst[he->first[i] + p];
-        return g->flags[dst] & HG_NAMESPACE ? CL_GRAPH_SKIP : heap_vertex(g, dst);
-    }
+    uint32_t i = v - g->at.heap, origin, nmain;
+    if (v >= g->at.heap && v < g->at.tensors && !g->flags[i])
+        return heap_edge(g, i, p, &origin, &nmain);
     return out_edge(g, v, p, &origin);
 }
 
