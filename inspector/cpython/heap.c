@@ -49,36 +49,41 @@ static bool library_file(const char *path)
 
 #define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit */
 
-/* add_edge's other cases: an edge out of a root, none for the GC lists, and the arrays full. */
-static uint32_t add_edge_slow(struct py_heap *h, const struct py_emitter *e, uint32_t dst,
-                              enum py_edge edge, uint64_t payload)
+/* Says once that references were dropped for lack of memory; PY_NO_EDGE. This and the two below
+ * are add_edge's rare cases, out of line: add_edge is inlined into every emit. */
+__attribute__((noinline)) static uint32_t edge_dropped(struct py_heap *h)
 {
-    if (e->from == PY_NO_NODE) {
-        if (e->root == PY_NO_NODE)
-            return PY_NO_EDGE;   /* the GC lists: not a reference */
-        if (h->nroot_edges >= PY_NO_EDGE ||
-            !CL_VEC_RESERVE(h->root_edges, h->nroot_edges, h->root_edges_cap))
-            goto dropped;
-        h->root_edges[h->nroot_edges] =
-            (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload, h->nodes[dst].addr}};
-        return (uint32_t)h->nroot_edges++;
-    }
-    struct py_edges *g = &h->edges;
-    size_t cap = g->cap;   /* dst, payload and kind grow together, at dst's capacity */
-    if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap > MAX_EDGES ||
-        !cl_vec_resize((void **)&g->payload, cap, sizeof *g->payload) ||
-        !cl_vec_resize((void **)&g->kind, cap, sizeof *g->kind))
-        goto dropped;
-    g->cap = cap;
-    g->dst[g->n] = dst;
-    g->payload[g->n] = payload;
-    g->kind[g->n] = (uint8_t)edge;
-    return (uint32_t)g->n++;
-dropped:
     if (!h->edges_dropped++)
         cl_note_add(&h->warnings, "out of memory recording references: holders, retained "
                                   "bytes and paths are incomplete");
     return PY_NO_EDGE;
+}
+
+/* An edge out of a root; none for an object met on the GC lists. */
+__attribute__((noinline)) static uint32_t add_root_edge(struct py_heap *h,
+                                                        const struct py_emitter *e, uint32_t dst,
+                                                        enum py_edge edge, uint64_t payload)
+{
+    if (e->root == PY_NO_NODE)
+        return PY_NO_EDGE;   /* the GC lists: not a reference */
+    if (h->nroot_edges >= PY_NO_EDGE ||
+        !CL_VEC_RESERVE(h->root_edges, h->nroot_edges, h->root_edges_cap))
+        return edge_dropped(h);
+    h->root_edges[h->nroot_edges] =
+        (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload, h->nodes[dst].addr}};
+    return (uint32_t)h->nroot_edges++;
+}
+
+/* Room for more edges: dst, payload and kind grow together, at dst's capacity. */
+__attribute__((noinline)) static bool grow_edges(struct py_edges *g)
+{
+    size_t cap = g->cap;
+    if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap > MAX_EDGES ||
+        !cl_vec_resize((void **)&g->payload, cap, sizeof *g->payload) ||
+        !cl_vec_resize((void **)&g->kind, cap, sizeof *g->kind))
+        return false;
+    g->cap = cap;
+    return true;
 }
 
 /* Records the edge from the node being expanded (or from a root) to node dst; returns its id
@@ -88,8 +93,10 @@ static inline uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, u
                                 enum py_edge edge, uint64_t payload)
 {
     struct py_edges *g = &h->edges;
-    if (e->from == PY_NO_NODE || g->n == g->cap)
-        return add_edge_slow(h, e, dst, edge, payload);
+    if (e->from == PY_NO_NODE)
+        return add_root_edge(h, e, dst, edge, payload);
+    if (g->n == g->cap && !grow_edges(g))
+        return edge_dropped(h);
     g->dst[g->n] = dst;
     g->payload[g->n] = payload;
     g->kind[g->n] = (uint8_t)edge;
@@ -602,12 +609,17 @@ struct out {
 #define MAX_KEY_DEPTH 2       /* opt.state[model.fc2.weight]: a key's own path, once nested */
 #define MAX_TUPLE_KEY 16
 
-/* Text just put, o->p[from, end), becomes o->len; a name never forges a step. */
+/* A byte of text put: a name never forges a step's mark. */
+static inline char unmarked(char c)
+{
+    return c == PY_PATH_MARK ? '?' : c;
+}
+
+/* Text just put, o->p[from, end), becomes o->len. */
 static void put_done(struct out *o, size_t from, size_t end)
 {
     for (char *c = o->p + from; c < o->p + end; c++)
-        if (*c == PY_PATH_MARK)
-            *c = '?';
+        *c = unmarked(*c);
     o->len = end;
 }
 
@@ -630,7 +642,7 @@ static void put_str(struct out *o, const char *s)
         return;
     char *p = o->p + o->len, *end = o->p + o->cap - 1;
     for (; *s && p < end; s++, p++)
-        *p = *s == PY_PATH_MARK ? '?' : *s;
+        *p = unmarked(*s);
     *p = '\0';
     o->len = (size_t)(p - o->p);
 }
