@@ -54,13 +54,105 @@ struct cl_nodemap {
     struct cl_addrmap others; /* large objects, and addresses that are not 16-byte aligned */
 };
 
-/* The number of addr, or UINT32_MAX. */
-uint32_t cl_nodemap_get(const struct cl_nodemap *m, uint64_t addr);
 /* Gives addr (not 0, and with no number yet), an object of size bytes, the number value; false
  * when out of memory. The size only chooses where the number is kept. */
 bool cl_nodemap_put(struct cl_nodemap *m, uint64_t addr, uint64_t size, uint32_t value);
 /* Starts loading what a lookup of addr will read, for a caller a few lookups ahead. */
 void cl_nodemap_prefetch(const struct cl_nodemap *m, uint64_t addr);
 void cl_nodemap_free(struct cl_nodemap *m);
+
+/* ---- the lookup, inline in its callers: the walk asks it several times an object ---- */
+
+#define CL_NODEMAP_PAGE_SHIFT 12
+#define CL_NODEMAP_SLOT_SHIFT 4 /* a slot per 16 bytes */
+#define CL_NODEMAP_GROUP_SHIFT (CL_NODEMAP_PAGE_SHIFT + 6)
+_Static_assert(1u << (CL_NODEMAP_GROUP_SHIFT - CL_NODEMAP_PAGE_SHIFT) == CL_NODEMAP_GROUP_PAGES,
+               "a group's pages");
+/* A page's entry: its index in pages, or CL_NODEMAP_NO_PAGE for a page with no small objects;
+ * CL_NODEMAP_HAS_OTHERS when some of its objects are in m->others. */
+#define CL_NODEMAP_NO_PAGE 0x7ffffffeu
+#define CL_NODEMAP_HAS_OTHERS 0x80000000u
+
+/* The index + 1 of the group numbered n by hash, or 0 (out of line: a heap's groups are found
+ * in near). */
+uint32_t cl_nodemap_group_by_hash(const struct cl_nodemap *m, uint64_t n);
+
+static inline bool cl_nodemap_aligned(uint64_t addr)
+{
+    return (addr & ((1u << CL_NODEMAP_SLOT_SHIFT) - 1)) == 0;
+}
+
+static inline size_t cl_nodemap_slot_in_page(uint64_t addr)
+{
+    return (size_t)(addr >> CL_NODEMAP_SLOT_SHIFT) & (CL_NODEMAP_PER_PAGE - 1);
+}
+
+/* Group n's slot in near: groups numbered in a row (within 16 GiB) have slots in a row, and each
+ * 16 GiB its own offset, so that a heap's regions (brk's, mmap's) seldom share slots. */
+static inline size_t cl_nodemap_near_slot(const struct cl_nodemap *m, uint64_t n)
+{
+    return (size_t)(n + ((n >> 16) * 0x9e3779b97f4a7c15ull >> 32)) & m->near_mask;
+}
+
+/* The index + 1 of the group numbered n, or 0 when it has none. */
+static inline uint32_t cl_nodemap_group_of(const struct cl_nodemap *m, uint64_t n)
+{
+    uint32_t g = m->near ? m->near[cl_nodemap_near_slot(m, n)] : 0;
+    return g && m->group_numbers[g - 1] == n ? g : cl_nodemap_group_by_hash(m, n);
+}
+
+/* addr's page's entry (CL_NODEMAP_NO_PAGE when its group has none yet). */
+static inline uint32_t cl_nodemap_entry_of(const struct cl_nodemap *m, uint64_t addr)
+{
+    uint32_t g = cl_nodemap_group_of(m, addr >> CL_NODEMAP_GROUP_SHIFT);
+    size_t page = (size_t)(addr >> CL_NODEMAP_PAGE_SHIFT) % CL_NODEMAP_GROUP_PAGES;
+    return g ? m->groups[g - 1][page] : CL_NODEMAP_NO_PAGE;
+}
+
+static inline const struct cl_nodemap_page *cl_nodemap_page_at(const struct cl_nodemap *m,
+                                                               uint32_t v)
+{
+    v &= ~CL_NODEMAP_HAS_OTHERS;
+    return v == CL_NODEMAP_NO_PAGE ? NULL : &m->pages[v];
+}
+
+/* The bits set in w. Every lookup counts some: one instruction where the CPU has it (x86-64
+ * since 2008), where __builtin_popcountll of a build that may not assume it calls libgcc's 20. */
+static inline size_t cl_nodemap_ones(uint64_t w)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("popcnt")) {
+        __asm__("popcnt %1, %0" : "=r"(w) : "r"(w));
+        return (size_t)w;
+    }
+#endif
+    return (size_t)__builtin_popcountll(w);
+}
+
+/* How many of p's objects lie before slot, and whether one starts there. */
+static inline size_t cl_nodemap_rank(const struct cl_nodemap_page *p, size_t slot, bool *present)
+{
+    uint64_t word = p->starts[slot / 64], bit = 1ull << (slot % 64);
+    *present = (word & bit) != 0;
+    return p->before[slot / 64] + cl_nodemap_ones(word & (bit - 1));
+}
+
+/* The number of addr, or UINT32_MAX. */
+/* Always inline: as a call of its own, its prologue and epilogue cost a quarter of it. */
+__attribute__((always_inline)) static inline uint32_t cl_nodemap_get(const struct cl_nodemap *m,
+                                                                     uint64_t addr)
+{
+    if (!cl_nodemap_aligned(addr))
+        return cl_addrmap_get(&m->others, addr);
+    uint32_t v = cl_nodemap_entry_of(m, addr);
+    const struct cl_nodemap_page *p = cl_nodemap_page_at(m, v);
+    if (p) {
+        bool present;
+        size_t k = cl_nodemap_rank(p, cl_nodemap_slot_in_page(addr), &present);
+        if (present)
+            return p->numbers[k];
+    }
+    return v & CL_NODEMAP_HAS_OTHERS ? cl_addrmap_get(&m->others, addr) : UINT32_MAX;
+}
 
 #endif
