@@ -140,11 +140,13 @@ static bool is_type_object(struct py_objects *o, uint64_t addr)
 
 struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
 {
-    if (o->last_type && o->last_type->addr == addr)
-        return o->last_type;
+    struct py_type **recent = &o->recent_types[(addr >> 4 ^ addr >> 10) % PY_RECENT_TYPES];
+    struct py_type *hit = *recent;
+    if (hit && hit->addr == addr)
+        return hit;
     uint32_t i = cl_addrmap_get(&o->type_index, addr);
     if (i != UINT32_MAX)
-        return o->last_type = o->types[i];
+        return *recent = o->types[i];
     if (!addr || (addr & 7) || !is_type_object(o, addr))
         return NULL;
     const struct py_layout *l = o->rt->l;

@@ -34,12 +34,16 @@ struct py_type {
 
 #define PY_SHARED_KEYS_KEPT 64 /* 3.11+ share at most 30 keys (SHARED_KEYS_MAX_SIZE) */
 
+#define PY_RECENT_TYPES 64
+
 struct py_objects {
     struct py_runtime *rt;
     struct cl_addrmap type_index;
     struct py_type **types; /* individually allocated: pointers stay valid as types are added */
     size_t ntypes, cap;
-    struct py_type *last_type; /* the last one looked up: a walk meets a type's objects in a row */
+    /* Types last looked up, by a hash of their address: a walk meets a few types' objects in
+     * turn (an instance, its dict's str keys and int values), more than one slot kept hits. */
+    struct py_type *recent_types[PY_RECENT_TYPES];
     /* Containers the graph walk could not read the contents of (a list's item array, a dict's
      * entries, a frame's locals: PY_F_FRAME also counts the frames of threads' stacks), by
      * family: what they hold is missing from the graph, so the walk says so
