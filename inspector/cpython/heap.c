@@ -47,7 +47,7 @@ static bool library_file(const char *path)
            strstr(path, "/dist-packages/") || strstr(path, "/lib/python3");
 }
 
-#define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit */
+#define MAX_EDGES (UINT32_MAX - 1)   /* edge ids are 32-bit, below CLASS_VIA_PENDING */
 
 /* Says once that references were dropped for lack of memory; PY_NO_EDGE. This and the two below
  * are add_edge's rare cases, out of line: add_edge is inlined into every emit. */
@@ -74,11 +74,13 @@ __attribute__((noinline)) static uint32_t add_root_edge(struct py_heap *h,
     return (uint32_t)h->nroot_edges++;
 }
 
-/* Room for more edges: dst, payload and kind grow together, at dst's capacity. */
-__attribute__((noinline)) static bool grow_edges(struct py_edges *g)
+/* Room for more edges: dst, payload and kind grow together, at dst's capacity. Edge ids,
+ * recorded and class, stay below MAX_EDGES. */
+__attribute__((noinline)) static bool grow_edges(struct py_heap *h)
 {
+    struct py_edges *g = &h->edges;
     size_t cap = g->cap;
-    if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap > MAX_EDGES ||
+    if (!cl_vec_grow((void **)&g->dst, &cap, sizeof *g->dst) || cap + h->cap >= MAX_EDGES ||
         !cl_vec_resize((void **)&g->payload, cap, sizeof *g->payload) ||
         !cl_vec_resize((void **)&g->kind, cap, sizeof *g->kind))
         return false;
@@ -95,7 +97,7 @@ static inline uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, u
     struct py_edges *g = &h->edges;
     if (e->from == PY_NO_NODE)
         return add_root_edge(h, e, dst, edge, payload);
-    if (g->n == g->cap && !grow_edges(g))
+    if (g->n == g->cap && !grow_edges(h))
         return edge_dropped(h);
     g->dst[g->n] = dst;
     g->payload[g->n] = payload;
@@ -125,6 +127,47 @@ static inline bool type_room(struct py_heap *h, uint32_t index)
     return index < h->types_cap || grow_types(h, index);
 }
 
+const char py_class_label[] = ".__class__";
+
+/* A class edge's id is known once the build is done (class edges follow the recorded ones): a
+ * type node found by one has this via until then. */
+#define CLASS_VIA_PENDING (PY_NO_EDGE - 1)
+
+/* dst as a new node, found from e's node; PY_NO_NODE when it is not an object or cannot be
+ * added (the node's via is for the caller to set). */
+__attribute__((always_inline)) static inline uint32_t add_node(struct py_heap *h,
+                                                               const struct py_emitter *e,
+                                                               uint64_t dst)
+{
+    if (h->n >= h->max_objects)
+        return PY_NO_NODE;
+    const struct py_type *ty = py_object_type(&h->objects, dst);
+    if (!ty)
+        return PY_NO_NODE;
+    if (h->n == h->cap) {   /* edges.of has one more entry than nodes */
+        size_t cap = h->cap;
+        if (!cl_vec_grow((void **)&h->nodes, &cap, sizeof *h->nodes) ||
+            cap + h->edges.cap >= MAX_EDGES ||
+            !cl_vec_resize((void **)&h->edges.of, cap + 1, sizeof *h->edges.of)) {
+            h->nodes_dropped++;
+            return PY_NO_NODE;
+        }
+        h->cap = (uint32_t)cap;
+    }
+    uint64_t size = py_object_size(&h->objects, dst, ty);
+    if (!type_room(h, ty->index) || !cl_nodemap_put(&h->index, dst, size, h->n)) {
+        h->nodes_dropped++;
+        return PY_NO_NODE;
+    }
+    h->type_bytes[ty->index] += size;
+    uint8_t tracked = 0;
+    if (ty->flags & PY_TPFLAGS_HAVE_GC)
+        /* PyGC_Head._gc_next sits right before the object */
+        tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
+    h->nodes[h->n] = (struct py_node){dst, e->from, e->root, ty->index, tracked, PY_NO_EDGE};
+    return h->n++;
+}
+
 void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
 {
     struct py_heap *h = e->h;
@@ -139,47 +182,29 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         add_edge(h, e, seen, edge, payload);
         return;
     }
-    if (h->n >= h->max_objects)
-        return;
-    const struct py_type *ty = py_object_type(&h->objects, dst);
-    if (!ty)
-        return;
-    if (h->n == h->cap) {   /* edges.first has one more entry than nodes */
-        size_t cap = h->cap;
-        if (!cl_vec_grow((void **)&h->nodes, &cap, sizeof *h->nodes) || cap >= PY_NO_NODE ||
-            !cl_vec_resize((void **)&h->edges.first, cap + 1, sizeof *h->edges.first)) {
-            h->nodes_dropped++;
-            return;
-        }
-        h->cap = (uint32_t)cap;
-    }
-    uint64_t size = py_object_size(&h->objects, dst, ty);
-    if (!type_room(h, ty->index) || !cl_nodemap_put(&h->index, dst, size, h->n)) {
-        h->nodes_dropped++;
-        return;
-    }
-    h->type_bytes[ty->index] += size;
-    uint8_t tracked = 0;
-    if (ty->flags & PY_TPFLAGS_HAVE_GC)
-        /* PyGC_Head._gc_next sits right before the object */
-        tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
-    h->nodes[h->n] = (struct py_node){dst, e->from, e->root, ty->index, tracked, PY_NO_EDGE};
-    h->nodes[h->n].via = add_edge(h, e, h->n, edge, payload);
-    h->n++;
+    uint32_t added = add_node(h, e, dst);
+    if (added != PY_NO_NODE)
+        h->nodes[added].via = add_edge(h, e, added, edge, payload);
 }
 
 void py_emit_class(struct py_emitter *e, const struct py_type *ty)
 {
     struct py_heap *h = e->h;
-    const uint64_t name = (uint64_t)(uintptr_t)".__class__";
-    uint32_t i = ty->index;
-    if (e->visit || !type_room(h, i) || h->type_nodes[i] == PY_NO_NODE) {
-        py_emit(e, ty->addr, PY_E_NAMED, name);
-        if (!e->visit && i < h->types_cap) /* py_emit may have grown the arrays */
-            h->type_nodes[i] = cl_nodemap_get(&h->index, ty->addr);
+    if (e->visit) {
+        e->visit(e->arg, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)py_class_label);
         return;
     }
-    add_edge(h, e, h->type_nodes[i], PY_E_NAMED, name);
+    uint32_t i = ty->index;
+    if (!type_room(h, i))
+        return;
+    if (h->type_nodes[i] == PY_NO_NODE) {
+        /* the first instance of its type walked: the type object's node, new or not */
+        uint32_t t = cl_nodemap_get(&h->index, ty->addr);
+        if (t == PY_NO_NODE && (t = add_node(h, e, ty->addr)) != PY_NO_NODE)
+            h->nodes[t].via = CLASS_VIA_PENDING;
+        h->type_nodes[i] = t;
+    }
+    h->edges.of[e->from].class_dst = h->type_nodes[i];
 }
 
 void py_emit_skipped(struct py_emitter *e, enum py_family family)
@@ -490,7 +515,8 @@ static void seed_roots(struct py_heap *h)
 static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t from)
 {
     for (uint32_t i = from; i < h->n; i++) {
-        h->edges.first[i] = (uint32_t)h->edges.n;   /* recorded as i is expanded: in node order */
+        /* recorded as i is expanded: in node order; its class edge by py_emit_class */
+        h->edges.of[i] = (struct py_node_edges){(uint32_t)h->edges.n, PY_NO_NODE};
         struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
         py_referents(&e, h->nodes[i].addr, py_node_type(h, i));
         if ((i & 0xfff) == 0)
@@ -550,8 +576,13 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     seed_gc_lists(h);
     expand(h, &progress, h->nreachable);
     cl_progress_done(&progress, h->n, rt->t->bytes_read);
-    if (h->edges.first)   /* closes the last node's edges */
-        h->edges.first[h->n] = (uint32_t)h->edges.n;
+    if (h->edges.of)   /* closes the last node's edges */
+        h->edges.of[h->n] = (struct py_node_edges){(uint32_t)h->edges.n, PY_NO_NODE};
+    for (size_t i = 0; i < h->types_cap; i++) {   /* class edges' ids are known now */
+        uint32_t t = h->type_nodes[i];
+        if (t != PY_NO_NODE && h->nodes[t].via == CLASS_VIA_PENDING)
+            h->nodes[t].via = (uint32_t)h->edges.n + h->nodes[t].parent;
+    }
     if (h->n >= h->max_objects)
         cl_note_add(&h->warnings,
                     "stopped after %llu objects (--max-objects); counts and paths "
@@ -584,11 +615,12 @@ void py_heap_free(struct py_heap *h)
     free(h->nodes);
     free(h->type_bytes);
     free(h->type_nodes);
-    free(h->edges.first);
+    free(h->edges.of);
     free(h->edges.dst);
     free(h->edges.payload);
     free(h->edges.kind);
     free(h->edges.by_dst);
+    free(h->edges.by_dst_first);
     free(h->root_edges);
     free(h->warnings);
     cl_nodemap_free(&h->index);
@@ -1117,7 +1149,7 @@ static struct py_step found_by(const struct py_heap *h, uint32_t i)
         return (struct py_step){PY_E_SELF, 0, nd->addr};
     if (nd->parent == PY_NO_NODE)
         return h->root_edges[nd->via].step;
-    return (struct py_step){h->edges.kind[nd->via], h->edges.payload[nd->via], nd->addr};
+    return py_edge_step(h, nd->via, nd->addr);
 }
 
 /* The steps from node i's root down to i (root first); returns how many (at most cap) and sets
@@ -1190,10 +1222,12 @@ static uint32_t depth(const struct py_heap *h, uint32_t i)
 /* The node whose edges include edge id e. */
 static uint32_t edge_src(const struct py_heap *h, uint32_t e)
 {
+    if (e >= h->edges.n)
+        return e - (uint32_t)h->edges.n;
     uint32_t lo = 0, hi = h->n;   /* the last node whose first edge is <= e */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (h->edges.first[mid] <= e)
+        if (h->edges.of[mid].first <= e)
             lo = mid;
         else
             hi = mid;
@@ -1201,25 +1235,31 @@ static uint32_t edge_src(const struct py_heap *h, uint32_t e)
     return lo;
 }
 
-static int by_dst(const void *a, const void *b, void *edges)
-{
-    const uint32_t *dst = ((const struct py_edges *)edges)->dst;
-    uint32_t x = dst[*(const uint32_t *)a], y = dst[*(const uint32_t *)b];
-    return (x > y) - (x < y);
-}
-
-/* Edge ids sorted by destination, built once. */
+/* Edge ids by destination, built once: a counting sort over the nodes' edges in node order, so
+ * that a node's referrers come in the order the walk met them. */
 static bool index_by_dst(struct py_heap *h)
 {
-    if (h->edges.by_dst || !h->edges.n)
-        return h->edges.by_dst != NULL;
-    uint32_t *v = malloc(h->edges.n * sizeof *v);
-    if (!v)
+    if (h->edges.by_dst)
+        return true;
+    uint32_t nids = py_edge_ids(h);
+    uint32_t *v = malloc((nids + 1) * sizeof *v), *start = calloc(h->n + 2, sizeof *start);
+    if (!v || !start) {
+        free(v);
+        free(start);
         return false;
-    for (size_t e = 0; e < h->edges.n; e++)
-        v[e] = (uint32_t)e;
-    qsort_r(v, h->edges.n, sizeof *v, by_dst, &h->edges);
+    }
+    for (uint32_t i = 0; i < h->n; i++)
+        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++)
+            start[py_edge_dst(h, py_node_edge(h, i, p)) + 2]++;
+    for (uint32_t d = 0; d < h->n; d++)
+        start[d + 2] += start[d + 1];
+    for (uint32_t i = 0; i < h->n; i++)
+        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
+            uint32_t e = py_node_edge(h, i, p);
+            v[start[py_edge_dst(h, e) + 1]++] = e;
+        }
     h->edges.by_dst = v;
+    h->edges.by_dst_first = start;
     return true;
 }
 
@@ -1237,17 +1277,13 @@ static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
         if (CL_VEC_RESERVE(v, n, cap))
             v[n++] = (struct referrer){PY_NO_NODE, r->root, 0, r->step};
     }
-    size_t lo = 0, hi = index_by_dst(h) ? h->edges.n : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (h->edges.dst[h->edges.by_dst[mid]] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; hi && k < h->edges.n && h->edges.dst[h->edges.by_dst[k]] == i; k++) {
-        uint32_t e = h->edges.by_dst[k], src = edge_src(h, e);
-        struct py_step step = {h->edges.kind[e], h->edges.payload[e], h->nodes[i].addr};
+    const struct py_edges *g = &h->edges;
+    uint32_t k = 0, end = 0;
+    if (index_by_dst(h))
+        k = g->by_dst_first[i], end = g->by_dst_first[i + 1];
+    for (; k < end; k++) {
+        uint32_t e = g->by_dst[k], src = edge_src(h, e);
+        struct py_step step = py_edge_step(h, e, h->nodes[i].addr);
         if (src >= h->nreachable || src == i)
             continue;
         if (node->parent != PY_NO_NODE && e == node->via)

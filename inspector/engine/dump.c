@@ -42,9 +42,11 @@ static int run_quietly(const struct cl_command_line *cli, struct cl_session *s, 
 static uint8_t *in_degrees(const struct py_heap *h)
 {
     uint8_t *in = calloc(h->n ? h->n : 1, 1);
-    for (size_t k = 0; in && k < h->edges.n; k++)
-        if (h->edges.dst[k] < h->n && in[h->edges.dst[k]] < 2)
-            in[h->edges.dst[k]]++;
+    for (uint32_t e = 0, ids = py_edge_ids(h); in && e < ids; e++) {
+        uint32_t dst = py_edge_dst(h, e);
+        if (dst < h->n && in[dst] < 2)
+            in[dst]++;
+    }
     for (size_t k = 0; in && k < h->nroot_edges; k++)
         if (h->root_edges[k].dst < h->n && in[h->root_edges[k].dst] < 2)
             in[h->root_edges[k].dst]++;

@@ -44,8 +44,8 @@ static int find_holders(struct holder_graph *g)
             if (cl_addrmap_put(&g->ns_first, cl_addrmap_number_key(r->dst), (uint32_t)g->nholders,
                                &inserted) == UINT32_MAX)
                 return CL_E_INTERNAL;
-            for (uint32_t e = h->edges.first[r->dst]; e < h->edges.first[r->dst + 1]; e++)
-                if (!add_holder(g, (struct hg_holder){(uint32_t)k, e}))
+            for (uint32_t p = 0, m = py_node_nedges(h, r->dst); p < m; p++)
+                if (!add_holder(g, (struct hg_holder){(uint32_t)k, py_node_edge(h, r->dst, p)}))
                     return CL_E_INTERNAL;
             continue;
         }
@@ -95,7 +95,7 @@ static int flag_torch_objects(struct holder_graph *g)
 uint32_t holder_graph_target(const struct holder_graph *g, uint32_t j)
 {
     const struct hg_holder *p = &g->holders[j];
-    return p->entry != HG_NONE ? g->h->edges.dst[p->entry] : g->h->root_edges[p->root_edge].dst;
+    return p->entry != HG_NONE ? py_edge_dst(g->h, p->entry) : g->h->root_edges[p->root_edge].dst;
 }
 
 static uint32_t heap_vertex(const struct holder_graph *g, uint32_t i)
@@ -123,26 +123,35 @@ static uint32_t end_vertex(const struct holder_graph *g, uint8_t end, uint32_t i
     return end_base(g, (enum torch_end)end) + i;
 }
 
-/* Edge p out of a heap vertex, or CL_GRAPH_END past its heap edges (*nmain: how many). A
+/* Edge p out of a heap vertex, or CL_GRAPH_END past its heap edges (and *nmain: how many). A
  * namespace dict's entries lead to their holders. An edge into a namespace dict is left out: the
  * dict's root reaches it straight from the super-root, so no other way in can make a holder
  * dominate anything it would not dominate anyway (every path through that edge has a twin
  * through the root with the same tail), and without them every function's __globals__ would
  * reach every storage its module's globals reach. */
-static inline uint32_t heap_edge(const struct holder_graph *g, uint32_t i, uint32_t p,
-                                 uint32_t *origin, uint32_t *nmain)
+__attribute__((always_inline)) static inline uint32_t heap_edge(const struct holder_graph *g,
+                                                                uint32_t i, uint32_t p,
+                                                                uint32_t *origin, uint32_t *nmain)
 {
     const struct py_edges *he = &g->h->edges;
-    *nmain = he->first[i + 1] - he->first[i];
-    if (p >= *nmain)
+    const struct py_node_edges *of = &he->of[i];
+    uint32_t recorded = of[1].first - of->first, e, dst;
+    if (p < recorded) {   /* py_node_edge and py_edge_dst, spelled out for the search's sake */
+        e = of->first + p;
+        dst = he->dst[e];
+    } else if (p == recorded && of->class_dst != PY_NO_NODE) {
+        e = (uint32_t)he->n + i;
+        dst = of->class_dst;
+    } else {
+        *nmain = recorded + (of->class_dst != PY_NO_NODE);
         return CL_GRAPH_END;
-    uint32_t e = he->first[i] + p;
+    }
     *origin = e;
     uint32_t j = g->flags[i] & HG_NAMESPACE ? cl_addrmap_get(&g->ns_first, cl_addrmap_number_key(i))
                                             : HG_NOT_HOLDER;
     if (j != HG_NOT_HOLDER)
         return g->at.holders + j + p;
-    return g->flags[he->dst[e]] & HG_NAMESPACE ? CL_GRAPH_SKIP : heap_vertex(g, he->dst[e]);
+    return g->flags[dst] & HG_NAMESPACE ? CL_GRAPH_SKIP : heap_vertex(g, dst);
 }
 
 /* Edge p out of vertex v, with its origin; CL_GRAPH_SKIP or CL_GRAPH_END as cl_graph_out_fn.
@@ -193,7 +202,7 @@ static uint32_t out_edge(const struct holder_graph *g, uint32_t v, uint32_t p, u
     if (p - nmain >= nlinks)
         return CL_GRAPH_END;
     l += p - nmain;
-    *origin = (uint32_t)(g->h->edges.n + (size_t)(l - g->tt->links));
+    *origin = py_edge_ids(g->h) + (uint32_t)(l - g->tt->links);
     return end_vertex(g, l->dst_end, l->dst);
 }
 

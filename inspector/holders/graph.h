@@ -43,8 +43,8 @@ struct hg_holder {
 };
 
 /* The vertices the super-root reaches that reach a storage, numbered 0..n-1 in the whole graph's
- * order, and the edges between them with each one's origin: a heap edge's id, h->edges.n + a
- * torch link's index, or HG_ORIGIN_HIDDEN. */
+ * order, and the edges between them with each one's origin: a heap edge's id, py_edge_ids(h) +
+ * a torch link's index, or HG_ORIGIN_HIDDEN. */
 struct hg_subgraph {
     uint32_t n;
     uint32_t *vertex;        /* per sub-vertex: its vertex */

@@ -208,14 +208,14 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
 {
     static const char saved[] = " (saved)", variable[] = ".variable", grad[] = ".grad",
                       base[] = "._base";
-    const struct py_edges *e = &b->h->edges;
+    uint32_t heap_ids = py_edge_ids(b->h);
     uint64_t obj =
         dst >= b->g.at.heap && dst < b->g.at.tensors ? b->h->nodes[dst - b->g.at.heap].addr : 0;
     if (origin == HG_ORIGIN_HIDDEN)
         return (struct py_step){PY_E_HIDDEN, 0, obj};
-    if (origin < e->n)
-        return (struct py_step){e->kind[origin], e->payload[origin], obj};
-    const struct torch_link *l = &b->tt->links[origin - e->n];
+    if (origin < heap_ids)
+        return py_edge_step(b->h, origin, obj);
+    const struct torch_link *l = &b->tt->links[origin - heap_ids];
     const char *text = NULL;
     switch ((enum torch_link_kind)l->kind) {
     case TORCH_LINK_GRAD_FN: text = b->grad_fn[b->tt->nodes[dst - b->g.at.nodes].name]; break;
@@ -237,12 +237,12 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
  * as .w). */
 static bool index_step(const struct builder *b, uint32_t origin)
 {
-    if (origin >= b->h->edges.n)
+    if (origin >= py_edge_ids(b->h))
         return false;
-    uint8_t kind = b->h->edges.kind[origin];
-    if (kind != PY_E_KEY)
-        return kind == PY_E_INDEX || kind == PY_E_DICTKEY || kind == PY_E_SETITEM;
-    const struct py_type *ty = py_object_type(&b->h->objects, b->h->edges.payload[origin]);
+    struct py_step s = py_edge_step(b->h, origin, 0);
+    if (s.edge != PY_E_KEY)
+        return s.edge == PY_E_INDEX || s.edge == PY_E_DICTKEY || s.edge == PY_E_SETITEM;
+    const struct py_type *ty = py_object_type(&b->h->objects, s.payload);
     return !ty || ty->family != PY_F_STR;
 }
 
@@ -505,9 +505,7 @@ static int name_holders(struct builder *b)
         const struct py_root_edge *r = &h->root_edges[p->root_edge];
         struct py_step steps[2] = {r->step};
         if (p->entry != NONE) {
-            uint32_t e = p->entry;
-            steps[1] = (struct py_step){h->edges.kind[e], h->edges.payload[e],
-                                        h->nodes[h->edges.dst[e]].addr};
+            steps[1] = py_edge_step(h, p->entry, h->nodes[py_edge_dst(h, p->entry)].addr);
         }
         char buf[4096];
         py_heap_render(b->h, h->roots[r->root], steps, p->entry != NONE ? 2 : 1, buf, sizeof buf);

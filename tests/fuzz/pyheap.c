@@ -39,12 +39,14 @@ static void check(const struct py_heap *h)
             abort();   /* breadth-first: a parent was found, and expanded, before its child */
         if (i >= h->nreachable && nd->root != PY_NO_NODE)
             abort();
-        if (h->edges.first[i] > h->edges.first[i + 1] || h->edges.first[i + 1] > h->edges.n)
+        if (h->edges.of[i].first > h->edges.of[i + 1].first ||
+            h->edges.of[i + 1].first > h->edges.n)
             abort();
     }
-    for (size_t e = 0; e < h->edges.n; e++)
-        if (h->edges.dst[e] >= h->n)
-            abort();
+    for (uint32_t i = 0; i < h->n; i++)   /* a class edge too: to its type's node, if any */
+        for (uint32_t p = 0; p < py_node_nedges(h, i); p++)
+            if (py_edge_dst(h, py_node_edge(h, i, p)) >= h->n)
+                abort();
     for (size_t k = 0; k < h->nroot_edges; k++)
         if (h->root_edges[k].root >= h->nroots || h->root_edges[k].dst >= h->n)
             abort();

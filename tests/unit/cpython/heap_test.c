@@ -73,9 +73,12 @@ static bool has_edge(uint64_t src, uint64_t dst, enum py_edge kind, uint64_t pay
     uint32_t s = node(src), d = node(dst);
     if (s == PY_NO_NODE || d == PY_NO_NODE)
         return false;
-    for (uint32_t e = H.edges.first[s]; e < H.edges.first[s + 1]; e++)
-        if (H.edges.dst[e] == d && H.edges.kind[e] == kind && H.edges.payload[e] == payload)
+    for (uint32_t p = 0; p < py_node_nedges(&H, s); p++) {
+        uint32_t e = py_node_edge(&H, s, p);
+        struct py_step step = py_edge_step(&H, e, 0);
+        if (py_edge_dst(&H, e) == d && step.edge == kind && step.payload == payload)
             return true;
+    }
     return false;
 }
 
@@ -84,10 +87,13 @@ static bool has_named_edge(uint64_t src, uint64_t dst, const char *label)
     uint32_t s = node(src), d = node(dst);
     if (s == PY_NO_NODE || d == PY_NO_NODE)
         return false;
-    for (uint32_t e = H.edges.first[s]; e < H.edges.first[s + 1]; e++)
-        if (H.edges.dst[e] == d && H.edges.kind[e] == PY_E_NAMED &&
-            strcmp((const char *)(uintptr_t)H.edges.payload[e], label) == 0)
+    for (uint32_t p = 0; p < py_node_nedges(&H, s); p++) {
+        uint32_t e = py_node_edge(&H, s, p);
+        struct py_step step = py_edge_step(&H, e, 0);
+        if (py_edge_dst(&H, e) == d && step.edge == PY_E_NAMED &&
+            strcmp((const char *)(uintptr_t)step.payload, label) == 0)
             return true;
+    }
     return false;
 }
 
