@@ -195,7 +195,7 @@ void py_emit_class(struct py_emitter *e, const struct py_type *ty)
         return;
     }
     uint32_t i = ty->index;
-    if (!type_room(h, i))
+    if (e->from == PY_NO_NODE || !type_room(h, i))   /* a class edge leaves a node */
         return;
     if (h->type_nodes[i] == PY_NO_NODE) {
         /* the first instance of its type walked: the type object's node, new or not */

@@ -137,8 +137,8 @@ static inline size_t cl_nodemap_rank(const struct cl_nodemap_page *p, size_t slo
     return p->before[slot / 64] + cl_nodemap_ones(word & (bit - 1));
 }
 
-/* The number of addr, or UINT32_MAX. */
-/* Always inline: as a call of its own, its prologue and epilogue cost a quarter of it. */
+/* The number of addr, or UINT32_MAX. Always inline: as a call of its own (GCC split it out of
+ * the walk), its prologue and epilogue cost a quarter of it. */
 __attribute__((always_inline)) static inline uint32_t cl_nodemap_get(const struct cl_nodemap *m,
                                                                      uint64_t addr)
 {
