@@ -24,31 +24,50 @@ bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     return true;
 }
 
+/* "00" to "99", for decimal digits two at a time */
+static const char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 const char *cl_digits(char buf[CL_DIGITS], uint64_t v, unsigned base)
 {
     size_t i = CL_DIGITS - 1;
     buf[i] = '\0';
     /* each base its own loop, so that each divides by a constant: a multiply and a shift, where
      * a division by a variable takes tens of cycles */
-    if (base == 16)
+    if (base == 16) {
         do {
             buf[--i] = "0123456789abcdef"[v % 16];
             v /= 16;
         } while (v);
-    else
-        do {
-            buf[--i] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
+        return buf + i;
+    }
+    /* decimal two digits a division */
+    for (; v >= 10; v /= 100) {
+        i -= 2;
+        memcpy(buf + i, decimal_pairs + 2 * (v % 100), 2);
+        if (v < 100)
+            return buf + i;
+    }
+    buf[--i] = (char)('0' + v);
     return buf + i;
 }
 
-/* v's digits in base (10 or 16), after prefix. */
+/* v's digits in base (10 or 16), after prefix: their length is known, not counted again. */
 static bool append_digits(char *buf, size_t cap, size_t *len, const char *prefix, uint64_t v,
                           unsigned base)
 {
     char digits[CL_DIGITS];
-    return cl_append(buf, cap, len, prefix) && cl_append(buf, cap, len, cl_digits(digits, v, base));
+    const char *d = cl_digits(digits, v, base);
+    size_t n = (size_t)(digits + CL_DIGITS - 1 - d);
+    if (!cl_append(buf, cap, len, prefix))
+        return false;
+    size_t room = cap - 1 - *len, k = n < room ? n : room;
+    memcpy(buf + *len, d, k);
+    *len += k;
+    buf[*len] = '\0';
+    return k == n;
 }
 
 bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v)

@@ -30,7 +30,7 @@ static void test_appendf(void)
 static void test_append(void)
 {
     static const int64_t ints[] = {0, 7, -7, 1234567890123, INT64_MAX, INT64_MIN};
-    static const uint64_t uints[] = {0, 9, 10, 0xdeadbeef, UINT64_MAX};
+    static const uint64_t uints[] = {0, 9, 10, 99, 100, 101, 1000, 12345, 0xdeadbeef, UINT64_MAX};
     char buf[32], want[32];
     size_t len;
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
