@@ -191,7 +191,7 @@ void py_emit_class(struct py_emitter *e, const struct py_type *ty)
 {
     struct py_heap *h = e->h;
     if (e->visit) {
-        e->visit(e->arg, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)py_class_label);
+        py_emit(e, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)py_class_label);
         return;
     }
     uint32_t i = ty->index;

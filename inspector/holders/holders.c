@@ -504,9 +504,8 @@ static int name_holders(struct builder *b)
         const struct hg_holder *p = &b->g.holders[j];
         const struct py_root_edge *r = &h->root_edges[p->root_edge];
         struct py_step steps[2] = {r->step};
-        if (p->entry != NONE) {
+        if (p->entry != NONE)
             steps[1] = py_edge_step(h, p->entry, h->nodes[py_edge_dst(h, p->entry)].addr);
-        }
         char buf[4096];
         py_heap_render(b->h, h->roots[r->root], steps, p->entry != NONE ? 2 : 1, buf, sizeof buf);
         hs->v[hs->n].root = r->root;

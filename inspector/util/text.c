@@ -61,13 +61,7 @@ static bool append_digits(char *buf, size_t cap, size_t *len, const char *prefix
     char digits[CL_DIGITS];
     const char *d = cl_digits(digits, v, base);
     size_t n = (size_t)(digits + CL_DIGITS - 1 - d);
-    if (!cl_append(buf, cap, len, prefix))
-        return false;
-    size_t room = cap - 1 - *len, k = n < room ? n : room;
-    memcpy(buf + *len, d, k);
-    *len += k;
-    buf[*len] = '\0';
-    return k == n;
+    return cl_append(buf, cap, len, prefix) && cl_append_n(buf, cap, len, d, n);
 }
 
 bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v)

@@ -20,19 +20,23 @@ bool cl_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
 #define CL_DIGITS 24
 const char *cl_digits(char buf[CL_DIGITS], uint64_t v, unsigned base);
 
-/* cl_appendf's plain counterparts, for text written once an object: s; v in decimal; v as
- * "0x" and lowercase hex digits (as printf's "0x%llx"). cl_append is inline: most of its calls
- * append a literal, whose length and copy the compiler then knows (a report's lines are made of
- * millions of them). */
-static inline bool cl_append(char *buf, size_t cap, size_t *len, const char *s)
+/* cl_appendf's plain counterparts, for text written once an object: s (cl_append_n: n bytes of
+ * s, a length already known); v in decimal; v as "0x" and lowercase hex digits (as printf's
+ * "0x%llx"). cl_append is inline: most of its calls append a literal, whose length and copy the
+ * compiler then knows (a report's lines are made of millions of them). */
+static inline bool cl_append_n(char *buf, size_t cap, size_t *len, const char *s, size_t n)
 {
     if (*len >= cap)
         return false;
-    size_t n = strlen(s), room = cap - 1 - *len, k = n < room ? n : room;
+    size_t room = cap - 1 - *len, k = n < room ? n : room;
     memcpy(buf + *len, s, k);
     *len += k;
     buf[*len] = '\0';
     return k == n;
+}
+static inline bool cl_append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    return cl_append_n(buf, cap, len, s, strlen(s));
 }
 bool cl_append_int(char *buf, size_t cap, size_t *len, int64_t v);
 bool cl_append_uint(char *buf, size_t cap, size_t *len, uint64_t v);
