@@ -292,6 +292,15 @@ static int read_ehdr(const struct core *c, const char *path, Elf64_Ehdr *eh, str
                             "%s is a culeak dump, not a core: read it with "
                             "--dump %s",
                             path, path);
+    /* gdb writes a core's ELF header last, when it closes the file: a gcore that ran out of
+     * disk (cuda-gdb's of a process with CUDA address reservations can need a terabyte) is
+     * all there but for zeros where the header belongs. */
+    static const unsigned char zeros[sizeof(Elf64_Ehdr)];
+    if (c->size >= sizeof zeros && memcmp(c->map, zeros, sizeof zeros) == 0)
+        return cl_error_set(err, CL_E_TRUNCATED,
+                            "%s is an unfinished core: zeros where its ELF header belongs "
+                            "(gdb writes the header last; a full disk leaves this)",
+                            path);
     if (c->size < SELFMAG || memcmp(c->map, ELFMAG, SELFMAG) != 0)
         return cl_error_set(err, CL_E_NOT_CORE, "%s is not an ELF file", path);
     if (c->size < sizeof *eh)

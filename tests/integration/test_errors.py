@@ -148,6 +148,26 @@ def foreign_and_truncated_core():
         expect(["info", "--core", short], 6, ["truncated", "%d of " % (len(data) // 2)])
 
 
+def unfinished_core():
+    """A gcore onto a full disk, as cuda-gdb's of a process with expandable segments is on most
+    disks (it writes the terabyte of CUDA address reservations): the file is there, its ELF header,
+    which gdb writes last, is not."""
+    with harness.tempdir() as d, harness.Process(SYSTEM_PY, "idle.py") as p:
+        full = os.path.join(d, "full")
+        os.mkdir(full)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", full], check=True)
+        try:
+            core = os.path.join(full, "core")
+            r = subprocess.run(["gdb", "--nx", "--batch", "--readnever", "-ex", "attach %d" % p.pid,
+                                "-ex", "gcore " + core, "-ex", "detach"],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+            check("No space left on device" in r.stdout + r.stderr,
+                  "gdb did not run out of room: %s" % (r.stdout + r.stderr)[-1000:])
+            expect(["info", "--core", core], 6, ["unfinished core"])
+        finally:
+            subprocess.run(["umount", full], check=True)
+
+
 def exe_mismatch():
     with harness.tempdir() as d, harness.Process(PYENV_311, "idle.py") as p:
         core = harness.gcore(p.pid, d)
@@ -211,5 +231,5 @@ def output():
 
 def tests():
     for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices, json_error, not_a_core,
-               foreign_and_truncated_core, exe_mismatch, not_python, missing_files, output):
+               foreign_and_truncated_core, unfinished_core, exe_mismatch, not_python, missing_files, output):
         yield fn.__name__, fn

@@ -501,6 +501,9 @@ static void test_open_errors_files(void)
     expect_open_fails(p, NULL, CL_E_NOT_CORE, "not an ELF file");
     CU_ASSERT_EQUAL_FATAL(tu_write_file(p, "", 0), 0);
     expect_open_fails(p, NULL, CL_E_NOT_CORE, "empty");
+    memset(junk, 0, sizeof junk);   /* what gdb leaves when it cannot finish a core */
+    CU_ASSERT_EQUAL_FATAL(tu_write_file(p, junk, sizeof junk), 0);
+    expect_open_fails(p, NULL, CL_E_TRUNCATED, "unfinished core");
     free(p);
 
     expect_open_fails("/proc/self/exe", NULL, CL_E_NOT_CORE, "not a core file");
