@@ -2,16 +2,17 @@
 """The benchmark of issue 15: for each heap size, culeak against the read floor and the tools
 users would otherwise reach for, measured side by side in one run.
 
-usage: bench/heap.py [--tensors K [--graphs]] [--anchors-up-to N] [--runs R] [--json FILE] [N_OBJECTS ...]
+usage: bench/heap.py [--tensors K [--graphs]] [--anchors-up-to N] [--runs R] [--python PY]
+                     [--json FILE] [N_OBJECTS ...]
   (default sizes 500000 2000000 10000000; needs `make`, gdb, and the torch-2.13 test venv)
 
-The target is bench/big_heap.py under the torch-2.13 venv's Python: N objects in dicts of lists of
-small instances, and K CPU tensors (default 2000) held from a global list (with --graphs, losses
-that keep their autograd graphs: the leak culeak is for, and the heap densest in tensors). For
-each size:
-  floor     every private mapping that can change (what culeak copies) read once with
-            process_vm_readv, 1 MiB a call, from this script: bytes, CPU seconds, into one
-            buffer (read) and into fresh memory that holds it all (fresh), as a copy must
+The target is bench/big_heap.py under the torch-2.13 venv's Python (or --python's): N objects in
+dicts of lists of small instances, and K CPU tensors (default 2000) held from a global list (with
+--graphs, losses that keep their autograd graphs: the leak culeak is for, and the heap densest in
+tensors). For each size:
+  floor     the touched pages of every private mapping that can change (what culeak copies) read
+            once with process_vm_readv, 1 MiB a call, from this script: bytes, CPU seconds, into
+            one buffer (read) and into fresh memory that holds it all (fresh), as a copy must
   live      `culeak objects --pid` and `culeak tensors --pid`: CPU (user + system, the best of R
             runs), its ratio to the floor, nanoseconds per object; of it the user CPU (the least
             of R runs), the walk's own (the system CPU is mostly the copy)
@@ -42,7 +43,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CULEAK = os.path.join(ROOT, "build", "culeak")
 PLUGIN = os.path.join(ROOT, "build", "culeak.gdb")
-VENV = os.path.join(ROOT, "build", "venv", "torch-2.13")
+PYTHON = os.path.join(ROOT, "build", "venv", "torch-2.13", "bin", "python")
 PYLIB = os.path.join(ROOT, "build", "bench-pylib")   # objgraph, for the anchor
 
 
@@ -66,10 +67,10 @@ def best(argv, runs, stdout=subprocess.DEVNULL):
 
 
 class Target:
-    def __init__(self, n, tensors, graphs):
+    def __init__(self, n, tensors, graphs, python=PYTHON):
         env = dict(os.environ, PYTHONPATH=PYLIB)
         self.proc = subprocess.Popen(
-            [os.path.join(VENV, "bin", "python"), os.path.join(ROOT, "bench", "big_heap.py"),
+            [python, os.path.join(ROOT, "bench", "big_heap.py"),
              str(n), "--tensors", str(tensors)] + (["--graphs"] if graphs else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         ready, pid = self.proc.stdout.readline().split()
@@ -90,11 +91,34 @@ class Iovec(ctypes.Structure):
     _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
 
 
+PAGE = 4096
+
+
+def touched_runs(pid, lo, hi):
+    """The runs of pages of [lo, hi) that the page tables show present or swapped out: those the
+    process ever wrote or read, which culeak copies (it reads the others from their file or as
+    zeros, and reading them here would fault them into the target)."""
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(lo // PAGE * 8)
+        entries = f.read((hi - lo) // PAGE * 8)
+    runs, start = [], None
+    for i in range(len(entries) // 8):
+        touched = entries[i * 8 + 7] & 0xc0   # bits 63 (present) and 62 (swapped)
+        if touched and start is None:
+            start = lo + i * PAGE
+        elif not touched and start is not None:
+            runs.append((start, lo + i * PAGE))
+            start = None
+    if start is not None:
+        runs.append((start, hi))
+    return runs
+
+
 def floor_read(pid, fresh=False):
-    """Reads once what culeak copies (private, readable, writable or not backed by a file; no
-    device and no shared memory): (bytes, CPU seconds). Into one 1 MiB buffer, or with fresh,
-    into new memory as big as all of it, as a copy needs (the kernel's cost of providing the
-    memory counted)."""
+    """Reads once what culeak copies (the touched pages of private, readable mappings, writable or
+    not backed by a file; no device and no shared memory): (bytes, CPU seconds). Into one 1 MiB
+    buffer, or with fresh, into new memory as big as all of it, as a copy needs (the kernel's cost
+    of providing the memory counted)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.process_vm_readv.restype = ctypes.c_ssize_t
     chunk = 1 << 20
@@ -108,7 +132,7 @@ def floor_read(pid, fresh=False):
                     or (path.startswith("/dev/") and path != "/dev/zero")):
                 continue
             lo, hi = (int(x, 16) for x in fields[0].split("-"))
-            ranges.append((lo, hi))
+            ranges += touched_runs(pid, lo, hi)
     size = sum(hi - lo for lo, hi in ranges)
     memory = mmap.mmap(-1, size if fresh else chunk)
     base = ctypes.addressof(ctypes.c_char.from_buffer(memory))
@@ -164,7 +188,7 @@ def ensure_objgraph():
 
 
 def measure(n, args, anchors):
-    t = Target(n, args.tensors, args.graphs)
+    t = Target(n, args.tensors, args.graphs, args.python)
     r = {"requested": n}
     try:
         pid = str(t.pid)
@@ -264,10 +288,13 @@ def main():
     ap.add_argument("--anchors-up-to", type=int, default=0,
                     help="run the anchors on sizes up to this many objects (default: smallest)")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--python", default=PYTHON,
+                    help="the target's interpreter (default: the torch-2.13 CPU venv's; a CUDA "
+                         "build of torch maps some 400 MB of library data the walk never reads)")
     ap.add_argument("--json", help="also write the measurements to this file")
     ap.add_argument("--tmp", default=os.path.join(ROOT, "build"), help="where the gcore goes")
     args = ap.parse_args()
-    for need in (CULEAK, PLUGIN, os.path.join(VENV, "bin", "python")):
+    for need in (CULEAK, PLUGIN, args.python):
         if not os.path.exists(need):
             sys.exit("bench: %s is missing (make; scripts/install-deps)" % need)
     ensure_objgraph()

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "target/pagecache.h"
 #include "util/error.h"
@@ -17,6 +19,10 @@
  * reservations (a sanitizer's shadow memory) are no heap worth copying. */
 #define PAGEMAP_BATCH 4096u
 #define PAGEMAP_MAX_PAGES (16ull << 20)
+/* Files a plan holds open for its untouched file pages, at most: a CUDA torch process maps about
+ * 300 libraries, a plan made stopped opens them beside the one made before, and culeak opens
+ * files of its own besides (the usual limit is 1024). */
+#define MAX_FILES 256u
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAPPED (1ull << 62)
 
@@ -55,10 +61,17 @@ static void set_bit(uint8_t *bits, uint64_t i)
     bits[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
+static void clear_bit(uint8_t *bits, uint64_t i)
+{
+    bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
 static void free_region(struct cl_frozen_region *r)
 {
     if (r->data)
         munmap(r->data, r->end - r->start);
+    if (r->fd >= 0)
+        close(r->fd);
     free(r->absent);
     free(r->unreadable);
 }
@@ -101,10 +114,40 @@ static int plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source
     return 0;
 }
 
+static void forget_absent(struct cl_frozen_region *r, uint64_t *absent)
+{
+    free(r->absent);
+    r->absent = NULL;
+    *absent = 0;
+}
+
+/* The file behind r's absent pages, for a file's mapping m; where it cannot be had, or to keep
+ * the files open few, those pages are copied after all. Pages past the file's end are copied
+ * (reading them fails, as it would in the process). */
+static void plan_file(struct cl_frozen_region *r, const struct cl_mapping *m,
+                      const struct cl_freeze_source *src, unsigned *files, uint64_t *absent)
+{
+    struct stat st;
+    if (!src->open_file || *files >= MAX_FILES || (r->fd = src->open_file(src->arg, m)) < 0) {
+        forget_absent(r, absent);
+        return;
+    }
+    ++*files;
+    r->file_offset = m->offset;
+    r->file_size = fstat(r->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    for (uint64_t i = 0; i < npages; i++)
+        if (bit(r->absent, i) && r->file_offset + i * CL_PAGE_SIZE >= r->file_size) {
+            clear_bit(r->absent, i);
+            --*absent;
+        }
+}
+
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src)
 {
     size_t cap = 0;
+    unsigned files = 0;
     memset(f, 0, sizeof *f);
     for (size_t i = 0; i < ms->n; i++) {
         const struct cl_mapping *m = &ms->v[i];
@@ -115,12 +158,16 @@ int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
             return CL_E_INTERNAL;
         }
         struct cl_frozen_region *r = &f->v[f->n++];
-        *r = (struct cl_frozen_region){.start = m->start, .end = m->end};
+        *r = (struct cl_frozen_region){.start = m->start, .end = m->end, .fd = -1};
         uint64_t absent = 0;
-        if (anonymous(m) && plan_absent(r, src, &absent)) {
+        if (plan_absent(r, src, &absent)) {
             cl_frozen_free(f);
             return CL_E_INTERNAL;
         }
+        if (absent && !anonymous(m))
+            plan_file(r, m, src, &files, &absent);
+        if (!absent && r->absent)
+            forget_absent(r, &absent);
         f->bytes += m->end - m->start - absent * CL_PAGE_SIZE;
     }
     return 0;
@@ -292,6 +339,25 @@ static size_t region_of(const struct cl_frozen *f, uint64_t addr)
     return lo == 0 || addr >= f->v[lo - 1].end ? SIZE_MAX : lo - 1;
 }
 
+/* Whether page of r is read from its file rather than held in r->data. */
+static bool from_file(const struct cl_frozen_region *r, uint64_t page)
+{
+    return r->fd >= 0 && bit(r->absent, page);
+}
+
+/* A page of r's file, as the process would read it (zeros past the file's end in its last
+ * page), or CL_E_UNREADABLE where the file is shorter than it was. */
+static int read_file_page(const struct cl_frozen_region *r, uint64_t page, void *out)
+{
+    uint64_t at = r->file_offset + page * CL_PAGE_SIZE;
+    size_t want = r->file_size - at < CL_PAGE_SIZE ? (size_t)(r->file_size - at) : CL_PAGE_SIZE;
+    ssize_t n = pread(r->fd, out, want, (off_t)at);
+    if (n != (ssize_t)want)
+        return CL_E_UNREADABLE;
+    memset((unsigned char *)out + want, 0, CL_PAGE_SIZE - want);
+    return 0;
+}
+
 int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held)
 {
     size_t i = region_of(f, addr);
@@ -302,13 +368,20 @@ int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *he
     uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
     if (bit(r->unreadable, page))
         return CL_E_UNREADABLE;
+    if (from_file(r, page))
+        return read_file_page(r, page, out);
     memcpy(out, r->data + (addr - r->start), CL_PAGE_SIZE);
     return 0;
 }
 
-/* How far a span reaches either side of its address's page in a region with unreadable pages:
+/* How far a span reaches either side of its address's page in a region with pages not in place:
  * a bound on the bits looked at, not on what can be read. */
 #define SPAN_PAGES 64
+
+static bool in_place(const struct cl_frozen_region *r, uint64_t page)
+{
+    return !bit(r->unreadable, page) && !from_file(r, page);
+}
 
 const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
                                     uint64_t *len)
@@ -318,14 +391,14 @@ const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, ui
         return NULL;
     const struct cl_frozen_region *r = &f->v[i];
     uint64_t pages = (r->end - r->start) / CL_PAGE_SIZE, first = 0, end = pages;
-    if (r->unreadable) {
+    if (r->unreadable || r->fd >= 0) {
         uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
-        if (bit(r->unreadable, page))
+        if (!in_place(r, page))
             return NULL;
         first = end = page;
-        while (first > 0 && page - first < SPAN_PAGES && !bit(r->unreadable, first - 1))
+        while (first > 0 && page - first < SPAN_PAGES && in_place(r, first - 1))
             first--;
-        while (++end < pages && end - page < SPAN_PAGES && !bit(r->unreadable, end))
+        while (++end < pages && end - page < SPAN_PAGES && in_place(r, end))
             ;
     }
     *start = r->start + first * CL_PAGE_SIZE;

@@ -1,6 +1,7 @@
 /* A copy of the memory of a live process that can change, taken while it is stopped, so the
  * process can run again before culeak walks it: the walk then reads the copy, and what the copy
- * leaves out (code and read-only data of its files) cannot change under it. */
+ * leaves out (code and read-only data of its files) cannot change under it. Pages never written
+ * are not copied: anonymous ones are zeros, a file's are read from the file. */
 #ifndef CULEAK_TARGET_FREEZE_H
 #define CULEAK_TARGET_FREEZE_H
 
@@ -18,15 +19,22 @@ struct cl_freeze_source {
     /* The page-table entries of npages pages from addr (/proc/PID/pagemap: bit 63 present, bit
      * 62 swapped) into out: the entries read, or -errno. NULL, or failing: every page is read. */
     long (*pagemap)(void *arg, uint64_t addr, size_t npages, uint64_t *out);
+    /* The file that mapping m maps, opened for reading (the same file: not one that has since
+     * taken its name), or -1. -1 or NULL: every page of m is copied. */
+    int (*open_file)(void *arg, const struct cl_mapping *m);
     void *arg;
 };
 
 struct cl_frozen_region {
     uint64_t start, end;
     unsigned char *data;        /* end - start bytes (mmap'ed; pages never written stay zero) */
-    uint8_t *absent;            /* a bit per page that was neither present nor swapped out:
-                                 * anonymous memory never touched, zeros; NULL when none */
+    uint8_t *absent;            /* a bit per page that was neither present nor swapped out, so
+                                 * never written: anonymous memory's read as zeros, a file's from
+                                 * the file; NULL when none */
     uint8_t *unreadable;        /* a bit per page that could not be read; NULL when none */
+    int fd;                     /* a file's mapping: the file, for its absent pages; else -1 */
+    uint64_t file_offset;       /* where start lies in it */
+    uint64_t file_size;         /* its size when opened: no page past it is absent */
 };
 
 struct cl_frozen {
@@ -40,9 +48,10 @@ struct cl_frozen {
  * processes' shared memory) and device files are left out. */
 bool cl_freeze_wants(const struct cl_mapping *m);
 
-/* Which pages of ms the copy takes (f->bytes says how much), before copying any: anonymous
- * memory's pages the page tables say were never touched are left out and read as zeros. 0, or
- * CL_E_INTERNAL when out of memory. */
+/* Which pages of ms the copy takes (f->bytes says how much), before copying any: pages the page
+ * tables say were never touched are left out, anonymous memory's read as zeros and a file's
+ * private mapping's from the file (a CUDA torch process leaves most of the 400 MB of its
+ * libraries' writable data untouched). 0, or CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src);
 /* Allocates the memory for the pages the plan takes, and touches it: fresh memory costs the
@@ -56,11 +65,11 @@ void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved);
  * out of memory (either way f is freed). */
 int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
 /* Whether the copy holds page-aligned addr (*held); if it does, 0 and the page in out, or
- * CL_E_UNREADABLE for a page the copy could not read. */
+ * CL_E_UNREADABLE for a page the copy could not read (or whose file has since changed). */
 int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held);
 /* The run of pages of one region, each of them read, that holds addr: *len bytes from *start,
- * in place at the pointer returned; NULL when no region holds addr or its page could not be read
- * (then cl_frozen_page says why). The walk reads the copy there, with no page cache between. */
+ * in place at the pointer returned; NULL when no region holds addr or its page is not in place
+ * (unreadable, or read from its file: cl_frozen_page reads it). The walk reads the copy there, with no page cache between. */
 const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
                                     uint64_t *len);
 void cl_frozen_free(struct cl_frozen *f);

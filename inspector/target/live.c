@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <time.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "target/freeze.h"
@@ -372,6 +373,45 @@ static long read_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
     return n < 0 ? -errno : n / (ssize_t)sizeof *out;
 }
 
+/* path, opened for reading if it is the file mapping m maps: a regular file of the device and
+ * inode maps named. Looked at through O_PATH first, so that nothing else (a device, a FIFO the
+ * target put in its place) is ever opened. -1 when it is not. */
+static int open_if_mapped(const char *path, const struct cl_mapping *m)
+{
+    struct stat st;
+    int fd = -1, at = open(path, O_PATH | O_CLOEXEC);
+    if (at < 0)
+        return -1;
+    if (fstat(at, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == m->dev &&
+        st.st_ino == m->inode) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", at);
+        fd = open(self, O_RDONLY | O_CLOEXEC);
+    }
+    close(at);
+    return fd;
+}
+
+/* The file a private mapping m maps, for the copy's pages the process never wrote: by its path in
+ * the process's root (a container's too), while that is still the file mapped; else through
+ * /proc/PID/map_files (a deleted or replaced file; it needs CAP_CHECKPOINT_RESTORE). -1 when
+ * neither. */
+static int open_mapped_file(void *source, const struct cl_mapping *m)
+{
+    struct live *lv = source;
+    char path[4096 + 64];
+    int fd = -1;
+    if (m->path && m->path[0] == '/' && !(m->perms & CL_MAP_DELETED) &&
+        snprintf(path, sizeof path, "/proc/%d/root%s", lv->pid, m->path) < (int)sizeof path)
+        fd = open_if_mapped(path, m);
+    if (fd < 0) {
+        snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, lv->pid, m->start,
+                 m->end);
+        fd = open_if_mapped(path, m);
+    }
+    return fd;
+}
+
 static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
 {
     struct live *lv = t->impl;
@@ -492,7 +532,7 @@ static void reserve_copy(struct cl_target *t, const struct cl_open_options *opt)
 {
     struct live *lv = t->impl;
     struct cl_mappings ms = {0};
-    struct cl_freeze_source src = {read_memory, read_pagemap, lv};
+    struct cl_freeze_source src = {read_memory, read_pagemap, open_mapped_file, lv};
     if (read_maps(t->pid, &ms) || cl_freeze_plan(&lv->reserved, &ms, &src) ||
         lv->reserved.bytes > copy_limit(opt) || cl_freeze_reserve(&lv->reserved))
         cl_frozen_free(&lv->reserved);
@@ -511,7 +551,7 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
     if (opt && opt->keep_stopped)
         return 0;
     uint64_t limit = copy_limit(opt);
-    struct cl_freeze_source src = {read_memory, read_pagemap, lv};
+    struct cl_freeze_source src = {read_memory, read_pagemap, open_mapped_file, lv};
     int rc = cl_freeze_plan(&lv->frozen, &t->maps, &src);
     cl_freeze_adopt(&lv->frozen, &lv->reserved);
     uint64_t size = lv->frozen.bytes;

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "util/error.h"
 #include "util/vec.h"
@@ -102,15 +103,23 @@ static int parse_line(struct cl_mappings *ms, char *line)
     const char *perms = p;
     if (strlen(perms) < 4 || !skip_field(&p) || !hex_field(&p, &offset) || *p++ != ' ')
         return 0;
-    if (!skip_field(&p))   /* dev */
+    uint64_t major, minor, inode = 0;
+    if (!hex_field(&p, &major) || *p++ != ':' || !hex_field(&p, &minor) || *p++ != ' ' ||
+        major > UINT32_MAX || minor > UINT32_MAX)
         return 0;
-    while (*p >= '0' && *p <= '9')   /* inode, then the spaces before the path */
-        p++;
+    for (; *p >= '0' && *p <= '9'; p++)   /* inode, then the spaces before the path */
+        if (__builtin_mul_overflow(inode, 10, &inode) ||
+            __builtin_add_overflow(inode, (uint64_t)(*p - '0'), &inode))
+            return 0;
     if (*p && *p != ' ')
         return 0;
     while (*p == ' ')
         p++;
-    struct cl_mapping m = {.start = start, .end = end, .offset = offset};
+    struct cl_mapping m = {.start = start,
+                           .end = end,
+                           .offset = offset,
+                           .dev = makedev((unsigned)major, (unsigned)minor),
+                           .inode = inode};
     m.perms = (perms[0] == 'r' ? CL_MAP_R : 0) | (perms[1] == 'w' ? CL_MAP_W : 0) |
               (perms[2] == 'x' ? CL_MAP_X : 0) | (perms[3] == 's' ? CL_MAP_SHARED : 0);
     char *path = line + (p - line);

@@ -15,6 +15,7 @@ struct cl_mapping {
     uint64_t offset;       /* byte offset in path where start is mapped */
     unsigned perms; /* CL_MAP_* (0 when the source does not say, e.g. NT_FILE-only ranges) */
     char *path; /* backing file as the target named it; NULL for anonymous memory */
+    uint64_t dev, inode; /* live: the file's device (makedev) and inode as maps names them */
 };
 
 struct cl_mappings {

@@ -53,7 +53,8 @@ static struct cl_target *image_target(void)
     struct cl_target *t;
     struct cl_open_options opt = {.cache_pages = 4};
     CU_ASSERT_EQUAL_FATAL(cl_target_new(&image_ops, CL_TARGET_GDB, NULL, &opt, &t), 0);
-    const struct cl_mapping m = {BASE, BASE + sizeof img, 0, CL_MAP_R | CL_MAP_W, NULL};
+    const struct cl_mapping m = {
+        .start = BASE, .end = BASE + sizeof img, .perms = CL_MAP_R | CL_MAP_W};
     CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&t->maps, &m), 0);
     cl_mappings_sort(&t->maps);
     return t;

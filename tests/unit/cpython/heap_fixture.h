@@ -609,7 +609,8 @@ static inline struct cl_target *pf_target(struct pf *p)
     struct cl_open_options opt = {.cache_pages = 16};
     if (cl_target_new(&pf_ops, CL_TARGET_GDB, NULL, &opt, &t) != 0)
         return NULL;
-    const struct cl_mapping m = {PF_BASE, PF_BASE + sizeof pf_img, 0, CL_MAP_R | CL_MAP_W, NULL};
+    const struct cl_mapping m = {
+        .start = PF_BASE, .end = PF_BASE + sizeof pf_img, .perms = CL_MAP_R | CL_MAP_W};
     if (cl_mappings_add(&t->maps, &m) != 0) {
         cl_target_close(t);
         return NULL;

@@ -119,7 +119,8 @@ static inline struct cl_target *fixture_target(void)
     struct cl_open_options opt = {.cache_pages = 16};
     if (cl_target_new(&image_ops, CL_TARGET_GDB, NULL, &opt, &t) != 0)
         return NULL;
-    const struct cl_mapping m = {BASE, BASE + sizeof img, 0, CL_MAP_R | CL_MAP_W, NULL};
+    const struct cl_mapping m = {
+        .start = BASE, .end = BASE + sizeof img, .perms = CL_MAP_R | CL_MAP_W};
     if (cl_mappings_add(&t->maps, &m) != 0) {
         cl_target_close(t);
         return NULL;

@@ -84,8 +84,10 @@ static struct cl_target *mapped(const char *const *paths, size_t n)
     struct cl_target *t = calloc(1, sizeof *t);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     for (size_t i = 0; i < n; i++) {
-        struct cl_mapping m = {0x100000 * (i + 1), 0x100000 * (i + 1) + 0x1000, 0, CL_MAP_R,
-                               (char *)paths[i]};
+        struct cl_mapping m = {.start = 0x100000 * (i + 1),
+                               .end = 0x100000 * (i + 1) + 0x1000,
+                               .perms = CL_MAP_R,
+                               .path = (char *)paths[i]};
         CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&t->maps, &m), 0);
     }
     return t;

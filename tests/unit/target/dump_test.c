@@ -44,7 +44,8 @@ static unsigned char *make_dump(size_t *len, bool allocator_only)
     struct cl_open_options o = {.record = true};
     struct cl_target *t;
     CU_ASSERT_FATAL(cl_target_new(&fake_ops, CL_TARGET_CORE, NULL, &o, &t) == 0);
-    struct cl_mapping m = {BASE, BASE + NPAGES * CL_PAGE_SIZE, 0, CL_MAP_R, "/lib/x.so"};
+    struct cl_mapping m = {
+        .start = BASE, .end = BASE + NPAGES * CL_PAGE_SIZE, .perms = CL_MAP_R, .path = "/lib/x.so"};
     CU_ASSERT_FATAL(cl_mappings_add(&t->maps, &m) == 0);
     t->pid = 42;
     t->signal = 6;

@@ -2,7 +2,10 @@
  * that fail, and a process that goes away while it is copied. The source is a fake reader over a
  * buffer (a test double for process_vm_readv); the integration tests copy real processes. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -22,6 +25,7 @@ struct fake_memory {
     unsigned reads;
     uint64_t untouched[2];  /* pages [from, to) the page tables say were never touched */
     bool no_pagemap;        /* the page tables cannot be read */
+    const char *file;       /* what open_file opens, or NULL: it cannot */
 };
 
 /* Reads as process_vm_readv does: the bytes up to the first page that fails. */
@@ -54,6 +58,13 @@ static long fake_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
     return (long)npages;
 }
 
+static int fake_open(void *source, const struct cl_mapping *m)
+{
+    (void)m;
+    const struct fake_memory *fm = source;
+    return fm->file ? open(fm->file, O_RDONLY | O_CLOEXEC) : -1;
+}
+
 /* The plan, then the copy, from m. */
 /* cl_frozen_page's answer as one value: its status where the copy holds addr, else NOT_HELD. */
 #define NOT_HELD (-1)
@@ -66,7 +77,7 @@ static int page_status(const struct cl_frozen *f, uint64_t addr, void *page)
 
 static int freeze(struct cl_frozen *f, const struct cl_mappings *ms, struct fake_memory *m)
 {
-    struct cl_freeze_source src = {fake_read, fake_pagemap, m};
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m};
     int rc = cl_freeze_plan(f, ms, &src);
     return rc ? rc : cl_freeze_copy(f, &src);
 }
@@ -82,30 +93,44 @@ static struct fake_memory *fake_new(void)
 
 static void test_wants(void)
 {
-    struct cl_mapping anon = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, NULL};
+    struct cl_mapping anon = {.start = BASE, .end = BASE + 4096, .perms = CL_MAP_R | CL_MAP_W};
     CU_ASSERT(cl_freeze_wants(&anon));
-    struct cl_mapping ro_anon = {BASE, BASE + 4096, 0, CL_MAP_R, NULL};
+    struct cl_mapping ro_anon = {.start = BASE, .end = BASE + 4096, .perms = CL_MAP_R};
     CU_ASSERT(cl_freeze_wants(&ro_anon));   /* anonymous: mprotect may make it writable again */
-    struct cl_mapping heap = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "[heap]"};
+    struct cl_mapping heap = {
+        .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R | CL_MAP_W, .path = "[heap]"};
     CU_ASSERT(cl_freeze_wants(&heap));
-    struct cl_mapping stack = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "[stack]"};
+    struct cl_mapping stack = {
+        .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R | CL_MAP_W, .path = "[stack]"};
     CU_ASSERT(cl_freeze_wants(&stack));
-    struct cl_mapping data = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "/usr/lib/libpython.so"};
+    struct cl_mapping data = {.start = BASE,
+                              .end = BASE + 4096,
+                              .perms = CL_MAP_R | CL_MAP_W,
+                              .path = "/usr/lib/libpython.so"};
     CU_ASSERT(cl_freeze_wants(&data));
-    struct cl_mapping text = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_X, "/usr/lib/libpython.so"};
+    struct cl_mapping text = {.start = BASE,
+                              .end = BASE + 4096,
+                              .perms = CL_MAP_R | CL_MAP_X,
+                              .path = "/usr/lib/libpython.so"};
     CU_ASSERT(!cl_freeze_wants(&text));
-    struct cl_mapping rodata = {BASE, BASE + 4096, 0, CL_MAP_R, "/usr/lib/libpython.so"};
+    struct cl_mapping rodata = {
+        .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R, .path = "/usr/lib/libpython.so"};
     CU_ASSERT(!cl_freeze_wants(&rodata));
-    struct cl_mapping shared = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W | CL_MAP_SHARED,
-                                "/memfd:device (deleted)"};
+    struct cl_mapping shared = {.start = BASE,
+                                .end = BASE + 4096,
+                                .perms = CL_MAP_R | CL_MAP_W | CL_MAP_SHARED,
+                                .path = "/memfd:device (deleted)"};
     CU_ASSERT(!cl_freeze_wants(&shared));
-    struct cl_mapping device = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "/dev/nvidia0"};
+    struct cl_mapping device = {
+        .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R | CL_MAP_W, .path = "/dev/nvidia0"};
     CU_ASSERT(!cl_freeze_wants(&device));
-    struct cl_mapping zero = {BASE, BASE + 4096, 0, CL_MAP_R | CL_MAP_W, "/dev/zero"};
+    struct cl_mapping zero = {
+        .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R | CL_MAP_W, .path = "/dev/zero"};
     CU_ASSERT(cl_freeze_wants(&zero));
-    struct cl_mapping vvar = {BASE, BASE + 4096, 0, CL_MAP_R, "[vvar]"};
+    struct cl_mapping vvar = {
+        .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R, .path = "[vvar]"};
     CU_ASSERT(!cl_freeze_wants(&vvar));
-    struct cl_mapping guard = {BASE, BASE + 4096, 0, 0, NULL};
+    struct cl_mapping guard = {.start = BASE, .end = BASE + 4096};
     CU_ASSERT(!cl_freeze_wants(&guard));
 }
 
@@ -113,9 +138,15 @@ static void test_wants(void)
 static void three_mappings(struct cl_mappings *ms)
 {
     struct cl_mapping v[] = {
-        {BASE, BASE + 300 * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, NULL},
-        {BASE + 300 * CL_PAGE_SIZE, BASE + 310 * CL_PAGE_SIZE, 0, CL_MAP_R, "/lib/x.so"},
-        {BASE + 310 * CL_PAGE_SIZE, BASE + PAGES * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, "[heap]"},
+        {.start = BASE, .end = BASE + 300 * CL_PAGE_SIZE, .perms = CL_MAP_R | CL_MAP_W},
+        {.start = BASE + 300 * CL_PAGE_SIZE,
+         .end = BASE + 310 * CL_PAGE_SIZE,
+         .perms = CL_MAP_R,
+         .path = "/lib/x.so"},
+        {.start = BASE + 310 * CL_PAGE_SIZE,
+         .end = BASE + PAGES * CL_PAGE_SIZE,
+         .perms = CL_MAP_R | CL_MAP_W,
+         .path = "[heap]"},
     };
     memset(ms, 0, sizeof *ms);
     for (size_t i = 0; i < 3; i++)
@@ -202,7 +233,7 @@ static void test_reserved_then_adopted(void)
     struct fake_memory *m = fake_new();
     struct cl_mappings before, after;
     three_mappings(&before);
-    struct cl_freeze_source src = {fake_read, fake_pagemap, m};
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m};
     struct cl_frozen reserved, f;
     CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &before, &src), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved), 0);
@@ -210,8 +241,11 @@ static void test_reserved_then_adopted(void)
     unsigned char *first = reserved.v[0].data;
     /* before the process stopped, the heap's first ten pages were unmapped: a new range */
     struct cl_mapping v[] = {
-        {BASE, BASE + 300 * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, NULL},
-        {BASE + 320 * CL_PAGE_SIZE, BASE + PAGES * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, "[heap]"},
+        {.start = BASE, .end = BASE + 300 * CL_PAGE_SIZE, .perms = CL_MAP_R | CL_MAP_W},
+        {.start = BASE + 320 * CL_PAGE_SIZE,
+         .end = BASE + PAGES * CL_PAGE_SIZE,
+         .perms = CL_MAP_R | CL_MAP_W,
+         .path = "[heap]"},
     };
     memset(&after, 0, sizeof after);
     for (size_t i = 0; i < 2; i++)
@@ -258,7 +292,11 @@ static void test_untouched_pages(void)
     cl_frozen_free(&f);
     cl_mappings_free(&ms);
 
-    struct cl_mapping data = {BASE, BASE + 200 * CL_PAGE_SIZE, 0, CL_MAP_R | CL_MAP_W, "/lib/x.so"};
+    /* a file's mapping whose file cannot be had: every page is copied */
+    struct cl_mapping data = {.start = BASE,
+                              .end = BASE + 200 * CL_PAGE_SIZE,
+                              .perms = CL_MAP_R | CL_MAP_W,
+                              .path = "/lib/x.so"};
     CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &data), 0);
     m->untouched[0] = 0, m->untouched[1] = 200;
     CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
@@ -279,15 +317,68 @@ static void test_untouched_pages(void)
     cl_mappings_free(&ms);
 }
 
+/* A byte of the fake library file, unlike the fake memory's. */
+static unsigned char file_byte(uint64_t at)
+{
+    return (unsigned char)(0xf0 ^ at % 251);
+}
+
+/* A private writable mapping of a file from its second page, whose pages [100, 160) were never
+ * written; the file ends half-way through the mapping's page 148. The untouched pages are read
+ * from the file, not copied, but those past its end, which the process cannot read either. */
+static void test_untouched_file_pages(void)
+{
+    enum { FILE_BYTES = 149 * CL_PAGE_SIZE + CL_PAGE_SIZE / 2 };
+    static unsigned char bytes[FILE_BYTES];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = file_byte(i);
+    char *dir = tu_mkdtemp(), *file = tu_path(dir, "x.so");
+    CU_ASSERT_EQUAL_FATAL(tu_write_file(file, bytes, sizeof bytes), 0);
+    struct fake_memory *m = fake_new();
+    m->file = file;
+    m->untouched[0] = 100, m->untouched[1] = 160;
+    struct cl_mappings ms = {0};
+    struct cl_mapping data = {.start = BASE,
+                              .end = BASE + 200 * CL_PAGE_SIZE,
+                              .offset = CL_PAGE_SIZE,
+                              .perms = CL_MAP_R | CL_MAP_W,
+                              .path = "/lib/x.so"};
+    CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &data), 0);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    CU_ASSERT_EQUAL(f.bytes, (uint64_t)(200 - 49) * CL_PAGE_SIZE); /* pages 100-148 not copied */
+    unsigned char page[CL_PAGE_SIZE];
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 120 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[5], file_byte(121 * CL_PAGE_SIZE + 5));
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 148 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], file_byte(149 * CL_PAGE_SIZE));
+    CU_ASSERT_EQUAL(page[CL_PAGE_SIZE / 2], 0); /* past the file's end, as the process reads it */
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 150 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(150 * CL_PAGE_SIZE * 7 + 150));
+    /* the copy is read in place up to the pages read from the file, never across them */
+    check_span(&f, BASE + 10 * CL_PAGE_SIZE, 0, 74);
+    check_span(&f, BASE + 99 * CL_PAGE_SIZE, 35, 65);
+    uint64_t start, len;
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE + 120 * CL_PAGE_SIZE, &start, &len));
+    /* a file cut short since: its missing pages are unreadable, not zeros */
+    CU_ASSERT_EQUAL_FATAL(truncate(file, 100 * CL_PAGE_SIZE), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 120 * CL_PAGE_SIZE, page), CL_E_UNREADABLE);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 98 * CL_PAGE_SIZE, page), 0);
+    cl_frozen_free(&f);
+    cl_mappings_free(&ms);
+    free(file);
+    tu_rmtree(dir);
+}
+
 static void test_gone_while_copying(void)
 {
     struct fake_memory *m = fake_new();
-    m->gone_after = 2;   /* the third read: the process was killed */
+    m->gone_after = 2; /* the third read: the process was killed */
     struct cl_mappings ms;
     three_mappings(&ms);
     struct cl_frozen f;
     CU_ASSERT_EQUAL(freeze(&f, &ms, m), CL_E_NO_PROCESS);
-    CU_ASSERT_EQUAL(f.n, 0);   /* nothing kept */
+    CU_ASSERT_EQUAL(f.n, 0); /* nothing kept */
     CU_ASSERT_PTR_NULL(f.v);
     cl_mappings_free(&ms);
 
@@ -306,6 +397,7 @@ void register_target_freeze_tests(void)
         {"the copy read in place", test_span_in_place},
         {"memory reserved before the stop, adopted after", test_reserved_then_adopted},
         {"untouched anonymous pages are not read", test_untouched_pages},
+        {"untouched file pages are read from the file", test_untouched_file_pages},
         {"the process goes away while copied", test_gone_while_copying},
         {NULL, NULL},
     };

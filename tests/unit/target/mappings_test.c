@@ -64,7 +64,7 @@ static void test_find(void)
         {0x5000, 0x6000}, {0x1000, 0x2000}, {0x2000, 0x3000}, {0x9000, 0xa000}};
     for (size_t i = 0; i < 4; i++)
         CU_ASSERT_EQUAL_FATAL(
-            cl_mappings_add(&ms, &(struct cl_mapping){r[i][0], r[i][1], 0, 0, NULL}), 0);
+            cl_mappings_add(&ms, &(struct cl_mapping){.start = r[i][0], .end = r[i][1]}), 0);
     cl_mappings_sort(&ms);
     CU_ASSERT_PTR_NULL(cl_mappings_find(&ms, 0));
     CU_ASSERT_PTR_NULL(cl_mappings_find(&ms, 0xfff));
@@ -88,7 +88,11 @@ static void test_add_copies_and_grows(void)
     for (unsigned i = 0; i < 300; i++) {
         unsigned k = (i * 7919u) % 300u;
         snprintf(path, sizeof path, "/lib/l%u.so", k);
-        struct cl_mapping m = {k * 0x10000ull, k * 0x10000ull + 0x1000, k, CL_MAP_R, path};
+        struct cl_mapping m = {.start = k * 0x10000ull,
+                               .end = k * 0x10000ull + 0x1000,
+                               .offset = k,
+                               .perms = CL_MAP_R,
+                               .path = path};
         CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &m), 0);
     }
     strcpy(path, "overwritten");   /* the list holds its own copies */

@@ -39,9 +39,9 @@ static struct cl_target *fake_target(void)
     struct cl_open_options opt = {.cache_pages = 16};
     CU_ASSERT_EQUAL_FATAL(cl_target_new(&fake_ops, CL_TARGET_GDB, NULL, &opt, &t), 0);
     const struct cl_mapping ms[] = {
-        {0x10000, 0x12000, 0, CL_MAP_R, NULL},
-        {0x12000, 0x13000, 0, CL_MAP_R | CL_MAP_W, NULL},
-        {0x14000, 0x15000, 0, CL_MAP_R, NULL},
+        {.start = 0x10000, .end = 0x12000, .perms = CL_MAP_R},
+        {.start = 0x12000, .end = 0x13000, .perms = CL_MAP_R | CL_MAP_W},
+        {.start = 0x14000, .end = 0x15000, .perms = CL_MAP_R},
     };
     for (size_t i = 0; i < 3; i++)
         CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&t->maps, &ms[i]), 0);
