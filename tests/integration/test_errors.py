@@ -158,9 +158,10 @@ def unfinished_core():
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", full], check=True)
         try:
             core = os.path.join(full, "core")
-            r = subprocess.run(["gdb", "--nx", "--batch", "--readnever", "-ex", "attach %d" % p.pid,
-                                "-ex", "gcore " + core, "-ex", "detach"],
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+            r = subprocess.run(["gdb", "--nx", "--batch", "--readnever", "-ex",
+                                "attach %d" % p.pid, "-ex", "gcore " + core, "-ex", "detach"],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=300)
             check("No space left on device" in r.stdout + r.stderr,
                   "gdb did not run out of room: %s" % (r.stdout + r.stderr)[-1000:])
             expect(["info", "--core", core], 6, ["unfinished core"])
@@ -230,6 +231,7 @@ def output():
 
 
 def tests():
-    for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices, json_error, not_a_core,
-               foreign_and_truncated_core, unfinished_core, exe_mismatch, not_python, missing_files, output):
+    for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices,
+               json_error, not_a_core, foreign_and_truncated_core, unfinished_core, exe_mismatch,
+               not_python, missing_files, output):
         yield fn.__name__, fn
