@@ -123,7 +123,8 @@ static void forget_absent(struct cl_frozen_region *r, uint64_t *absent)
 
 /* The file behind r's absent pages, for a file's mapping m; where it cannot be had, or to keep
  * the files open few, those pages are copied after all. Pages past the file's end are copied
- * (reading them fails, as it would in the process). */
+ * (reading them fails, as it would in the process), and a file none of whose pages is left to
+ * read is not kept open. */
 static void plan_file(struct cl_frozen_region *r, const struct cl_mapping *m,
                       const struct cl_freeze_source *src, unsigned *files, uint64_t *absent)
 {
@@ -132,7 +133,6 @@ static void plan_file(struct cl_frozen_region *r, const struct cl_mapping *m,
         forget_absent(r, absent);
         return;
     }
-    ++*files;
     r->file_offset = m->offset;
     r->file_size = fstat(r->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
     uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
@@ -141,6 +141,13 @@ static void plan_file(struct cl_frozen_region *r, const struct cl_mapping *m,
             clear_bit(r->absent, i);
             --*absent;
         }
+    if (*absent) {
+        ++*files;
+        return;
+    }
+    close(r->fd);
+    r->fd = -1;
+    forget_absent(r, absent);
 }
 
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
@@ -166,8 +173,6 @@ int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
         }
         if (absent && !anonymous(m))
             plan_file(r, m, src, &files, &absent);
-        if (!absent && r->absent)
-            forget_absent(r, &absent);
         f->bytes += m->end - m->start - absent * CL_PAGE_SIZE;
     }
     return 0;

@@ -69,7 +69,8 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
 int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held);
 /* The run of pages of one region, each of them read, that holds addr: *len bytes from *start,
  * in place at the pointer returned; NULL when no region holds addr or its page is not in place
- * (unreadable, or read from its file: cl_frozen_page reads it). The walk reads the copy there, with no page cache between. */
+ * (unreadable, or read from its file: cl_frozen_page reads it). The walk reads the copy there,
+ * with no page cache between. */
 const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
                                     uint64_t *len);
 void cl_frozen_free(struct cl_frozen *f);
