@@ -50,8 +50,8 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
         fprintf(out, "stopped     %.3f s, while %llu MiB of its memory was copied; then resumed\n",
                 t->stopped_seconds, (unsigned long long)(t->copied_bytes >> 20));
     else if (t->kind == CL_TARGET_LIVE && t->copied_bytes)
-        fprintf(out, "stopped     by its debugger; %llu MiB of its memory copied to read it\n",
-                (unsigned long long)(t->copied_bytes >> 20));
+        fprintf(out, "stopped     while culeak reads it; %.1f MiB of its memory copied as read\n",
+                (double)t->copied_bytes / (1 << 20));
     else if (t->kind == CL_TARGET_LIVE)
         fprintf(out, "stopped     while culeak reads it\n");
     fprintf(out, "python      %s%s (from %s%s%s)\n", py->version,

@@ -23,6 +23,9 @@
  * 300 libraries, a plan made stopped opens them beside the one made before, and culeak opens
  * files of its own besides (the usual limit is 1024). */
 #define MAX_FILES 256u
+/* Pages copied at a time by a copy made on demand (256 KiB): pymalloc's pools and arenas, and
+ * the malloc chunks between them, lie together, so a walk needs most pages near one it needs. */
+#define FILL_PAGES 64u
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAPPED (1ull << 62)
 
@@ -74,6 +77,7 @@ static void free_region(struct cl_frozen_region *r)
         close(r->fd);
     free(r->absent);
     free(r->unreadable);
+    free(r->filled);
 }
 
 /* Marks r's pages that are neither present nor swapped out, from the page tables, and counts
@@ -255,8 +259,8 @@ static int populate_run(void *arg, uint64_t from, uint64_t to)
     return 0;
 }
 
-/* r's memory, mapped and faulted in if it is not yet. */
-static bool reserve_region(struct cl_frozen_region *r)
+/* r's memory, mapped if it is not yet: nothing in it is touched. */
+static bool map_region(struct cl_frozen_region *r)
 {
     if (r->data)
         return true;
@@ -265,6 +269,16 @@ static bool reserve_region(struct cl_frozen_region *r)
     if (data == MAP_FAILED)
         return false;
     r->data = data;
+    return true;
+}
+
+/* r's memory, mapped and faulted in if it is not yet. */
+static bool reserve_region(struct cl_frozen_region *r)
+{
+    if (r->data)
+        return true;
+    if (!map_region(r))
+        return false;
     foreach_run(r, populate_run, r);
     return true;
 }
@@ -330,6 +344,66 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
     return 0;
 }
 
+int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src, uint64_t budget)
+{
+    if (budget < FILL_PAGES * CL_PAGE_SIZE) { /* every read would look for a chunk in vain */
+        cl_frozen_free(f);
+        return 0;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        struct cl_frozen_region *r = &f->v[i];
+        uint64_t chunks = ((r->end - r->start) / CL_PAGE_SIZE + FILL_PAGES - 1) / FILL_PAGES;
+        if (!(r->filled = calloc((chunks + 7) / 8, 1))) {
+            cl_frozen_free(f);
+            return CL_E_INTERNAL;
+        }
+    }
+    f->src = *src;
+    f->budget = budget;
+    return 0;
+}
+
+/* Copies chunk c of r, the pages of it not absent, if the budget has room: false when it has not
+ * (nor will it have for any chunk after), or the copy failed (the caller reads the process
+ * instead, and meets the failure there). */
+static bool fill_chunk(struct cl_frozen *f, struct cl_frozen_region *r, uint64_t c)
+{
+    if (f->spent)
+        return false;
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE, first = c * FILL_PAGES;
+    uint64_t end = first + FILL_PAGES < npages ? first + FILL_PAGES : npages, bytes = 0;
+    for (uint64_t i = first; i < end; i++)
+        bytes += bit(r->absent, i) ? 0 : CL_PAGE_SIZE;
+    if (bytes > f->budget || !map_region(r)) {
+        f->spent = true;   /* from now on, what is not copied is read from the process */
+        return false;
+    }
+    for (uint64_t i = first; i < end;) {
+        if (bit(r->absent, i)) {
+            i++;
+            continue;
+        }
+        uint64_t j = i + 1;
+        while (j < end && !bit(r->absent, j))
+            j++;
+        uint64_t from = r->start + i * CL_PAGE_SIZE, to = r->start + j * CL_PAGE_SIZE;
+        populate_run(r, from, to);
+        if (copy_run(r, from, to, &f->src))
+            return false;
+        i = j;
+    }
+    set_bit(r->filled, c);
+    f->budget -= bytes;
+    f->filled_bytes += bytes;
+    return true;
+}
+
+/* Whether page of r is in r->data: copied at once, or now. */
+static bool ensure_filled(struct cl_frozen *f, struct cl_frozen_region *r, uint64_t page)
+{
+    return !r->filled || bit(r->filled, page / FILL_PAGES) || fill_chunk(f, r, page / FILL_PAGES);
+}
+
 /* The index of the region that holds addr, or SIZE_MAX. */
 static size_t region_of(const struct cl_frozen *f, uint64_t addr)
 {
@@ -363,47 +437,71 @@ static int read_file_page(const struct cl_frozen_region *r, uint64_t page, void 
     return 0;
 }
 
-int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held)
+int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held)
 {
     size_t i = region_of(f, addr);
     *held = i != SIZE_MAX;
     if (!*held)
         return 0;
-    const struct cl_frozen_region *r = &f->v[i];
+    struct cl_frozen_region *r = &f->v[i];
     uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
-    if (bit(r->unreadable, page))
-        return CL_E_UNREADABLE;
     if (from_file(r, page))
         return read_file_page(r, page, out);
+    if (!ensure_filled(f, r, page)) {
+        *held = false;
+        return 0;
+    }
+    if (bit(r->unreadable, page))
+        return CL_E_UNREADABLE;
     memcpy(out, r->data + (addr - r->start), CL_PAGE_SIZE);
     return 0;
 }
 
-/* How far a span reaches either side of its address's page in a region with pages not in place:
- * a bound on the bits looked at, not on what can be read. */
+/* How far a span reaches either side of its address's page in a region with pages not in place
+ * (in pages), or copied on demand (in chunks): a bound on the bits looked at, not on what can be
+ * read. */
 #define SPAN_PAGES 64
+#define SPAN_CHUNKS 16
 
 static bool in_place(const struct cl_frozen_region *r, uint64_t page)
 {
     return !bit(r->unreadable, page) && !from_file(r, page);
 }
 
-const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
+/* The pages of the run of filled chunks around page's, at most SPAN_CHUNKS either side of it. */
+static void filled_run(const struct cl_frozen_region *r, uint64_t page, uint64_t *first,
+                       uint64_t *end)
+{
+    uint64_t pages = (r->end - r->start) / CL_PAGE_SIZE, c = page / FILL_PAGES, lo = c, hi = c + 1;
+    while (lo > 0 && c - lo < SPAN_CHUNKS && bit(r->filled, lo - 1))
+        lo--;
+    while (hi * FILL_PAGES < pages && hi - c < SPAN_CHUNKS && bit(r->filled, hi))
+        hi++;
+    *first = lo * FILL_PAGES;
+    *end = hi * FILL_PAGES < pages ? hi * FILL_PAGES : pages;
+}
+
+const unsigned char *cl_frozen_span(struct cl_frozen *f, uint64_t addr, uint64_t *start,
                                     uint64_t *len)
 {
     size_t i = region_of(f, addr);
     if (i == SIZE_MAX)
         return NULL;
-    const struct cl_frozen_region *r = &f->v[i];
-    uint64_t pages = (r->end - r->start) / CL_PAGE_SIZE, first = 0, end = pages;
+    struct cl_frozen_region *r = &f->v[i];
+    uint64_t page = (addr - r->start) / CL_PAGE_SIZE, first = 0,
+             end = (r->end - r->start) / CL_PAGE_SIZE;
+    if (!from_file(r, page) && !ensure_filled(f, r, page))
+        return NULL;
+    if (r->filled)
+        filled_run(r, page, &first, &end);
     if (r->unreadable || r->fd >= 0) {
-        uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
         if (!in_place(r, page))
             return NULL;
+        uint64_t lo = first, hi = end;
         first = end = page;
-        while (first > 0 && page - first < SPAN_PAGES && in_place(r, first - 1))
+        while (first > lo && page - first < SPAN_PAGES && in_place(r, first - 1))
             first--;
-        while (++end < pages && end - page < SPAN_PAGES && in_place(r, end))
+        while (++end < hi && end - page < SPAN_PAGES && in_place(r, end))
             ;
     }
     *start = r->start + first * CL_PAGE_SIZE;

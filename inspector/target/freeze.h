@@ -1,7 +1,8 @@
 /* A copy of the memory of a live process that can change, taken while it is stopped, so the
  * process can run again before culeak walks it: the walk then reads the copy, and what the copy
  * leaves out (code and read-only data of its files) cannot change under it. Pages never written
- * are not copied: anonymous ones are zeros, a file's are read from the file. */
+ * are not copied: anonymous ones are zeros, a file's are read from the file. A process that stays
+ * stopped while read is copied as the walk reads it instead, and only what the walk reads. */
 #ifndef CULEAK_TARGET_FREEZE_H
 #define CULEAK_TARGET_FREEZE_H
 
@@ -32,6 +33,8 @@ struct cl_frozen_region {
                                  * never written: anonymous memory's read as zeros, a file's from
                                  * the file; NULL when none */
     uint8_t *unreadable;        /* a bit per page that could not be read; NULL when none */
+    uint8_t *filled;            /* copied on demand: a bit per chunk copied; NULL when the
+                                 * copy was made at once */
     int fd;                     /* a file's mapping: the file, for its absent pages; else -1 */
     uint64_t file_offset;       /* where start lies in it */
     uint64_t file_size;         /* its size when opened: no page past it is absent */
@@ -41,6 +44,10 @@ struct cl_frozen {
     struct cl_frozen_region *v; /* sorted by start, as the mappings they copy */
     size_t n;
     uint64_t bytes;             /* to copy: the pages not absent */
+    /* A copy made on demand: where from, the bytes it may still copy, and those it did. */
+    struct cl_freeze_source src;
+    uint64_t budget, filled_bytes;
+    bool spent;                 /* a chunk found the budget short: none is copied any more */
 };
 
 /* Whether the copy holds mapping m: private memory that is readable and either writable or not
@@ -64,14 +71,20 @@ void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved);
 /* Copies what the plan takes. 0; CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when
  * out of memory (either way f is freed). */
 int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
+/* Makes the copy on demand instead, a chunk at a time as the walk first reads it, up to budget
+ * bytes: for a process that stays stopped while culeak reads it (its copy would be over the
+ * limit, or a debugger holds it), so that only what the walk needs is read, each page once, in
+ * bulk. Past the budget a page is not held; a budget under a chunk frees f. 0, or CL_E_INTERNAL
+ * (f is freed). */
+int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src, uint64_t budget);
 /* Whether the copy holds page-aligned addr (*held); if it does, 0 and the page in out, or
  * CL_E_UNREADABLE for a page the copy could not read (or whose file has since changed). */
-int cl_frozen_page(const struct cl_frozen *f, uint64_t addr, void *out, bool *held);
+int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held);
 /* The run of pages of one region, each of them read, that holds addr: *len bytes from *start,
  * in place at the pointer returned; NULL when no region holds addr or its page is not in place
  * (unreadable, or read from its file: cl_frozen_page reads it). The walk reads the copy there,
  * with no page cache between. */
-const unsigned char *cl_frozen_span(const struct cl_frozen *f, uint64_t addr, uint64_t *start,
+const unsigned char *cl_frozen_span(struct cl_frozen *f, uint64_t addr, uint64_t *start,
                                     uint64_t *len);
 void cl_frozen_free(struct cl_frozen *f);
 

@@ -412,11 +412,20 @@ static int open_mapped_file(void *source, const struct cl_mapping *m)
     return fd;
 }
 
+/* What a copy made on demand has copied so far, for the reports. */
+static void count_copied(struct cl_target *t)
+{
+    const struct live *lv = t->impl;
+    if (lv->frozen.src.read)
+        t->copied_bytes = lv->frozen.filled_bytes;
+}
+
 static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
 {
     struct live *lv = t->impl;
     bool held;
     int rc = cl_frozen_page(&lv->frozen, addr, page, &held);
+    count_copied(t);
     if (held)
         return rc ? cl_error_set(&t->err, rc,
                                  "cannot read 0x%llx: it could not be read when "
@@ -451,6 +460,7 @@ static bool live_resident(struct cl_target *t, uint64_t addr, struct cl_window *
 {
     struct live *lv = t->impl;
     w->data = cl_frozen_span(&lv->frozen, addr, &w->start, &w->len);
+    count_copied(t);
     return w->data != NULL;
 }
 
@@ -541,9 +551,9 @@ static void reserve_copy(struct cl_target *t, const struct cl_open_options *opt)
 
 /* Copies what can change, when the copy fits the limit and this machine's memory: reads are then
  * served from memory already here, and a process culeak stopped runs again at once. Else it
- * stays stopped until closed, and says why. A process another debugger holds is copied too, as
- * the fastest way to read it (a bulk read instead of a read per page), but stays as its debugger
- * holds it: it is not culeak's to resume. */
+ * stays stopped until closed, and says why. A process another debugger holds stays as its
+ * debugger holds it (it is not culeak's to resume); it, and one over the limit, are copied as
+ * read, up to the limit: the fastest way to read them (a bulk read instead of a read per page). */
 static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, double stopped_at,
                        struct cl_error *err)
 {
@@ -555,8 +565,11 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
     int rc = cl_freeze_plan(&lv->frozen, &t->maps, &src);
     cl_freeze_adopt(&lv->frozen, &lv->reserved);
     uint64_t size = lv->frozen.bytes;
-    if (!rc && size > limit) {
-        cl_frozen_free(&lv->frozen);
+    if (!rc && (size > limit || !lv->seized)) {
+        /* Stopped all along, so the copy can be made as the walk reads: of what the walk needs
+         * (a fraction of a big process's memory), each page once and in bulk. */
+        if (cl_freeze_on_demand(&lv->frozen, &src, limit))
+            cl_frozen_free(&lv->frozen);
         if (lv->seized)
             cl_note_add(&t->warnings,
                         "the process's writable memory (%" PRIu64 " MiB) is more "

@@ -23,6 +23,7 @@ struct fake_memory {
     uint64_t bad_page;      /* an address whose page cannot be read, or 0 */
     uint64_t gone_after;    /* reads allowed before the process "goes away"; 0: never */
     unsigned reads;
+    uint64_t pages_read;    /* by every read */
     uint64_t untouched[2];  /* pages [from, to) the page tables say were never touched */
     bool no_pagemap;        /* the page tables cannot be read */
     const char *file;       /* what open_file opens, or NULL: it cannot */
@@ -42,6 +43,7 @@ static long fake_read(void *source, uint64_t addr, void *buf, size_t len)
     if (n == 0)
         return -EFAULT;
     memcpy(buf, m->bytes + (addr - BASE), n);
+    m->pages_read += n / CL_PAGE_SIZE;
     return (long)n;
 }
 
@@ -68,7 +70,7 @@ static int fake_open(void *source, const struct cl_mapping *m)
 /* The plan, then the copy, from m. */
 /* cl_frozen_page's answer as one value: its status where the copy holds addr, else NOT_HELD. */
 #define NOT_HELD (-1)
-static int page_status(const struct cl_frozen *f, uint64_t addr, void *page)
+static int page_status(struct cl_frozen *f, uint64_t addr, void *page)
 {
     bool held;
     int rc = cl_frozen_page(f, addr, page, &held);
@@ -370,6 +372,54 @@ static void test_untouched_file_pages(void)
     tu_rmtree(dir);
 }
 
+/* A copy made on demand reads a chunk (64 pages) the first time the walk reads a page of it, and
+ * reads it once; its untouched anonymous pages are zeros, unread. Past the budget, pages are not
+ * held: the caller reads the process. */
+static void test_on_demand(void)
+{
+    struct fake_memory *m = fake_new();
+    m->bad_page = BASE + 400 * CL_PAGE_SIZE;
+    m->untouched[0] = 10, m->untouched[1] = 20;
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m};
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 3 * 64 * CL_PAGE_SIZE), 0);
+    CU_ASSERT_EQUAL(m->pages_read, 0);
+    unsigned char page[CL_PAGE_SIZE], zeros[CL_PAGE_SIZE] = {0};
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(5 * CL_PAGE_SIZE * 7 + 5));
+    CU_ASSERT_EQUAL(m->pages_read, 54);   /* pages 0-63, less the ten untouched */
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 15 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT(memcmp(page, zeros, sizeof page) == 0);
+    memset(m->bytes, 0xee, 4);   /* read once: the copy does not see it */
+    check_span(&f, BASE + 63 * CL_PAGE_SIZE, 0, 64);
+    CU_ASSERT_EQUAL(m->pages_read, 54);
+    /* the next chunk joins the span; one with a page that fails is read around it */
+    check_span(&f, BASE + 64 * CL_PAGE_SIZE, 0, 128);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 400 * CL_PAGE_SIZE, page), CL_E_UNREADABLE);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 401 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(401 * CL_PAGE_SIZE * 7 + 401));
+    check_span(&f, BASE + 390 * CL_PAGE_SIZE, 374, 26);   /* region 2's chunk 1: pages 374-437 */
+    CU_ASSERT_EQUAL(m->pages_read, 54 + 64 + 63);
+    CU_ASSERT_EQUAL(f.filled_bytes, (54 + 64 + 64) * CL_PAGE_SIZE);
+    /* 10 pages of budget left: the next chunk is not held, nor is any after it */
+    uint64_t start, len;
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 200 * CL_PAGE_SIZE, page), NOT_HELD);
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE + 200 * CL_PAGE_SIZE, &start, &len));
+    CU_ASSERT(f.spent);
+    CU_ASSERT_EQUAL(m->pages_read, 54 + 64 + 63);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 70 * CL_PAGE_SIZE, page), 0);   /* what it holds */
+    cl_frozen_free(&f);
+    /* a budget under one chunk: nothing would ever be copied */
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
+    CU_ASSERT_EQUAL(cl_freeze_on_demand(&f, &src, 63 * CL_PAGE_SIZE), 0);
+    CU_ASSERT_EQUAL(f.n, 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE, page), NOT_HELD);
+    cl_mappings_free(&ms);
+}
+
 static void test_gone_while_copying(void)
 {
     struct fake_memory *m = fake_new();
@@ -399,6 +449,7 @@ void register_target_freeze_tests(void)
         {"untouched anonymous pages are not read", test_untouched_pages},
         {"untouched file pages are read from the file", test_untouched_file_pages},
         {"the process goes away while copied", test_gone_while_copying},
+        {"a copy made on demand", test_on_demand},
         {NULL, NULL},
     };
     tu_add_suite("target/freeze", tests);
