@@ -18,6 +18,9 @@ tensors). For each size:
             of R runs), the walk's own (the system CPU is mostly the copy)
   pause     the longest gap the target's own 1 ms watchdog thread saw during `objects --pid`
   core      `culeak objects --core` on a gcore of the same process; its ratio to live
+  stopped   `objects --pid` with a --copy-limit of half the floor's bytes: the process stays
+            stopped, and is copied as the walk reads it (a job whose memory is over the limit,
+            or one a debugger holds); its ratio to live
   RSS/obj   culeak's own structures: peak RSS of `objects`, and of `tensors` (the holders'
             graph, dominators and paths besides), less that of `info` (which copies the same
             memory but walks nothing), per object
@@ -201,6 +204,8 @@ def measure(n, args, anchors):
         r["tensors_cpu"], r["tensors_rss"], _ = best([CULEAK, "tensors", "--json", "--pid", pid],
                                                      args.runs)
         r["info_rss"] = best([CULEAK, "info", "--json", "--pid", pid], 1)[1]
+        r["stopped_cpu"] = best([CULEAK, "objects", "--json", "--pid", pid, "--copy-limit",
+                                 "%dK" % (r["floor_bytes"] >> 11)], args.runs)[0]
         t.ask("gap")
         run([CULEAK, "objects", "--json", "--pid", pid])
         r["pause"] = t.ask("gap")
@@ -222,6 +227,7 @@ def measure(n, args, anchors):
     r["ns_per_object"] = r["live_cpu"] / obj * 1e9
     r["user_ns_per_object"] = r["live_user"] / obj * 1e9
     r["core_ratio"] = r["core_cpu"] / r["live_cpu"]
+    r["stopped_ratio"] = r["stopped_cpu"] / r["live_cpu"]
     r["rss_per_object"] = (r["live_rss"] - r["info_rss"]) / obj
     r["tensors_rss_per_object"] = (r["tensors_rss"] - r["info_rss"]) / obj
     r["gdb_ratio"] = r["gdb_cpu"] / r["live_cpu"]
@@ -230,12 +236,12 @@ def measure(n, args, anchors):
 
 def row(r):
     s = ("%6.2fM %5d MiB %6.3fs %6.3fs | %6.2fs %5.1fx %4.1fx %4.0f ns, user %5.2fs %4.0f ns | "
-         "%6.2fs | %6.3fs | %6.2fs %4.2fx | %3.0f / %3.0f B | %6.2fs %4.2fx" % (
+         "%6.2fs | %6.3fs | %6.2fs %4.2fx | %6.2fs %4.2fx | %3.0f / %3.0f B | %6.2fs %4.2fx" % (
              r["objects"] / 1e6, r["floor_bytes"] >> 20, r["floor_cpu"], r["floor_fresh_cpu"],
              r["live_cpu"], r["live_ratio"], r["live_fresh_ratio"], r["ns_per_object"],
              r["live_user"], r["user_ns_per_object"],
-             r["tensors_cpu"], r["pause"], r["core_cpu"],
-             r["core_ratio"], r["rss_per_object"], r["tensors_rss_per_object"], r["gdb_cpu"],
+             r["tensors_cpu"], r["pause"], r["core_cpu"], r["core_ratio"], r["stopped_cpu"],
+             r["stopped_ratio"], r["rss_per_object"], r["tensors_rss_per_object"], r["gdb_cpu"],
              r["gdb_ratio"]))
     if "objgraph_per_tensor" in r:
         k = r["tensors"]
@@ -301,7 +307,8 @@ def main():
     up_to = args.anchors_up_to or min(args.sizes)
     print("load average %.2f %.2f %.2f, %d CPUs" % (os.getloadavg() + (os.cpu_count(),)))
     print("objects  floor    read    fresh | live objects CPU, x read, x fresh, of it user | "
-          "tensors | pause  | core         | RSS/obj objects / tensors | gdb plugin")
+          "tensors | pause  | core         | stopped      | RSS/obj objects / tensors | "
+          "gdb plugin")
     rows = []
     for n in args.sizes:
         rows.append(measure(n, args, n <= up_to))

@@ -512,11 +512,8 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Half of MemAvailable in /proc/meminfo, at most DEFAULT_COPY_MAX (1 GiB when it cannot be read).
- * Past that the copy is no longer a short pause: at about 2 GB/s a copy of 4 GiB stops the process
- * for 2 s, about as long as walking a big heap while stopped, which reads only what it needs. */
-#define DEFAULT_COPY_MAX (4ull << 30)
-uint64_t cl_default_copy_limit(void)
+/* Half of MemAvailable in /proc/meminfo (1 GiB when it cannot be read). */
+static uint64_t half_available(void)
 {
     uint64_t kib = 0;
     FILE *f = fopen("/proc/meminfo", "r");
@@ -526,13 +523,29 @@ uint64_t cl_default_copy_limit(void)
             break;
     if (f)
         fclose(f);
-    uint64_t half = kib ? kib / 2 * 1024 : 1ull << 30;
+    return kib ? kib / 2 * 1024 : 1ull << 30;
+}
+
+/* half_available(), at most DEFAULT_COPY_MAX. Past that a copy made at once is no longer a short
+ * pause: at about 2 GB/s a copy of 4 GiB stops the process for 2 s, about as long as walking a
+ * big heap while stopped, which reads only what it needs. */
+#define DEFAULT_COPY_MAX (4ull << 30)
+uint64_t cl_default_copy_limit(void)
+{
+    uint64_t half = half_available();
     return half < DEFAULT_COPY_MAX ? half : DEFAULT_COPY_MAX;
 }
 
 static uint64_t copy_limit(const struct cl_open_options *opt)
 {
     return opt && opt->copy_limit ? opt->copy_limit : cl_default_copy_limit();
+}
+
+/* What a copy made as read may take: the limit given, else half the memory available (the cap
+ * on the default limit is for a pause that such a copy does not lengthen). */
+static uint64_t copy_as_read_limit(const struct cl_open_options *opt)
+{
+    return opt && opt->copy_limit ? opt->copy_limit : half_available();
 }
 
 /* Plans the copy from the mappings as they are while the process still runs, and reserves its
@@ -568,7 +581,7 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
     if (!rc && (size > limit || !lv->seized)) {
         /* Stopped all along, so the copy can be made as the walk reads: of what the walk needs
          * (a fraction of a big process's memory), each page once and in bulk. */
-        if (cl_freeze_on_demand(&lv->frozen, &src, limit))
+        if (cl_freeze_on_demand(&lv->frozen, &src, copy_as_read_limit(opt)))
             cl_frozen_free(&lv->frozen);
         if (lv->seized)
             cl_note_add(&t->warnings,
