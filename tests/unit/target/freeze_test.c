@@ -412,6 +412,17 @@ static void test_on_demand(void)
     CU_ASSERT_EQUAL(m->pages_read, 54 + 64 + 63);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 70 * CL_PAGE_SIZE, page), 0);   /* what it holds */
     cl_frozen_free(&f);
+    /* the process goes away: the chunk is not held, and the caller's read of the process says
+     * so; the budget is not spent by it */
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 3 * 64 * CL_PAGE_SIZE), 0);
+    m->gone_after = 1;
+    m->reads = 1;
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), NOT_HELD);
+    CU_ASSERT(!f.spent);
+    CU_ASSERT_EQUAL(f.filled_bytes, 0);
+    m->gone_after = 0;
+    cl_frozen_free(&f);
     /* a budget under one chunk: nothing would ever be copied */
     CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
     CU_ASSERT_EQUAL(cl_freeze_on_demand(&f, &src, 63 * CL_PAGE_SIZE), 0);
