@@ -627,9 +627,11 @@ static void walk_graphs(struct walk *w)
 
 /* ---- storages ---- */
 
-static int by_bytes(const void *a, const void *b)
+/* Storages by index, biggest first (then by address: a total order). */
+static int by_bytes(const void *a, const void *b, void *arg)
 {
-    const struct torch_storage *x = a, *y = b;
+    const struct torch_storage *v = arg, *x = &v[*(const uint32_t *)a],
+                               *y = &v[*(const uint32_t *)b];
     if (x->nbytes != y->nbytes)
         return x->nbytes < y->nbytes ? 1 : -1;
     return (x->impl > y->impl) - (x->impl < y->impl);
@@ -654,7 +656,7 @@ static int group_storages(struct walk *w)
 {
     struct torch_tensors *tt = w->out;
     size_t cap = 0;
-    for (uint32_t i = 0; i < tt->n; i++) { /* the distinct storages, counting their tensors */
+    for (uint32_t i = 0; i < tt->n; i++) { /* the distinct storages in the order met */
         struct torch_tensor *x = &tt->v[i];
         bool inserted;
         if (!x->storage)
@@ -665,28 +667,42 @@ static int group_storages(struct walk *w)
         if (inserted)
             read_storage(w, x->storage, &tt->storages[tt->nstorages++]);
         tt->storages[s].ntensors++;
+        x->storage_index = s;
     }
-    if (tt->nstorages > 1) /* a process without tensors has no array: qsort(NULL) is UB */
-        qsort(tt->storages, tt->nstorages, sizeof *tt->storages, by_bytes);
-    cl_addrmap_free(&w->storage_index); /* sorting moved them: index them again */
-    if (!(tt->storage_tensors = malloc(((size_t)tt->n + 1) * sizeof *tt->storage_tensors)))
+    /* sorted through their indices, so that each tensor's is renumbered, not looked up again */
+    size_t n = tt->nstorages;
+    uint32_t *order = malloc((n + 1) * sizeof *order),
+             *renumber = malloc((n + 1) * sizeof *renumber);
+    struct torch_storage *sorted = malloc((n + 1) * sizeof *sorted);
+    tt->storage_tensors = malloc(((size_t)tt->n + 1) * sizeof *tt->storage_tensors);
+    if (!order || !renumber || !sorted || !tt->storage_tensors) {
+        free(order);
+        free(renumber);
+        free(sorted);
         return CL_E_INTERNAL;
-    for (uint32_t s = 0, first = 0; s < tt->nstorages; s++) {
-        bool inserted;
-        if (cl_addrmap_put(&w->storage_index, tt->storages[s].impl, s, &inserted) == UINT32_MAX)
-            return CL_E_INTERNAL;
-        tt->storages[s].tensors = tt->storage_tensors + first;
-        first += tt->storages[s].ntensors;
-        tt->storages[s].ntensors = 0;
     }
+    for (uint32_t s = 0; s < n; s++)
+        order[s] = s;
+    qsort_r(order, n, sizeof *order, by_bytes, tt->storages);
+    for (uint32_t k = 0, first = 0; k < n; k++) {
+        sorted[k] = tt->storages[order[k]];
+        renumber[order[k]] = k;
+        sorted[k].tensors = tt->storage_tensors + first;
+        first += sorted[k].ntensors;
+        sorted[k].ntensors = 0;
+    }
+    free(tt->storages);
+    tt->storages = sorted;
     for (uint32_t i = 0; i < tt->n; i++) {
         struct torch_tensor *x = &tt->v[i];
         if (!x->storage)
             continue;
-        struct torch_storage *st = &tt->storages[cl_addrmap_get(&w->storage_index, x->storage)];
-        x->storage_index = (uint32_t)(st - tt->storages);
+        x->storage_index = renumber[x->storage_index];
+        struct torch_storage *st = &tt->storages[x->storage_index];
         st->tensors[st->ntensors++] = i;
     }
+    free(order);
+    free(renumber);
     return 0;
 }
 
