@@ -222,18 +222,18 @@ static int copy_run(struct cl_frozen_region *r, uint64_t from, uint64_t to,
     return 0;
 }
 
-/* Calls fn on every run of r's pages that are not absent, until one returns non-zero. */
-static int foreach_run(struct cl_frozen_region *r, int (*fn)(void *arg, uint64_t from, uint64_t to),
-                       void *arg)
+/* Calls fn on every run of r's pages [first, end) that are not absent, until one returns
+ * non-zero. */
+static int foreach_run(struct cl_frozen_region *r, uint64_t first, uint64_t end,
+                       int (*fn)(void *arg, uint64_t from, uint64_t to), void *arg)
 {
-    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
-    for (uint64_t i = 0; i < npages;) {
+    for (uint64_t i = first; i < end;) {
         if (bit(r->absent, i)) {
             i++;
             continue;
         }
         uint64_t j = i + 1;
-        while (j < npages && !bit(r->absent, j))
+        while (j < end && !bit(r->absent, j))
             j++;
         int rc = fn(arg, r->start + i * CL_PAGE_SIZE, r->start + j * CL_PAGE_SIZE);
         if (rc)
@@ -279,7 +279,7 @@ static bool reserve_region(struct cl_frozen_region *r)
         return true;
     if (!map_region(r))
         return false;
-    foreach_run(r, populate_run, r);
+    foreach_run(r, 0, (r->end - r->start) / CL_PAGE_SIZE, populate_run, r);
     return true;
 }
 
@@ -329,7 +329,7 @@ static int copy_region(struct cl_frozen_region *r, const struct cl_freeze_source
     if (!reserve_region(r))
         return CL_E_INTERNAL;
     struct copying c = {r, src};
-    return foreach_run(r, copy_run_of, &c);
+    return foreach_run(r, 0, (r->end - r->start) / CL_PAGE_SIZE, copy_run_of, &c);
 }
 
 int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
@@ -363,6 +363,14 @@ int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src,
     return 0;
 }
 
+/* A run of pages faulted in, then copied. */
+static int fill_run(void *arg, uint64_t from, uint64_t to)
+{
+    struct copying *c = arg;
+    populate_run(c->r, from, to);
+    return copy_run(c->r, from, to, c->src);
+}
+
 /* Copies chunk c of r, the pages of it not absent, if the budget has room: false when it has not
  * (nor will it have for any chunk after), or the copy failed (the caller reads the process
  * instead, and meets the failure there). */
@@ -378,20 +386,9 @@ static bool fill_chunk(struct cl_frozen *f, struct cl_frozen_region *r, uint64_t
         f->spent = true;   /* from now on, what is not copied is read from the process */
         return false;
     }
-    for (uint64_t i = first; i < end;) {
-        if (bit(r->absent, i)) {
-            i++;
-            continue;
-        }
-        uint64_t j = i + 1;
-        while (j < end && !bit(r->absent, j))
-            j++;
-        uint64_t from = r->start + i * CL_PAGE_SIZE, to = r->start + j * CL_PAGE_SIZE;
-        populate_run(r, from, to);
-        if (copy_run(r, from, to, &f->src))
-            return false;
-        i = j;
-    }
+    struct copying copying = {r, &f->src};
+    if (foreach_run(r, first, end, fill_run, &copying))
+        return false;
     set_bit(r->filled, c);
     f->budget -= bytes;
     f->filled_bytes += bytes;
