@@ -209,7 +209,7 @@ def gdb_share(pid, runs):
             shares += [float(line.split()[-1]) for line in out
                        if line.startswith("culeak-objects CPU ")]
     if len(shares) != runs:
-        raise SystemExit("gdb did not run culeak-objects: %s" % " ".join(argv))
+        raise Skipped("gdb did not run culeak-objects: %s" % " ".join(argv))
     return min(shares), min(whole)
 
 
@@ -342,7 +342,8 @@ def row(r):
              "gc.get_referrers %.2f s a tensor (%.0f s for all)" % (
                  k, r["objgraph_per_tensor"], r["objgraph_per_tensor"] * k,
                  r["referrers_per_tensor"], r["referrers_per_tensor"] * k)
-        s += f("; culeak tensors %.2f s for all", "tensors_cpu")
+        if "tensors_cpu" in r:
+            s += "; culeak tensors %.2f s for all" % r["tensors_cpu"]
     for why in r["skipped"]:
         s += "\n         left out: " + why
     return s
