@@ -370,7 +370,10 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     /* Nothing is printed from a process that went away during the reads, also by commands that
      * print as they read (check-layout): the report is held back until the reads are done, in a
      * spill file (a JSON report of every tensor of a leaking job runs to hundreds of megabytes),
-     * in memory where none can be made. */
+     * in memory where none can be made. A core or a dump cannot go away: its report goes out as
+     * it is made, not written, read and written again. */
+    if (s->target->kind == CL_TARGET_CORE || s->target->kind == CL_TARGET_DUMP)
+        return c->run(cli, s, out, err);
     char *report = NULL;
     size_t len = 0;
     FILE *spill = cl_spill_open();
