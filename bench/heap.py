@@ -233,12 +233,19 @@ def ensure_objgraph():
 def measure(n, args, anchors):
     """One heap's row: each step in turn (named on stderr as it starts); a step that fails or
     hangs leaves its columns out and the others still run."""
+    started = time.monotonic()
+
+    def say(what):
+        print("bench: %d objects, %.0f s in: %s" % (n, time.monotonic() - started, what),
+              file=sys.stderr, flush=True)
+
+    say("the target builds its heap")
     t = Target(n, args.tensors, args.graphs, args.python)
     r = {"requested": n, "skipped": []}
     pid = str(t.pid)
 
     def step(name, fn):
-        print("bench: %d objects: %s" % (n, name), file=sys.stderr, flush=True)
+        say(name)
         try:
             r.update(fn())
         except Skipped as e:
@@ -275,6 +282,7 @@ def measure(n, args, anchors):
                     "core_cpu": best([CULEAK, "objects", "--json", "--core", path], args.runs)[0]}
 
     try:
+        say("culeak counts its objects")
         r["objects"] = objects_of(t.pid)
         step("the floor", floor)
         step("live objects", live)
