@@ -305,6 +305,7 @@ def measure(n, args, anchors):
 
 # the derived figures, each from the measured ones it needs: (name, fn, the keys it needs)
 DERIVED = (
+    ("floor_mib", lambda r: r["floor_bytes"] >> 20, ("floor_bytes",)),
     ("live_ratio", lambda r: r["live_cpu"] / r["floor_cpu"], ("live_cpu", "floor_cpu")),
     ("live_fresh_ratio", lambda r: r["live_cpu"] / r["floor_fresh_cpu"],
      ("live_cpu", "floor_fresh_cpu")),
@@ -333,8 +334,6 @@ def row(r):
             return fmt % tuple(r[k] for k in keys)
         return "-".rjust(len(fmt % ((0,) * len(keys))))
 
-    floor_mib = {"floor_mib": r["floor_bytes"] >> 20} if "floor_bytes" in r else {}
-    r = dict(r, **floor_mib)
     s = " ".join([
         "%6.2fM" % (r["objects"] / 1e6), f("%5d MiB", "floor_mib"), f("%6.3fs", "floor_cpu"),
         f("%6.3fs", "floor_fresh_cpu"), "|", f("%6.2fs", "live_cpu"), f("%5.1fx", "live_ratio"),
