@@ -38,7 +38,8 @@ static const char usage_target[] =
     "                   the memory available if less; shared by the processes read at\n"
     "                   once); a process with more stays stopped until culeak is done,\n"
     "                   copied as read up to N (default: half the memory available),\n"
-    "                   and so does any with --copy-limit 0, copied not at all\n"
+    "                   and so does any with --copy-limit 0, copied not at all (info,\n"
+    "                   which reads a few pages, copies nothing unless it is given)\n"
     "  --core FILE      a core file (kernel core or gdb's gcore; repeatable, as --pid)\n"
     "  --dump FILE      a file culeak dump wrote\n"
     "  --exe PATH       the executable the core was made from, if it has moved\n"
@@ -340,6 +341,15 @@ int cl_command_applicable(const struct cl_command_line *cli, struct cl_error *er
     return 0;
 }
 
+/* info reads a few pages of the target: a copy made so that the process could resume before
+ * them would stop it longer than the reads do (under 0.01 s against 0.06 s, and 11 MB of memory
+ * against 271, on a 2M-object heap). check-layout reads as little, but then compares DWARF for
+ * longer than a copy takes, which the process would wait out stopped. */
+static bool reads_little(const char *command)
+{
+    return command && strcmp(command, "info") == 0;
+}
+
 /* The command, diff's files, and no stray arguments. */
 static int parse_operands(int argc, char **argv, bool want_command, struct cl_command_line *cli,
                           struct cl_error *err)
@@ -488,6 +498,8 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
     }
     cli->session.open.locator.lib_dirs = cli->lib_dirs;
     int rc = parse_operands(argc, argv, want_command, cli, err);
+    if (!rc && reads_little(cli->command) && !(cli->given >> O_COPY_LIMIT & 1))
+        cli->session.open.keep_stopped = true;
     if (!rc)
         rc = check_target(allow_target, cli, err);
     if (!rc)

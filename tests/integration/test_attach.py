@@ -25,12 +25,13 @@ def stopped_stays_stopped():
 
 def debugger_holds_it():
     """Under gdb (the tracer, process stopped) culeak reads without attaching and says so; it
-    copies what it reads, in bulk, and leaves the process stopped as gdb holds it."""
+    copies what it reads, in bulk (info when given a copy limit: by default it copies nothing), and
+    leaves the process stopped as gdb holds it."""
     with harness.tempdir() as d, harness.Process(SYSTEM_PY, "idle.py") as p:
         out = "%s/info.json" % d
         r = subprocess.run(
             ["gdb", "-nx", "-batch", "-p", str(p.pid), "-ex",
-             "shell %s info --pid %d --json > %s" % (harness.CULEAK, p.pid, out)],
+             "shell %s info --pid %d --copy-limit 1G --json > %s" % (harness.CULEAK, p.pid, out)],
             capture_output=True, text=True, timeout=120)
         check(r.returncode == 0, "gdb: %s" % r.stderr[-1000:])
         info = json.load(open(out))
@@ -74,10 +75,14 @@ def resumed_while_walked():
     whole. With --copy-limit 0, or a limit below its memory (which culeak says), it is stopped
     for the whole walk, as before the copy existed: with a limit, culeak copies what the walk
     reads as it reads it until the limit is spent (half the memory here), then reads the rest from
-    the process (1 MiB: at once)."""
+    the process (1 MiB: at once). info reads a few pages, so it copies nothing unless asked to."""
     with harness.Process(harness.TORCH_VENV, "dying.py", "1500000", "--watchdog",
                          stdin=True) as p:
         info = harness.culeak_json("info", "--pid", p.pid)
+        check_eq((info["target"]["copied_bytes"], info["target"]["stopped_microseconds"]),
+                 (0, None), "info: nothing copied, stopped while read")
+        check(not any("stays stopped" in w for w in info["warnings"]), "%r" % info["warnings"])
+        info = harness.culeak_json("info", "--pid", p.pid, "--copy-limit", "4G")
         copied = info["target"]["copied_bytes"]
         check(copied > 50 << 20, "copied %d bytes of a 1.5M-object heap" % copied)
         check(0 < info["target"]["stopped_microseconds"] < 60e6, "stopped: %r" % info["target"])

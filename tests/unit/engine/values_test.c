@@ -182,7 +182,7 @@ static void test_command_line(void)
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"--help", NULL}), CL_PARSE_HELP);
 }
 
-/* --copy-limit: a size for live targets; 0 keeps the process stopped. */
+/* --copy-limit: a size for live targets; 0 keeps the process stopped, as info does without it. */
 static void test_copy_limit_command_line(void)
 {
     struct cl_command_line cl;
@@ -196,6 +196,16 @@ static void test_copy_limit_command_line(void)
                           (const char *[]){"info", "--pid", "5", "--copy-limit", "0", NULL}),
                     0);
     CU_ASSERT(cl.session.open.keep_stopped);
+    /* info reads a few pages: it copies nothing unless given a limit. */
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"info", "--pid", "5", NULL}), 0);
+    CU_ASSERT(cl.session.open.keep_stopped);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err,
+                          (const char *[]){"info", "--pid", "5", "--copy-limit", "4G", NULL}),
+                    0);
+    CU_ASSERT_FALSE(cl.session.open.keep_stopped);
+    CU_ASSERT_EQUAL(parse(true, true, &cl, &err, (const char *[]){"objects", "--pid", "5", NULL}),
+                    0);
+    CU_ASSERT_FALSE(cl.session.open.keep_stopped);
     CU_ASSERT_EQUAL(parse(true, true, &cl, &err,
                           (const char *[]){"info", "--core", "c", "--copy-limit", "1M", NULL}),
                     CL_E_USAGE);
