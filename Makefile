@@ -11,7 +11,7 @@ LINT_FLAGS := -Wshadow -Wformat-truncation=2 -Wimplicit-fallthrough -Wmissing-pr
               -Wpointer-arith -Werror
 # gdb's Python headers: any 3.8+ will do, the plugin uses the stable ABI only.
 PY_INCLUDES ?= $(shell /usr/bin/python3-config --includes 2>/dev/null)
-LDLIBS   := -ldw -lelf
+LDLIBS   := -ldw -lelf -pthread
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC  := $(shell find inspector -name '*.c' ! -path 'inspector/cli/*' | sort)
@@ -94,7 +94,7 @@ $(BUILD)/culeak.gdb: gdbplugin/culeak.gdb.in
 # libraries it needs beside it (found through $ORIGIN; an RPATH, not a RUNPATH, so that libdw's
 # own dependencies are found there too). The static link warns that libdw's debuginfod client
 # would need a shared libdebuginfod at run time: culeak does not use it.
-STATIC_LIBS := -ldw -lelf -lz -llzma -lbz2
+STATIC_LIBS := -ldw -lelf -lz -llzma -lbz2 -pthread
 STATIC_SOS  := libdw.so.1 libelf.so.1 libz.so.1 liblzma.so.5 libbz2.so.1.0
 .PHONY: static
 static: $(BUILD)/static/culeak $(BUILD)/static/culeak_gdb.abi3.so

@@ -24,6 +24,7 @@ struct cl_freeze_source {
      * taken its name), or -1. -1 or NULL: every page of m is copied. */
     int (*open_file)(void *arg, const struct cl_mapping *m);
     void *arg;
+    unsigned threads;   /* reads cl_freeze_copy may make at once (0 or 1: one at a time) */
 };
 
 struct cl_frozen_region {
@@ -61,15 +62,18 @@ bool cl_freeze_wants(const struct cl_mapping *m);
  * libraries' writable data untouched). 0, or CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src);
-/* Allocates the memory for the pages the plan takes, and touches it: fresh memory costs the
- * kernel a page fault and a page of zeros per page (in a virtual machine, often more than reading
- * the page), a cost best paid before the process is stopped. 0, or CL_E_INTERNAL. */
-int cl_freeze_reserve(struct cl_frozen *f);
+/* Allocates the memory for the pages the plan takes, where not done yet, and touches it, in up to
+ * `threads` threads: fresh memory costs the kernel a page fault and a page of zeros per page (in
+ * a virtual machine, often more than reading the page), a cost best paid before the process is
+ * stopped. 0, or CL_E_INTERNAL. */
+int cl_freeze_reserve(struct cl_frozen *f, unsigned threads);
 /* Gives each region of f the memory reserved for the same range in reserved (a plan made before
  * the process stopped, whose mappings may since have changed), and frees reserved. */
 void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved);
-/* Copies what the plan takes. 0; CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when
- * out of memory (either way f is freed). */
+/* Copies what the plan takes, a chunk at a time, in up to src->threads threads (a copy is bound
+ * by the copying, about 4 GB/s a core, and the process is stopped until it is done). 0;
+ * CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when out of memory (either way f is
+ * freed). */
 int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
 /* Makes the copy on demand instead, a chunk at a time as the walk first reads it, up to budget
  * bytes: for a process that stays stopped while culeak reads it (its copy would be over the

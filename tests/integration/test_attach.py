@@ -44,11 +44,20 @@ def debugger_holds_it():
 
 
 def proc_mem_fallback():
-    """Where process_vm_readv is refused, /proc/PID/mem serves the same reads."""
+    """Where process_vm_readv is refused, /proc/PID/mem serves the same reads: those made stopped,
+    and the copy of a torch process, which several threads make at once where culeak has the
+    CPUs (a thread each 8 MiB), gives the same objects."""
+    fallback = {"CULEAK_NO_PROCESS_VM_READV": "1"}
     with harness.Process(SYSTEM_PY, "idle.py") as p:
-        info = harness.culeak_json("info", "--pid", p.pid, env={"CULEAK_NO_PROCESS_VM_READV": "1"})
+        info = harness.culeak_json("info", "--pid", p.pid, env=fallback)
         check_eq(info["python"]["version"], p.truth["version"], "python.version")
         check_eq(info["python"]["build"].split()[0], p.truth["version"], "banner read from .bss")
+    with harness.Process(harness.TORCH_VENV, "leaks.py") as p:
+        info = harness.culeak_json("info", "--pid", p.pid, "--copy-limit", "4G", env=fallback)
+        check(info["target"]["copied_bytes"] > 16 << 20, "copied: %r" % info["target"])
+        want = harness.culeak_json("objects", "--pid", p.pid)
+        got = harness.culeak_json("objects", "--pid", p.pid, env=fallback)
+        check_eq(got["types"], want["types"], "objects read through /proc/PID/mem")
 
 
 def paused_for(p, args):

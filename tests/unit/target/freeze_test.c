@@ -3,6 +3,7 @@
  * buffer (a test double for process_vm_readv); the integration tests copy real processes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,10 +21,10 @@
 
 struct fake_memory {
     unsigned char bytes[PAGES * CL_PAGE_SIZE];
-    uint64_t bad_page;      /* an address whose page cannot be read, or 0 */
+    uint64_t bad_page[3];   /* addresses whose pages cannot be read, or 0 */
     uint64_t gone_after;    /* reads allowed before the process "goes away"; 0: never */
-    unsigned reads;
-    uint64_t pages_read;    /* by every read */
+    atomic_uint reads;      /* atomic: the copy may read in threads */
+    atomic_uint_fast64_t pages_read; /* by every read */
     uint64_t untouched[2];  /* pages [from, to) the page tables say were never touched */
     bool no_pagemap;        /* the page tables cannot be read */
     const char *file;       /* what open_file opens, or NULL: it cannot */
@@ -38,8 +39,9 @@ static long fake_read(void *source, uint64_t addr, void *buf, size_t len)
     if (addr < BASE || addr + len > BASE + sizeof m->bytes)
         return -EFAULT;
     size_t n = len;
-    if (m->bad_page && m->bad_page >= addr && m->bad_page < addr + len)
-        n = (size_t)(m->bad_page - addr);
+    for (size_t i = 0; i < 3; i++)
+        if (m->bad_page[i] && m->bad_page[i] >= addr && m->bad_page[i] < addr + n)
+            n = (size_t)(m->bad_page[i] - addr);
     if (n == 0)
         return -EFAULT;
     memcpy(buf, m->bytes + (addr - BASE), n);
@@ -77,11 +79,17 @@ static int page_status(struct cl_frozen *f, uint64_t addr, void *page)
     return held ? rc : NOT_HELD;
 }
 
-static int freeze(struct cl_frozen *f, const struct cl_mappings *ms, struct fake_memory *m)
+static int freeze_in(struct cl_frozen *f, const struct cl_mappings *ms, struct fake_memory *m,
+                     unsigned threads)
 {
-    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m};
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, threads};
     int rc = cl_freeze_plan(f, ms, &src);
     return rc ? rc : cl_freeze_copy(f, &src);
+}
+
+static int freeze(struct cl_frozen *f, const struct cl_mappings *ms, struct fake_memory *m)
+{
+    return freeze_in(f, ms, m, 1);
 }
 
 static struct fake_memory *fake_new(void)
@@ -159,7 +167,7 @@ static void three_mappings(struct cl_mappings *ms)
 static struct fake_memory *frozen_three(struct cl_frozen *f, struct cl_mappings *ms)
 {
     struct fake_memory *m = fake_new();
-    m->bad_page = BASE + 400 * CL_PAGE_SIZE;
+    m->bad_page[0] = BASE + 400 * CL_PAGE_SIZE;
     three_mappings(ms);
     CU_ASSERT_EQUAL_FATAL(freeze(f, ms, m), 0);
     return m;
@@ -235,10 +243,10 @@ static void test_reserved_then_adopted(void)
     struct fake_memory *m = fake_new();
     struct cl_mappings before, after;
     three_mappings(&before);
-    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m};
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
     struct cl_frozen reserved, f;
     CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &before, &src), 0);
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved, 2), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(reserved.v[0].data);
     unsigned char *first = reserved.v[0].data;
     /* before the process stopped, the heap's first ten pages were unmapped: a new range */
@@ -378,11 +386,11 @@ static void test_untouched_file_pages(void)
 static void test_on_demand(void)
 {
     struct fake_memory *m = fake_new();
-    m->bad_page = BASE + 400 * CL_PAGE_SIZE;
+    m->bad_page[0] = BASE + 400 * CL_PAGE_SIZE;
     m->untouched[0] = 10, m->untouched[1] = 20;
     struct cl_mappings ms;
     three_mappings(&ms);
-    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m};
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
     struct cl_frozen f;
     CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 3 * 64 * CL_PAGE_SIZE), 0);
@@ -450,6 +458,39 @@ static void test_gone_while_copying(void)
     cl_frozen_free(&f);
 }
 
+/* Copied in threads, a chunk (256 pages) each at a time: the same copy, with the pages that fail
+ * in two chunks of one region marked in its one bitmap, and a process that goes away midway
+ * gone for every thread. */
+static void test_copy_in_threads(void)
+{
+    struct fake_memory *m = fake_new();
+    const uint64_t bad[3] = {10, 290, 590};   /* two chunks of the first region, the heap's */
+    for (size_t i = 0; i < 3; i++)
+        m->bad_page[i] = BASE + bad[i] * CL_PAGE_SIZE;
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(freeze_in(&f, &ms, m, 4), 0);
+    CU_ASSERT_EQUAL(f.n, 2);
+    unsigned char page[CL_PAGE_SIZE];
+    for (uint64_t p = 0; p < PAGES; p++) {
+        int want = p >= 300 && p < 310                         ? NOT_HELD
+                   : p == bad[0] || p == bad[1] || p == bad[2] ? CL_E_UNREADABLE
+                                                               : 0;
+        int got = page_status(&f, BASE + p * CL_PAGE_SIZE, page);
+        CU_ASSERT_EQUAL(got, want);
+        if (got == 0 && memcmp(page, m->bytes + p * CL_PAGE_SIZE, CL_PAGE_SIZE) != 0)
+            CU_FAIL("a page copied in a thread differs from the process's");
+    }
+    cl_frozen_free(&f);
+
+    m->gone_after = 2;
+    CU_ASSERT_EQUAL(freeze_in(&f, &ms, m, 4), CL_E_NO_PROCESS);
+    CU_ASSERT_EQUAL(f.n, 0);
+    CU_ASSERT_PTR_NULL(f.v);
+    cl_mappings_free(&ms);
+}
+
 void register_target_freeze_tests(void)
 {
     static const struct tu_test tests[] = {
@@ -461,6 +502,7 @@ void register_target_freeze_tests(void)
         {"untouched file pages are read from the file", test_untouched_file_pages},
         {"the process goes away while copied", test_gone_while_copying},
         {"a copy made on demand", test_on_demand},
+        {"a copy made in threads", test_copy_in_threads},
         {NULL, NULL},
     };
     tu_add_suite("target/freeze", tests);
