@@ -22,15 +22,17 @@
  * reservations (a sanitizer's shadow memory) are no heap worth copying. */
 #define PAGEMAP_BATCH 4096u
 #define PAGEMAP_MAX_PAGES (16ull << 20)
-/* Files a plan holds open for its untouched file pages, at most: a CUDA torch process maps about
- * 300 libraries, a plan made stopped opens them beside the one made before, and culeak opens
- * files of its own besides (the usual limit is 1024). */
+/* Files a plan holds open for the file pages it leaves out, at most, each once for all its
+ * mappings: a CUDA torch process maps about 90 files in 330 read-only mappings and 100 writable
+ * ones, a plan made stopped opens them beside the one made before, and culeak opens files of its
+ * own besides (the usual limit is 1024). */
 #define MAX_FILES 256u
 /* Pages copied at a time by a copy made on demand (256 KiB): pymalloc's pools and arenas, and
  * the malloc chunks between them, lie together, so a walk needs most pages near one it needs. */
 #define FILL_PAGES 64u
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAPPED (1ull << 62)
+#define PM_FILE (1ull << 61)   /* the page is the file's (or shared), not one the process wrote */
 
 /* Pseudo paths of memory that is the process's own: the heap, stacks, named anonymous memory. */
 static bool own_pseudo_path(const char *path)
@@ -49,7 +51,10 @@ bool cl_freeze_wants(const struct cl_mapping *m)
         return own_pseudo_path(m->path);
     if (strncmp(m->path, "/dev/", 5) == 0 && strcmp(m->path, "/dev/zero") != 0)
         return false;   /* a device's memory: reading it may have effects, and it is no heap */
-    return (m->perms & CL_MAP_W) != 0;   /* a file's read-only pages never change */
+    /* A file's read-only pages too: they never change, but the walk reads them (type names,
+     * vtables) after the process runs again, which may then die (of the OOM culeak was called
+     * for). They are read from the file, but for those the process wrote (RELRO). */
+    return true;
 }
 
 static bool anonymous(const struct cl_mapping *m)
@@ -76,49 +81,9 @@ static void free_region(struct cl_frozen_region *r)
 {
     if (r->data)
         munmap(r->data, r->end - r->start);
-    if (r->fd >= 0)
-        close(r->fd);
     free(r->absent);
     free(r->unreadable);
     free(r->filled);
-}
-
-/* Marks r's pages that are neither present nor swapped out, from the page tables, and counts
- * them in *absent. 0, or CL_E_INTERNAL when out of memory. Where the entries cannot be read
- * every page is taken. */
-static int plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source *src,
-                       uint64_t *absent)
-{
-    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
-    *absent = 0;
-    if (!src->pagemap || npages > PAGEMAP_MAX_PAGES)
-        return 0;
-    uint64_t *entries = malloc(PAGEMAP_BATCH * sizeof *entries);
-    if (!entries || !(r->absent = calloc((npages + 7) / 8, 1))) {
-        free(entries);
-        return CL_E_INTERNAL;
-    }
-    for (uint64_t i = 0; i < npages;) {
-        size_t want = npages - i < PAGEMAP_BATCH ? (size_t)(npages - i) : PAGEMAP_BATCH;
-        long n = src->pagemap(src->arg, r->start + i * CL_PAGE_SIZE, want, entries);
-        if (n != (long)want) {   /* unreadable: take every page */
-            free(r->absent);
-            r->absent = NULL;
-            *absent = 0;
-            break;
-        }
-        for (size_t k = 0; k < want; k++, i++)
-            if (!(entries[k] & (PM_PRESENT | PM_SWAPPED))) {
-                set_bit(r->absent, i);
-                ++*absent;
-            }
-    }
-    free(entries);
-    if (!*absent) {
-        free(r->absent);
-        r->absent = NULL;
-    }
-    return 0;
 }
 
 static void forget_absent(struct cl_frozen_region *r, uint64_t *absent)
@@ -128,17 +93,73 @@ static void forget_absent(struct cl_frozen_region *r, uint64_t *absent)
     *absent = 0;
 }
 
-/* The file behind r's absent pages, for a file's mapping m; where it cannot be had, or to keep
- * the files open few, those pages are copied after all. Pages past the file's end are copied
- * (reading them fails, as it would in the process), and a file none of whose pages is left to
- * read is not kept open. */
-static void plan_file(struct cl_frozen_region *r, const struct cl_mapping *m,
-                      const struct cl_freeze_source *src, unsigned *files, uint64_t *absent)
+/* plan_absent's answer where the page tables could not be read: every page is taken (not a
+ * cl_status). */
+#define PAGEMAP_UNREAD (-1)
+
+/* Marks r's pages that are neither present nor swapped out, from the page tables, and counts
+ * them in *absent; with file_pages, also those present that are still the file's. 0,
+ * PAGEMAP_UNREAD, or CL_E_INTERNAL when out of memory. */
+static int plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source *src,
+                       bool file_pages, uint64_t *absent)
+{
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    *absent = 0;
+    if (!src->pagemap || npages > PAGEMAP_MAX_PAGES)
+        return PAGEMAP_UNREAD;
+    uint64_t *entries = malloc(PAGEMAP_BATCH * sizeof *entries);
+    if (!entries || !(r->absent = calloc((npages + 7) / 8, 1))) {
+        free(entries);
+        return CL_E_INTERNAL;
+    }
+    for (uint64_t i = 0; i < npages;) {
+        size_t want = npages - i < PAGEMAP_BATCH ? (size_t)(npages - i) : PAGEMAP_BATCH;
+        long n = src->pagemap(src->arg, r->start + i * CL_PAGE_SIZE, want, entries);
+        if (n != (long)want) {   /* unreadable: take every page */
+            free(entries);
+            forget_absent(r, absent);
+            return PAGEMAP_UNREAD;
+        }
+        for (size_t k = 0; k < want; k++, i++)
+            if (!(entries[k] & (PM_PRESENT | PM_SWAPPED)) ||
+                (file_pages && (entries[k] & (PM_PRESENT | PM_FILE)) == (PM_PRESENT | PM_FILE))) {
+                set_bit(r->absent, i);
+                ++*absent;
+            }
+    }
+    free(entries);
+    if (!*absent)
+        forget_absent(r, absent);
+    return 0;
+}
+
+/* The file mapping m maps, opened once for all its mappings (f keeps it), or -1 where it cannot
+ * be had. */
+static int plan_open(struct cl_frozen *f, const struct cl_mapping *m,
+                     const struct cl_freeze_source *src)
+{
+    for (size_t i = 0; i < f->nfiles; i++)
+        if (f->files[i].dev == m->dev && f->files[i].inode == m->inode)
+            return f->files[i].fd;
+    int fd;
+    if (!src->open_file || f->nfiles >= MAX_FILES ||
+        !CL_VEC_RESERVE(f->files, f->nfiles, f->files_cap) ||
+        (fd = src->open_file(src->arg, m)) < 0)
+        return -1;
+    f->files[f->nfiles++] = (struct cl_frozen_file){m->dev, m->inode, fd};
+    return fd;
+}
+
+/* The file behind r's absent pages, for a file's mapping m: false where it cannot be had (those
+ * pages are then copied after all). Pages past the file's end are copied (reading them fails, as
+ * it would in the process). */
+static bool plan_file(struct cl_frozen *f, struct cl_frozen_region *r, const struct cl_mapping *m,
+                      const struct cl_freeze_source *src, uint64_t *absent)
 {
     struct stat st;
-    if (!src->open_file || *files >= MAX_FILES || (r->fd = src->open_file(src->arg, m)) < 0) {
+    if ((r->fd = plan_open(f, m, src)) < 0) {
         forget_absent(r, absent);
-        return;
+        return false;
     }
     r->file_offset = m->offset;
     r->file_size = fstat(r->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -148,41 +169,124 @@ static void plan_file(struct cl_frozen_region *r, const struct cl_mapping *m,
             clear_bit(r->absent, i);
             --*absent;
         }
-    if (*absent) {
-        ++*files;
-        return;
+    if (!*absent) {
+        r->fd = -1;
+        forget_absent(r, absent);
     }
-    close(r->fd);
-    r->fd = -1;
-    forget_absent(r, absent);
+    return true;
+}
+
+/* Plans r, which copies m: 0, PLAN_LEFT_OUT for a file's read-only mapping whose pages cannot
+ * be told apart or whose file cannot be had (copying its code whole would cost more than the
+ * process is worth stopped: it is read from the process), or CL_E_INTERNAL. */
+#define PLAN_LEFT_OUT (-1)
+static int plan_region(struct cl_frozen *f, struct cl_frozen_region *r, const struct cl_mapping *m,
+                       const struct cl_freeze_source *src)
+{
+    *r = (struct cl_frozen_region){.start = m->start,
+                                   .end = m->end,
+                                   .fd = -1,
+                                   .dev = m->dev,
+                                   .inode = m->inode,
+                                   .read_only = !(m->perms & CL_MAP_W) && !anonymous(m)};
+    uint64_t absent = 0;
+    int rc = plan_absent(r, src, r->read_only, &absent);
+    if (rc == CL_E_INTERNAL)
+        return rc;
+    if (r->read_only && rc == PAGEMAP_UNREAD)
+        return PLAN_LEFT_OUT;
+    if (absent && !anonymous(m) && !plan_file(f, r, m, src, &absent) && r->read_only)
+        return PLAN_LEFT_OUT;
+    r->bytes = m->end - m->start - absent * CL_PAGE_SIZE;
+    f->bytes += r->bytes;
+    return 0;
+}
+
+/* Gives f the file q reads its pages from, which reserved opened: false when out of memory. */
+static bool take_file(struct cl_frozen *f, struct cl_frozen *reserved,
+                      const struct cl_frozen_region *q)
+{
+    for (size_t i = 0; i < f->nfiles; i++)
+        if (f->files[i].fd == q->fd)
+            return true;
+    for (size_t i = 0; i < reserved->nfiles; i++)
+        if (reserved->files[i].fd == q->fd) {
+            if (!CL_VEC_RESERVE(f->files, f->nfiles, f->files_cap))
+                return false;
+            f->files[f->nfiles++] = reserved->files[i];
+            reserved->files[i].fd = -1;
+            return true;
+        }
+    return false;
+}
+
+/* Whether q, of a plan made while the process ran, copied m already: m is the same read-only
+ * mapping of the same file, whose pages the process cannot have written since. */
+static bool copied_already(const struct cl_frozen_region *q, const struct cl_mapping *m)
+{
+    return q->copied && q->start == m->start && q->end == m->end && !(m->perms & CL_MAP_W) &&
+           q->dev == m->dev && q->inode == m->inode && (q->fd < 0 || q->file_offset == m->offset);
+}
+
+/* Plans r, which copies m, from q, reserved's region of the same start (or NULL): takes q whole
+ * where it was copied already, else q's memory if its range is m's. */
+static int replan_region(struct cl_frozen *f, struct cl_frozen_region *r,
+                         const struct cl_mapping *m, const struct cl_freeze_source *src,
+                         struct cl_frozen *reserved, struct cl_frozen_region *q)
+{
+    if (q && copied_already(q, m) && (q->fd < 0 || take_file(f, reserved, q))) {
+        *r = *q;
+        *q = (struct cl_frozen_region){.fd = -1};
+        f->bytes += r->bytes;
+        return 0;
+    }
+    int rc = plan_region(f, r, m, src);
+    if (!rc && q && q->end == r->end) {
+        r->data = q->data;
+        q->data = NULL;
+    }
+    return rc;
+}
+
+int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
+                     const struct cl_freeze_source *src, struct cl_frozen *reserved)
+{
+    size_t cap = 0, k = 0;
+    int rc = 0;
+    memset(f, 0, sizeof *f);
+    for (size_t i = 0; i < ms->n && !rc; i++) {
+        const struct cl_mapping *m = &ms->v[i];
+        if (!cl_freeze_wants(m))
+            continue;
+        if (!CL_VEC_RESERVE(f->v, f->n, cap)) {
+            rc = CL_E_INTERNAL;
+            break;
+        }
+        /* the region of reserved that starts where m does, if any (both are sorted) */
+        while (reserved && k < reserved->n && reserved->v[k].start < m->start)
+            k++;
+        struct cl_frozen_region *q = reserved && k < reserved->n && reserved->v[k].start == m->start
+                                         ? &reserved->v[k]
+                                         : NULL;
+        struct cl_frozen_region *r = &f->v[f->n++];
+        rc = replan_region(f, r, m, src, reserved, q);
+        if (rc == PLAN_LEFT_OUT) {
+            free_region(r);
+            f->n--;
+            rc = 0;
+        }
+    }
+    if (rc)
+        cl_frozen_free(f);
+    if (reserved)
+        cl_frozen_free(reserved);
+    return rc;
 }
 
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src)
 {
-    size_t cap = 0;
-    unsigned files = 0;
-    memset(f, 0, sizeof *f);
-    for (size_t i = 0; i < ms->n; i++) {
-        const struct cl_mapping *m = &ms->v[i];
-        if (!cl_freeze_wants(m))
-            continue;
-        if (!CL_VEC_RESERVE(f->v, f->n, cap)) {
-            cl_frozen_free(f);
-            return CL_E_INTERNAL;
-        }
-        struct cl_frozen_region *r = &f->v[f->n++];
-        *r = (struct cl_frozen_region){.start = m->start, .end = m->end, .fd = -1};
-        uint64_t absent = 0;
-        if (plan_absent(r, src, &absent)) {
-            cl_frozen_free(f);
-            return CL_E_INTERNAL;
-        }
-        if (absent && !anonymous(m))
-            plan_file(r, m, src, &files, &absent);
-        f->bytes += m->end - m->start - absent * CL_PAGE_SIZE;
-    }
-    return 0;
+    return cl_freeze_replan(f, ms, src, NULL);
 }
 
 /* Guards the unreadable bits while the copy runs in threads: pages of one region that fail in two
@@ -315,6 +419,8 @@ static int cut_run(void *arg, uint64_t from, uint64_t to)
 /* Adds r's runs of pages (those not absent) to the pieces. */
 static int cut_region(struct pieces *p, struct cl_frozen_region *r)
 {
+    if (r->copied)
+        return 0;
     p->r = r;
     return foreach_run(r, 0, (r->end - r->start) / CL_PAGE_SIZE, cut_run, p);
 }
@@ -394,24 +500,19 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
     return rc;
 }
 
-void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved)
+int cl_freeze_copy_read_only(struct cl_frozen *f, const struct cl_freeze_source *src)
 {
-    for (size_t i = 0, k = 0; i < f->n && k < reserved->n;) {
-        struct cl_frozen_region *r = &f->v[i], *q = &reserved->v[k];
-        if (q->start < r->start || (q->start == r->start && q->end != r->end)) {
-            k++;
-        } else if (q->start > r->start) {
-            i++;
-        } else {
-            if (!r->data) {
-                r->data = q->data;
-                q->data = NULL;
-            }
-            i++;
-            k++;
-        }
-    }
-    cl_frozen_free(reserved);
+    struct pieces p = {.work = copy_piece, .src = src};
+    int rc = 0;
+    for (size_t i = 0; i < f->n && !rc; i++)
+        if (f->v[i].read_only)
+            rc = map_region(&f->v[i]) ? cut_region(&p, &f->v[i]) : CL_E_INTERNAL;
+    if (!rc)
+        rc = work_in_threads(&p, src->threads);
+    free(p.v);
+    for (size_t i = 0; i < f->n && !rc; i++)
+        f->v[i].copied = f->v[i].read_only;
+    return rc;
 }
 
 int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src, uint64_t budget)
@@ -422,6 +523,8 @@ int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src,
     }
     for (size_t i = 0; i < f->n; i++) {
         struct cl_frozen_region *r = &f->v[i];
+        if (r->copied)
+            continue;
         uint64_t chunks = ((r->end - r->start) / CL_PAGE_SIZE + FILL_PAGES - 1) / FILL_PAGES;
         if (!(r->filled = calloc((chunks + 7) / 8, 1))) {
             cl_frozen_free(f);
@@ -587,6 +690,10 @@ void cl_frozen_free(struct cl_frozen *f)
 {
     for (size_t i = 0; i < f->n; i++)
         free_region(&f->v[i]);
+    for (size_t i = 0; i < f->nfiles; i++)
+        if (f->files[i].fd >= 0) /* -1: given to another plan */
+            close(f->files[i].fd);
+    free(f->files);
     free(f->v);
     memset(f, 0, sizeof *f);
 }

@@ -1,7 +1,7 @@
-/* A copy of the memory of a live process that can change, taken while it is stopped, so the
- * process can run again before culeak walks it: the walk then reads the copy, and what the copy
- * leaves out (code and read-only data of its files) cannot change under it. Pages never written
- * are not copied: anonymous ones are zeros, a file's are read from the file. A process that stays
+/* A copy of the memory of a live process, taken while it is stopped, so the process can run
+ * again before culeak walks it: the walk then reads the copy, which the process cannot change and
+ * may outlive. Pages never written are not copied: anonymous ones are zeros, a file's are read
+ * from the file, and so are the pages of its code and read-only data. A process that stays
  * stopped while read is copied as the walk reads it instead, and only what the walk reads. */
 #ifndef CULEAK_TARGET_FREEZE_H
 #define CULEAK_TARGET_FREEZE_H
@@ -36,14 +36,27 @@ struct cl_frozen_region {
     uint8_t *unreadable;        /* a bit per page that could not be read; NULL when none */
     uint8_t *filled;            /* copied on demand: a bit per chunk copied; NULL when the
                                  * copy was made at once */
-    int fd;                     /* a file's mapping: the file, for its absent pages; else -1 */
+    int fd;                     /* a file's mapping: the file, for its absent pages (one of
+                                 * cl_frozen.files); else -1 */
     uint64_t file_offset;       /* where start lies in it */
     uint64_t file_size;         /* its size when opened: no page past it is absent */
+    uint64_t dev, inode;        /* the file mapped, as the mapping names it */
+    uint64_t bytes;             /* to copy: the pages not absent */
+    bool read_only;             /* a file's read-only mapping, which the process cannot write */
+    bool copied;                /* copied before the process stopped: not to be copied again */
+};
+
+/* A file a plan opened, for the pages of its mappings left out. */
+struct cl_frozen_file {
+    uint64_t dev, inode;
+    int fd;
 };
 
 struct cl_frozen {
     struct cl_frozen_region *v; /* sorted by start, as the mappings they copy */
     size_t n;
+    struct cl_frozen_file *files;
+    size_t nfiles, files_cap;
     uint64_t bytes;             /* to copy: the pages not absent */
     /* A copy made on demand: where from, the bytes it may still copy, and those it did. */
     struct cl_freeze_source src;
@@ -51,15 +64,18 @@ struct cl_frozen {
     bool spent;                 /* a chunk found the budget short: none is copied any more */
 };
 
-/* Whether the copy holds mapping m: private memory that is readable and either writable or not
- * backed by a file (anonymous, the heap, stacks). Shared mappings (device memory, other
- * processes' shared memory) and device files are left out. */
+/* Whether the copy holds mapping m: private memory that is readable (anonymous, the heap, stacks,
+ * a file's data, code and read-only data). Shared mappings (device memory, other processes'
+ * shared memory) and device files are left out. */
 bool cl_freeze_wants(const struct cl_mapping *m);
 
 /* Which pages of ms the copy takes (f->bytes says how much), before copying any: pages the page
  * tables say were never touched are left out, anonymous memory's read as zeros and a file's
  * private mapping's from the file (a CUDA torch process leaves most of the 400 MB of its
- * libraries' writable data untouched). 0, or CL_E_INTERNAL when out of memory. */
+ * libraries' writable data untouched), and so are the file's pages of read-only mappings (2.3 GB
+ * of code and constants in a CUDA torch process, of which it wrote 4 MB). A read-only mapping
+ * whose file or page tables cannot be read is left out: read from the process. 0, or
+ * CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src);
 /* Allocates the memory for the pages the plan takes, where not done yet, and touches it, in up to
@@ -67,9 +83,16 @@ int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
  * a virtual machine, often more than reading the page), a cost best paid before the process is
  * stopped. 0, or CL_E_INTERNAL. */
 int cl_freeze_reserve(struct cl_frozen *f, unsigned threads);
-/* Gives each region of f the memory reserved for the same range in reserved (a plan made before
- * the process stopped, whose mappings may since have changed), and frees reserved. */
-void cl_freeze_adopt(struct cl_frozen *f, struct cl_frozen *reserved);
+/* Copies the read-only regions of a plan made while the process runs: it cannot write them, and
+ * copying the pages it wrote before (RELRO: 12 MiB of a CUDA torch process, whose page tables
+ * take 5 ms to read) would lengthen the stop. 0, or as cl_freeze_copy (f is not freed). */
+int cl_freeze_copy_read_only(struct cl_frozen *f, const struct cl_freeze_source *src);
+/* cl_freeze_plan, once the process stopped, after reserved, a plan made while it ran whose
+ * mappings may since have changed: each region of the same mapping takes the memory reserved
+ * for it, and one copied already (cl_freeze_copy_read_only) is taken whole, neither planned nor
+ * copied again. reserved is freed. */
+int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
+                     const struct cl_freeze_source *src, struct cl_frozen *reserved);
 /* Copies what the plan takes, a chunk at a time, in up to src->threads threads (a copy is bound
  * by the copying, about 4 GB/s a core, and the process is stopped until it is done). 0;
  * CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when out of memory (either way f is

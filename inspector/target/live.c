@@ -571,17 +571,20 @@ static unsigned copy_threads(uint64_t bytes)
     return by_size < n ? (by_size ? (unsigned)by_size : 1) : n;
 }
 
-/* Plans the copy from the mappings as they are while the process still runs, and reserves its
- * memory (cl_freeze_reserve), so that the process is stopped only while it is read. Best effort:
- * what fails here is done again, stopped, by copy_memory. */
+/* Plans the copy from the mappings as they are while the process still runs, reserves its
+ * memory (cl_freeze_reserve) and copies what the process cannot write (its files' read-only
+ * mappings), so that the process is stopped only while the rest is read. Best effort: what fails
+ * here is done again, stopped, by copy_memory. */
 static void reserve_copy(struct cl_target *t, const struct cl_open_options *opt)
 {
     struct live *lv = t->impl;
     struct cl_mappings ms = {0};
     struct cl_freeze_source src = {read_memory, read_pagemap, open_mapped_file, lv, 1};
-    if (read_maps(t->pid, &ms) || cl_freeze_plan(&lv->reserved, &ms, &src) ||
-        lv->reserved.bytes > copy_limit(opt) ||
-        cl_freeze_reserve(&lv->reserved, copy_threads(lv->reserved.bytes)))
+    bool done = read_maps(t->pid, &ms) == 0 && cl_freeze_plan(&lv->reserved, &ms, &src) == 0 &&
+                lv->reserved.bytes <= copy_limit(opt);
+    src.threads = copy_threads(lv->reserved.bytes);
+    if (!done || cl_freeze_reserve(&lv->reserved, src.threads) ||
+        cl_freeze_copy_read_only(&lv->reserved, &src))
         cl_frozen_free(&lv->reserved);
     cl_mappings_free(&ms);
 }
@@ -599,8 +602,7 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
         return 0;
     uint64_t limit = copy_limit(opt);
     struct cl_freeze_source src = {read_memory, read_pagemap, open_mapped_file, lv, 1};
-    int rc = cl_freeze_plan(&lv->frozen, &t->maps, &src);
-    cl_freeze_adopt(&lv->frozen, &lv->reserved);
+    int rc = cl_freeze_replan(&lv->frozen, &t->maps, &src, &lv->reserved);
     uint64_t size = lv->frozen.bytes;
     if (!rc && (size > limit || !lv->seized)) {
         /* Stopped all along, so the copy can be made as the walk reads: of what the walk needs

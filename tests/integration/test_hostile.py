@@ -1,6 +1,6 @@
 """Targets that do not hold still: a process killed while culeak reads it ends the command with
 "the process went away" (exit 3) and no report, never a success built on failed reads. Killed
-after culeak copied what can change in it, the report is whole or the command says so."""
+after culeak copied it, the report is whole."""
 import json
 import os
 import signal
@@ -79,6 +79,39 @@ def killed_after_copy():
         killed_at(*k, copy=True)
 
 
+def proc_state(pid):
+    """The state letter of /proc/PID/stat ('t': stopped by a tracer)."""
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rpartition(")")[2].split()[0]
+
+
+def killed_once_resumed():
+    """Killed the moment culeak lets it run again, while culeak walks the copy: the report is
+    whole, text and JSON. The walk reads the libraries' read-only pages after that (type names),
+    from their files but for those the process relocated, copied with the rest."""
+    for as_json in (True, False):
+        with harness.Process(harness.TORCH_VENV, "dying.py", DYING_OBJECTS) as p:
+            args = [harness.CULEAK, "tensors", "--pid", str(p.pid)] + (["--json"] if as_json else [])
+            r = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stopped, deadline = False, time.time() + 120
+            while time.time() < deadline and r.poll() is None:
+                state = proc_state(p.pid)
+                if state == "t":
+                    stopped = True
+                elif stopped:
+                    break
+            os.kill(p.pid, signal.SIGKILL)
+            walking = r.poll() is None
+            out, err = r.communicate(timeout=300)
+            check(stopped and walking, "culeak stopped it (%s), still walked at the kill (%s)" % (
+                stopped, walking))
+            check_eq(r.returncode, 0, "exit status, killed once resumed: %s" % err)
+            if as_json:
+                complete(json.loads(out), p.truth)
+            else:
+                complete_text(out, p.truth)
+
+
 def unreadable_containers():
     """A list, dict, set and tuple whose contents cannot be read (the process damaged them itself,
     tests/scenarios/corrupt.py): the walk names how many of each it skipped, and the tensors only
@@ -121,5 +154,6 @@ def unreadable_frames():
 def tests():
     yield "killed_mid_read", killed_mid_read
     yield "killed_after_copy", killed_after_copy
+    yield "killed_once_resumed", killed_once_resumed
     yield "unreadable_containers", unreadable_containers
     yield "unreadable_frames", unreadable_frames

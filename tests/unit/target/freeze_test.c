@@ -26,6 +26,7 @@ struct fake_memory {
     atomic_uint reads;      /* atomic: the copy may read in threads */
     atomic_uint_fast64_t pages_read; /* by every read */
     uint64_t untouched[2];  /* pages [from, to) the page tables say were never touched */
+    uint64_t file_pages[2]; /* pages [from, to) present and still the file's, never written */
     bool no_pagemap;        /* the page tables cannot be read */
     const char *file;       /* what open_file opens, or NULL: it cannot */
 };
@@ -56,8 +57,10 @@ static long fake_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
         return -EACCES;
     for (size_t i = 0; i < npages; i++) {
         uint64_t page = (addr - BASE) / CL_PAGE_SIZE + i;
-        bool untouched = page >= m->untouched[0] && page < m->untouched[1];
-        out[i] = untouched ? 0 : page % 2 ? 1ull << 63 : 1ull << 62;   /* present, or swapped */
+        bool untouched = page >= m->untouched[0] && page < m->untouched[1],
+             file = page >= m->file_pages[0] && page < m->file_pages[1];
+        /* present (the file's, or written), or swapped */
+        out[i] = untouched ? 0 : file ? 5ull << 61 : page % 2 ? 1ull << 63 : 1ull << 62;
     }
     return (long)npages;
 }
@@ -98,6 +101,7 @@ static struct fake_memory *fake_new(void)
     memset(&m, 0, sizeof m);
     for (size_t i = 0; i < sizeof m.bytes; i++)
         m.bytes[i] = (unsigned char)(i * 7 + i / CL_PAGE_SIZE);
+    m.file_pages[0] = 300, m.file_pages[1] = 310;   /* three_mappings' read-only one */
     return &m;
 }
 
@@ -118,14 +122,15 @@ static void test_wants(void)
                               .perms = CL_MAP_R | CL_MAP_W,
                               .path = "/usr/lib/libpython.so"};
     CU_ASSERT(cl_freeze_wants(&data));
+    /* read-only: the process may die before the walk reads them (from the file, see below) */
     struct cl_mapping text = {.start = BASE,
                               .end = BASE + 4096,
                               .perms = CL_MAP_R | CL_MAP_X,
                               .path = "/usr/lib/libpython.so"};
-    CU_ASSERT(!cl_freeze_wants(&text));
+    CU_ASSERT(cl_freeze_wants(&text));
     struct cl_mapping rodata = {
         .start = BASE, .end = BASE + 4096, .perms = CL_MAP_R, .path = "/usr/lib/libpython.so"};
-    CU_ASSERT(!cl_freeze_wants(&rodata));
+    CU_ASSERT(cl_freeze_wants(&rodata));
     struct cl_mapping shared = {.start = BASE,
                                 .end = BASE + 4096,
                                 .perms = CL_MAP_R | CL_MAP_W | CL_MAP_SHARED,
@@ -144,7 +149,8 @@ static void test_wants(void)
     CU_ASSERT(!cl_freeze_wants(&guard));
 }
 
-/* Two wanted mappings around a read-only file mapping the copy leaves out. */
+/* Two wanted mappings around a read-only file mapping of the file's pages, which the copy
+ * leaves out where the file cannot be opened (the fake's, unless it names one). */
 static void three_mappings(struct cl_mappings *ms)
 {
     struct cl_mapping v[] = {
@@ -261,8 +267,7 @@ static void test_reserved_then_adopted(void)
     for (size_t i = 0; i < 2; i++)
         CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&after, &v[i]), 0);
     memset(m->bytes, 0x33, 4);   /* changed after the plan, before the stop */
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &after, &src), 0);
-    cl_freeze_adopt(&f, &reserved);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &after, &src, &reserved), 0);
     CU_ASSERT_EQUAL(reserved.n, 0);   /* freed */
     CU_ASSERT_PTR_EQUAL(f.v[0].data, first);
     CU_ASSERT_PTR_NULL(f.v[1].data);
@@ -374,6 +379,96 @@ static void test_untouched_file_pages(void)
     CU_ASSERT_EQUAL_FATAL(truncate(file, 100 * CL_PAGE_SIZE), 0);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 120 * CL_PAGE_SIZE, page), CL_E_UNREADABLE);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 98 * CL_PAGE_SIZE, page), 0);
+    cl_frozen_free(&f);
+    cl_mappings_free(&ms);
+    free(file);
+    tu_rmtree(dir);
+}
+
+/* Two read-only mappings of one file (code, then constants with a relocated part): the pages the
+ * process wrote (300-309) are copied, the others, present or not, read from the file, which is
+ * opened once for both. None of it needs the process once copied. */
+static void test_read_only_file_pages(void)
+{
+    enum { FILE_BYTES = 320 * CL_PAGE_SIZE };
+    static unsigned char bytes[FILE_BYTES];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = file_byte(i);
+    char *dir = tu_mkdtemp(), *file = tu_path(dir, "x.so");
+    CU_ASSERT_EQUAL_FATAL(tu_write_file(file, bytes, sizeof bytes), 0);
+    struct fake_memory *m = fake_new();
+    m->file = file;
+    m->file_pages[0] = 0, m->file_pages[1] = 250;   /* code and constants read */
+    m->untouched[0] = 250, m->untouched[1] = 300;   /* never read */
+    struct cl_mapping v[] = {
+        {.start = BASE,
+         .end = BASE + 200 * CL_PAGE_SIZE,
+         .perms = CL_MAP_R | CL_MAP_X,
+         .path = "/lib/x.so",
+         .dev = 8,
+         .inode = 42},
+        {.start = BASE + 200 * CL_PAGE_SIZE,
+         .end = BASE + 310 * CL_PAGE_SIZE,
+         .offset = 200 * CL_PAGE_SIZE,
+         .perms = CL_MAP_R,
+         .path = "/lib/x.so",
+         .dev = 8,
+         .inode = 42},
+    };
+    struct cl_mappings ms = {0};
+    for (size_t i = 0; i < 2; i++)
+        CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &v[i]), 0);
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(freeze(&f, &ms, m), 0);
+    CU_ASSERT_EQUAL(f.n, 2);
+    CU_ASSERT_EQUAL(f.nfiles, 1);
+    CU_ASSERT_EQUAL(f.bytes, 10 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(m->pages_read, 10);
+    m->gone_after = m->reads;   /* the process goes away */
+    unsigned char page[CL_PAGE_SIZE];
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[1], file_byte(5 * CL_PAGE_SIZE + 1));
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 260 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[1], file_byte(260 * CL_PAGE_SIZE + 1));
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 305 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[1], (unsigned char)((305 * CL_PAGE_SIZE + 1) * 7 + 305));
+    check_span(&f, BASE + 305 * CL_PAGE_SIZE, 300, 10);
+    cl_frozen_free(&f);
+
+    /* Copied while the process runs, then planned again once it stopped: taken whole, with its
+     * file, neither its page tables nor its pages read again. */
+    m->gone_after = 0;
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 2};
+    struct cl_frozen reserved;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved, 2), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy_read_only(&reserved, &src), 0);
+    CU_ASSERT(reserved.v[0].copied && reserved.v[1].copied);
+    unsigned reads = m->reads;
+    m->no_pagemap = true;
+    memset(m->bytes + 305 * CL_PAGE_SIZE, 0xee, 8);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
+    CU_ASSERT_EQUAL(m->reads, reads);
+    CU_ASSERT_EQUAL(f.n, 2);
+    CU_ASSERT_EQUAL(f.nfiles, 1);
+    CU_ASSERT_EQUAL(f.bytes, 10 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 305 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[1], (unsigned char)((305 * CL_PAGE_SIZE + 1) * 7 + 305));
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 260 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[1], file_byte(260 * CL_PAGE_SIZE + 1));
+    cl_frozen_free(&f);
+    /* the same range now maps another file: planned anew (no page tables: left out) */
+    ms.v[1].inode = 43;
+    m->no_pagemap = false;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved, 2), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy_read_only(&reserved, &src), 0);
+    ms.v[1].inode = 44;
+    m->no_pagemap = true;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved), 0);
+    CU_ASSERT_EQUAL(f.n, 1);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 305 * CL_PAGE_SIZE, page), NOT_HELD);
     cl_frozen_free(&f);
     cl_mappings_free(&ms);
     free(file);
@@ -500,6 +595,7 @@ void register_target_freeze_tests(void)
         {"memory reserved before the stop, adopted after", test_reserved_then_adopted},
         {"untouched anonymous pages are not read", test_untouched_pages},
         {"untouched file pages are read from the file", test_untouched_file_pages},
+        {"read-only file pages are read from the file", test_read_only_file_pages},
         {"the process goes away while copied", test_gone_while_copying},
         {"a copy made on demand", test_on_demand},
         {"a copy made in threads", test_copy_in_threads},

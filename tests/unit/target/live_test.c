@@ -25,6 +25,9 @@ static const char live_text[] = "culeak live target text";
 
 /* Read-only data the open never reads: pages a test reads first after the child is gone. */
 static const unsigned char far_text[1 << 16] = {1, [(1 << 16) - 1] = 2};
+/* A pointer the loader relocates when the binary is position-independent: read-only once loaded
+ * (RELRO), but a page the process wrote, so not the file's bytes. */
+static const char *const relocated_text = live_text;
 
 static struct cl_target *open_live_with(pid_t pid, bool keep_stopped)
 {
@@ -101,14 +104,17 @@ static void test_proc_mem_fallback(void)
 }
 
 /* The default: stopped while its changing memory is copied, then running while it is read; the
- * copy keeps what the memory held then, even once the process is gone. Read-only file pages are
- * read from the process, so one first read after it died says so. */
+ * copy keeps what the memory held then, even once the process is gone, and reads its read-only
+ * file pages from the file, but for those it wrote (relocated). Shared memory is read from the
+ * process, so a first read of it after the process died says so. */
 static void test_copied_and_resumed(void)
 {
     enum { FAR_BYTES = 1 << 20 };
     unsigned char *far = malloc(FAR_BYTES);
     CU_ASSERT_PTR_NOT_NULL_FATAL(far);
     memset(far, 0x5a, FAR_BYTES);
+    uint64_t *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CU_ASSERT_FATAL(shared != MAP_FAILED);
     live_magic = MAGIC;
     pid_t child = tu_fork_paused_child();
     CU_ASSERT_FATAL(child > 0);
@@ -142,14 +148,18 @@ static void test_copied_and_resumed(void)
         CU_ASSERT_EQUAL(v, MAGIC);
         CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)(far + FAR_BYTES / 2), &v), 0);
         CU_ASSERT_EQUAL(v, 0x5a5a5a5a5a5a5a5aull);
+        unsigned char c = 0;
+        CU_ASSERT_EQUAL(cl_read(t, (uint64_t)(uintptr_t)&far_text[sizeof far_text - 1], &c, 1), 0);
+        CU_ASSERT_EQUAL(c, 2);
+        CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)&relocated_text, &v), 0);
+        CU_ASSERT_EQUAL(v, (uint64_t)(uintptr_t)live_text);
         CU_ASSERT_FALSE(t->gone);
-        unsigned char c;
-        CU_ASSERT_EQUAL(cl_read(t, (uint64_t)(uintptr_t)&far_text[sizeof far_text / 2], &c, 1),
-                        CL_E_NO_PROCESS);
+        CU_ASSERT_EQUAL(cl_read_u64(t, (uint64_t)(uintptr_t)shared, &v), CL_E_NO_PROCESS);
         CU_ASSERT(t->gone);
         cl_target_close(t);
     }
     CU_ASSERT(tu_kill_child(child));
+    munmap(shared, 4096);
     free(far);
 }
 
