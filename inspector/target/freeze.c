@@ -484,17 +484,25 @@ int cl_freeze_reserve(struct cl_frozen *f, unsigned threads)
     return rc;
 }
 
-int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
+/* Copies the regions the plan takes, or only the read-only ones, but for those copied already, in
+ * up to src->threads threads. Reserved first where they were not before (a debugger's process, a
+ * mapping new since): cheaper than a fault per page inside the read. */
+static int copy_regions(struct cl_frozen *f, const struct cl_freeze_source *src, bool read_only)
 {
     struct pieces p = {.work = copy_piece, .src = src};
-    /* Reserved now where it was not before (a debugger's process, a mapping new since): cheaper
-     * than a fault per page inside the read. */
     int rc = cl_freeze_reserve(f, src->threads);
     for (size_t i = 0; i < f->n && !rc; i++)
-        rc = cut_region(&p, &f->v[i]);
+        if (!read_only || f->v[i].read_only)
+            rc = cut_region(&p, &f->v[i]);
     if (!rc)
         rc = work_in_threads(&p, src->threads);
     free(p.v);
+    return rc;
+}
+
+int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
+{
+    int rc = copy_regions(f, src, false);
     if (rc)
         cl_frozen_free(f);
     return rc;
@@ -502,14 +510,7 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src)
 
 int cl_freeze_copy_read_only(struct cl_frozen *f, const struct cl_freeze_source *src)
 {
-    struct pieces p = {.work = copy_piece, .src = src};
-    int rc = 0;
-    for (size_t i = 0; i < f->n && !rc; i++)
-        if (f->v[i].read_only)
-            rc = map_region(&f->v[i]) ? cut_region(&p, &f->v[i]) : CL_E_INTERNAL;
-    if (!rc)
-        rc = work_in_threads(&p, src->threads);
-    free(p.v);
+    int rc = copy_regions(f, src, true);
     for (size_t i = 0; i < f->n && !rc; i++)
         f->v[i].copied = f->v[i].read_only;
     return rc;

@@ -73,7 +73,7 @@ bool cl_freeze_wants(const struct cl_mapping *m);
  * tables say were never touched are left out, anonymous memory's read as zeros and a file's
  * private mapping's from the file (a CUDA torch process leaves most of the 400 MB of its
  * libraries' writable data untouched), and so are the file's pages of read-only mappings (2.3 GB
- * of code and constants in a CUDA torch process, of which it wrote 4 MB). A read-only mapping
+ * of code and constants in a CUDA torch process, of which it wrote 12 MiB). A read-only mapping
  * whose file or page tables cannot be read is left out: read from the process. 0, or
  * CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
@@ -83,9 +83,10 @@ int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
  * a virtual machine, often more than reading the page), a cost best paid before the process is
  * stopped. 0, or CL_E_INTERNAL. */
 int cl_freeze_reserve(struct cl_frozen *f, unsigned threads);
-/* Copies the read-only regions of a plan made while the process runs: it cannot write them, and
- * copying the pages it wrote before (RELRO: 12 MiB of a CUDA torch process, whose page tables
- * take 5 ms to read) would lengthen the stop. 0, or as cl_freeze_copy (f is not freed). */
+/* Copies the read-only regions of a plan made while the process runs (reserving what is not
+ * yet): it cannot write them, and copying the pages it wrote before (RELRO: 12 MiB of a CUDA torch
+ * process, whose page tables take 5 ms to read) would lengthen the stop. 0, or as cl_freeze_copy
+ * (f is not freed). */
 int cl_freeze_copy_read_only(struct cl_frozen *f, const struct cl_freeze_source *src);
 /* cl_freeze_plan, once the process stopped, after reserved, a plan made while it ran whose
  * mappings may since have changed: each region of the same mapping takes the memory reserved

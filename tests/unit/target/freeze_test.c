@@ -338,19 +338,30 @@ static unsigned char file_byte(uint64_t at)
     return (unsigned char)(0xf0 ^ at % 251);
 }
 
+/* Fake memory whose open_file opens a library file of size bytes (file_byte's), written in a new
+ * folder *dir as *file: both for the caller to remove and free. */
+static struct fake_memory *fake_with_file(size_t size, char **dir, char **file)
+{
+    unsigned char *bytes = malloc(size);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bytes);
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = file_byte(i);
+    *dir = tu_mkdtemp();
+    *file = tu_path(*dir, "x.so");
+    CU_ASSERT_EQUAL_FATAL(tu_write_file(*file, bytes, size), 0);
+    free(bytes);
+    struct fake_memory *m = fake_new();
+    m->file = *file;
+    return m;
+}
+
 /* A private writable mapping of a file from its second page, whose pages [100, 160) were never
  * written; the file ends half-way through the mapping's page 148. The untouched pages are read
  * from the file, not copied, but those past its end, which the process cannot read either. */
 static void test_untouched_file_pages(void)
 {
-    enum { FILE_BYTES = 149 * CL_PAGE_SIZE + CL_PAGE_SIZE / 2 };
-    static unsigned char bytes[FILE_BYTES];
-    for (size_t i = 0; i < sizeof bytes; i++)
-        bytes[i] = file_byte(i);
-    char *dir = tu_mkdtemp(), *file = tu_path(dir, "x.so");
-    CU_ASSERT_EQUAL_FATAL(tu_write_file(file, bytes, sizeof bytes), 0);
-    struct fake_memory *m = fake_new();
-    m->file = file;
+    char *dir, *file;
+    struct fake_memory *m = fake_with_file(149 * CL_PAGE_SIZE + CL_PAGE_SIZE / 2, &dir, &file);
     m->untouched[0] = 100, m->untouched[1] = 160;
     struct cl_mappings ms = {0};
     struct cl_mapping data = {.start = BASE,
@@ -390,14 +401,8 @@ static void test_untouched_file_pages(void)
  * opened once for both. None of it needs the process once copied. */
 static void test_read_only_file_pages(void)
 {
-    enum { FILE_BYTES = 320 * CL_PAGE_SIZE };
-    static unsigned char bytes[FILE_BYTES];
-    for (size_t i = 0; i < sizeof bytes; i++)
-        bytes[i] = file_byte(i);
-    char *dir = tu_mkdtemp(), *file = tu_path(dir, "x.so");
-    CU_ASSERT_EQUAL_FATAL(tu_write_file(file, bytes, sizeof bytes), 0);
-    struct fake_memory *m = fake_new();
-    m->file = file;
+    char *dir, *file;
+    struct fake_memory *m = fake_with_file(320 * CL_PAGE_SIZE, &dir, &file);
     m->file_pages[0] = 0, m->file_pages[1] = 250;   /* code and constants read */
     m->untouched[0] = 250, m->untouched[1] = 300;   /* never read */
     struct cl_mapping v[] = {
