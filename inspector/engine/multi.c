@@ -19,6 +19,7 @@ struct target {
     const char *core;         /* or a core */
     char dir[64];             /* the worker's files: meta, report, snapshot */
     uint64_t copy_limit;      /* its share of the copy budget (live) */
+    unsigned copy_threads;    /* and of the CPUs */
     pid_t worker;
     int status;               /* the command's status in the worker */
     char error[512];
@@ -82,6 +83,7 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     c.session.core = t->core;
     c.walk.progress = NULL;   /* one terminal, many workers */
     c.session.open.copy_limit = t->copy_limit;
+    c.session.open.copy_threads = t->copy_threads;
     struct cl_error err = {0};
     struct cl_session *s = NULL;
     FILE *meta = file_in(t, "meta", "w"), *report = file_in(t, "report", "w");
@@ -271,15 +273,17 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
     struct target *v;
     size_t n;
     int rc = collect(cli, &v, &n, err);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t bound = cpus > 0 ? (size_t)cpus : 1, running = 0, started = 0;
-    /* The processes copied at once share one budget: this machine's memory is one. */
+    size_t bound = cl_cpus(), running = 0, started = 0;
+    size_t at_once = n && n < bound ? n : bound;
+    /* The processes copied at once share one budget and the CPUs: this machine's memory is
+     * one, and a copy in more threads than CPUs only stops each process longer. */
     uint64_t budget =
         cli->session.open.copy_limit ? cli->session.open.copy_limit : cl_default_copy_limit();
-    uint64_t share = budget / (n && n < bound ? n : bound);
+    uint64_t share = budget / at_once;
     const char *tmp = cl_tmp_dir();
     for (size_t i = 0; !rc && i < n; i++) {
         v[i].copy_limit = share ? share : 1;   /* 0 would mean: copy nothing */
+        v[i].copy_threads = (unsigned)(bound / at_once);
         snprintf(v[i].dir, sizeof v[i].dir, "%.40s/culeak-XXXXXX", tmp);
         if (!mkdtemp(v[i].dir))
             rc = cl_error_set(err, CL_E_IO, "cannot make a folder in %s for the workers", tmp);

@@ -555,16 +555,23 @@ static uint64_t copy_as_read_limit(const struct cl_open_options *opt)
     return opt && opt->copy_limit ? opt->copy_limit : half_available();
 }
 
-/* The threads that copy the process's memory while it is stopped: one a CPU culeak may run on,
- * at most MAX_COPY_THREADS (the memory's bandwidth is the bound by then), and none that would
- * copy less than COPY_BYTES_PER_THREAD (starting a thread costs more than copying a few
- * hundred KiB). On 2 cores, 253 MiB were copied in 0.034 s against 0.058 by one thread. */
-#define MAX_COPY_THREADS 8u
-#define COPY_BYTES_PER_THREAD (8u << 20)
-static unsigned copy_threads(uint64_t bytes)
+unsigned cl_cpus(void)
 {
     cpu_set_t cpus;
-    unsigned n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (unsigned)CPU_COUNT(&cpus) : 1;
+    int n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    return n > 0 ? (unsigned)n : 1;
+}
+
+/* The threads that copy the process's memory while it is stopped: one a CPU culeak may run on
+ * (or its share of them, opt->copy_threads), at most MAX_COPY_THREADS (the memory's bandwidth is
+ * the bound by then), and none that would copy less than COPY_BYTES_PER_THREAD (starting a
+ * thread costs more than copying a few hundred KiB). On 2 cores, 253 MiB were copied in 0.034 s
+ * against 0.058 by one thread. */
+#define MAX_COPY_THREADS 8u
+#define COPY_BYTES_PER_THREAD (8u << 20)
+static unsigned copy_threads(uint64_t bytes, const struct cl_open_options *opt)
+{
+    unsigned n = opt && opt->copy_threads ? opt->copy_threads : cl_cpus();
     uint64_t by_size = bytes / COPY_BYTES_PER_THREAD;
     if (n > MAX_COPY_THREADS)
         n = MAX_COPY_THREADS;
@@ -582,7 +589,7 @@ static void reserve_copy(struct cl_target *t, const struct cl_open_options *opt)
     struct cl_freeze_source src = {read_memory, read_pagemap, open_mapped_file, lv, 1};
     bool done = read_maps(t->pid, &ms) == 0 && cl_freeze_plan(&lv->reserved, &ms, &src) == 0 &&
                 lv->reserved.bytes <= copy_limit(opt);
-    src.threads = copy_threads(lv->reserved.bytes);
+    src.threads = copy_threads(lv->reserved.bytes, opt);
     if (!done || cl_freeze_reserve(&lv->reserved, src.threads) ||
         cl_freeze_copy_read_only(&lv->reserved, &src))
         cl_frozen_free(&lv->reserved);
@@ -617,7 +624,7 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
                         size >> 20, limit >> 20);
         return 0;
     }
-    src.threads = copy_threads(size);
+    src.threads = copy_threads(size, opt);
     if (!rc)
         rc = cl_freeze_copy(&lv->frozen, &src);
     if (rc == CL_E_NO_PROCESS) {

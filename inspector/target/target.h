@@ -107,10 +107,15 @@ struct cl_open_options {
      * closed */
     uint64_t copy_limit;
     bool keep_stopped;
+    /* live: the most threads that copy it while it is stopped (0: one a CPU, cl_cpus()); the
+     * processes read at once share the CPUs as they share the copy limit */
+    unsigned copy_threads;
 };
 
 /* The copy limit when none is given: half of the memory available, at most 4 GiB. */
 uint64_t cl_default_copy_limit(void);
+/* The CPUs culeak may run on (its affinity mask), at least 1. */
+unsigned cl_cpus(void);
 /* Opens a live process, stopping all its threads (unless assume_stopped). */
 int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_target **out,
                         struct cl_error *err);

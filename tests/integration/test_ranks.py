@@ -3,7 +3,7 @@ last rank keeps four times the outputs of the others): --children of torchrun's 
 --pid, several --core and the snapshot files of `merge` each give every rank's report under the
 rank its environment names, and the ranks side by side name the leaking rank and pattern with
 the excess the ranks printed themselves, from the CLI and from the Python API. The agent alone
-says where its workers are; the ranks read at once share the copy budget."""
+says where its workers are; the ranks read at once share the copy budget and the CPUs."""
 import json
 import os
 import re
@@ -66,10 +66,30 @@ def live():
         # the processes copied at once share the copy budget: 64 MiB, less than any rank's
         # writable memory, split between as many as run at once
         doc = harness.culeak_json("info", "--children", p.pid, "--copy-limit", "64M")
-        share = 64 // min(len(ranks), os.cpu_count())
+        cpus = len(os.sched_getaffinity(0))
+        share = 64 // min(len(ranks), cpus)
         for t in doc["targets"]:
             check(any("than the copy limit (%d MiB" % share in w for w in t["report"]["warnings"]),
                   "rank %s's share of --copy-limit: %r" % (t["rank"], t["report"]["warnings"]))
+        # and the CPUs: each worker copies in at most its share of them (threads it starts, seen
+        # by strace, in each of the copy's three steps: reserve, read-only files, the rest)
+        with harness.tempdir() as trace_dir:
+            trace = os.path.join(trace_dir, "clones")
+            subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-o", trace,
+                            harness.CULEAK, "info", "--children", str(p.pid), "--copy-limit", "4G"],
+                           check=True, stdout=subprocess.DEVNULL, timeout=300)
+            per_worker, forks = {}, 0
+            for line in open(trace):   # a call's first line has its flags ("resumed" lines not)
+                if "clone(" not in line and "clone3(" not in line:
+                    continue
+                if "CLONE_THREAD" in line:
+                    per_worker[line.split()[0]] = per_worker.get(line.split()[0], 0) + 1
+                else:
+                    forks += 1
+            check_eq(forks, len(ranks), "workers seen by strace")
+            each = cpus // min(len(ranks), cpus)
+            check(all(n <= 3 * (each - 1) for n in per_worker.values()),
+                  "threads started by each worker (%d CPUs each): %r" % (each, per_worker))
 
 
 def cores_and_merge():
