@@ -202,6 +202,70 @@ static int plan_region(struct cl_frozen *f, struct cl_frozen_region *r, const st
     return 0;
 }
 
+/* The library whose writable mapping m is, looked up once a plan (f keeps it): NULL when out of
+ * memory. One whose file cannot be had is not foreign: its data is copied. */
+static const struct cl_frozen_lib *plan_lib(struct cl_frozen *f, const struct cl_mapping *m,
+                                            const struct cl_freeze_source *src)
+{
+    for (size_t i = 0; i < f->nlibs; i++)
+        if (f->libs[i].dev == m->dev && f->libs[i].inode == m->inode)
+            return &f->libs[i];
+    if (!CL_VEC_RESERVE(f->libs, f->nlibs, f->libs_cap))
+        return NULL;
+    struct cl_frozen_lib *lib = &f->libs[f->nlibs++];
+    *lib = (struct cl_frozen_lib){.dev = m->dev, .inode = m->inode};
+    int fd = plan_open(f, m, src);
+    if (fd >= 0)
+        lib->foreign = cl_libdata_foreign(fd, lib->seg, &lib->nseg);
+    return lib;
+}
+
+/* A writable segment of a library can span no more than this (libcublasLt's: 86 MiB). */
+#define MAX_SEGMENT_MEMORY (4ull << 30)
+#define PAGE_MASK ((uint64_t)CL_PAGE_SIZE - 1)
+
+/* The end of the memory of lib's writable segment that m maps part of, its .bss included; 0
+ * when m maps none of them, or when the segment does not fit where m lies. */
+static uint64_t segment_end(const struct cl_frozen_lib *lib, const struct cl_mapping *m)
+{
+    for (size_t i = 0; i < lib->nseg; i++) {
+        const struct cl_lib_segment *s = &lib->seg[i];
+        uint64_t in_file = s->offset & ~PAGE_MASK;   /* the segment's first page */
+        if (m->offset < in_file || m->offset - in_file >= s->memsz || s->memsz > MAX_SEGMENT_MEMORY)
+            continue;
+        /* m->start lies (m->offset - in_file) into the segment's first page in memory */
+        uint64_t first = m->start - (m->offset - in_file);
+        uint64_t end = first + (s->vaddr & PAGE_MASK) + s->memsz;
+        end = (end + PAGE_MASK) & ~PAGE_MASK;
+        return first <= m->start && end >= m->end ? end : 0;
+    }
+    return 0;
+}
+
+/* Whether the plan leaves m out as the writable data of a foreign library: one of its writable
+ * file mappings, or an anonymous mapping right after it within its segment (its .bss), which
+ * *bss_at and *bss_end track. 1, 0, or CL_E_INTERNAL. */
+static int plan_foreign(struct cl_frozen *f, const struct cl_mapping *m,
+                        const struct cl_freeze_source *src, uint64_t *bss_at, uint64_t *bss_end)
+{
+    if (!m->path && m->start == *bss_at && m->end <= *bss_end) {
+        *bss_at = m->end;
+        return 1;
+    }
+    *bss_at = *bss_end = 0;
+    if (!(m->perms & CL_MAP_W) || anonymous(m))
+        return 0;
+    const struct cl_frozen_lib *lib = plan_lib(f, m, src);
+    if (!lib)
+        return CL_E_INTERNAL;
+    uint64_t end = lib->foreign ? segment_end(lib, m) : 0;
+    if (!end)
+        return 0;
+    *bss_at = m->end;
+    *bss_end = end;
+    return 1;
+}
+
 /* Gives f the file q reads its pages from, which reserved opened: false when out of memory. */
 static bool take_file(struct cl_frozen *f, struct cl_frozen *reserved,
                       const struct cl_frozen_region *q)
@@ -252,12 +316,25 @@ int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
                      const struct cl_freeze_source *src, struct cl_frozen *reserved)
 {
     size_t cap = 0, k = 0;
+    uint64_t bss_at = 0, bss_end = 0;
     int rc = 0;
     memset(f, 0, sizeof *f);
+    if (reserved) { /* what it found of the libraries, not to be read again while stopped */
+        f->libs = reserved->libs;
+        f->nlibs = reserved->nlibs;
+        f->libs_cap = reserved->libs_cap;
+        reserved->libs = NULL;
+        reserved->nlibs = reserved->libs_cap = 0;
+    }
     for (size_t i = 0; i < ms->n && !rc; i++) {
         const struct cl_mapping *m = &ms->v[i];
         if (!cl_freeze_wants(m))
             continue;
+        int foreign = plan_foreign(f, m, src, &bss_at, &bss_end);
+        if (foreign) {
+            rc = foreign < 0 ? foreign : 0;
+            continue;
+        }
         if (!CL_VEC_RESERVE(f->v, f->n, cap)) {
             rc = CL_E_INTERNAL;
             break;
@@ -695,6 +772,7 @@ void cl_frozen_free(struct cl_frozen *f)
         if (f->files[i].fd >= 0) /* -1: given to another plan */
             close(f->files[i].fd);
     free(f->files);
+    free(f->libs);
     free(f->v);
     memset(f, 0, sizeof *f);
 }

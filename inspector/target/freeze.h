@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target/libdata.h"
 #include "target/mappings.h"
 
 /* Where the copy comes from: a live process, or a test's stand-in. */
@@ -52,11 +53,22 @@ struct cl_frozen_file {
     int fd;
 };
 
+/* A library whose writable mappings a plan looked at: whether its data is foreign to culeak
+ * (target/libdata.h), and where its writable segments lie, to know its .bss when it is. */
+struct cl_frozen_lib {
+    uint64_t dev, inode;
+    bool foreign;
+    struct cl_lib_segment seg[CL_LIB_SEGMENTS];
+    size_t nseg;
+};
+
 struct cl_frozen {
     struct cl_frozen_region *v; /* sorted by start, as the mappings they copy */
     size_t n;
     struct cl_frozen_file *files;
     size_t nfiles, files_cap;
+    struct cl_frozen_lib *libs;
+    size_t nlibs, libs_cap;
     uint64_t bytes;             /* to copy: the pages not absent */
     /* A copy made on demand: where from, the bytes it may still copy, and those it did. */
     struct cl_freeze_source src;
@@ -74,8 +86,9 @@ bool cl_freeze_wants(const struct cl_mapping *m);
  * private mapping's from the file (a CUDA torch process leaves most of the 400 MB of its
  * libraries' writable data untouched), and so are the file's pages of read-only mappings (2.3 GB
  * of code and constants in a CUDA torch process, of which it wrote 12 MiB). A read-only mapping
- * whose file or page tables cannot be read is left out: read from the process. 0, or
- * CL_E_INTERNAL when out of memory. */
+ * whose file or page tables cannot be read is left out: read from the process. So is the
+ * writable data, .bss included, of a library foreign to culeak (target/libdata.h), which the
+ * walk never reads. 0, or CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
                    const struct cl_freeze_source *src);
 /* Allocates the memory for the pages the plan takes, where not done yet, and touches it, in up to
@@ -91,7 +104,8 @@ int cl_freeze_copy_read_only(struct cl_frozen *f, const struct cl_freeze_source 
 /* cl_freeze_plan, once the process stopped, after reserved, a plan made while it ran whose
  * mappings may since have changed: each region of the same mapping takes the memory reserved
  * for it, and one copied already (cl_freeze_copy_read_only) is taken whole, neither planned nor
- * copied again. reserved is freed. */
+ * copied again; what reserved found of the libraries is not looked up again. reserved is
+ * freed. */
 int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
                      const struct cl_freeze_source *src, struct cl_frozen *reserved);
 /* Copies what the plan takes, a chunk at a time, in up to src->threads threads (a copy is bound

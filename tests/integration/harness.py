@@ -435,6 +435,20 @@ VSYSCALL = "0xffffffffff600000"   # the vsyscall page: gdb never reads it, in an
 GCORE_LOCK = threading.Lock()
 
 
+def dump_page_runs(path):
+    """The pages a `culeak dump` file holds, as [(start address, pages)], read from its layout
+    (inspector/target/dumpfile.h: header, section table, the page-run section)."""
+    import struct
+    data = open(path, "rb").read()
+    _, _, count, table, _ = struct.unpack_from("<8sIIQQ", data, 0)
+    for i in range(count):
+        kind, _, offset, length = struct.unpack_from("<IIQQ", data, table + 24 * i)
+        if kind == 5:   # CL_DUMP_PAGE_RUNS: a u64 count, then 32 bytes a run
+            n = struct.unpack_from("<Q", data, offset)[0]
+            return [struct.unpack_from("<QI", data, offset + 8 + 32 * k) for k in range(n)]
+    raise Failure("%s has no page runs" % path)
+
+
 def gcore(pid, directory, host_gdb=False):
     """A gcore of process pid in directory. A process in another mount namespace (a root's, a
     container's) is dumped by its root's own gdb inside its namespaces, unless host_gdb, so the

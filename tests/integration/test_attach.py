@@ -1,5 +1,7 @@
 """Live attach leaves the process exactly as it was, and stops it only while it must."""
 import json
+import os
+import re
 import signal
 import subprocess
 import time
@@ -118,7 +120,55 @@ def inspects_itself():
         check(t["listed"] >= t["held"], "%d tensors listed of %d held" % (t["listed"], t["held"]))
 
 
+def private_mappings(pid):
+    """The process's private readable mappings by /proc/PID/smaps: (start, end, perms, path, kB
+    a copy takes: those resident of a writable mapping, those written of a read-only one)."""
+    out = []
+    for line in open("/proc/%d/smaps" % pid):
+        f = line.split()
+        if re.fullmatch(r"[0-9a-f]+-[0-9a-f]+", f[0]):
+            out.append([int(x, 16) for x in f[0].split("-")] + [f[1], " ".join(f[5:]), 0, 0])
+        elif f[0] in ("Rss:", "Anonymous:"):
+            out[-1][4 if f[0] == "Rss:" else 5] = int(f[1])
+    return [(s, e, perms, path, rss if "w" in perms else anon)
+            for s, e, perms, path, rss, anon in out if perms.startswith("r") and perms[3] == "p"]
+
+
+def foreign_library_data():
+    """A CUDA torch process (the CUDA 13 wheel, no GPU) is copied without the writable data of
+    NVIDIA's math libraries, which hold neither Python objects nor torch's state: libcublasLt's
+    .data and the 84 MiB of .bss it touched, among others. Nothing culeak reads lies there (every
+    page `culeak dump` read for all its commands), and the report is the one read from the process
+    stopped all along."""
+    with harness.tempdir() as d, harness.Process(harness.CUDA_TORCH_VENV, "idle.py", "--torch") as p:
+        mappings = private_mappings(p.pid)
+        total = sum(m[4] for m in mappings) << 10
+        # libcublasLt's writable mappings, and the anonymous ones right after them (its .bss)
+        lt = []
+        for start, end, perms, path, kb in mappings:
+            if "w" in perms and (os.path.basename(path).startswith("libcublasLt.so") or
+                                 (not path and lt and lt[-1][1] == start)):
+                lt.append((start, end, kb))
+        lt_bytes = sum(kb for _, _, kb in lt) << 10
+        check(lt_bytes > 32 << 20, "libcublasLt touched %d bytes of data (%r)" % (lt_bytes, lt))
+        copied = harness.culeak_json("info", "--pid", p.pid, "--copy-limit", "4G")["target"][
+            "copied_bytes"]
+        check(copied < total - lt_bytes / 2, "copied %d MiB of %d MiB touched, libcublasLt's %d MiB"
+              % (copied >> 20, total >> 20, lt_bytes >> 20))
+        dump = os.path.join(d, "dump")
+        harness.culeak("dump", "--pid", p.pid, "-o", dump)
+        read = [(start, pages) for start, pages in harness.dump_page_runs(dump)
+                if any(start < e and start + pages * 4096 > s for s, e, _ in lt)]
+        check_eq(read, [], "pages read in libcublasLt's data")
+        for cmd in ("objects", "tensors"):
+            copy, held = (harness.culeak_json(cmd, "--pid", p.pid, *args)
+                          for args in ([], ["--copy-limit", "0"]))
+            for doc in (copy, held):
+                doc.pop("target", None), doc.pop("warnings", None)
+            check(copy == held, "%s: copied and read stopped differ" % cmd)
+
+
 def tests():
     for fn in (stopped_stays_stopped, debugger_holds_it, proc_mem_fallback, resumed_while_walked,
-               inspects_itself):
+               inspects_itself, foreign_library_data):
         yield fn.__name__, fn

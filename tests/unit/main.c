@@ -16,6 +16,7 @@ int main(void)
     register_target_corenotes_tests();
     register_target_mappings_tests();
     register_target_freeze_tests();
+    register_target_libdata_tests();
     register_target_pagecache_tests();
     register_target_target_tests();
     register_target_core_tests();

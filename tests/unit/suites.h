@@ -5,6 +5,7 @@
 void register_target_corenotes_tests(void);
 void register_target_mappings_tests(void);
 void register_target_freeze_tests(void);
+void register_target_libdata_tests(void);
 void register_target_pagecache_tests(void);
 void register_target_target_tests(void);
 void register_target_core_tests(void);

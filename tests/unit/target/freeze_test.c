@@ -10,6 +10,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "lib_fixture.h"
 #include "suites.h"
 #include "target/freeze.h"
 #include "target/pagecache.h"
@@ -29,6 +30,7 @@ struct fake_memory {
     uint64_t file_pages[2]; /* pages [from, to) present and still the file's, never written */
     bool no_pagemap;        /* the page tables cannot be read */
     const char *file;       /* what open_file opens, or NULL: it cannot */
+    unsigned opens;         /* of it */
 };
 
 /* Reads as process_vm_readv does: the bytes up to the first page that fails. */
@@ -68,7 +70,8 @@ static long fake_pagemap(void *source, uint64_t addr, size_t npages, uint64_t *o
 static int fake_open(void *source, const struct cl_mapping *m)
 {
     (void)m;
-    const struct fake_memory *fm = source;
+    struct fake_memory *fm = source;
+    fm->opens++;
     return fm->file ? open(fm->file, O_RDONLY | O_CLOEXEC) : -1;
 }
 
@@ -396,6 +399,67 @@ static void test_untouched_file_pages(void)
     tu_rmtree(dir);
 }
 
+/* A library's writable data as the loader maps it: its file's page at BASE, the rest of its
+ * segment's 1.5 MiB (.bss) anonymous right after, then memory of another's. A library foreign to
+ * culeak (no Python, no torch) is left out, its .bss with it, and read from the process; the
+ * memory past its segment, or its .bss once something else lies between, is copied; so is all
+ * of a library that calls Python. A plan made stopped reads no library again. */
+static void test_foreign_library_data(void)
+{
+    static const char *const foreign[] = {"memcpy", "cublasLtCreate"}, *const python[] = {
+                                                                           "PyList_New"};
+    const uint64_t segment = 0x180000 + CL_PAGE_SIZE, bss_end = BASE + segment;
+    for (int calls_python = 0; calls_python < 2; calls_python++)
+        for (int gap = 0; gap < 2; gap++) {
+            unsigned char lib[LIB_FILE_SIZE];
+            lib_fixture(lib, segment, calls_python ? python : foreign, calls_python ? 1 : 2, false);
+            char *dir = tu_mkdtemp(), *file = tu_path(dir, "lib.so");
+            CU_ASSERT_EQUAL_FATAL(tu_write_file(file, lib, sizeof lib), 0);
+            struct fake_memory *m = fake_new();
+            m->file = file;
+            m->file_pages[0] = m->file_pages[1] = 0;
+            struct cl_mapping v[] = {
+                {.start = BASE,
+                 .end = BASE + CL_PAGE_SIZE,
+                 .offset = LIB_SEGMENT_OFFSET,
+                 .perms = CL_MAP_R | CL_MAP_W,
+                 .path = "/lib/lib.so",
+                 .dev = 8,
+                 .inode = 7},
+                {.start = BASE + (1 + gap) * CL_PAGE_SIZE,
+                 .end = bss_end,
+                 .perms = CL_MAP_R | CL_MAP_W},
+                {.start = bss_end,
+                 .end = BASE + PAGES * CL_PAGE_SIZE,
+                 .perms = CL_MAP_R | CL_MAP_W},
+            };
+            struct cl_mappings ms = {0};
+            for (size_t i = 0; i < 3; i++)
+                CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &v[i]), 0);
+            struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
+            struct cl_frozen reserved, f;
+            CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src), 0);
+            unsigned opens = m->opens;
+            CU_ASSERT_EQUAL(opens, 1);
+            CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved), 0);
+            CU_ASSERT_EQUAL(m->opens, opens);
+            CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
+            uint64_t past = BASE + PAGES * CL_PAGE_SIZE - bss_end;
+            bool left_out = !calls_python, bss_left_out = left_out && !gap;
+            CU_ASSERT_EQUAL(f.bytes, past + (left_out ? 0 : CL_PAGE_SIZE) +
+                                         (bss_left_out ? 0 : segment - (1 + gap) * CL_PAGE_SIZE));
+            unsigned char page[CL_PAGE_SIZE];
+            CU_ASSERT_EQUAL(page_status(&f, BASE, page), left_out ? NOT_HELD : 0);
+            CU_ASSERT_EQUAL(page_status(&f, BASE + 100 * CL_PAGE_SIZE, page),
+                            bss_left_out ? NOT_HELD : 0);
+            CU_ASSERT_EQUAL(page_status(&f, bss_end, page), 0);
+            cl_frozen_free(&f);
+            cl_mappings_free(&ms);
+            free(file);
+            tu_rmtree(dir);
+        }
+}
+
 /* Two read-only mappings of one file (code, then constants with a relocated part): the pages the
  * process wrote (300-309) are copied, the others, present or not, read from the file, which is
  * opened once for both. None of it needs the process once copied. */
@@ -601,6 +665,7 @@ void register_target_freeze_tests(void)
         {"untouched anonymous pages are not read", test_untouched_pages},
         {"untouched file pages are read from the file", test_untouched_file_pages},
         {"read-only file pages are read from the file", test_read_only_file_pages},
+        {"a foreign library's writable data is left out", test_foreign_library_data},
         {"the process goes away while copied", test_gone_while_copying},
         {"a copy made on demand", test_on_demand},
         {"a copy made in threads", test_copy_in_threads},
