@@ -12,9 +12,10 @@ The target is bench/big_heap.py under the torch-2.13 venv's Python (or --python'
 dicts of lists of small instances, and K CPU tensors (default 2000) held from a global list (with
 --graphs, losses that keep their autograd graphs: the leak culeak is for, and the heap densest in
 tensors). For each size:
-  floor     the touched pages of every private mapping that can change (what culeak copies) read
-            once with process_vm_readv, 1 MiB a call, from this script: bytes, CPU seconds, into
-            one buffer (read) and into fresh memory that holds it all (fresh), as a copy must
+  floor     the touched pages of every private mapping that can change (what culeak copies, but
+            for the data of libraries foreign to it, target/libdata.h) read once with
+            process_vm_readv, 1 MiB a call, from this script: bytes, CPU seconds, into one buffer
+            (read) and into fresh memory that holds it all (fresh), as a copy must
   live      `culeak objects --pid` and `culeak tensors --pid`: CPU (user + system, the best of R
             runs), its ratio to the floor, nanoseconds per object; of it the user CPU (the least
             of R runs), the walk's own (the system CPU is mostly the copy)
@@ -24,8 +25,8 @@ tensors). For each size:
             stopped, and is copied as the walk reads it (a job whose memory is over the limit,
             or one a debugger holds); its ratio to live
   RSS/obj   culeak's own structures: peak RSS of `objects`, and of `tensors` (the holders'
-            graph, dominators and paths besides), less that of `info` (which copies the same
-            memory but walks nothing), per object
+            graph, dominators and paths besides), less that of `info --copy-limit 4G` (which
+            copies the same memory but walks nothing), per object
   gdb       the plugin's share in gdb: the CPU gdb -p spends in `culeak-objects` (gdb's process
             time around the command), against the CLI's `objects`
   anchors   (sizes up to --anchors-up-to, default the smallest) objgraph.find_backref_chain on a
@@ -69,7 +70,11 @@ def run(argv, stdout=subprocess.DEVNULL):
     part of the CPU). Its stderr goes to a file, not a pipe, which a chatty gdb could fill while
     this waits for it; past STEP_TIMEOUT seconds it is killed."""
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, stdout=stdout, stderr=err, stdin=subprocess.DEVNULL)
+        # preexec_fn makes it fork, not vfork: a child made by vfork reports as its peak RSS the
+        # peak of this script's memory (the fresh floor's hundreds of MiB), one made by fork only
+        # what this script holds when it starts (about 20 MB, the same for every run)
+        proc = subprocess.Popen(argv, stdout=stdout, stderr=err, stdin=subprocess.DEVNULL,
+                                preexec_fn=lambda: None)
         deadline = time.monotonic() + STEP_TIMEOUT
         while True:
             pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
@@ -147,10 +152,11 @@ def touched_runs(pid, lo, hi):
 
 
 def floor_read(pid, fresh=False):
-    """Reads once what culeak copies (the touched pages of private, readable mappings, writable or
-    not backed by a file; no device and no shared memory): (bytes, CPU seconds). Into one 1 MiB
-    buffer, or with fresh, into new memory as big as all of it, as a copy needs (the kernel's cost
-    of providing the memory counted)."""
+    """Reads once the memory that can change (the touched pages of private, readable mappings,
+    writable or not backed by a file; no device and no shared memory), which culeak copies but for
+    foreign libraries' data: (bytes, CPU seconds). Into one 1 MiB buffer, or with fresh, into new
+    memory as big as all of it, as a copy needs (the kernel's cost of providing the memory
+    counted)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.process_vm_readv.restype = ctypes.c_ssize_t
     chunk = 1 << 20
@@ -287,7 +293,8 @@ def measure(n, args, anchors):
         step("the floor", floor)
         step("live objects", live)
         step("live tensors", tensors)
-        step("info", lambda: {"info_rss": best([CULEAK, "info", "--json", "--pid", pid], 1)[1]})
+        step("info", lambda: {"info_rss": best([CULEAK, "info", "--json", "--pid", pid,
+                                                "--copy-limit", "4G"], 1)[1]})
         step("stopped", stopped)
         step("the pause", pause)
         step("the plugin in " + GDB, lambda: dict(zip(("gdb_cpu", "gdb_whole_cpu"),
