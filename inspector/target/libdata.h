@@ -18,9 +18,8 @@ struct cl_lib_segment {
 
 #define CL_LIB_SEGMENTS 4
 
-/* Libraries with less writable memory than this are kept whatever they are: reading their
- * symbols would cost more than copying their data (libc, whose __environ culeak reads, among
- * them). */
+/* Libraries with less writable memory than this are kept whatever they are: there is little to
+ * save, and libc, whose __environ culeak reads (runtime/rank.c), is among them. */
 #define CL_LIBDATA_MIN_BYTES (1u << 20)
 
 /* Whether the ELF library in fd is foreign to culeak: its writable segments (at most
