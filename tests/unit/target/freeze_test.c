@@ -341,20 +341,28 @@ static unsigned char file_byte(uint64_t at)
     return (unsigned char)(0xf0 ^ at % 251);
 }
 
-/* Fake memory whose open_file opens a library file of size bytes (file_byte's), written in a new
+/* Fake memory whose open_file opens a library file of the size bytes given, written in a new
  * folder *dir as *file: both for the caller to remove and free. */
+static struct fake_memory *fake_with_bytes(const unsigned char *bytes, size_t size, char **dir,
+                                           char **file)
+{
+    *dir = tu_mkdtemp();
+    *file = tu_path(*dir, "x.so");
+    CU_ASSERT_EQUAL_FATAL(tu_write_file(*file, bytes, size), 0);
+    struct fake_memory *m = fake_new();
+    m->file = *file;
+    return m;
+}
+
+/* fake_with_bytes of a file of size bytes, file_byte's. */
 static struct fake_memory *fake_with_file(size_t size, char **dir, char **file)
 {
     unsigned char *bytes = malloc(size);
     CU_ASSERT_PTR_NOT_NULL_FATAL(bytes);
     for (size_t i = 0; i < size; i++)
         bytes[i] = file_byte(i);
-    *dir = tu_mkdtemp();
-    *file = tu_path(*dir, "x.so");
-    CU_ASSERT_EQUAL_FATAL(tu_write_file(*file, bytes, size), 0);
+    struct fake_memory *m = fake_with_bytes(bytes, size, dir, file);
     free(bytes);
-    struct fake_memory *m = fake_new();
-    m->file = *file;
     return m;
 }
 
@@ -413,10 +421,8 @@ static void test_foreign_library_data(void)
         for (int gap = 0; gap < 2; gap++) {
             unsigned char lib[LIB_FILE_SIZE];
             lib_fixture(lib, segment, calls_python ? python : foreign, calls_python ? 1 : 2, false);
-            char *dir = tu_mkdtemp(), *file = tu_path(dir, "lib.so");
-            CU_ASSERT_EQUAL_FATAL(tu_write_file(file, lib, sizeof lib), 0);
-            struct fake_memory *m = fake_new();
-            m->file = file;
+            char *dir, *file;
+            struct fake_memory *m = fake_with_bytes(lib, sizeof lib, &dir, &file);
             m->file_pages[0] = m->file_pages[1] = 0;
             struct cl_mapping v[] = {
                 {.start = BASE,

@@ -14,13 +14,14 @@
 #define LIB_SEGMENT_OFFSET 0x1000u
 #define LIB_VADDR 0x201000u
 #define LIB_MAX_NAMES 8u
+#define LIB_SHDRS 0x700u /* the section headers: none, .dynsym, .dynstr, .shstrtab */
 
 /* Writes the library into out (LIB_FILE_SIZE bytes); with program, a program instead (a PIE:
  * the same with an interpreter). */
 static inline void lib_fixture(unsigned char *out, uint64_t memsz, const char *const *names,
                                size_t n, bool program)
 {
-    enum { DYNSTR = 0x200, DYNSYM = 0x400, SHSTRTAB = 0x600, SHDRS = 0x700 };
+    enum { DYNSTR = 0x200, DYNSYM = 0x400, SHSTRTAB = 0x600 };
     memset(out, 0, LIB_FILE_SIZE);
     Elf64_Ehdr eh = {
         .e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
@@ -28,7 +29,7 @@ static inline void lib_fixture(unsigned char *out, uint64_t memsz, const char *c
         .e_machine = EM_X86_64,
         .e_version = EV_CURRENT,
         .e_phoff = sizeof eh,
-        .e_shoff = SHDRS,
+        .e_shoff = LIB_SHDRS,
         .e_ehsize = sizeof eh,
         .e_phentsize = sizeof(Elf64_Phdr),
         .e_phnum = program ? 2 : 1,
@@ -82,7 +83,7 @@ static inline void lib_fixture(unsigned char *out, uint64_t memsz, const char *c
                          .sh_offset = SHSTRTAB,
                          .sh_size = sizeof shstrtab,
                          .sh_addralign = 1}};
-    memcpy(out + SHDRS, sh, sizeof sh);
+    memcpy(out + LIB_SHDRS, sh, sizeof sh);
 }
 
 #endif

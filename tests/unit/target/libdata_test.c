@@ -87,9 +87,9 @@ static void test_malformed(void)
     unsigned char copy[LIB_FILE_SIZE];
     memcpy(copy, lib, sizeof lib);
     Elf64_Shdr sh;
-    memcpy(&sh, copy + 0x700 + sizeof sh, sizeof sh);
+    memcpy(&sh, copy + LIB_SHDRS + sizeof sh, sizeof sh);
     sh.sh_type = SHT_PROGBITS;   /* the table is no longer a dynamic symbol table */
-    memcpy(copy + 0x700 + sizeof sh, &sh, sizeof sh);
+    memcpy(copy + LIB_SHDRS + sizeof sh, &sh, sizeof sh);
     CU_ASSERT_FALSE(foreign_bytes(copy, sizeof copy, seg, &n));
     memcpy(copy, lib, sizeof lib);
     Elf64_Ehdr eh;
