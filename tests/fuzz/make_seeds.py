@@ -9,7 +9,8 @@ checks read); every other PT_LOAD keeps its p_memsz with p_filesz 0, as the kern
 coredump_filter leaves out. The corenotes seeds are the same cores' note segments and the first
 page of a real ELF file; the mappings seed is the process's own /proc/PID/maps. The walk
 harness's seeds patch nothing: one per layout table it can pick (byte 0); so do the pyheap
-harness's, one per table the CPython fixture image is laid out for.
+harness's, one per table the CPython fixture image is laid out for, and the libdata harness's,
+one per library the fixture makes.
 
 The dump seed is a dump of the same process (build/culeak dump), cut down by dump_seed().
 
@@ -150,11 +151,16 @@ PYHEAP_REGRESSIONS = {
 }
 
 
+LIBDATA_KINDS = 16   # byte 0's four bits: the libraries lib_fixture.h makes
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--dump":   # only the dump seed, from a dump
         with open(sys.argv[2], "rb") as f:
             write("dump", "tiny-python", dump_seed(f.read()))
         return
+    for i in range(LIBDATA_KINDS):
+        write("libdata", "kind-%d" % i, bytes([i]))
     for i in range(PYHEAP_LAYOUT_SEEDS):
         write("pyheap", "layout-%d" % i, bytes([i]))
     for name, data in PYHEAP_REGRESSIONS.items():
