@@ -13,7 +13,6 @@
 
 #include "engine/command.h"
 #include "engine/snapshot.h"
-#include "engine/values.h"
 #include "util/text.h"
 
 #define MAX_ARGS 64
@@ -21,8 +20,8 @@
 
 static PyObject *gdb;   /* the gdb module */
 
-/* `help culeak` and `culeak`: every culeak-* command with the first line of its doc (filled in
- * by register_commands; the entry named "" in gdb_commands). */
+/* `help culeak` and `culeak`: every culeak-* command with the first sentence of its help (filled
+ * in by register_commands from the command table). */
 static char overview[2048];
 
 /* ---- talking to gdb ---- */
@@ -378,21 +377,31 @@ static void note_devices(const struct cl_session *s)
         devices_seen = seen;
 }
 
+/* Parses a culeak-* command's arguments as the engine does for cl->command; --help and --version
+ * print the usage (CL_PARSE_HELP). */
+static int parse(struct args *a, struct cl_command_line *cl, struct cl_error *err)
+{
+    int rc = cl_command_parse(a->argc, a->argv, 1, false, false, cl, err);
+    if (rc == CL_PARSE_HELP || rc == CL_PARSE_VERSION) {
+        char usage[CL_USAGE_CAP];
+        cl_command_usage(CL_FRONT_GDB, usage, sizeof usage);
+        gdb_write(usage);
+        return CL_PARSE_HELP;
+    }
+    return rc;
+}
+
 /* Runs an engine command, its output captured and written through gdb (paging, logging). */
 static PyObject *run_engine(const char *command, struct args *a)
 {
-    struct cl_command_line cl = {.tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
+    struct cl_command_line cl = {
+        .command = command, .tensor_filter = {.device = -1}, .block_filter = {.device = -1}};
     struct cl_error err = {0};
-    int rc = cl_command_parse(a->argc, a->argv, 1, false, false, &cl, &err);
-    if (rc == CL_PARSE_HELP || rc == CL_PARSE_VERSION) {
-        char usage[CL_USAGE_CAP];
-        cl_command_usage(false, usage, sizeof usage);
-        gdb_write(usage);
+    int rc = parse(a, &cl, &err);
+    if (rc == CL_PARSE_HELP)
         Py_RETURN_NONE;
-    }
     if (rc)
         return gdb_error(err.msg);
-    cl.command = command;
     if (isatty(2) && !cl.quiet)   /* gdb's terminal: progress lines go beside its pager */
         cl.walk.progress = stderr;
     struct gdb_target g = {0};
@@ -485,8 +494,28 @@ static PyObject *snapshot_command(const char *command, struct args *a)
     Py_RETURN_NONE;
 }
 
-static PyObject *break_step_command(struct args *a);
-static PyObject *step_report(void);
+static PyObject *break_step_command(const char *command, struct args *a);
+static PyObject *step_report_command(const char *command, struct args *a);
+
+/* The plugin's own forms of commands (the table's CL_CMD_GDB_OWN rows; each must be here, or
+ * the plugin does not load): named snapshots, and the step tracking that only gdb can do. */
+static const struct own_command {
+    const char *name;
+    PyObject *(*invoke)(const char *command, struct args *a);
+} own_commands[] = {
+    {"snapshot", snapshot_command},
+    {"diff", snapshot_command},
+    {"break-step", break_step_command},
+    {"step-report", step_report_command},
+};
+
+static const struct own_command *own_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof own_commands / sizeof *own_commands; i++)
+        if (strcmp(own_commands[i].name, name) == 0)
+            return &own_commands[i];
+    return NULL;
+}
 
 static PyObject *cmd_invoke(PyObject *self, PyObject *args)
 {
@@ -504,38 +533,32 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
         return NULL;
     }
     PyObject *r;
+    const struct own_command *own = own_command(command);
     if (!command[0]) {
         gdb_write(overview);
         gdb_write("\n");
         Py_INCREF(Py_None);
         r = Py_None;
-    } else if (strcmp(command, "snapshot") == 0 || strcmp(command, "diff") == 0)
-        r = snapshot_command(command, &a);
-    else if (strcmp(command, "break-step") == 0)
-        r = break_step_command(&a);
-    else if (strcmp(command, "step-report") == 0)
-        r = step_report();
-    else
+    } else if (own) {
+        r = own->invoke(command, &a);
+    } else {
         r = run_engine(command, &a);
+    }
     args_free(&a);
     return r;
 }
 
-/* The options of a culeak-* command (without --): the engine's for the commands it runs, the
- * plugin's own for the others. */
+/* The options of a culeak-* command (without --): the table's, but for the plugin's own forms of
+ * snapshot and diff, which take names. */
 static size_t command_options(const char *command, const char **out, size_t cap)
 {
-    static const char *const break_step[] = {"symbol", "every", "stop-on-growth", "off", NULL};
     static const char *const snapshot[] = {"save", "load", NULL};
     static const char *const diff[] = {"json", NULL};
-    const char *const *own = strcmp(command, "break-step") == 0 ? break_step
-                             : strcmp(command, "snapshot") == 0 ? snapshot
-                             : strcmp(command, "diff") == 0     ? diff
-                                                                : NULL;
+    const char *const *own = strcmp(command, "snapshot") == 0 ? snapshot
+                             : strcmp(command, "diff") == 0   ? diff
+                                                              : NULL;
     if (!own)
-        return *command && strcmp(command, "step-report") != 0
-                   ? cl_command_options(command, false, out, cap)
-                   : 0;
+        return *command ? cl_command_options(command, CL_FRONT_GDB, out, cap) : 0;
     size_t n = 0;
     while (own[n] && n < cap) {
         out[n] = own[n];
@@ -615,40 +638,6 @@ static PyMethodDef command_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-#define OPTS "\n\nOptions are the CLI's (see `culeak --help`); the target is gdb's own."
-
-static const struct gdb_command {
-    const char *name, *doc;
-} gdb_commands[] = {
-    {"", overview},
-    {"info", "What culeak sees: the target, its Python runtime and PyTorch build.\n"
-             "Usage: culeak-info [--json]" OPTS},
-    {"objects", "Python objects by type: count, bytes, how many the GC tracks.\n"
-                "Usage: culeak-objects [--top N] [--json]" OPTS},
-    {"refs", "Objects and the shortest chain of references from a root to each.\n"
-             "Usage: culeak-refs (--addr ADDR | --type NAME) [--max-paths N] [--json]" OPTS},
-    {"tensors", "Tensors grouped by storage, biggest first, each with what holds it.\n"
-                "Usage: culeak-tensors [--device cpu|cuda|all] [--min-bytes N] [--json]" OPTS},
-    {"summary", "The leak report: every holder by the bytes dropping it would free.\n"
-                "Usage: culeak-summary [--top N] [--full] [--json]" OPTS},
-    {"blocks", "CUDA caching-allocator segments and blocks with the tensors in them.\n"
-               "Usage: culeak-blocks [--device N] [--state allocated|free|all] [--json]" OPTS},
-    {"snapshot", "Remember what holds tensor memory now, under NAME.\n"
-                 "--save FILE also writes it in the CLI's snapshot format, --load FILE NAME\n"
-                 "reads one (culeak snapshot -o).\n"
-                 "Usage: culeak-snapshot NAME [--save FILE] | culeak-snapshot --load FILE NAME"},
-    {"diff", "What changed between two snapshots, by holder pattern (indices collapsed).\n"
-             "Usage: culeak-diff A B [--json]"},
-    {"step-report", "Used by culeak-break-step's breakpoint: report this step.\n"
-                    "Usage: culeak-step-report (in the breakpoint's commands)"},
-    {"break-step", "Report what grew at every training step, stopping only on real growth.\n"
-                   "Usage: culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth BYTES]\n"
-                   "       culeak-break-step --off\n"
-                   "Default SYM: the autograd engine's execute in libtorch_cpu (once per "
-                   "backward()). Each hit prints one line: storages and bytes added since the "
-                   "last one, and the paths that grew (indices collapsed)."},
-};
-
 /* ---- step-boundary tracking ---- */
 
 static struct step_tracker {
@@ -690,8 +679,11 @@ static void set_stop_variable(bool stop)
 
 /* culeak-step-report: one line for this step; $culeak_stop tells the breakpoint's commands
  * whether to stay stopped (growth crossed --stop-on-growth) or continue. */
-static PyObject *step_report(void)
+static PyObject *step_report_command(const char *command, struct args *a)
 {
+    (void)command;
+    if (a->argc > 1)
+        return gdb_error("culeak-step-report takes no arguments (culeak-break-step sets it up)");
     set_stop_variable(false);
     if (!tracker.bp)
         return gdb_error("no step tracking (culeak-break-step starts it)");
@@ -752,57 +744,24 @@ static void tracker_off(void)
     memset(&tracker, 0, sizeof tracker);
 }
 
-#define BREAK_STEP_USAGE \
-    "usage: culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth BYTES] | --off"
-#define MAX_EVERY 1000000
-#define MAX_GROWTH (1ull << 50)   /* a PiB: anything larger is a typo */
-
-/* A value culeak-break-step could not use: the engine parser's message, then the usage. */
-static PyObject *break_step_refusal(const struct cl_error *err)
+/* culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth N] | --off: its options parsed
+ * by the engine as the table has them, so that values read as the CLI's do (units included:
+ * --stop-on-growth 1M). */
+static PyObject *break_step_command(const char *command, struct args *a)
 {
-    char msg[sizeof err->msg + sizeof BREAK_STEP_USAGE + 2];
-    snprintf(msg, sizeof msg, "%s\n%s", err->msg, BREAK_STEP_USAGE);
-    return gdb_error(msg);
-}
-
-/* The options' values go through the engine's parsers (engine/values.h), so --every and
- * --stop-on-growth read numbers as the CLI does, units included (--stop-on-growth 1M). */
-static PyObject *break_step_command(struct args *a)
-{
-    const char *symbol = "torch::autograd::Engine::execute";
-    unsigned every = 1;
-    long long growth = 0;
-    uint64_t n;
-    struct cl_error err;
-    for (int i = 1; i < a->argc; i++) {
-        const char *o = a->argv[i], *v = i + 1 < a->argc ? a->argv[i + 1] : NULL;
-        if (strcmp(o, "--off") == 0) {
-            tracker_off();
-            gdb_write("culeak: step tracking off\n");
-            Py_RETURN_NONE;
-        } else if (strcmp(o, "--symbol") == 0 && v) {
-            symbol = v;
-            i++;
-        } else if (strcmp(o, "--every") == 0 && v) {
-            if (cl_value_count(o, v, 1, MAX_EVERY, &n, &err))
-                return break_step_refusal(&err);
-            every = (unsigned)n;
-            i++;
-        } else if (strcmp(o, "--stop-on-growth") == 0 && v) {
-            if (cl_value_size(o, v, &n, &err))
-                return break_step_refusal(&err);
-            if (n == 0 || n > MAX_GROWTH) {
-                cl_error_set(&err, CL_E_USAGE, "%s wants from 1 byte to %lluT, not '%s'", o,
-                             MAX_GROWTH >> 40, v);
-                return break_step_refusal(&err);
-            }
-            growth = (long long)n;
-            i++;
-        } else {
-            return gdb_error(BREAK_STEP_USAGE);
-        }
-    }
+    struct cl_command_line cl = {.command = command};
+    struct cl_error err = {0};
+    int rc = parse(a, &cl, &err);
+    if (rc == CL_PARSE_HELP)
+        Py_RETURN_NONE;
+    if (rc)
+        return gdb_error(err.msg);
     tracker_off();
+    if (cl.steps.off) {
+        gdb_write("culeak: step tracking off\n");
+        Py_RETURN_NONE;
+    }
+    const char *symbol = cl.steps.symbol ? cl.steps.symbol : "torch::autograd::Engine::execute";
     PyObject *r = PyObject_CallMethod(gdb, "execute", "s", "set breakpoint pending on");
     Py_XDECREF(r);
     PyObject *bp = PyObject_CallFunction(breakpoint_type, "s", symbol);
@@ -817,64 +776,109 @@ static PyObject *break_step_command(struct args *a)
         return NULL;
     }
     tracker.bp = bp;
-    tracker.every = every;
-    tracker.stop_on_growth = growth;
+    tracker.every = cl.steps.every ? (unsigned)cl.steps.every : 1;
+    tracker.stop_on_growth = (int64_t)cl.steps.stop_on_growth;
     char line[512];
     snprintf(line, sizeof line, "culeak: tracking steps at %s%s%s\n", symbol,
-             every > 1 ? " (every few hits)" : "", growth ? "; stops on growth" : "");
+             tracker.every > 1 ? " (every few hits)" : "",
+             tracker.stop_on_growth ? "; stops on growth" : "");
     gdb_write(line);
     Py_RETURN_NONE;
 }
 
 /* ---- module ---- */
 
-static void write_overview(void)
+/* The help of a command the engine runs, from its row: what it does, then its usage. */
+static void engine_doc(const struct cl_command_spec *c, char *doc, size_t cap)
 {
     size_t len = 0;
+    const char *names[64];
+    size_t n = cl_command_options(c->name, CL_FRONT_GDB, names, 64);
+    cl_appendf(doc, cap, &len, "%c",
+               c->help[0] >= 'a' && c->help[0] <= 'z' ? c->help[0] - 32 : c->help[0]);
+    for (const char *p = c->help + 1; *p; p++)
+        cl_appendf(doc, cap, &len, "%c", *p == '\n' ? ' ' : *p);
+    cl_appendf(doc, cap, &len, ".\nUsage: culeak-%s", c->name);
+    for (size_t i = 0; i < n; i++) {
+        const struct cl_option_spec *o = NULL;
+        for (int id = 0; id < CL_O_NUMBER_OF_OPTIONS && !o; id++)
+            if (strcmp(cl_option(id)->name, names[i]) == 0)
+                o = cl_option(id);
+        cl_appendf(doc, cap, &len, " [--%s%s%s]", o->name, o->value ? " " : "",
+                   o->value ? o->value : "");
+    }
+    cl_appendf(doc, cap, &len,
+               "\n\nOptions are the CLI's (see `culeak --help`); the target is "
+               "gdb's own.");
+}
+
+/* The help of a culeak-* command: the plugin's own form's, or the engine command's. */
+static void command_doc(const struct cl_command_spec *c, char *doc, size_t cap)
+{
+    if (c->flags & CL_CMD_GDB_OWN)
+        snprintf(doc, cap, "%s", c->gdb_doc);
+    else
+        engine_doc(c, doc, cap);
+}
+
+/* Registers culeak-NAME (culeak for the overview, name "") with its help. */
+static int register_command(PyObject *module, PyObject *bases, PyObject *data, const char *name,
+                            const char *doc)
+{
+    char type_name[64], full[80], attr[80];
+    snprintf(type_name, sizeof type_name, "culeak_gdb.Culeak_%s", name[0] ? name : "overview");
+    /* Py_tp_doc's slot is a void *; CPython copies the text and the type's name */
+    PyType_Slot slots[] = {{Py_tp_doc, (void *)doc}, {Py_tp_methods, command_methods}, {0, NULL}};
+    PyType_Spec spec = {type_name, 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+    PyObject *cls = PyType_FromSpecWithBases(&spec, bases);
+    PyObject *cmd = NULL, *value = PyUnicode_FromString(name);
+    int named = cls && value ? PyObject_SetAttrString(cls, "_culeak_command", value) : -1;
+    Py_XDECREF(value);   /* SetAttr took its own reference */
+    if (named == 0) {
+        snprintf(full, sizeof full, "culeak%s%s", name[0] ? "-" : "", name);
+        cmd = PyObject_CallFunction(cls, "sO", full, data);
+    }
+    snprintf(attr, sizeof attr, "_%s_command", name[0] ? name : "overview");
+    int rc = 0;
+    if (!cmd || PyModule_AddObject(module, attr, cmd) != 0) {
+        Py_XDECREF(cmd);   /* AddObject steals the reference only when it succeeds */
+        rc = -1;
+    }
+    Py_XDECREF(cls);
+    return rc;
+}
+
+/* Every command of the table that gdb has, and culeak, their overview. A row in the plugin's own
+ * form that the plugin lacks is an error: the table and the plugin have drifted. */
+static int register_commands(PyObject *module)
+{
+    size_t n, len = 0;
+    const struct cl_command_spec *c = cl_commands(&n);
     cl_appendf(overview, sizeof overview, &len,
                "culeak: who holds this memory? Its commands, each "
                "with help of its own (help culeak-info):\n");
-    for (size_t i = 1; i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
-        const char *doc = gdb_commands[i].doc, *eol = strchr(doc, '\n');
-        int n = eol ? (int)(eol - doc) : (int)strlen(doc);
-        cl_appendf(overview, sizeof overview, &len, "\nculeak-%-12s %.*s", gdb_commands[i].name, n,
-                   doc);
-    }
-}
-
-static int register_commands(PyObject *module)
-{
-    write_overview();
+    for (size_t i = 0; i < n; i++)
+        if (c[i].flags & (CL_CMD_GDB | CL_CMD_GDB_OWN)) {
+            const char *doc = c[i].flags & CL_CMD_GDB_OWN ? c[i].gdb_doc : c[i].help;
+            int width = (int)strcspn(doc, ".\n");
+            cl_appendf(overview, sizeof overview, &len, "\nculeak-%-12s %c%.*s", c[i].name,
+                       doc[0] >= 'a' && doc[0] <= 'z' ? doc[0] - 32 : doc[0], width - 1, doc + 1);
+        }
     PyObject *base = PyObject_GetAttrString(gdb, "Command");
     PyObject *data = PyObject_GetAttrString(gdb, "COMMAND_DATA");
     PyObject *bases = base ? PyTuple_Pack(1, base) : NULL;
-    int rc = bases && data ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < sizeof gdb_commands / sizeof *gdb_commands; i++) {
-        static char names[sizeof gdb_commands / sizeof *gdb_commands][64];
-        snprintf(names[i], sizeof names[i], "culeak_gdb.Culeak_%s",
-                 gdb_commands[i].name[0] ? gdb_commands[i].name : "overview");
-        /* Py_tp_doc's slot is a void *; CPython copies the text and never writes it */
-        PyType_Slot slots[] = {
-            {Py_tp_doc, (void *)gdb_commands[i].doc}, {Py_tp_methods, command_methods}, {0, NULL}};
-        PyType_Spec spec = {names[i], 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
-        PyObject *cls = PyType_FromSpecWithBases(&spec, bases);
-        PyObject *cmd = NULL, *name = PyUnicode_FromString(gdb_commands[i].name);
-        int named = cls && name ? PyObject_SetAttrString(cls, "_culeak_command", name) : -1;
-        Py_XDECREF(name);   /* SetAttr took its own reference */
-        if (named == 0) {
-            char full[80];
-            snprintf(full, sizeof full, "culeak%s%s", gdb_commands[i].name[0] ? "-" : "",
-                     gdb_commands[i].name);
-            cmd = PyObject_CallFunction(cls, "sO", full, data);
-        }
-        char attr[80];
-        snprintf(attr, sizeof attr, "_%s_command",
-                 gdb_commands[i].name[0] ? gdb_commands[i].name : "overview");
-        if (!cmd || PyModule_AddObject(module, attr, cmd) != 0) {
-            Py_XDECREF(cmd);   /* AddObject steals the reference only when it succeeds */
+    int rc = bases && data ? register_command(module, bases, data, "", overview) : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!(c[i].flags & (CL_CMD_GDB | CL_CMD_GDB_OWN)))
+            continue;
+        if ((c[i].flags & CL_CMD_GDB_OWN) && !own_command(c[i].name)) {
+            PyErr_Format(PyExc_RuntimeError, "culeak-%s: the plugin has no form of it", c[i].name);
             rc = -1;
+            break;
         }
-        Py_XDECREF(cls);
+        char doc[2048];
+        command_doc(&c[i], doc, sizeof doc);
+        rc = register_command(module, bases, data, c[i].name, doc);
     }
     Py_XDECREF(bases);
     Py_XDECREF(base);

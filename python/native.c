@@ -119,12 +119,12 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     return (PyObject *)so;
 }
 
-/* Whether the CLI runs command on a session (inspector/cli/main.c): all but a diff of two files,
- * watch (which opens the target again and again) and dump (which writes a file of its own). */
+/* Whether the command runs on an open target (engine/table.h): not on files alone (diff A B,
+ * merge), nor opening targets itself (watch, dump). */
 static bool runs_on_session(const struct cl_command_line *cl)
 {
-    return !cl_command_offline(cl) && strcmp(cl->command, "watch") != 0 &&
-           strcmp(cl->command, "dump") != 0;
+    const struct cl_command_spec *c = cl_command_find(cl->command);
+    return c && c->run && !cl_command_offline(cl);
 }
 
 /* Runs a parsed command, on s or (NULL) on its files, without the GIL: what it printed, or
@@ -245,8 +245,53 @@ static PyObject *children(PyObject *module, PyObject *args)
     return list;
 }
 
+/* One row of the command table as a dict: what the checks of the package, the plugin and the
+ * docs against the table read (tests/integration/test_commands.py, scripts/check-commands). */
+static PyObject *command_dict(const struct cl_command_spec *c)
+{
+    const char *options[CL_O_NUMBER_OF_OPTIONS];
+    size_t n = cl_command_options(c->name, CL_FRONT_CLI, options, CL_O_NUMBER_OF_OPTIONS);
+    PyObject *names = PyList_New(0);
+    for (size_t i = 0; names && i < n; i++) {
+        PyObject *o = PyUnicode_FromString(options[i]);
+        if (!o || PyList_Append(names, o)) {
+            Py_XDECREF(o);
+            Py_CLEAR(names);
+        } else {
+            Py_DECREF(o);
+        }
+    }
+    const char *gdb = c->flags & CL_CMD_GDB ? "engine" : c->flags & CL_CMD_GDB_OWN ? "own" : NULL;
+    PyObject *d =
+        names ? Py_BuildValue("{s:s,s:O,s:z,s:z,s:z,s:z,s:O,s:O,s:O}", "name", c->name, "cli",
+                              c->flags & CL_CMD_GDB_ONLY ? Py_False : Py_True, "schema", c->schema,
+                              "python", c->python, "no_python", c->no_python, "gdb", gdb, "options",
+                              names, "dumped", c->flags & CL_CMD_DUMPED ? Py_True : Py_False,
+                              "many", c->flags & CL_CMD_MANY ? Py_True : Py_False)
+              : NULL;
+    Py_XDECREF(names);
+    return d;
+}
+
+/* commands(): the command table, a dict a row. */
+static PyObject *commands(PyObject *module, PyObject *noargs)
+{
+    (void)module;
+    (void)noargs;
+    size_t n;
+    const struct cl_command_spec *c = cl_commands(&n);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *row = command_dict(&c[i]);
+        if (!row || PyList_SetItem(list, (Py_ssize_t)i, row))   /* SetItem takes row */
+            Py_CLEAR(list);
+    }
+    return list;
+}
+
 static PyMethodDef module_methods[] = {
     {"run_files", run_files, METH_VARARGS, "run_files([command, files...]) -> the report's text"},
+    {"commands", commands, METH_NOARGS, "commands() -> the command table, a dict a row"},
     {"children", children, METH_VARARGS, "children(pid) -> [pid, ...]"},
     {NULL, NULL, 0, NULL},
 };

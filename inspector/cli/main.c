@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "engine/command.h"
-#include "engine/dump.h"
 #include "engine/multi.h"
 #include "report/json.h"
 #include "util/version.h"
@@ -28,7 +27,7 @@ static int run(int argc, char **argv)
     int rc = cl_command_parse(argc, argv, 1, true, true, &cli, &err);
     if (rc == CL_PARSE_HELP) {
         char usage[CL_USAGE_CAP];
-        cl_command_usage(true, usage, sizeof usage);
+        cl_command_usage(CL_FRONT_CLI, usage, sizeof usage);
         printf(
             "usage: culeak COMMAND (--pid PID | --core FILE [--exe PATH] | --dump FILE) [options]\n"
             "       culeak dump (--pid PID | --core FILE) -o FILE\n"
@@ -45,10 +44,11 @@ static int run(int argc, char **argv)
         return fail(&cli, &err);
     if (isatty(2) && !cli.quiet)
         cli.walk.progress = stderr;
+    const struct cl_command_spec *c = cl_command_find(cli.command);
     if (cl_command_offline(&cli))
         return (rc = cl_command_run_offline(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
-    if (strcmp(cli.command, "watch") == 0)
-        return (rc = cl_command_watch(&cli, stdout, &err)) ? fail(&cli, &err) : 0;
+    if (c->drive)   /* watch, dump: they open their targets themselves */
+        return (rc = c->drive(&cli, stdout, stderr, &err)) ? fail(&cli, &err) : 0;
     if (cl_command_many(&cli)) {
         bool written;
         rc = cl_command_run_targets(&cli, stdout, &written, &err);
@@ -56,8 +56,6 @@ static int run(int argc, char **argv)
             fprintf(stderr, "culeak: error: %s\n", err.msg);
         return rc && !written ? fail(&cli, &err) : rc;
     }
-    if (strcmp(cli.command, "dump") == 0)
-        return (rc = cl_command_dump(&cli, stderr, &err)) ? fail(&cli, &err) : 0;
     struct cl_session *s;
     if ((rc = cl_session_open(&cli.session, &s, &err)))
         return fail(&cli, &err);

@@ -8,73 +8,7 @@
 #include "engine/command.h"
 #include "engine/values.h"
 #include "torch/tensors.h"
-
-static const char usage_commands[] =
-    "commands:\n"
-    "  info          the target, its Python runtime and its PyTorch build\n"
-    "  objects       Python objects by type: count, bytes, how many the GC tracks\n"
-    "  refs          objects (--addr ADDR | --type NAME) and the shortest chain from a root\n"
-    "  tensors       tensors grouped by storage, biggest first, each with what holds it\n"
-    "  summary       the leak report: every holder by the bytes dropping it would free\n"
-    "  blocks        the CUDA caching allocator: segments, blocks, the tensors in them\n"
-    "  snapshot      what holds tensor memory, by holder pattern, saved (-o FILE) or printed\n"
-    "  diff A [B]    growth per holder pattern between snapshot files A and B, or A and the\n"
-    "                target now (--pid/--core)\n"
-    "  merge A B...  the ranks of a job side by side, from a snapshot file of each: where a\n"
-    "                rank holds more than the median of the ranks, by holder pattern\n"
-    "  watch         inspect every --interval S seconds (--count N times) and log what grew\n"
-    "  check-layout  compare culeak's CPython layout table with the runtime's DWARF\n"
-    "  dump          save what every command reads of the target (-o FILE), to run them on\n"
-    "                the file (--dump FILE) anywhere, with none of the target's files\n"
-    "\n";
-
-static const char usage_target[] =
-    "target:\n"
-    "  --pid PID        a live process: stopped while what can change in it is copied,\n"
-    "                   then resumed while culeak walks the copy (repeatable: several\n"
-    "                   processes, read in parallel, each report under its rank)\n"
-    "  --children PID   every child process of PID: the workers of a torchrun agent\n"
-    "  --copy-limit N   copy at most N bytes (K, M, G: powers of 1024; default 4G, or half\n"
-    "                   the memory available if less; shared by the processes read at\n"
-    "                   once); a process with more stays stopped until culeak is done,\n"
-    "                   copied as read up to N (default: half the memory available),\n"
-    "                   and so does any with --copy-limit 0, copied not at all (info,\n"
-    "                   which reads a few pages, copies nothing unless it is given)\n"
-    "  --core FILE      a core file (kernel core or gdb's gcore; repeatable, as --pid)\n"
-    "  --dump FILE      a file culeak dump wrote\n"
-    "  --exe PATH       the executable the core was made from, if it has moved\n"
-    "  --sysroot DIR    look up the core's files under DIR (a core from another machine)\n"
-    "  --lib-path DIR   look up the core's libraries by name in DIR (repeatable)\n";
-
-static const char usage_options[] =
-    "selection:\n"
-    "  --top N          objects: only the N most common types; summary: the N biggest holders\n"
-    "  --addr ADDR      refs: this object (hex; repeatable)\n"
-    "  --type NAME      refs: every object of this type: qualified (torch.nn.parameter.Parameter)\n"
-    "                   or bare (Parameter, which says so when it names several types)\n"
-    "  --max-paths N    refs: up to N paths per object, each through another referrer (max 64)\n"
-    "  --device D       tensors: cpu, cuda, cuda:N or all (default all); blocks: cuda:N or N\n"
-    "  --state S        blocks: allocated, free or all (default all)\n"
-    "  --allocator-layout NAME  blocks, summary, tensors, refs: read the CUDA allocator\n"
-    "                   with this layout table (e.g. 2.14) instead of the torch version's;\n"
-    "                   it must still fit\n"
-    "  --min-bytes N    tensors: only storages of at least N bytes (K, M, G: powers of 1024)\n"
-    "  --max-objects N  stop walking after N objects (default 50 million)\n"
-    "  -o, --output FILE  snapshot, dump: write it to FILE\n"
-    "  --allocator-only  dump: the runtimes and the CUDA allocator, no Python objects: a\n"
-    "                   small file on which blocks lists the segments without holders\n"
-    "  --torch-snapshot FILE  blocks: also write the allocator as torch.cuda.memory._snapshot()\n"
-    "                   returns it, pickled, for torch's memory viewers (holders as frames,\n"
-    "                   or beside the allocation stacks _record_memory_history recorded)\n"
-    "  --interval S     watch: seconds between inspections (default 10)\n"
-    "  --count N        watch: inspections before stopping (default: until the process ends)\n"
-    "output:\n"
-    "  --json           one JSON object instead of text\n"
-    "  --full           tensors, summary: text lines whole (by default cut to 160 columns)\n"
-    "  --html FILE      summary, blocks: also write a self-contained HTML page: the holders\n"
-    "                   and the CUDA segments, each block coloured by what holds it\n"
-    "  --quiet          no progress lines (on a terminal, a walk past a second shows them)\n"
-    "\n";
+#include "util/text.h"
 
 static const char usage_exit[] =
     "exit status: 0 ok, 2 usage, 3 no such process, 4 permission denied, 5 not a core or\n"
@@ -87,67 +21,86 @@ static const char usage_environment[] =
     "  CULEAK_PROGRESS_AFTER S  seconds of work before progress lines start (default 1)\n"
     "  CULEAK_NO_PROCESS_VM_READV=1  read a live process through /proc/PID/mem only\n";
 
-size_t cl_command_usage(bool with_target, char *out, size_t cap)
+/* Whether the front end has the command: the CLI all but gdb's own; gdb those it registers. */
+static bool in_front(const struct cl_command_spec *c, enum cl_front front)
 {
-    int n = snprintf(out, cap, "%s%s%s%s\n%s", usage_commands, with_target ? usage_target : "",
-                     usage_options, usage_exit, usage_environment);
-    return n < 0 ? 0 : (size_t)n;
+    return front == CL_FRONT_CLI ? !(c->flags & CL_CMD_GDB_ONLY)
+                                 : (c->flags & (CL_CMD_GDB | CL_CMD_GDB_OWN)) != 0;
 }
 
+/* The options the front end's form of c takes: gdb's own forms (named snapshots) parse theirs
+ * themselves, and gdb names the target. */
+static uint64_t front_options(const struct cl_command_spec *c, enum cl_front front)
+{
+    if (front == CL_FRONT_CLI)
+        return cl_command_option_set(c);
+    if (!(c->flags & (CL_CMD_GDB | CL_CMD_GDB_ONLY)))
+        return 0;
+    return cl_command_option_set(c) & ~(CL_OPTIONS_TARGET | CL_OPTION_BIT(CL_O_CHILDREN));
+}
 
-/* clang-format off */
-enum option_id {
-    O_PID, O_CORE, O_EXE, O_SYSROOT, O_LIBPATH, O_JSON, O_TOP, O_ADDR, O_TYPE, O_MAX_OBJECTS,
-    O_MAX_PATHS, O_DEVICE, O_MIN_BYTES, O_STATE, O_ALLOCATOR_LAYOUT, O_FULL, O_OUTPUT, O_INTERVAL,
-    O_COUNT, O_HELP, O_VERSION, O_DUMP, O_COPY_LIMIT, O_QUIET, O_TORCH_SNAPSHOT,
-    O_HTML, O_CHILDREN, O_ALLOCATOR_ONLY, O_NUMBER_OF_OPTIONS
-};
-/* clang-format on */
+/* A command's line of --help: its name and operands, then its help from column 16. */
+#define COMMAND_COLUMN 16
 
-#define EVERY_COMMAND NULL
-#define WALKS " objects refs tensors summary blocks snapshot diff watch dump "
-#define MANY \
-    " info objects refs tensors summary blocks snapshot check-layout "   /* several targets */
+static void command_usage(const struct cl_command_spec *c, char *out, size_t cap, size_t *len)
+{
+    char left[64];
+    snprintf(left, sizeof left, "%s%s%s", c->name, c->operands ? " " : "",
+             c->operands ? c->operands : "");
+    cl_appendf(out, cap, len, "  %-*s", COMMAND_COLUMN - 2, left);
+    for (const char *line = c->help; line;) {
+        const char *eol = strchr(line, '\n');
+        int width = eol ? (int)(eol - line) : (int)strlen(line);
+        cl_appendf(out, cap, len, "%.*s\n", width, line);
+        line = eol ? eol + 1 : NULL;
+        if (line)
+            cl_appendf(out, cap, len, "%*s", COMMAND_COLUMN, "");
+    }
+}
 
-/* Each option: its name, whether it may be given more than once, and the commands it applies to
- * (space-separated, or EVERY_COMMAND); anything else is a usage error, never silently ignored. */
-static const struct option_rule {
-    const char *name;
-    bool repeatable;
-    const char *commands;
-} rules[O_NUMBER_OF_OPTIONS] = {
-    [O_PID] = {"pid", true, EVERY_COMMAND},
-    [O_CORE] = {"core", true, EVERY_COMMAND},
-    [O_EXE] = {"exe", false, EVERY_COMMAND},
-    [O_SYSROOT] = {"sysroot", false, EVERY_COMMAND},
-    [O_LIBPATH] = {"lib-path", true, EVERY_COMMAND},
-    [O_JSON] = {"json", false, EVERY_COMMAND},
-    [O_TOP] = {"top", false, " objects summary "},
-    [O_ADDR] = {"addr", true, " refs "},
-    [O_TYPE] = {"type", false, " refs "},
-    [O_MAX_OBJECTS] = {"max-objects", false, WALKS},
-    [O_MAX_PATHS] = {"max-paths", false, " refs "},
-    [O_DEVICE] = {"device", false, " tensors blocks "},
-    [O_MIN_BYTES] = {"min-bytes", false, " tensors "},
-    [O_STATE] = {"state", false, " blocks "},
-    [O_ALLOCATOR_LAYOUT] = {"allocator-layout", false, " refs tensors summary blocks "},
-    [O_FULL] = {"full", false, " tensors summary "},
-    [O_OUTPUT] = {"output", false, " snapshot dump "},
-    [O_INTERVAL] = {"interval", false, " watch "},
-    [O_COUNT] = {"count", false, " watch "},
-    [O_HELP] = {"help", true, EVERY_COMMAND},
-    [O_VERSION] = {"version", true, EVERY_COMMAND},
-    [O_DUMP] = {"dump", false, EVERY_COMMAND},
-    [O_COPY_LIMIT] = {"copy-limit", false, EVERY_COMMAND},
-    [O_QUIET] = {"quiet", false, EVERY_COMMAND},
-    [O_TORCH_SNAPSHOT] = {"torch-snapshot", false, " blocks "},
-    [O_HTML] = {"html", false, " summary blocks "},
-    [O_CHILDREN] = {"children", false, MANY},
-    [O_ALLOCATOR_ONLY] = {"allocator-only", false, " dump "},
-};
+/* The options of one group that some command of the front end takes, under its heading. */
+static void group_usage(enum cl_option_group g, enum cl_front front, char *out, size_t cap,
+                        size_t *len)
+{
+    static const char *const headings[] = {
+        "target:", "selection:", "output:", "step tracking (culeak-break-step):"};
+    size_t n;
+    const struct cl_command_spec *c = cl_commands(&n);
+    uint64_t taken = 0;
+    for (size_t i = 0; i < n; i++)
+        if (in_front(&c[i], front))
+            taken |= front_options(&c[i], front);
+    bool heading = false;
+    for (int id = 0; id < CL_O_NUMBER_OF_OPTIONS; id++) {
+        if (cl_option(id)->group != g || !(taken & CL_OPTION_BIT(id)))
+            continue;
+        if (!heading)
+            cl_appendf(out, cap, len, "%s\n", headings[g]);
+        heading = true;
+        cl_option_usage(id, out, cap, len);
+    }
+}
+
+size_t cl_command_usage(enum cl_front front, char *out, size_t cap)
+{
+    size_t len = 0, n;
+    const struct cl_command_spec *c = cl_commands(&n);
+    out[0] = '\0';
+    cl_appendf(out, cap, &len, "commands:\n");
+    for (size_t i = 0; i < n; i++)
+        if (in_front(&c[i], front))
+            command_usage(&c[i], out, cap, &len);
+    cl_appendf(out, cap, &len, "\n");
+    for (enum cl_option_group g = CL_OPT_TARGET; g < CL_OPT_META; g++)
+        group_usage(g, front, out, cap, &len);
+    cl_appendf(out, cap, &len, "\n%s\n%s", usage_exit, usage_environment);
+    return len;
+}
 
 #define MAX_PATHS 64
 #define MAX_WATCH_COUNT 1000000
+#define MAX_EVERY 1000000
+#define MAX_GROWTH (UINT64_C(1) << 50)   /* a PiB: anything larger is a typo */
 #define MAX_PID 0x7fffffff
 #define MAX_OBJECTS UINT32_MAX   /* the walk numbers its nodes with 32 bits */
 
@@ -168,12 +121,10 @@ static int set_device(const char *arg, struct cl_command_line *cli, struct cl_er
     return 0;
 }
 
-/* --state's values, in block_filter.state's order. */
-static const char *const state_names[] = {"all", "allocated", "free", NULL};
-
+/* --state: one of cl_option_values("state"), in block_filter.state's order. */
 static int set_state(const char *arg, struct cl_command_line *cli, struct cl_error *err)
 {
-    const char *const *names = state_names;
+    const char *const *names = cl_option_values("state");
     for (int i = 0; names[i]; i++)
         if (strcmp(arg, names[i]) == 0) {
             cli->block_filter.state = i;
@@ -205,97 +156,130 @@ static int set_count(const char *opt, const char *arg, uint64_t max, size_t *out
     return rc;
 }
 
-/* Stores one option's value; 0 or CL_E_USAGE. One option a line, as the rules above have them. */
+/* --stop-on-growth: a size from a byte to a PiB. */
+static int set_growth(const char *arg, struct cl_command_line *cli, struct cl_error *err)
+{
+    uint64_t n;
+    int rc = cl_value_size("--stop-on-growth", arg, &n, err);
+    if (rc)
+        return rc;
+    if (n == 0 || n > MAX_GROWTH)
+        return cl_error_set(err, CL_E_USAGE,
+                            "--stop-on-growth wants from 1 byte to %lluT, not '%s'",
+                            (unsigned long long)(MAX_GROWTH >> 40), arg);
+    cli->steps.stop_on_growth = n;
+    return 0;
+}
+
+static int add_pid(const char *arg, struct cl_command_line *cli, struct cl_error *err)
+{
+    size_t pid;
+    int rc = set_count("--pid", arg, MAX_PID, &pid, err);
+    if (rc || cli->npids == CL_MAX_TARGETS)
+        return rc ? rc : cl_error_set(err, CL_E_USAGE, "at most %d --pid", CL_MAX_TARGETS);
+    cli->pids[cli->npids++] = (int)pid;
+    cli->session.pid = cli->pids[0];
+    return 0;
+}
+
+static int add_addr(const char *arg, struct cl_command_line *cli, struct cl_error *err)
+{
+    if (cli->naddrs == CL_MAX_ADDRS)
+        return cl_error_set(err, CL_E_USAGE, "at most %d --addr", CL_MAX_ADDRS);
+    if (cl_value_addr("--addr", arg, &cli->addrs[cli->naddrs], err))
+        return CL_E_USAGE;
+    cli->naddrs++;
+    return 0;
+}
+
+/* Stores one option's value; 0 or CL_E_USAGE. One option a line, in engine/options.h's order. */
 /* clang-format off */
-static int set_option(enum option_id id, const char *arg, struct cl_command_line *cli,
+static int set_option(enum cl_option_id id, const char *arg, struct cl_command_line *cli,
                       struct cl_error *err)
 {
     struct cl_file_locator *loc = &cli->session.open.locator;
+    struct cl_open_options *open = &cli->session.open;
     size_t pid;
     switch (id) {
-    case O_PID: {
-        int rc = set_count("--pid", arg, MAX_PID, &pid, err);
-        if (rc || cli->npids == CL_MAX_TARGETS)
-            return rc ? rc : cl_error_set(err, CL_E_USAGE, "at most %d --pid", CL_MAX_TARGETS);
-        cli->pids[cli->npids++] = (int)pid;
-        cli->session.pid = cli->pids[0];
-        return 0;
+    case CL_O_PID: return add_pid(arg, cli, err);
+    case CL_O_CHILDREN: {
+        int rc = set_count("--children", arg, MAX_PID, &pid, err);
+        cli->children_of = rc ? 0 : (int)pid;
+        return rc;
     }
-    case O_CORE:
+    case CL_O_COPY_LIMIT: {
+        int rc = cl_value_size("--copy-limit", arg, &open->copy_limit, err);
+        open->keep_stopped = !rc && open->copy_limit == 0;
+        return rc;
+    }
+    case CL_O_CORE:
         if (cli->ncores == CL_MAX_TARGETS)
             return cl_error_set(err, CL_E_USAGE, "at most %d --core", CL_MAX_TARGETS);
         cli->cores[cli->ncores++] = arg;
         cli->session.core = cli->cores[0];
         return 0;
-    case O_CHILDREN: {
-        int rc = set_count("--children", arg, MAX_PID, &pid, err);
-        cli->children_of = rc ? 0 : (int)pid;
-        return rc;
-    }
-    case O_DUMP: cli->session.dump = arg; return 0;
-    case O_EXE: loc->exe = arg; return 0;
-    case O_SYSROOT: loc->sysroot = arg; return 0;
-    case O_LIBPATH:
+    case CL_O_DUMP: cli->session.dump = arg; return 0;
+    case CL_O_EXE: loc->exe = arg; return 0;
+    case CL_O_SYSROOT: loc->sysroot = arg; return 0;
+    case CL_O_LIB_PATH:
         if (loc->nlib_dirs == CL_MAX_LIB_DIRS)
             return cl_error_set(err, CL_E_USAGE, "at most %d --lib-path", CL_MAX_LIB_DIRS);
         cli->lib_dirs[loc->nlib_dirs++] = arg;
         return 0;
-    case O_JSON: cli->json = true; return 0;
-    case O_FULL: cli->full = true; return 0;
-    case O_QUIET: cli->quiet = true; return 0;
-    case O_ALLOCATOR_ONLY: cli->allocator_only = true; return 0;
-    case O_OUTPUT: cli->output = arg; return 0;
-    case O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
-    case O_HTML: cli->html = arg; return 0;
-    case O_TYPE: cli->type = arg; return 0;
-    case O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
-    case O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);
-    case O_TOP: return set_count("--top", arg, UINT32_MAX, &cli->top, err);
-    case O_MAX_PATHS: return set_count("--max-paths", arg, MAX_PATHS, &cli->max_paths, err);
-    case O_MAX_OBJECTS:
+    case CL_O_TOP: return set_count("--top", arg, UINT32_MAX, &cli->top, err);
+    case CL_O_ADDR: return add_addr(arg, cli, err);
+    case CL_O_TYPE: cli->type = arg; return 0;
+    case CL_O_MAX_PATHS: return set_count("--max-paths", arg, MAX_PATHS, &cli->max_paths, err);
+    case CL_O_DEVICE: return set_device(arg, cli, err);
+    case CL_O_STATE: return set_state(arg, cli, err);
+    case CL_O_ALLOCATOR_LAYOUT: return set_allocator_layout(arg, cli, err);
+    case CL_O_MIN_BYTES: return cl_value_size("--min-bytes", arg, &cli->tensor_filter.min_bytes, err);
+    case CL_O_MAX_OBJECTS:
         return cl_value_count("--max-objects", arg, 1, MAX_OBJECTS, &cli->walk.max_objects, err);
-    case O_ADDR:
-        if (cli->naddrs == CL_MAX_ADDRS)
-            return cl_error_set(err, CL_E_USAGE, "at most %d --addr", CL_MAX_ADDRS);
-        if (cl_value_addr("--addr", arg, &cli->addrs[cli->naddrs], err))
-            return CL_E_USAGE;
-        cli->naddrs++;
-        return 0;
-    case O_MIN_BYTES: return cl_value_size("--min-bytes", arg, &cli->tensor_filter.min_bytes, err);
-    case O_COPY_LIMIT: {
-        struct cl_open_options *o = &cli->session.open;
-        int rc = cl_value_size("--copy-limit", arg, &o->copy_limit, err);
-        o->keep_stopped = !rc && o->copy_limit == 0;
-        return rc;
-    }
-    case O_DEVICE: return set_device(arg, cli, err);
-    case O_STATE: return set_state(arg, cli, err);
-    case O_ALLOCATOR_LAYOUT: return set_allocator_layout(arg, cli, err);
+    case CL_O_OUTPUT: cli->output = arg; return 0;
+    case CL_O_ALLOCATOR_ONLY: cli->allocator_only = true; return 0;
+    case CL_O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
+    case CL_O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
+    case CL_O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);
+    case CL_O_JSON: cli->json = true; return 0;
+    case CL_O_FULL: cli->full = true; return 0;
+    case CL_O_HTML: cli->html = arg; return 0;
+    case CL_O_QUIET: cli->quiet = true; return 0;
+    case CL_O_SYMBOL: cli->steps.symbol = arg; return 0;
+    case CL_O_EVERY: return set_count("--every", arg, MAX_EVERY, &cli->steps.every, err);
+    case CL_O_STOP_ON_GROWTH: return set_growth(arg, cli, err);
+    case CL_O_OFF: cli->steps.off = true; return 0;
     default: return 0;
     }
 }
 /* clang-format on */
 
-/* " objects summary " as "objects, summary". */
-static const char *listed(const char *commands, char *out, size_t cap)
+static bool takes(const struct cl_command_spec *c, uint64_t bit, unsigned flag)
 {
-    size_t n = 0;
-    for (const char *p = commands + 1; *p && n + 3 < cap; p++) {
-        if (*p != ' ')
-            out[n++] = *p;
-        else if (p[1]) {
-            out[n++] = ',';
-            out[n++] = ' ';
-        }
-    }
-    out[n] = '\0';
-    return out;
+    return (!bit || (cl_command_option_set(c) & bit)) && (c->flags & flag) == flag;
 }
 
-static bool targets(int id)
+/* The commands of the table whose option set has bit (0: any), as "objects, summary" (or, with last,
+ * "info, objects and check-layout"); flag limits them to the rows with that flag. */
+static const char *commands_with(uint64_t bit, unsigned flag, const char *last, char *out,
+                                 size_t cap)
 {
-    return id == O_PID || id == O_CORE || id == O_EXE || id == O_SYSROOT || id == O_LIBPATH ||
-           id == O_DUMP || id == O_COPY_LIMIT || id == O_CHILDREN;
+    size_t n, len = 0, found = 0, total = 0;
+    const struct cl_command_spec *c = cl_commands(&n);
+    for (size_t i = 0; i < n; i++)
+        total += takes(&c[i], bit, flag);
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (!takes(&c[i], bit, flag))
+            continue;
+        found++;
+        cl_appendf(out, cap, &len, "%s%s",
+                   found == 1               ? ""
+                   : found == total && last ? last
+                                            : ", ",
+                   c[i].name);
+    }
+    return out;
 }
 
 bool cl_command_many(const struct cl_command_line *cli)
@@ -303,54 +287,62 @@ bool cl_command_many(const struct cl_command_line *cli)
     return cli->npids + cli->ncores > 1 || cli->children_of;
 }
 
-size_t cl_command_options(const char *command, bool with_target, const char **out, size_t cap)
+size_t cl_command_options(const char *command, enum cl_front front, const char **out, size_t cap)
 {
-    char word[32];
+    const struct cl_command_spec *c = cl_command_find(command);
+    uint64_t set = c ? front_options(c, front) : 0;
     size_t n = 0;
-    snprintf(word, sizeof word, " %s ", command);
-    for (int id = 0; id < O_NUMBER_OF_OPTIONS && n < cap; id++)
-        if (id != O_HELP && id != O_VERSION && (with_target || !targets(id)) &&
-            (!rules[id].commands || strstr(rules[id].commands, word)))
-            out[n++] = rules[id].name;
+    for (int id = 0; id < CL_O_NUMBER_OF_OPTIONS && n < cap; id++)
+        if (id != CL_O_HELP && id != CL_O_VERSION && (set & CL_OPTION_BIT(id)))
+            out[n++] = cl_option(id)->name;
     return n;
 }
 
-const char *const *cl_option_values(const char *option)
+/* Whether exactly one of the options in set was given. */
+static bool cli_one_of(const struct cl_command_line *cli, uint64_t set)
 {
-    static const char *const devices[] = {"cpu", "cuda", "all", NULL};
-    return strcmp(option, "device") == 0  ? devices
-           : strcmp(option, "state") == 0 ? state_names
-                                          : NULL;
+    uint64_t given = cli->given & set;
+    return given && !(given & (given - 1));
+}
+
+/* "refs wants one of --addr ADDR or --type NAME". */
+static int one_of_refusal(const struct cl_command_spec *c, struct cl_error *err)
+{
+    char names[256] = "";
+    size_t len = 0, found = 0, total = (size_t)__builtin_popcountll(c->one_of);
+    for (int id = 0; id < CL_O_NUMBER_OF_OPTIONS; id++)
+        if (c->one_of & CL_OPTION_BIT(id))
+            cl_appendf(names, sizeof names, &len, "%s--%s %s",
+                       !found++         ? ""
+                       : found == total ? " or "
+                                        : ", ",
+                       cl_option(id)->name, cl_option(id)->value);
+    return cl_error_set(err, CL_E_USAGE, "%s wants one of %s", c->name, names);
 }
 
 int cl_command_applicable(const struct cl_command_line *cli, struct cl_error *err)
 {
-    if (!cli->command)
+    const struct cl_command_spec *c = cl_command_find(cli->command);
+    if (!c)
         return 0;
-    char word[32], commands[128];
-    snprintf(word, sizeof word, " %s ", cli->command);
-    for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++)
-        if ((cli->given >> id & 1) && rules[id].commands && !strstr(rules[id].commands, word))
-            return cl_error_set(err, CL_E_USAGE, "--%s does not apply to %s (only to %s)",
-                                rules[id].name, cli->command,
-                                listed(rules[id].commands, commands, sizeof commands));
-    if (strcmp(cli->command, "blocks") == 0 && cli->block_filter.cpu)
+    char commands[256];
+    uint64_t stray = cli->given & ~cl_command_option_set(c);
+    for (int id = 0; id < CL_O_NUMBER_OF_OPTIONS; id++)
+        if (stray & CL_OPTION_BIT(id))
+            return cl_error_set(
+                err, CL_E_USAGE, "--%s does not apply to %s (only to %s)", cl_option(id)->name,
+                c->name, commands_with(CL_OPTION_BIT(id), 0, NULL, commands, sizeof commands));
+    if (c->one_of && !cli_one_of(cli, c->one_of))
+        return one_of_refusal(c, err);
+    if ((c->needs & CL_MODEL_ALLOCATOR) && cli->block_filter.cpu)
         return cl_error_set(err, CL_E_USAGE,
-                            "--device cpu does not apply to blocks: the CUDA "
-                            "allocator's devices are cuda:N");
+                            "--device cpu does not apply to %s: the CUDA "
+                            "allocator's devices are cuda:N",
+                            c->name);
     return 0;
 }
 
-/* info reads a few pages of the target: a copy made so that the process could resume before
- * them would stop it longer than the reads do (under 0.01 s against 0.06 s, and 11 MB of memory
- * against 271, on a 2M-object heap). check-layout reads as little, but then compares DWARF for
- * longer than a copy takes, which the process would wait out stopped. */
-static bool reads_little(const char *command)
-{
-    return command && strcmp(command, "info") == 0;
-}
-
-/* The command, diff's files, and no stray arguments. */
+/* The command, the snapshot files it takes, and no stray arguments. */
 static int parse_operands(int argc, char **argv, bool want_command, struct cl_command_line *cli,
                           struct cl_error *err)
 {
@@ -358,51 +350,43 @@ static int parse_operands(int argc, char **argv, bool want_command, struct cl_co
         if (optind >= argc)
             return cl_error_set(err, CL_E_USAGE, "no command given (see --help)");
         cli->command = argv[optind++];
-        if (!cl_command_known(cli->command))
+        const struct cl_command_spec *known = cl_command_find(cli->command);
+        if (!known || (known->flags & CL_CMD_GDB_ONLY))
             return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
     }
-    /* diff and merge take the snapshot files they compare */
-    bool merge = cli->command && strcmp(cli->command, "merge") == 0;
-    size_t max_files = merge ? CL_MAX_TARGETS : 2;
-    while (cli->command && (merge || strcmp(cli->command, "diff") == 0) && optind < argc &&
-           cli->nfiles < max_files)
+    const struct cl_command_spec *c = cl_command_find(cli->command);
+    while (c && optind < argc && cli->nfiles < c->max_files)
         cli->files[cli->nfiles++] = argv[optind++];
     if (optind < argc)
         return cl_error_set(err, CL_E_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (cli->command && strcmp(cli->command, "diff") == 0 && !cli->nfiles)
-        return cl_error_set(err, CL_E_USAGE,
-                            "diff wants a snapshot file: diff A B, or diff A "
-                            "--pid PID | --core FILE");
-    if (merge && cli->nfiles < 2)
-        return cl_error_set(err, CL_E_USAGE,
-                            "merge wants two or more snapshot files (culeak "
-                            "snapshot -o FILE of each rank)");
+    if (c && cli->nfiles < c->min_files)
+        return cl_error_set(err, CL_E_USAGE, "%s", c->fewer_files);
     return 0;
 }
 
-/* `culeak dump`: a live process or a core in, a file out. */
-static int check_dump_command(const struct cl_command_line *cli, struct cl_error *err)
+/* A command that records (dump): a live process or a core in, a file out. */
+static int check_records(const struct cl_command_line *cli, struct cl_error *err)
 {
     if (cli->session.dump)
         return cl_error_set(err, CL_E_USAGE,
-                            "dump reads a live process or a core (--pid or "
-                            "--core), not another dump");
+                            "%s reads a live process or a core (--pid or "
+                            "--core), not another dump",
+                            cli->command);
     if (!cli->output)
-        return cl_error_set(err, CL_E_USAGE, "dump wants the file to write: -o FILE");
+        return cl_error_set(err, CL_E_USAGE, "%s wants the file to write: -o FILE", cli->command);
     return 0;
 }
 
-/* Several targets: a command that reads each (MANY) and writes no file. */
-static int check_many(const struct cl_command_line *cli, struct cl_error *err)
+/* Several targets: a command that reads each (CL_CMD_MANY) and writes no file. */
+static int check_many(const struct cl_command_spec *c, const struct cl_command_line *cli,
+                      struct cl_error *err)
 {
-    char word[32];
-    snprintf(word, sizeof word, " %s ", cli->command ? cli->command : "");
-    if (!strstr(MANY, word))
+    char many[256];
+    if (!c || !(c->flags & CL_CMD_MANY))
         return cl_error_set(err, CL_E_USAGE,
-                            "%s reads one target; several (--pid, --core, "
-                            "--children) go to info, objects, refs, tensors, summary, blocks, "
-                            "snapshot and check-layout",
-                            cli->command ? cli->command : "");
+                            "%s reads one target; several (--pid, --core, --children) go to %s",
+                            cli->command ? cli->command : "",
+                            commands_with(0, CL_CMD_MANY, " and ", many, sizeof many));
     if (cli->session.dump)
         return cl_error_set(err, CL_E_USAGE, "several targets are --pid and --core, not --dump");
     if (cli->output || cli->html || cli->torch_snapshot)
@@ -421,12 +405,13 @@ static int check_many(const struct cl_command_line *cli, struct cl_error *err)
 /* Which target: exactly one where the command needs one, and core options for cores only. */
 static int check_target(bool allow_target, const struct cl_command_line *cli, struct cl_error *err)
 {
+    const struct cl_command_spec *c = cl_command_find(cli->command);
     const struct cl_file_locator *loc = &cli->session.open.locator;
     const struct cl_session_options *so = &cli->session;
-    if (cli->command && strcmp(cli->command, "watch") == 0 && !so->pid && allow_target)
-        return cl_error_set(err, CL_E_USAGE, "watch wants a live process: --pid PID");
+    if (c && (c->flags & CL_CMD_LIVE) && !so->pid && allow_target)
+        return cl_error_set(err, CL_E_USAGE, "%s wants a live process: --pid PID", c->name);
     bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
-    if (!so->pid && !cli->children_of && cli->given >> O_COPY_LIMIT & 1)
+    if (!so->pid && !cli->children_of && (cli->given & CL_OPTION_BIT(CL_O_COPY_LIMIT)))
         return cl_error_set(err, CL_E_USAGE,
                             "--copy-limit applies to live processes (--pid, "
                             "--children) only");
@@ -437,27 +422,28 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
     if (!allow_target)
         return 0;
     if (cl_command_many(cli))
-        return check_many(cli, err);
+        return check_many(c, cli, err);
     if ((so->pid != 0) + (so->core != NULL) + (so->dump != NULL) > 1)
         return cl_error_set(err, CL_E_USAGE,
                             "give exactly one of --pid PID, --core FILE or "
                             "--dump FILE");
-    if (cli->command && strcmp(cli->command, "dump") == 0) {
-        int rc = check_dump_command(cli, err);
+    if (c && (c->flags & CL_CMD_RECORDS)) {
+        int rc = check_records(cli, err);
         if (rc)
             return rc;
     }
-    if (!so->pid && !so->core && !so->dump && !cl_command_offline(cli))
+    bool offline = cl_command_offline(cli);
+    if (!so->pid && !so->core && !so->dump && !offline)
         return cl_error_set(
             err, CL_E_USAGE,
-            cli->nfiles == 1 ? "diff A wants the target to "
-                               "compare with: --pid PID, --core FILE or --dump FILE (or a second "
-                               "file)"
-                             : "give exactly one of --pid PID, --core FILE or --dump FILE");
-    if (cl_command_offline(cli) && target)
+            cli->nfiles ? "%s A wants the target to compare with: --pid PID, --core FILE or "
+                          "--dump FILE (or a second file)"
+                        : "give exactly one of --pid PID, --core FILE or --dump FILE",
+            c ? c->name : "");
+    if (offline && target)
         return cl_error_set(err, CL_E_USAGE,
-                            "diff A B compares two files: no --pid, --core or "
-                            "--dump");
+                            "%s A B compares two files: no --pid, --core or --dump",
+                            c ? c->name : "");
     if ((so->pid || so->dump) && (loc->exe || loc->sysroot || loc->nlib_dirs))
         return cl_error_set(err, CL_E_USAGE,
                             "--exe, --sysroot and --lib-path apply to cores "
@@ -469,36 +455,50 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
 int cl_command_parse(int argc, char **argv, int first, bool want_command, bool allow_target,
                      struct cl_command_line *cli, struct cl_error *err)
 {
-    struct option longopts[O_NUMBER_OF_OPTIONS + 1] = {{0}};
-    for (int id = 0; id < O_NUMBER_OF_OPTIONS; id++) {
-        bool flag = id == O_JSON || id == O_FULL || id == O_QUIET || id == O_HELP ||
-                    id == O_VERSION || id == O_ALLOCATOR_ONLY;
+    struct option longopts[CL_O_NUMBER_OF_OPTIONS + 1] = {{0}};
+    char shorts[2 * CL_O_NUMBER_OF_OPTIONS + 1] = "";
+    size_t nshort = 0;
+    for (int id = 0; id < CL_O_NUMBER_OF_OPTIONS; id++) {
+        const struct cl_option_spec *o = cl_option(id);
         longopts[id] =
-            (struct option){rules[id].name, flag ? no_argument : required_argument, NULL, 256 + id};
+            (struct option){o->name, o->value ? required_argument : no_argument, NULL, 256 + id};
+        if (o->short_name) {
+            shorts[nshort++] = o->short_name;
+            if (o->value)
+                shorts[nshort++] = ':';
+        }
     }
     opterr = 0;
-    optind = 0;   /* glibc: 0 restarts the scan, so a plugin can parse many command lines */
+    optind = 0; /* glibc: 0 restarts the scan, so a plugin can parse many command lines */
     argc -= first - 1;
     argv += first - 1;
-    for (int c; (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1;) {
-        int id = c == 'h' ? O_HELP : c == 'o' ? O_OUTPUT : c - 256;
-        if (id < 0 || id >= O_NUMBER_OF_OPTIONS)
+    for (int ch; (ch = getopt_long(argc, argv, shorts, longopts, NULL)) != -1;) {
+        int id = ch - 256;
+        for (int k = 0; ch < 256 && k < CL_O_NUMBER_OF_OPTIONS; k++)
+            if (ch != '?' && cl_option(k)->short_name == ch)
+                id = k;
+        if (id < 0 || id >= CL_O_NUMBER_OF_OPTIONS)
             return cl_error_set(err, CL_E_USAGE, "unknown or incomplete option '%s' (see --help)",
                                 argv[optind - 1]);
-        if (id == O_HELP)
+        if (id == CL_O_HELP)
             return CL_PARSE_HELP;
-        if (id == O_VERSION)
+        if (id == CL_O_VERSION)
             return CL_PARSE_VERSION;
-        if ((cli->given >> id & 1) && !rules[id].repeatable)
-            return cl_error_set(err, CL_E_USAGE, "--%s given twice: give it once", rules[id].name);
-        cli->given |= 1u << id;
-        int rc = set_option((enum option_id)id, optarg, cli, err);
+        if ((cli->given & CL_OPTION_BIT(id)) && !cl_option(id)->repeatable)
+            return cl_error_set(err, CL_E_USAGE, "--%s given twice: give it once",
+                                cl_option(id)->name);
+        cli->given |= CL_OPTION_BIT(id);
+        int rc = set_option((enum cl_option_id)id, optarg, cli, err);
         if (rc)
             return rc;
     }
     cli->session.open.locator.lib_dirs = cli->lib_dirs;
     int rc = parse_operands(argc, argv, want_command, cli, err);
-    if (!rc && reads_little(cli->command) && !(cli->given >> O_COPY_LIMIT & 1))
+    const struct cl_command_spec *c = rc ? NULL : cl_command_find(cli->command);
+    /* A command that reads a few pages keeps the process stopped: a copy made so that the
+     * process could resume before them would stop it longer than the reads do (info: under
+     * 0.01 s against 0.06 s, and 11 MB of memory against 271, on a 2M-object heap). */
+    if (c && (c->flags & CL_CMD_READS_LITTLE) && !(cli->given & CL_OPTION_BIT(CL_O_COPY_LIMIT)))
         cli->session.open.keep_stopped = true;
     if (!rc)
         rc = check_target(allow_target, cli, err);

@@ -1,5 +1,6 @@
-/* The command line both front ends parse: options and their values into a struct
- * cl_command_line, with the checks that an option applies to the command and is given once. */
+/* The command line both front ends parse: options (engine/options.h) and their values into a
+ * struct cl_command_line, with the checks that each applies to the command (engine/table.h) and
+ * is given once. */
 #ifndef CULEAK_ENGINE_CMDLINE_H
 #define CULEAK_ENGINE_CMDLINE_H
 
@@ -8,6 +9,7 @@
 #include <stdint.h>
 
 #include "cpython/heap.h"
+#include "engine/options.h"
 #include "engine/session.h"
 #include "report/blocks.h"
 #include "report/tensors.h"
@@ -18,7 +20,7 @@
 
 struct cl_command_line {
     const char *command;
-    uint32_t given;                 /* the options given, a bit per option (cmdline.c) */
+    uint64_t given;                 /* the options given: CL_OPTION_BIT of each */
     struct cl_session_options session;   /* target options: the CLI's only; the first target */
     /* Several targets (engine/multi.h): every --pid and --core given, and --children PID. */
     int pids[CL_MAX_TARGETS];
@@ -44,31 +46,38 @@ struct cl_command_line {
     size_t nfiles;
     double interval;                /* watch --interval seconds */
     size_t count;                   /* watch --count: inspections, 0 until the process ends */
+    struct {                        /* culeak-break-step, in gdb */
+        const char *symbol;         /* --symbol, or NULL: the autograd engine's execute */
+        size_t every;               /* --every: report every Nth hit (0: each) */
+        uint64_t stop_on_growth;    /* --stop-on-growth: bytes, 0: never stop */
+        bool off;                   /* --off */
+    } steps;
     struct cl_tensor_filter tensor_filter;
     struct cl_block_filter block_filter;
     struct py_walk_options walk;
 };
 
-/* The usage text: commands, then target options when with_target, then the others, into out
- * (cap bytes, CL_USAGE_CAP is enough). Returns its length, as snprintf does. */
-#define CL_USAGE_CAP 8192
-size_t cl_command_usage(bool with_target, char *out, size_t cap);
+/* Which front end a usage text or an option list is for: the CLI names its target with
+ * options, gdb's is gdb's own. */
+enum cl_front { CL_FRONT_CLI, CL_FRONT_GDB };
+
+/* The usage text: the front end's commands, then its options by group, into out (cap bytes,
+ * CL_USAGE_CAP is enough). Returns its length, as snprintf does. */
+#define CL_USAGE_CAP 12288
+size_t cl_command_usage(enum cl_front front, char *out, size_t cap);
 
 /* What cl_command_parse returns besides 0 and CL_E_USAGE. */
 enum { CL_PARSE_HELP = -1, CL_PARSE_VERSION = -2 };
 
 /* Parses argv[first..argc): options and (when want_command) the command name. Target options
- * are refused unless allow_target. Returns 0, CL_E_USAGE, CL_PARSE_HELP or CL_PARSE_VERSION. */
+ * are refused unless allow_target (in gdb, which sets cl->command itself and then asks
+ * cl_command_applicable). Returns 0, CL_E_USAGE, CL_PARSE_HELP or CL_PARSE_VERSION. */
 int cl_command_parse(int argc, char **argv, int first, bool want_command, bool allow_target,
                      struct cl_command_line *cl, struct cl_error *err);
 
-/* The names (without --) of the options that apply to command, target options only when
- * with_target, help and version left out: at most cap of them into out; returns how many. For
- * completion in the gdb plugin. */
-size_t cl_command_options(const char *command, bool with_target, const char **out, size_t cap);
-/* The values an option takes from a fixed set (device: cpu, cuda, all; state: all, allocated,
- * free), NULL-terminated; NULL for an option whose values are open (numbers, names, files). */
-const char *const *cl_option_values(const char *option);
+/* The names (without --) of the options that apply to command in the front end, help and
+ * version left out: at most cap of them into out; returns how many. For completion in gdb. */
+size_t cl_command_options(const char *command, enum cl_front front, const char **out, size_t cap);
 
 /* Whether the command line names several targets (several --pid or --core, or --children). */
 bool cl_command_many(const struct cl_command_line *cl);

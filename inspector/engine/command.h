@@ -1,5 +1,6 @@
-/* The commands both front ends run: a parsed command line (engine/cmdline.h) run on an open
- * session, writing to a stream. The CLI and the gdb plugin differ only in where the session
+/* Running a command of the table (engine/table.h) on an open session: its models built first
+ * (those it needs, and those it uses where they can be read), then its run function, writing to
+ * a stream. The CLI, the gdb plugin and the Python package differ only in where the session
  * comes from and where the output goes. */
 #ifndef CULEAK_ENGINE_COMMAND_H
 #define CULEAK_ENGINE_COMMAND_H
@@ -9,20 +10,14 @@
 
 #include "engine/cmdline.h"
 #include "engine/session.h"
+#include "engine/table.h"
 
-/* Runs cl->command on s, writing its report to out. 0, or a status with err set. */
-int cl_command_run(const struct cl_command_line *cl, struct cl_session *s, FILE *out,
+/* Runs cli->command on s, writing its report to out. 0, or a status with err set. */
+int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                    struct cl_error *err);
 
-/* Whether name is a command, and whether it needs the Python heap walked. */
-bool cl_command_known(const char *name);
-
-/* Whether the parsed command runs without a target (diff of two snapshot files), and runs it. */
-bool cl_command_offline(const struct cl_command_line *cl);
-int cl_command_run_offline(const struct cl_command_line *cl, FILE *out, struct cl_error *err);
-
-/* watch: inspects the target every cl->interval seconds (cl->count times, or until it ends),
- * printing what grew since the last inspection; the target runs in between. */
-int cl_command_watch(const struct cl_command_line *cl, FILE *out, struct cl_error *err);
+/* Whether the parsed command runs on its snapshot files alone (diff A B, merge), and runs it. */
+bool cl_command_offline(const struct cl_command_line *cli);
+int cl_command_run_offline(const struct cl_command_line *cli, FILE *out, struct cl_error *err);
 
 #endif

@@ -5,19 +5,17 @@
 #include <string.h>
 
 #include "engine/command.h"
+#include "engine/table.h"
 #include "target/dump.h"
 
 #define MAX_PATHS 64   /* refs --max-paths' maximum (cmdline.c): every path refs may print */
 
-/* The commands whose reads the dump must hold, run as they would be, their output dropped. Each
- * model is built once (the session caches it; the walk's progress, on a terminal, shows once);
- * the reports then read what they print lazily (names, dict keys), which is why they are run
- * too, in both output forms; blocks also with --torch-snapshot, which reads the allocation
- * stacks. */
-static const char *const exercised[] = {
-    "info", "objects", "tensors", "summary", "blocks", "snapshot", "check-layout",
-};
-
+/* The commands whose reads the dump must hold (CL_CMD_DUMPED in the command table) are run as
+ * they would be, their output dropped. Each model is built once (the session caches it; the
+ * walk's progress, on a terminal, shows once); the reports then read what they print lazily
+ * (names, dict keys), which is why they are run too, in each output form they have; blocks also
+ * with --torch-snapshot, which reads the allocation stacks. refs is exercised apart (below): no
+ * one command line prints every path it can. */
 static int run_quietly(const struct cl_command_line *cli, struct cl_session *s, const char *name,
                        bool json)
 {
@@ -86,9 +84,13 @@ static int exercise_refs(const struct cl_command_line *cli, struct cl_session *s
 
 static int exercise(const struct cl_command_line *cli, struct cl_session *s, struct cl_error *err)
 {
-    for (size_t i = 0; i < sizeof exercised / sizeof *exercised; i++)
-        for (int json = 0; json < 2; json++) {
-            if (run_quietly(cli, s, exercised[i], json))
+    size_t n;
+    const struct cl_command_spec *c = cl_commands(&n);
+    for (size_t i = 0; i < n; i++)
+        for (int json = 0; json < 2 && (c[i].flags & CL_CMD_DUMPED); json++) {
+            if (json && !c[i].schema)
+                continue;
+            if (run_quietly(cli, s, c[i].name, json))
                 return cl_error_set(err, CL_E_INTERNAL, "cannot open /dev/null: %s",
                                     strerror(errno));
             if (s->target->gone)

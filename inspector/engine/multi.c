@@ -64,7 +64,8 @@ static int collect(const struct cl_command_line *cli, struct target **v, size_t 
 
 static bool wants_ranks(const struct cl_command_line *cli)
 {
-    return strcmp(cli->command, "summary") == 0 || strcmp(cli->command, "snapshot") == 0;
+    const struct cl_command_spec *c = cl_command_find(cli->command);
+    return c && (c->flags & CL_CMD_RANKS);
 }
 
 static FILE *file_in(const struct target *t, const char *name, const char *mode)

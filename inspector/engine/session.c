@@ -58,20 +58,9 @@ void cl_session_close(struct cl_session *s)
         torch_tensors_free(&s->tensors);
     if (s->heap_built)
         py_heap_free(&s->heap);
-    cl_symbols_free(s->symbols);
+    cl_symbols_close(s->symbols);
     cl_target_close(s->target);
     free(s);
-}
-
-struct cl_report_notes cl_session_notes(const struct cl_session *s)
-{
-    return (struct cl_report_notes){{
-        s->target->warnings,
-        s->heap_built ? s->heap.warnings : NULL,
-        s->tensors_built ? s->tensors.warnings : NULL,
-        s->allocator_built ? s->allocator.warnings : NULL,
-        s->holders_built ? s->holders.warnings : NULL,
-    }};
 }
 
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,

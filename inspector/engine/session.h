@@ -47,9 +47,6 @@ int cl_session_open(const struct cl_session_options *opt, struct cl_session **ou
 int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct cl_error *err);
 void cl_session_close(struct cl_session *s);
 
-/* The warnings of every model built so far, for the reports. */
-struct cl_report_notes cl_session_notes(const struct cl_session *s);
-
 /* The Python object graph, built on first use. */
 int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, struct py_heap **out,
                     struct cl_error *err);

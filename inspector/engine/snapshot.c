@@ -56,24 +56,33 @@ static struct cl_snapshot_entry *entry(struct cl_snapshot *snap, const char *pat
 int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
                      struct cl_snapshot *out, struct cl_error *err)
 {
-    char collapsed[4096];
-    memset(out, 0, sizeof *out);
     struct cl_holders *hs;
     int rc = cl_session_holders(s, opt, NULL, &hs, err);
-    if (rc)
+    if (rc) {
+        memset(out, 0, sizeof *out);
         return rc;
-    const struct torch_tensors *tt = &s->tensors;
+    }
+    return cl_snapshot_from(&s->tensors, hs, s->target->pid, &s->rank, s->python.version,
+                            s->torch.version, out, err);
+}
+
+int cl_snapshot_from(const struct torch_tensors *tt, const struct cl_holders *hs, int pid,
+                     const struct cl_rank *rank, const char *python, const char *torch,
+                     struct cl_snapshot *out, struct cl_error *err)
+{
+    char collapsed[4096];
+    memset(out, 0, sizeof *out);
     time_t now = time(NULL);
     struct tm utc;
-    out->pid = s->target->pid;
-    out->rank = s->rank;
+    out->pid = pid;
+    out->rank = *rank;
     strftime(out->time, sizeof out->time, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
     if (gethostname(out->hostname, sizeof out->hostname))
         snprintf(out->hostname, sizeof out->hostname, "?");
     out->hostname[sizeof out->hostname - 1] = '\0';
     snprintf(out->culeak, sizeof out->culeak, "%s", CL_VERSION);
-    snprintf(out->python, sizeof out->python, "%s", s->python.version);
-    snprintf(out->torch, sizeof out->torch, "%s", s->torch.version);
+    snprintf(out->python, sizeof out->python, "%s", python);
+    snprintf(out->torch, sizeof out->torch, "%s", torch);
     for (uint32_t k = 0; k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
         const struct cl_storage_holders *sh = &hs->storages[k];

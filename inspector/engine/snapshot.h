@@ -32,7 +32,12 @@ struct cl_snapshot {
 void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap);
 int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error *err);
 
+/* A snapshot of the session now (its holders built first), or of models already built: the
+ * tensors and their holders, and where they were read (pid, rank, versions). */
 int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
+                     struct cl_snapshot *out, struct cl_error *err);
+int cl_snapshot_from(const struct torch_tensors *tt, const struct cl_holders *hs, int pid,
+                     const struct cl_rank *rank, const char *python, const char *torch,
                      struct cl_snapshot *out, struct cl_error *err);
 void cl_snapshot_free(struct cl_snapshot *snap);
 

@@ -25,12 +25,15 @@ static int by_count(const void *a, const void *b)
     return x->type && y->type ? strcmp(x->type->name, y->type->name) : 0; /* the same each run */
 }
 
-void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
-                       const struct cl_report_notes *w)
+int cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
+                      const struct cl_report_notes *w, struct cl_error *err)
 {
     size_t n = 0; /* types with objects: first once sorted */
     struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
-    for (uint32_t i = 0; counts && i < h->n; i++) {
+    if (!counts)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory counting %zu types",
+                            h->objects.ntypes);
+    for (uint32_t i = 0; i < h->n; i++) {
         const struct py_node *node = &h->nodes[i];
         struct type_count *c = &counts[node->type];
         if (!c->count++) { /* the type's first object */
@@ -40,8 +43,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         }
         c->tracked += node->tracked;
     }
-    if (counts)
-        qsort(counts, h->objects.ntypes, sizeof *counts, by_count);
+    qsort(counts, h->objects.ntypes, sizeof *counts, by_count);
     if (top == 0 || top > n)
         top = n;
     if (json) {
@@ -81,6 +83,7 @@ void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
         cl_report_warnings(out, NULL, w, "warning: ");
     }
     free(counts);
+    return 0;
 }
 
 /* Whether a type is the one --type names: a qualified name (module.Class) must equal the type's;
@@ -201,15 +204,17 @@ static const char *cxx_holder(const struct cl_addrmap *by_node, const struct cl_
     return k != UINT32_MAX ? hs->tensor_paths[k] : NULL;
 }
 
-size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                      const struct cl_holders *hs, const struct cl_refs_query *q, bool json,
-                      const struct cl_report_notes *w)
+int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                   const struct cl_holders *hs, const struct cl_refs_query *q, bool json,
+                   const struct cl_report_notes *w, struct cl_error *err)
 {
     struct cl_json j;
     size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
     if (max_paths > 64)
         max_paths = 64;
     char(*paths)[4096] = malloc(max_paths * sizeof *paths);
+    if (!paths)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory for %zu paths", max_paths);
     /* heap node (number key) -> tensor, for tensors only C++ reaches */
     struct cl_addrmap by_node = {0};
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
@@ -232,12 +237,12 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
         cl_json_key(&j, "objects");
         cl_json_begin_array(&j);
     }
-    for (size_t k = 0; paths && k < q->naddrs; k++, matched++) {
+    for (size_t k = 0; k < q->naddrs; k++, matched++) {
         uint32_t i = py_heap_find(h, q->addrs[k]);
         report_one(out, json ? &j : NULL, h, q->addrs[k], i, max_paths, paths,
                    cxx_holder(&by_node, hs, i));
     }
-    for (uint32_t i = 0; paths && q->type && i < h->n; i++) {
+    for (uint32_t i = 0; q->type && i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
         if (type_matches(h, ty, q->type)) {
             report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
@@ -254,5 +259,5 @@ size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *
     free(paths);
     free(type_note);
     cl_addrmap_free(&by_node);
-    return matched;
+    return 0;
 }

@@ -11,8 +11,9 @@
 #include "holders/holders.h"
 #include "torch/tensors.h"
 
-void cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
-                       const struct cl_report_notes *w);
+/* 0, or CL_E_INTERNAL (out of memory) before anything is written. */
+int cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
+                      const struct cl_report_notes *w, struct cl_error *err);
 
 struct cl_refs_query {
     const uint64_t *addrs;       /* objects by address, or */
@@ -21,9 +22,9 @@ struct cl_refs_query {
     size_t max_paths;            /* paths per object, shortest first (0: 1) */
 };
 /* tt and hs (both NULL without torch) name the C++ holder of tensors no Python root reaches (a
- * .grad, a saved tensor). Returns the number of objects matched. */
-size_t cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                      const struct cl_holders *hs, const struct cl_refs_query *q, bool json,
-                      const struct cl_report_notes *w);
+ * .grad, a saved tensor). 0, or CL_E_INTERNAL (out of memory) before anything is written. */
+int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                   const struct cl_holders *hs, const struct cl_refs_query *q, bool json,
+                   const struct cl_report_notes *w, struct cl_error *err);
 
 #endif

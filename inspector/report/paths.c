@@ -67,8 +67,8 @@ static void step_fields(struct cl_json *j, const struct py_path_step *s, const c
 
 void cl_json_path_steps(struct cl_json *j, const char *path)
 {
-    struct py_path_step *steps = malloc(MAX_STEPS * sizeof *steps);
-    size_t n = path && steps ? py_path_steps(path, steps, MAX_STEPS) : 0;
+    struct py_path_step steps[MAX_STEPS];   /* 24 KiB: no allocation that could fail unseen */
+    size_t n = path ? py_path_steps(path, steps, MAX_STEPS) : 0;
     cl_json_begin_array(j);
     for (size_t k = 0; k < n && k < MAX_STEPS; k++) {
         char text[CL_PATH_TEXT_CAP];
@@ -84,5 +84,4 @@ void cl_json_path_steps(struct cl_json *j, const char *path)
         cl_json_end_object(j);
     }
     cl_json_end_array(j);
-    free(steps);
 }

@@ -436,22 +436,25 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
     cl_text_line(out, line, width);
 }
 
-/* The leak report: every holder that reaches a storage, by what dropping it alone would free,
- * CUDA first; top bounds the lines (0: all). */
-static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
-                          const struct cl_holders *hs, size_t top, size_t width)
+/* The holders that reach a storage, by what dropping each alone would free, CUDA first, into
+ * order (hs->n + 1 entries); returns how many. ranked is scratch of as many. */
+static uint32_t order_holders(const struct cl_holders *hs, uint32_t *order, struct ranked *ranked)
 {
-    uint32_t *order = malloc((hs->n + 1) * sizeof *order), n = 0;
-    struct ranked *ranked = malloc((hs->n + 1) * sizeof *ranked);
-    for (uint32_t k = 0; order && ranked && k < hs->n; k++)
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < hs->n; k++)
         if (hs->v[k].storages)
             ranked[n++] = rank(hs, k);
-    if (order && ranked) {
-        qsort(ranked, n, sizeof *ranked, by_retained);
-        for (uint32_t i = 0; i < n; i++)
-            order[i] = ranked[i].k;
-    }
-    free(ranked);
+    qsort(ranked, n, sizeof *ranked, by_retained);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = ranked[i].k;
+    return n;
+}
+
+/* The leak report: the holders in order (n of them), top bounding the lines (0: all). */
+static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
+                          const struct cl_holders *hs, const uint32_t *order, uint32_t n,
+                          size_t top, size_t width)
+{
     if (top && top < n)
         n = (uint32_t)top;
     if (j) {
@@ -494,7 +497,6 @@ static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
     }
     if (j)
         cl_json_end_array(j);
-    free(order);
 }
 
 /* The CUDA allocator's own figures per device, and the allocated blocks no tensor accounts for
@@ -558,9 +560,12 @@ int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *
             snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
         ok = ok && add_total(&owners, &nown, &own_cap, owner, st->nbytes);
     }
-    if (!ok) {
+    uint32_t *order = ok ? malloc((hs->n + 1) * sizeof *order) : NULL;
+    struct ranked *ranked = order ? malloc((hs->n + 1) * sizeof *ranked) : NULL;
+    if (!ranked) {
         free(devices);
         free(owners);
+        free(order);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory totalling %u storages",
                             tt->nstorages);
     }
@@ -581,7 +586,7 @@ int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *
     print_totals(out, jp, "device", devices, ndev);
     if (json)   /* by root, for scripts; the holders say it better for people */
         print_totals(out, jp, "owner", owners, nown);
-    print_holders(out, jp, h, hs, opt->top, opt->width);
+    print_holders(out, jp, h, hs, order, order_holders(hs, order, ranked), opt->top, opt->width);
     allocator_part(out, jp, tt, a);
     if (json)
         cl_report_json_end(out, &j, w);
@@ -589,5 +594,7 @@ int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *
         cl_report_warnings(out, NULL, w, "warning: ");
     free(devices);
     free(owners);
+    free(order);
+    free(ranked);
     return 0;
 }

@@ -57,7 +57,7 @@ int cl_symbols_load_recorded(struct cl_target *t, const unsigned char *p, size_t
     struct cl_bytes_in in = {p, len, 0, false, false};
     if (!read_section(&in, s)) {
         bool oom = in.oom;
-        cl_symbols_free(s);
+        cl_symbols_close(s);
         return oom ? cl_error_set(err, CL_E_INTERNAL, "out of memory")
                    : cl_error_set(err, CL_E_NOT_CORE,
                                   "the dump is corrupt: its symbol section "

@@ -174,14 +174,14 @@ int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_erro
         !(s->load_notes = notes_since(t, notes_before)))
         rc = CL_E_INTERNAL;
     if (rc) {
-        cl_symbols_free(s);
+        cl_symbols_close(s);
         return cl_error_set(err, rc, "out of memory");
     }
     *out = s;
     return 0;
 }
 
-void cl_symbols_free(struct cl_symbols *s)
+void cl_symbols_close(struct cl_symbols *s)
 {
     if (!s)
         return;

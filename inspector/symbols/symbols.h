@@ -48,7 +48,7 @@ struct cl_symbols {
 /* For a dump target, the modules and answers its symbol section holds; for a target opened with
  * record, the answers are kept from here on (cl_symbols_write). */
 int cl_symbols_load(struct cl_target *t, struct cl_symbols **out, struct cl_error *err);
-void cl_symbols_free(struct cl_symbols *s);
+void cl_symbols_close(struct cl_symbols *s);
 /* The modules, the loading's warnings and every answer given so far, as a dump's symbol section
  * (replay.c, which also reads it back). */
 void cl_symbols_write(const struct cl_symbols *s, struct cl_bytes_out *o);

@@ -41,7 +41,7 @@ static void ask_symbols(struct cl_target *t)
         (void)cl_module_has_dwarf(&s->mods[i]);
     }
     (void)cl_symbols_name_at(s, 0x1000, NULL);
-    cl_symbols_free(s);
+    cl_symbols_close(s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -56,6 +56,7 @@ int main(void)
     register_graph_reach_tests();
     register_engine_values_tests();
     register_engine_ranks_tests();
+    register_engine_table_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_ErrorCode rc = CU_basic_run_tests();

@@ -45,5 +45,6 @@ void register_graph_dominators_tests(void);
 void register_graph_reach_tests(void);
 void register_engine_values_tests(void);
 void register_engine_ranks_tests(void);
+void register_engine_table_tests(void);
 
 #endif

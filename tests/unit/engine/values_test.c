@@ -262,13 +262,13 @@ static bool has(const char **names, size_t n, const char *name)
 static void test_completion_lists(void)
 {
     const char *names[32];
-    size_t n = cl_command_options("tensors", false, names, 32);
+    size_t n = cl_command_options("tensors", CL_FRONT_GDB, names, 32);
     CU_ASSERT(has(names, n, "device") && has(names, n, "min-bytes") && has(names, n, "json"));
     CU_ASSERT(!has(names, n, "top") && !has(names, n, "state") && !has(names, n, "pid"));
     CU_ASSERT(!has(names, n, "help"));
-    n = cl_command_options("tensors", true, names, 32);
+    n = cl_command_options("tensors", CL_FRONT_CLI, names, 32);
     CU_ASSERT(has(names, n, "pid") && has(names, n, "copy-limit"));
-    CU_ASSERT_EQUAL(cl_command_options("blocks", false, names, 2), 2); /* cut at cap */
+    CU_ASSERT_EQUAL(cl_command_options("blocks", CL_FRONT_GDB, names, 2), 2); /* cut at cap */
     const char *const *v = cl_option_values("state");
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     CU_ASSERT_STRING_EQUAL(v[0], "all");

@@ -18,7 +18,7 @@ static struct cl_symbols *syms;
 
 static void close_child(void)
 {
-    cl_symbols_free(syms);
+    cl_symbols_close(syms);
     cl_target_close(target);
     syms = NULL;
     target = NULL;
