@@ -487,10 +487,13 @@ static PyObject *snapshot_command(const char *command, struct args *a)
     FILE *out = open_memstream(&text, &len);
     if (!out)
         return gdb_error("out of memory");
-    cl_snapshot_diff(out, &x->snap, &y->snap, json);
+    int rc = cl_snapshot_diff(out, &x->snap, &y->snap, json, &err);
     fclose(out);
-    gdb_write(text);
+    if (!rc && text)
+        gdb_write(text);
     free(text);
+    if (rc)
+        return gdb_error(err.msg);
     Py_RETURN_NONE;
 }
 

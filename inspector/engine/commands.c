@@ -154,11 +154,11 @@ static int write_torch_snapshot(const char *path, const struct cl_torch_snapshot
     FILE *f = fopen(path, "wb");
     if (!f)
         return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    cl_torch_snapshot_write(f, tm);
+    int rc = cl_torch_snapshot_write(f, tm, err);
     bool failed = ferror(f) != 0;
-    if (fclose(f) != 0 || failed)
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    return 0;
+    if ((fclose(f) != 0 || failed) && !rc)
+        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return rc;
 }
 
 static int cmd_blocks(const struct cl_command_line *cli, const struct cl_models *m, FILE *out,
@@ -167,8 +167,10 @@ static int cmd_blocks(const struct cl_command_line *cli, const struct cl_models 
     struct cc_stacks *stacks = cli->torch_snapshot ? alloc_stacks(m) : NULL;
     struct cl_torch_snapshot_models tm = {m->allocator, m->tensors, m->holders, stacks};
     struct cl_report_notes w = cl_models_notes(m);
-    cl_report_blocks(out, m->allocator, m->tensors, m->holders, &cli->block_filter, cli->json, &w);
-    int rc = cli->torch_snapshot ? write_torch_snapshot(cli->torch_snapshot, &tm, err) : 0;
+    int rc = cl_report_blocks(out, m->allocator, m->tensors, m->holders, &cli->block_filter,
+                              cli->json, &w, err);
+    if (!rc && cli->torch_snapshot)
+        rc = write_torch_snapshot(cli->torch_snapshot, &tm, err);
     if (stacks)
         cc_stacks_free(stacks);
     free(stacks);
@@ -263,7 +265,7 @@ static int cmd_diff(const struct cl_command_line *cli, const struct cl_models *m
     if (rc)
         return rc;
     if (!(rc = snapshot_of(m, &now, err))) {
-        cl_snapshot_diff(out, &before, &now, cli->json);
+        rc = cl_snapshot_diff(out, &before, &now, cli->json, err);
         cl_snapshot_free(&now);
     }
     cl_snapshot_free(&before);
@@ -278,7 +280,7 @@ static int diff_files(const struct cl_command_line *cli, FILE *out, struct cl_er
     if (rc)
         return rc;
     if (!(rc = cl_snapshot_read(cli->files[1], &b, err))) {
-        cl_snapshot_diff(out, &a, &b, cli->json);
+        rc = cl_snapshot_diff(out, &a, &b, cli->json, err);
         cl_snapshot_free(&b);
     }
     cl_snapshot_free(&a);
@@ -311,16 +313,19 @@ static int merge_files(const struct cl_command_line *cli, FILE *out, struct cl_e
             sorted[i] = snaps[order[i]]; /* shallow: snaps owns them */
             sources[i] = cli->files[order[i]];
         }
-        struct cl_json j;
-        if (cli->json) {
+        struct cl_ranks ranks;
+        rc = cl_ranks_build(sorted, sources, n, &ranks, err);
+        if (!rc && cli->json) {
+            struct cl_json j;
             cl_json_begin_document(&j, out);
             cl_json_key(&j, "across_ranks");
-        }
-        cl_ranks_report(out, cli->json ? &j : NULL, sorted, sources, n);
-        if (cli->json) {
+            cl_ranks_write_json(&j, &ranks);
             cl_json_end_object(&j);
             cl_json_finish(&j);
+        } else if (!rc) {
+            cl_ranks_write_text(out, &ranks);
         }
+        cl_ranks_free(&ranks);
     }
     for (size_t i = 0; snaps && i < read; i++)
         cl_snapshot_free(&snaps[i]); /* the one that failed freed itself */

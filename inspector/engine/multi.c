@@ -200,58 +200,79 @@ static void copy_report(FILE *out, const struct target *t, struct cl_json *j)
     free(text);
 }
 
-static void write_all(FILE *out, const struct cl_command_line *cli, const struct target *v,
-                      size_t n)
+/* The ranks side by side, from the snapshots the workers left (two or more): built before any
+ * report is written. */
+struct across {
+    struct cl_snapshot *snaps;   /* shallow: the targets own them */
+    const char **sources;
+    size_t n;
+    struct cl_ranks ranks;
+};
+
+static int across_build(const struct target *v, size_t n, struct across *a, struct cl_error *err)
 {
-    struct cl_snapshot *snaps = calloc(n + 1, sizeof *snaps);
-    const char **sources = calloc(n + 1, sizeof *sources);
-    size_t nsnaps = 0;
-    for (size_t i = 0; snaps && sources && i < n; i++)
+    *a = (struct across){.snaps = calloc(n + 1, sizeof *a->snaps),
+                         .sources = calloc(n + 1, sizeof *a->sources)};
+    int rc = a->snaps && a->sources ? 0 : cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
         if (v[i].has_snap) {
-            sources[nsnaps] = v[i].core;
-            snaps[nsnaps++] = v[i].snap;   /* shallow: v owns it */
+            a->sources[a->n] = v[i].core;
+            a->snaps[a->n++] = v[i].snap;
         }
+    if (!rc && a->n > 1)
+        rc = cl_ranks_build(a->snaps, a->sources, a->n, &a->ranks, err);
+    return rc;
+}
+
+static void across_free(struct across *a)
+{
+    cl_ranks_free(&a->ranks);
+    free(a->snaps);
+    free(a->sources);
+}
+
+static void write_json(FILE *out, const struct target *v, size_t n, const struct across *a)
+{
     struct cl_json j;
-    if (cli->json) {
-        cl_json_begin_document(&j, out);
-        cl_json_key(&j, "targets");
-        cl_json_begin_array(&j);
-        for (size_t i = 0; i < n; i++) {
-            cl_json_begin_object(&j);
-            cl_json_key(&j, "pid");
-            cl_json_count_or_null(&j, v[i].pid ? v[i].pid : -1);
-            cl_json_key(&j, "core");
-            cl_json_string(&j, v[i].core);
-            cl_json_rank(&j, &v[i].rank);
-            cl_json_key(&j, "exit_status");
-            cl_json_int(&j, v[i].status);
-            cl_json_key(&j, "report");
-            copy_report(out, &v[i], &j);
-            cl_json_end_object(&j);
-        }
-        cl_json_end_array(&j);
-        cl_json_key(&j, "across_ranks");
-        if (nsnaps > 1)
-            cl_ranks_report(out, &j, snaps, sources, nsnaps);
-        else
-            cl_json_null(&j);
+    cl_json_begin_document(&j, out);
+    cl_json_key(&j, "targets");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < n; i++) {
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "pid");
+        cl_json_count_or_null(&j, v[i].pid ? v[i].pid : -1);
+        cl_json_key(&j, "core");
+        cl_json_string(&j, v[i].core);
+        cl_json_rank(&j, &v[i].rank);
+        cl_json_key(&j, "exit_status");
+        cl_json_int(&j, v[i].status);
+        cl_json_key(&j, "report");
+        copy_report(out, &v[i], &j);
         cl_json_end_object(&j);
-        cl_json_finish(&j);
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            heading(out, &v[i]);
-            copy_report(out, &v[i], NULL);
-            if (v[i].status)
-                fprintf(out, "culeak: error: %s\n", v[i].error);
-            fputc('\n', out);
-        }
-        if (nsnaps > 1) {
-            fprintf(out, "== across ranks ==\n");
-            cl_ranks_report(out, NULL, snaps, sources, nsnaps);
-        }
     }
-    free(snaps);
-    free(sources);
+    cl_json_end_array(&j);
+    cl_json_key(&j, "across_ranks");
+    if (a->n > 1)
+        cl_ranks_write_json(&j, &a->ranks);
+    else
+        cl_json_null(&j);
+    cl_json_end_object(&j);
+    cl_json_finish(&j);
+}
+
+static void write_text(FILE *out, const struct target *v, size_t n, const struct across *a)
+{
+    for (size_t i = 0; i < n; i++) {
+        heading(out, &v[i]);
+        copy_report(out, &v[i], NULL);
+        if (v[i].status)
+            fprintf(out, "culeak: error: %s\n", v[i].error);
+        fputc('\n', out);
+    }
+    if (a->n > 1) {
+        fprintf(out, "== across ranks ==\n");
+        cl_ranks_write_text(out, &a->ranks);
+    }
 }
 
 static void clean(struct target *t)
@@ -306,8 +327,14 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
         for (size_t i = 0; i < n; i++)
             gather(&v[i], &ignored);
         qsort(v, n, sizeof *v, by_rank);
-        write_all(out, cli, v, n);
-        *written = true;
+        struct across a;
+        rc = across_build(v, n, &a, err);
+        if (!rc && cli->json)
+            write_json(out, v, n, &a);
+        else if (!rc)
+            write_text(out, v, n, &a);
+        *written = !rc;
+        across_free(&a);
         for (size_t i = 0; i < n && !rc; i++) {
             char name[64];
             if (v[i].core)

@@ -10,13 +10,33 @@
 
 #include "engine/snapshot.h"
 #include "report/json.h"
+#include "util/error.h"
 
 /* What counts as more than the median: at least this many bytes and a tenth of the median. */
 #define CL_RANKS_MIN_EXCESS (1u << 20)
 
-/* sources[i] names snaps[i] (its file), or is NULL (a target read now). With j, writes the
- * comparison as the value of the current key of j; else text to out. */
-void cl_ranks_report(FILE *out, struct cl_json *j, const struct cl_snapshot *snaps,
-                     const char *const *sources, size_t n);
+/* A rank's pattern that holds more than the median of the ranks. */
+struct cl_rank_outlier {
+    size_t snap;               /* the rank's index in snaps */
+    const char *pattern;
+    uint64_t bytes, median;
+};
+
+/* The comparison's rows: the ranks (borrowed) and every outlier, biggest excess first. */
+struct cl_ranks {
+    const struct cl_snapshot *snaps;
+    const char *const *sources;   /* sources[i] names snaps[i] (its file), or NULL (read now) */
+    size_t n;
+    struct cl_rank_outlier *outliers;
+    size_t noutliers;
+};
+
+/* 0, or CL_E_INTERNAL when out of memory (nothing to write then). */
+int cl_ranks_build(const struct cl_snapshot *snaps, const char *const *sources, size_t n,
+                   struct cl_ranks *out, struct cl_error *err);
+void cl_ranks_free(struct cl_ranks *r);
+/* The comparison as text, or as the value of the current key of j. */
+void cl_ranks_write_text(FILE *out, const struct cl_ranks *r);
+void cl_ranks_write_json(struct cl_json *j, const struct cl_ranks *r);
 
 #endif

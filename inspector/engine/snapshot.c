@@ -170,6 +170,8 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
     bool fits =
         cl_appendf(line, cap, &len, "%+lld storages, %+lld bytes", (long long)ds, (long long)db);
     bool first = true;
+    if (!c)
+        cl_appendf(line, cap, &len, "; out of memory listing what grew");
     for (size_t i = 0; fits && c && i < n && i < 3; i++) {
         if (c[i].bytes <= 0)
             continue;
@@ -181,42 +183,56 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
     return db;
 }
 
-void cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
-                      bool json)
+static void diff_text(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
+                      const struct change *c, size_t n)
+{
+    fprintf(out, "%+lld storages, %+lld bytes\n", (long long)b->storages - (long long)a->storages,
+            (long long)b->bytes - (long long)a->bytes);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %+14lld bytes %+6lld storages  %s\n", (long long)c[i].bytes,
+                (long long)c[i].storages, c[i].path);
+}
+
+static void diff_json(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
+                      const struct change *c, size_t n)
+{
+    struct cl_json j;
+    cl_json_begin_document(&j, out);
+    cl_json_key(&j, "storages");
+    cl_json_int(&j, (long long)b->storages - (long long)a->storages);
+    cl_json_key(&j, "bytes");
+    cl_json_int(&j, (long long)b->bytes - (long long)a->bytes);
+    cl_json_key(&j, "changes");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < n; i++) {
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "path");
+        cl_json_string(&j, c[i].path);
+        cl_json_key(&j, "storages");
+        cl_json_int(&j, c[i].storages);
+        cl_json_key(&j, "bytes");
+        cl_json_int(&j, c[i].bytes);
+        cl_json_end_object(&j);
+    }
+    cl_json_end_array(&j);
+    cl_json_end_object(&j);
+    cl_json_finish(&j);
+}
+
+int cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b, bool json,
+                     struct cl_error *err)
 {
     size_t n;
     struct change *c = changes(a, b, &n);
-    if (json) {
-        struct cl_json j;
-        cl_json_begin_document(&j, out);
-        cl_json_key(&j, "storages");
-        cl_json_int(&j, (long long)b->storages - (long long)a->storages);
-        cl_json_key(&j, "bytes");
-        cl_json_int(&j, (long long)b->bytes - (long long)a->bytes);
-        cl_json_key(&j, "changes");
-        cl_json_begin_array(&j);
-        for (size_t i = 0; c && i < n; i++) {
-            cl_json_begin_object(&j);
-            cl_json_key(&j, "path");
-            cl_json_string(&j, c[i].path);
-            cl_json_key(&j, "storages");
-            cl_json_int(&j, c[i].storages);
-            cl_json_key(&j, "bytes");
-            cl_json_int(&j, c[i].bytes);
-            cl_json_end_object(&j);
-        }
-        cl_json_end_array(&j);
-        cl_json_end_object(&j);
-        cl_json_finish(&j);
-    } else {
-        fprintf(out, "%+lld storages, %+lld bytes\n",
-                (long long)b->storages - (long long)a->storages,
-                (long long)b->bytes - (long long)a->bytes);
-        for (size_t i = 0; c && i < n; i++)
-            fprintf(out, "  %+14lld bytes %+6lld storages  %s\n", (long long)c[i].bytes,
-                    (long long)c[i].storages, c[i].path);
-    }
+    if (!c)
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory comparing %zu and %zu patterns",
+                            a->n, b->n);
+    if (json)
+        diff_json(out, a, b, c, n);
+    else
+        diff_text(out, a, b, c, n);
     free(c);
+    return 0;
 }
 
 void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap)

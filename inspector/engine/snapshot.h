@@ -50,8 +50,9 @@ void cl_path_collapse(const char *path, char *out, size_t cap);
  * growth (negative when memory was released). */
 int64_t cl_snapshot_delta(const struct cl_snapshot *before, const struct cl_snapshot *after,
                           char *line, size_t cap);
-/* Every path whose storages or bytes changed, biggest change first. */
-void cl_snapshot_diff(FILE *out, const struct cl_snapshot *before, const struct cl_snapshot *after,
-                      bool json);
+/* Every path whose storages or bytes changed, biggest change first: 0, or CL_E_INTERNAL (out
+ * of memory) before anything is written. */
+int cl_snapshot_diff(FILE *out, const struct cl_snapshot *before, const struct cl_snapshot *after,
+                     bool json, struct cl_error *err);
 
 #endif

@@ -177,8 +177,7 @@ static int blocks_json(FILE *out, void *arg)
 {
     struct models *m = arg;
     struct cl_block_filter all = {.device = -1};
-    cl_report_blocks(out, m->a, m->tt, m->hs, &all, true, m->w);
-    return 0;
+    return cl_report_blocks(out, m->a, m->tt, m->hs, &all, true, m->w, m->err);
 }
 
 int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
@@ -186,9 +185,9 @@ int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                    const struct cl_report_notes *w, struct cl_error *err)
 {
     struct models m = {h, tt, hs, a, w, err};
-    int rc = 0, blocks_rc = 0;
+    int rc = 0;
     char *summary = json_of(summary_json, &m, &rc);
-    char *blocks = a ? json_of(blocks_json, &m, &blocks_rc) : NULL;
+    char *blocks = a && !rc ? json_of(blocks_json, &m, &rc) : NULL;
     if (!rc && (!summary || (a && !blocks)))
         rc = cl_error_set(err, CL_E_INTERNAL, "out of memory writing the HTML report");
     if (!rc) {

@@ -88,112 +88,122 @@ void cl_json_rank(struct cl_json *j, const struct cl_rank *rank)
     cl_json_count_or_null(j, rank->world_size);
 }
 
+static void target_json(struct cl_json *j, const struct cl_target *t)
+{
+    cl_json_key(j, "target");
+    cl_json_begin_object(j);
+    cl_json_key(j, "kind");
+    cl_json_string(j, kind_name(t->kind));
+    if (t->kind == CL_TARGET_DUMP) {
+        cl_json_key(j, "dumped_from");
+        cl_json_string(j, kind_name(t->source_kind));
+    }
+    if (t->allocator_only) {
+        cl_json_key(j, "allocator_only");
+        cl_json_bool(j, true);
+    }
+    cl_json_key(j, "pid");
+    cl_json_int(j, t->pid);
+    /* the pid in its own PID namespace; pid's on the host */
+    if (t->source_kind == CL_TARGET_LIVE) {
+        cl_json_key(j, "ns_pid");
+        cl_json_int(j, t->ns_pid ? t->ns_pid : t->pid);
+    }
+    cl_json_key(j, "executable");
+    cl_json_string(j, t->exe_path);
+    if (t->source_kind == CL_TARGET_CORE) {
+        cl_json_key(j, "signal");
+        cl_json_int(j, t->signal);
+    }
+    cl_json_key(j, "threads");
+    cl_json_begin_array(j);
+    for (size_t i = 0; i < t->nthreads; i++)
+        cl_json_int(j, t->threads[i].tid);
+    cl_json_end_array(j);
+    if (t->kind == CL_TARGET_LIVE) {   /* not resumed: stopped for as long as culeak read it */
+        cl_json_key(j, "copied_bytes");
+        cl_json_int(j, (long long)t->copied_bytes);
+        cl_json_key(j, "stopped_microseconds");
+        if (t->resumed)
+            cl_json_int(j, (long long)(t->stopped_seconds * 1e6));
+        else
+            cl_json_null(j);
+    }
+    cl_json_end_object(j);
+}
+
+static void python_json(struct cl_json *j, const struct cl_python_info *py)
+{
+    cl_json_key(j, "python");
+    cl_json_begin_object(j);
+    cl_json_key(j, "version");
+    cl_json_string(j, py->version);
+    cl_json_key(j, "version_hex");
+    cl_json_hex(j, py->version_hex);
+    cl_json_key(j, "detected_by");
+    cl_json_string(j, py->version_source);
+    cl_json_key(j, "confirmed_by");
+    cl_json_begin_array(j);
+    char buf[sizeof py->confirmed_by];
+    memcpy(buf, py->confirmed_by, sizeof buf);
+    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        cl_json_string(j, tok + (*tok == ' '));
+    cl_json_end_array(j);
+    cl_json_key(j, "build");
+    cl_json_string(j, py->build[0] ? py->build : NULL);
+    cl_json_key(j, "linkage");
+    cl_json_string(j, py->shared ? "shared" : "static");
+    cl_json_key(j, "module");
+    cl_json_string(j, py->module->path);
+    cl_json_key(j, "runtime_address");
+    cl_json_hex(j, py->runtime_addr);
+    cl_json_key(j, "runtime_found_by");
+    cl_json_string(j, py->runtime_found_by);
+    cl_json_key(j, "debug_info");
+    cl_json_bool(j, py->has_dwarf);
+    cl_json_key(j, "symtab");
+    cl_json_bool(j, py->has_symtab);
+    cl_json_key(j, "free_threaded");
+    cl_json_bool(j, py->free_threaded);
+    cl_json_end_object(j);
+}
+
+static void torch_json(struct cl_json *j, const struct cl_torch_info *tc)
+{
+    cl_json_key(j, "torch");
+    cl_json_begin_object(j);
+    cl_json_key(j, "loaded");
+    cl_json_bool(j, tc->loaded);
+    cl_json_key(j, "version");
+    cl_json_string(j, tc->version[0] ? tc->version : NULL);
+    cl_json_key(j, "version_file");
+    cl_json_string(j, tc->version_file[0] ? tc->version_file : NULL);
+    cl_json_key(j, "cuda");
+    cl_json_string(j, tc->cuda[0] ? tc->cuda : NULL);
+    cl_json_key(j, "cuda_build");
+    cl_json_bool(j, tc->cuda_build);
+    cl_json_key(j, "c10_cuda_mapped");
+    cl_json_bool(j, tc->c10_cuda_mapped);
+    cl_json_key(j, "libraries");
+    cl_json_begin_array(j);
+    for (size_t i = 0; i < tc->nlibs; i++)
+        cl_json_string(j, tc->libs[i]);
+    cl_json_end_array(j);
+    cl_json_end_object(j);
+}
+
 void cl_report_info_json(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
                          const struct cl_torch_info *tc, const struct cl_rank *rank,
                          const struct cl_report_notes *w)
 {
     struct cl_json j;
     cl_json_begin_document(&j, out);
-
-    cl_json_key(&j, "target");
-    cl_json_begin_object(&j);
-    cl_json_key(&j, "kind");
-    cl_json_string(&j, kind_name(t->kind));
-    if (t->kind == CL_TARGET_DUMP) {
-        cl_json_key(&j, "dumped_from");
-        cl_json_string(&j, kind_name(t->source_kind));
-    }
-    if (t->allocator_only) {
-        cl_json_key(&j, "allocator_only");
-        cl_json_bool(&j, true);
-    }
-    cl_json_key(&j, "pid");
-    cl_json_int(&j, t->pid);
-    /* the pid in its own PID namespace; pid's on the host */
-    if (t->source_kind == CL_TARGET_LIVE) {
-        cl_json_key(&j, "ns_pid");
-        cl_json_int(&j, t->ns_pid ? t->ns_pid : t->pid);
-    }
-    cl_json_key(&j, "executable");
-    cl_json_string(&j, t->exe_path);
-    if (t->source_kind == CL_TARGET_CORE) {
-        cl_json_key(&j, "signal");
-        cl_json_int(&j, t->signal);
-    }
-    cl_json_key(&j, "threads");
-    cl_json_begin_array(&j);
-    for (size_t i = 0; i < t->nthreads; i++)
-        cl_json_int(&j, t->threads[i].tid);
-    cl_json_end_array(&j);
-    if (t->kind == CL_TARGET_LIVE) {   /* not resumed: stopped for as long as culeak read it */
-        cl_json_key(&j, "copied_bytes");
-        cl_json_int(&j, (long long)t->copied_bytes);
-        cl_json_key(&j, "stopped_microseconds");
-        if (t->resumed)
-            cl_json_int(&j, (long long)(t->stopped_seconds * 1e6));
-        else
-            cl_json_null(&j);
-    }
-    cl_json_end_object(&j);
-
-    cl_json_key(&j, "python");
-    cl_json_begin_object(&j);
-    cl_json_key(&j, "version");
-    cl_json_string(&j, py->version);
-    cl_json_key(&j, "version_hex");
-    cl_json_hex(&j, py->version_hex);
-    cl_json_key(&j, "detected_by");
-    cl_json_string(&j, py->version_source);
-    cl_json_key(&j, "confirmed_by");
-    cl_json_begin_array(&j);
-    char buf[sizeof py->confirmed_by];
-    memcpy(buf, py->confirmed_by, sizeof buf);
-    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        cl_json_string(&j, tok + (*tok == ' '));
-    cl_json_end_array(&j);
-    cl_json_key(&j, "build");
-    cl_json_string(&j, py->build[0] ? py->build : NULL);
-    cl_json_key(&j, "linkage");
-    cl_json_string(&j, py->shared ? "shared" : "static");
-    cl_json_key(&j, "module");
-    cl_json_string(&j, py->module->path);
-    cl_json_key(&j, "runtime_address");
-    cl_json_hex(&j, py->runtime_addr);
-    cl_json_key(&j, "runtime_found_by");
-    cl_json_string(&j, py->runtime_found_by);
-    cl_json_key(&j, "debug_info");
-    cl_json_bool(&j, py->has_dwarf);
-    cl_json_key(&j, "symtab");
-    cl_json_bool(&j, py->has_symtab);
-    cl_json_key(&j, "free_threaded");
-    cl_json_bool(&j, py->free_threaded);
-    cl_json_end_object(&j);
-
+    target_json(&j, t);
+    python_json(&j, py);
     cl_json_key(&j, "rank");
     cl_json_begin_object(&j);
     cl_json_rank(&j, rank);
     cl_json_end_object(&j);
-
-    cl_json_key(&j, "torch");
-    cl_json_begin_object(&j);
-    cl_json_key(&j, "loaded");
-    cl_json_bool(&j, tc->loaded);
-    cl_json_key(&j, "version");
-    cl_json_string(&j, tc->version[0] ? tc->version : NULL);
-    cl_json_key(&j, "version_file");
-    cl_json_string(&j, tc->version_file[0] ? tc->version_file : NULL);
-    cl_json_key(&j, "cuda");
-    cl_json_string(&j, tc->cuda[0] ? tc->cuda : NULL);
-    cl_json_key(&j, "cuda_build");
-    cl_json_bool(&j, tc->cuda_build);
-    cl_json_key(&j, "c10_cuda_mapped");
-    cl_json_bool(&j, tc->c10_cuda_mapped);
-    cl_json_key(&j, "libraries");
-    cl_json_begin_array(&j);
-    for (size_t i = 0; i < tc->nlibs; i++)
-        cl_json_string(&j, tc->libs[i]);
-    cl_json_end_array(&j);
-    cl_json_end_object(&j);
-
+    torch_json(&j, tc);
     cl_report_json_end(out, &j, w);
 }

@@ -25,64 +25,92 @@ static int by_count(const void *a, const void *b)
     return x->type && y->type ? strcmp(x->type->name, y->type->name) : 0; /* the same each run */
 }
 
-int cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
-                      const struct cl_report_notes *w, struct cl_error *err)
+/* The objects report's rows: the types by count, cut to top. */
+struct objects_rows {
+    struct type_count *counts;
+    size_t n;                   /* rows */
+    uint32_t objects, reachable, gc_only;
+};
+
+static int objects_rows(struct py_heap *h, size_t top, struct objects_rows *r, struct cl_error *err)
 {
-    size_t n = 0; /* types with objects: first once sorted */
-    struct type_count *counts = calloc(h->objects.ntypes + 1, sizeof *counts);
-    if (!counts)
+    *r = (struct objects_rows){
+        .objects = h->n, .reachable = h->nreachable, .gc_only = h->n - h->nreachable};
+    r->counts = calloc(h->objects.ntypes + 1, sizeof *r->counts);
+    if (!r->counts)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory counting %zu types",
                             h->objects.ntypes);
+    size_t types = 0; /* types with objects: first once sorted */
     for (uint32_t i = 0; i < h->n; i++) {
         const struct py_node *node = &h->nodes[i];
-        struct type_count *c = &counts[node->type];
+        struct type_count *c = &r->counts[node->type];
         if (!c->count++) { /* the type's first object */
-            n++;
+            types++;
             c->type = py_node_type(h, i);
             c->bytes = h->type_bytes[node->type];
         }
         c->tracked += node->tracked;
     }
-    qsort(counts, h->objects.ntypes, sizeof *counts, by_count);
-    if (top == 0 || top > n)
-        top = n;
-    if (json) {
-        struct cl_json j;
-        cl_json_begin_document(&j, out);
-        cl_json_key(&j, "objects");
-        cl_json_int(&j, h->n);
-        cl_json_key(&j, "reachable");
-        cl_json_int(&j, h->nreachable);
-        cl_json_key(&j, "types");
-        cl_json_begin_array(&j);
-        for (size_t i = 0; i < top; i++) {
-            const struct py_type *ty = counts[i].type;
-            cl_json_begin_object(&j);
-            cl_json_key(&j, "type");
-            cl_json_string(&j, ty ? ty->name : "?");
-            cl_json_key(&j, "count");
-            cl_json_int(&j, (long long)counts[i].count);
-            cl_json_key(&j, "size");
-            cl_json_int(&j, (long long)counts[i].bytes);
-            cl_json_key(&j, "tracked");
-            cl_json_int(&j, (long long)counts[i].tracked);
-            cl_json_end_object(&j);
-        }
-        cl_json_end_array(&j);
-        cl_report_json_end(out, &j, w);
-    } else {
-        fprintf(out, "%u objects: %u reachable from a root, %u only on GC lists\n", h->n,
-                h->nreachable, h->n - h->nreachable);
-        fprintf(out, "%10s %12s %10s  %s\n", "count", "bytes", "gc-tracked", "type");
-        for (size_t i = 0; i < top; i++) {
-            const struct py_type *ty = counts[i].type;
-            fprintf(out, "%10llu %12llu %10llu  %s\n", (unsigned long long)counts[i].count,
-                    (unsigned long long)counts[i].bytes, (unsigned long long)counts[i].tracked,
-                    ty ? ty->name : "?");
-        }
-        cl_report_warnings(out, NULL, w, "warning: ");
+    qsort(r->counts, h->objects.ntypes, sizeof *r->counts, by_count);
+    r->n = top == 0 || top > types ? types : top;
+    return 0;
+}
+
+static void objects_text(FILE *out, const struct objects_rows *r, const struct cl_report_notes *w)
+{
+    fprintf(out, "%u objects: %u reachable from a root, %u only on GC lists\n", r->objects,
+            r->reachable, r->gc_only);
+    fprintf(out, "%10s %12s %10s  %s\n", "count", "bytes", "gc-tracked", "type");
+    for (size_t i = 0; i < r->n; i++) {
+        const struct py_type *ty = r->counts[i].type;
+        fprintf(out, "%10llu %12llu %10llu  %s\n", (unsigned long long)r->counts[i].count,
+                (unsigned long long)r->counts[i].bytes, (unsigned long long)r->counts[i].tracked,
+                ty ? ty->name : "?");
     }
-    free(counts);
+    cl_report_warnings(out, NULL, w, "warning: ");
+}
+
+static void objects_json(FILE *out, const struct objects_rows *r, const struct cl_report_notes *w)
+{
+    struct cl_json j;
+    cl_json_begin_document(&j, out);
+    cl_json_key(&j, "objects");
+    cl_json_int(&j, r->objects);
+    cl_json_key(&j, "reachable");
+    cl_json_int(&j, r->reachable);
+    cl_json_key(&j, "gc_only");
+    cl_json_int(&j, r->gc_only);
+    cl_json_key(&j, "types");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < r->n; i++) {
+        const struct py_type *ty = r->counts[i].type;
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "type");
+        cl_json_string(&j, ty ? ty->name : "?");
+        cl_json_key(&j, "count");
+        cl_json_int(&j, (long long)r->counts[i].count);
+        cl_json_key(&j, "size");
+        cl_json_int(&j, (long long)r->counts[i].bytes);
+        cl_json_key(&j, "tracked");
+        cl_json_int(&j, (long long)r->counts[i].tracked);
+        cl_json_end_object(&j);
+    }
+    cl_json_end_array(&j);
+    cl_report_json_end(out, &j, w);
+}
+
+int cl_report_objects(FILE *out, struct py_heap *h, size_t top, bool json,
+                      const struct cl_report_notes *w, struct cl_error *err)
+{
+    struct objects_rows r;
+    int rc = objects_rows(h, top, &r, err);
+    if (rc)
+        return rc;
+    if (json)
+        objects_json(out, &r, w);
+    else
+        objects_text(out, &r, w);
+    free(r.counts);
     return 0;
 }
 
@@ -148,51 +176,80 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
         fprintf(out, "%s\n", line);
 }
 
-/* One object and its paths; cxx names the C++ holder of a tensor no Python root reaches. */
+/* One object refs reports: where it is, what it is, and the chains that hold it. */
+struct ref_row {
+    uint64_t addr;
+    const struct py_type *type;   /* NULL: not an object culeak found */
+    uint64_t size;
+    size_t npaths;                /* in the caller's paths */
+    bool found;                   /* in the heap (else only its address is known) */
+};
+
+/* The row of the object at addr (heap node i, or PY_NO_NODE), its paths into paths; cxx names
+ * the C++ holder of a tensor no Python root reaches. */
+static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size_t max_paths,
+                              char (*paths)[4096], const char *cxx)
+{
+    struct ref_row r = {.addr = addr, .found = i != PY_NO_NODE};
+    r.type = r.found ? py_node_type(h, i) : NULL;
+    r.size = r.type ? py_object_size(&h->objects, addr, r.type) : 0;
+    r.npaths = r.found ? py_heap_paths(h, i, max_paths, paths) : 0;
+    if (r.npaths == 0 && cxx) {
+        snprintf(paths[0], sizeof paths[0], "%s", cxx);
+        r.npaths = 1;
+    }
+    return r;
+}
+
+static void ref_text(FILE *out, const struct ref_row *r, char (*paths)[4096])
+{
+    fprintf(out, "0x%llx %s\n", (unsigned long long)r->addr,
+            r->type ? r->type->name : "(not an object culeak found)");
+    char text[CL_PATH_TEXT_CAP];
+    for (size_t k = 0; k < r->npaths; k++)
+        fprintf(out, "    %s\n", cl_path_text(paths[k], text));
+    if (r->npaths == 0)
+        fprintf(out, "    %s\n",
+                !r->found ? "not found in the heap"
+                          : "reachable from no root (a garbage cycle awaiting collection, "
+                            "or held only from C)");
+}
+
+static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4096])
+{
+    cl_json_begin_object(j);
+    cl_json_key(j, "address");
+    cl_json_hex(j, r->addr);
+    cl_json_key(j, "type");
+    cl_json_string(j, r->type ? r->type->name : NULL);
+    if (r->type) {
+        cl_json_key(j, "size");
+        cl_json_int(j, (long long)r->size);
+    }
+    cl_json_key(j, "paths");
+    cl_json_begin_array(j);
+    for (size_t k = 0; k < r->npaths; k++)
+        cl_json_path(j, paths[k]);
+    cl_json_end_array(j);
+    cl_json_key(j, "steps");
+    cl_json_begin_array(j);
+    for (size_t k = 0; k < r->npaths; k++)
+        cl_json_path_steps(j, paths[k]);
+    cl_json_end_array(j);
+    cl_json_key(j, "reachable");
+    cl_json_bool(j, r->npaths > 0);
+    cl_json_end_object(j);
+}
+
+/* Writes one object's row in the form asked for. */
 static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i,
                        size_t max_paths, char (*paths)[4096], const char *cxx)
 {
-    struct py_type *ty = i != PY_NO_NODE ? py_node_type(h, i) : NULL;
-    size_t n = i != PY_NO_NODE ? py_heap_paths(h, i, max_paths, paths) : 0;
-    if (n == 0 && cxx) {
-        snprintf(paths[0], sizeof paths[0], "%s", cxx);
-        n = 1;
-    }
-    if (j) {
-        cl_json_begin_object(j);
-        cl_json_key(j, "address");
-        cl_json_hex(j, addr);
-        cl_json_key(j, "type");
-        cl_json_string(j, ty ? ty->name : NULL);
-        if (ty) {
-            cl_json_key(j, "size");
-            cl_json_int(j, (long long)py_object_size(&h->objects, addr, ty));
-        }
-        cl_json_key(j, "paths");
-        cl_json_begin_array(j);
-        for (size_t k = 0; k < n; k++)
-            cl_json_path(j, paths[k]);
-        cl_json_end_array(j);
-        cl_json_key(j, "steps");
-        cl_json_begin_array(j);
-        for (size_t k = 0; k < n; k++)
-            cl_json_path_steps(j, paths[k]);
-        cl_json_end_array(j);
-        cl_json_key(j, "reachable");
-        cl_json_bool(j, n > 0);
-        cl_json_end_object(j);
-        return;
-    }
-    fprintf(out, "0x%llx %s\n", (unsigned long long)addr,
-            ty ? ty->name : "(not an object culeak found)");
-    char text[CL_PATH_TEXT_CAP];
-    for (size_t k = 0; k < n; k++)
-        fprintf(out, "    %s\n", cl_path_text(paths[k], text));
-    if (n == 0)
-        fprintf(out, "    %s\n",
-                i == PY_NO_NODE ? "not found in the heap"
-                                : "reachable from no root (a garbage cycle awaiting collection, "
-                                  "or held only from C)");
+    struct ref_row r = ref_row(h, addr, i, max_paths, paths, cxx);
+    if (j)
+        ref_json(j, &r, paths);
+    else
+        ref_text(out, &r, paths);
 }
 
 /* The C++ holder's chain of the Python tensor at heap node i (its parameter's .grad, a graph's

@@ -159,124 +159,193 @@ static bool selected(const struct torch_storage *st, const struct cl_tensor_filt
                   (!f->by_index || st->device_index == f->index) && st->nbytes >= f->min_bytes);
 }
 
+/* One tensor of a storage as both writers print it. */
+struct tensor_row {
+    const struct torch_tensor *x;
+    uint64_t address;          /* the Python tensor, or its TensorImpl when Python has none */
+    const char *type;
+    const char *path;          /* the chain that holds it, or NULL */
+};
+
+/* One storage, with the device text and holders both writers print. */
+struct storage_row {
+    const struct torch_storage *st;
+    char device[32];
+    const struct cl_storage_holders *holders;
+    int devi;                  /* its device among the holders' (-1: none) */
+};
+
+static struct storage_row storage_row(const struct torch_tensors *tt, const struct cl_holders *hs,
+                                      uint32_t s)
+{
+    struct storage_row r = {.st = &tt->storages[s], .holders = &hs->storages[s]};
+    cl_device_text(r.device, sizeof r.device, r.st->device_type, r.st->device_index);
+    r.devi = cl_holders_device(hs, r.st->device_type, r.st->device_index);
+    return r;
+}
+
+static struct tensor_row tensor_row(struct py_heap *h, const struct torch_tensors *tt,
+                                    const struct cl_holders *hs, uint32_t t)
+{
+    const struct torch_tensor *x = &tt->v[t];
+    return (struct tensor_row){x, x->pyobj ? x->pyobj : x->impl, type_name(h, x),
+                               hs->tensor_paths[t]};
+}
+
+/* ---- text ---- */
+
+static void storage_text(FILE *out, const struct cl_holders *hs, const struct storage_row *r,
+                         size_t width)
+{
+    char line[1024];
+    size_t len = 0;
+    cl_append(line, sizeof line, &len, "storage ");
+    cl_append_hex(line, sizeof line, &len, r->st->impl);
+    cl_append(line, sizeof line, &len, "  ");
+    cl_append(line, sizeof line, &len, r->device);
+    cl_append(line, sizeof line, &len, "  ");
+    cl_append_uint(line, sizeof line, &len, r->st->nbytes);
+    cl_append(line, sizeof line, &len, " bytes  held by ");
+    cl_append(line, sizeof line, &len, cl_held_by_name(r->holders->held_by));
+    fputs(line, out);
+    putc('\n', out);
+    holders_text(out, hs, r->holders, r->devi, width);
+}
+
+static void tensor_text(FILE *out, const struct torch_tensors *tt, const struct tensor_row *r,
+                        size_t width)
+{
+    char shape[256], line[1024];
+    const struct torch_tensor *x = r->x;
+    shape_text(shape, sizeof shape, tt, x);
+    size_t len = 0;
+    cl_append(line, sizeof line, &len, "  ");
+    cl_append_hex(line, sizeof line, &len, r->address);
+    cl_append(line, sizeof line, &len, " ");
+    cl_append(line, sizeof line, &len, r->type);
+    cl_append(line, sizeof line, &len, " ");
+    cl_append(line, sizeof line, &len, torch_dtype_name(x->dtype));
+    cl_append(line, sizeof line, &len, " ");
+    cl_append(line, sizeof line, &len, shape);
+    cl_append(line, sizeof line, &len, x->requires_grad ? " requires_grad" : "");
+    cl_append(line, sizeof line, &len, x->grad_fn ? " grad_fn=" : "");
+    cl_append(line, sizeof line, &len, x->grad_fn ? torch_grad_fn_name(tt, x) : "");
+    fputs(line, out);
+    putc('\n', out);
+    if (r->path)
+        cl_text_path_line(out, "      ", r->path, width);
+    else
+        cl_text_line(out,
+                     x->pyobj ? "      reachable from no root (a garbage cycle "
+                                "awaiting collection, or held only from C)"
+                              : "      held from C++ by an unknown owner",
+                     width);
+}
+
+/* ---- JSON ---- */
+
+static void tensor_json(struct cl_json *j, struct py_heap *h, const struct torch_tensors *tt,
+                        const struct cl_holders *hs, const struct storage_row *s,
+                        const struct tensor_row *r)
+{
+    const struct torch_tensor *x = r->x;
+    cl_json_begin_object(j);
+    cl_json_key(j, "address");
+    cl_json_hex(j, r->address);
+    cl_json_key(j, "type");
+    cl_json_string(j, r->type);
+    cl_json_key(j, "device");
+    cl_json_string(j, s->device);
+    cl_json_key(j, "dtype");
+    cl_json_string(j, torch_dtype_name(x->dtype));
+    cl_json_key(j, "shape");
+    cl_json_begin_array(j);
+    for (int d = 0; d < torch_shown_dims(x); d++)
+        cl_json_int(j, torch_sizes(tt, x)[d]);
+    cl_json_end_array(j);
+    cl_json_key(j, "strides");
+    cl_json_begin_array(j);
+    for (int d = 0; d < torch_shown_dims(x); d++)
+        cl_json_int(j, torch_strides(tt, x)[d]);
+    cl_json_end_array(j);
+    cl_json_key(j, "storage_offset");
+    cl_json_int(j, x->storage_offset);
+    cl_json_key(j, "nbytes");
+    cl_json_int(j, (long long)s->st->nbytes);
+    cl_json_key(j, "storage");
+    cl_json_hex(j, s->st->impl);
+    cl_json_key(j, "data_ptr");
+    cl_json_hex(j, x->data_ptr);
+    cl_json_key(j, "storage_data_ptr");
+    cl_json_hex(j, s->st->data);
+    cl_json_key(j, "grad_fn_node");
+    if (x->grad_fn_node != TORCH_NO_NODE)
+        cl_json_int(j, x->grad_fn_node);
+    else
+        cl_json_null(j);
+    cl_json_key(j, "requires_grad");
+    cl_json_bool(j, x->requires_grad);
+    cl_json_key(j, "grad_fn");
+    cl_json_string(j, torch_grad_fn_name(tt, x));
+    cl_json_key(j, "held_by");
+    cl_json_string(j, cl_held_by_name(s->holders->held_by));
+    cl_json_key(j, "paths");
+    cl_json_begin_array(j);
+    if (r->path)
+        cl_json_path(j, r->path);
+    cl_json_end_array(j);
+    cl_json_key(j, "steps");
+    cl_json_begin_array(j);
+    if (r->path)
+        cl_json_path_steps(j, r->path);
+    cl_json_end_array(j);
+    holders_json(j, h, hs, s->holders, s->devi);
+    cl_json_end_object(j);
+}
+
+/* ---- the report ---- */
+
+/* The storages the filter keeps, and their bytes: the totals both forms give. */
+static void totals(const struct torch_tensors *tt, const struct cl_tensor_filter *f,
+                   uint64_t *storages, uint64_t *bytes)
+{
+    *storages = *bytes = 0;
+    for (uint32_t s = 0; s < tt->nstorages; s++)
+        if (selected(&tt->storages[s], f)) {
+            (*storages)++;
+            *bytes += tt->storages[s].nbytes;
+        }
+}
+
 void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                        const struct cl_holders *hs, const struct cl_tensor_filter *f,
                        const struct cl_text_options *opt, bool json,
                        const struct cl_report_notes *w)
 {
-    char dev[32], shape[256], line[1024];
+    uint64_t storages, bytes;
+    totals(tt, f, &storages, &bytes);
     struct cl_json j;
     if (json) {
         cl_json_begin_document(&j, out);
+        cl_json_key(&j, "storages");
+        cl_json_int(&j, (long long)storages);
+        cl_json_key(&j, "bytes");
+        cl_json_int(&j, (long long)bytes);
         cl_json_key(&j, "tensors");
         cl_json_begin_array(&j);
     }
-    uint64_t shown = 0, bytes = 0;
     for (uint32_t s = 0; s < tt->nstorages; s++) {
-        const struct torch_storage *st = &tt->storages[s];
-        if (!selected(st, f))
+        if (!selected(&tt->storages[s], f))
             continue;
-        shown++;
-        bytes += st->nbytes;
-        cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
-        const struct cl_storage_holders *sh = &hs->storages[s];
-        int devi = cl_holders_device(hs, st->device_type, st->device_index);
-        if (!json) {
-            size_t len = 0;
-            cl_append(line, sizeof line, &len, "storage ");
-            cl_append_hex(line, sizeof line, &len, st->impl);
-            cl_append(line, sizeof line, &len, "  ");
-            cl_append(line, sizeof line, &len, dev);
-            cl_append(line, sizeof line, &len, "  ");
-            cl_append_uint(line, sizeof line, &len, st->nbytes);
-            cl_append(line, sizeof line, &len, " bytes  held by ");
-            cl_append(line, sizeof line, &len, cl_held_by_name(sh->held_by));
-            fputs(line, out);
-            putc('\n', out);
-            holders_text(out, hs, sh, devi, opt->width);
-        }
-        for (uint32_t k = 0; k < st->ntensors; k++) {
-            const struct torch_tensor *x = &tt->v[st->tensors[k]];
-            const char *path = hs->tensor_paths[st->tensors[k]];
-            bool has_path = path != NULL;
-            shape_text(shape, sizeof shape, tt, x);
-            if (!json) {
-                size_t len = 0;
-                cl_append(line, sizeof line, &len, "  ");
-                cl_append_hex(line, sizeof line, &len, x->pyobj ? x->pyobj : x->impl);
-                cl_append(line, sizeof line, &len, " ");
-                cl_append(line, sizeof line, &len, type_name(h, x));
-                cl_append(line, sizeof line, &len, " ");
-                cl_append(line, sizeof line, &len, torch_dtype_name(x->dtype));
-                cl_append(line, sizeof line, &len, " ");
-                cl_append(line, sizeof line, &len, shape);
-                cl_append(line, sizeof line, &len, x->requires_grad ? " requires_grad" : "");
-                cl_append(line, sizeof line, &len, x->grad_fn ? " grad_fn=" : "");
-                cl_append(line, sizeof line, &len, x->grad_fn ? torch_grad_fn_name(tt, x) : "");
-                fputs(line, out);
-                putc('\n', out);
-                if (has_path)
-                    cl_text_path_line(out, "      ", path, opt->width);
-                else
-                    cl_text_line(out,
-                                 x->pyobj ? "      reachable from no root (a garbage cycle "
-                                            "awaiting collection, or held only from C)"
-                                          : "      held from C++ by an unknown owner",
-                                 opt->width);
-                continue;
-            }
-            cl_json_begin_object(&j);
-            cl_json_key(&j, "address");
-            cl_json_hex(&j, x->pyobj ? x->pyobj : x->impl);
-            cl_json_key(&j, "type");
-            cl_json_string(&j, type_name(h, x));
-            cl_json_key(&j, "device");
-            cl_json_string(&j, dev);
-            cl_json_key(&j, "dtype");
-            cl_json_string(&j, torch_dtype_name(x->dtype));
-            cl_json_key(&j, "shape");
-            cl_json_begin_array(&j);
-            for (int d = 0; d < torch_shown_dims(x); d++)
-                cl_json_int(&j, torch_sizes(tt, x)[d]);
-            cl_json_end_array(&j);
-            cl_json_key(&j, "strides");
-            cl_json_begin_array(&j);
-            for (int d = 0; d < torch_shown_dims(x); d++)
-                cl_json_int(&j, torch_strides(tt, x)[d]);
-            cl_json_end_array(&j);
-            cl_json_key(&j, "storage_offset");
-            cl_json_int(&j, x->storage_offset);
-            cl_json_key(&j, "nbytes");
-            cl_json_int(&j, (long long)st->nbytes);
-            cl_json_key(&j, "storage");
-            cl_json_hex(&j, st->impl);
-            cl_json_key(&j, "data_ptr");
-            cl_json_hex(&j, x->data_ptr);
-            cl_json_key(&j, "storage_data_ptr");
-            cl_json_hex(&j, st->data);
-            cl_json_key(&j, "grad_fn_node");
-            if (x->grad_fn_node != TORCH_NO_NODE)
-                cl_json_int(&j, x->grad_fn_node);
+        struct storage_row sr = storage_row(tt, hs, s);
+        if (!json)
+            storage_text(out, hs, &sr, opt->width);
+        for (uint32_t k = 0; k < sr.st->ntensors; k++) {
+            struct tensor_row tr = tensor_row(h, tt, hs, sr.st->tensors[k]);
+            if (json)
+                tensor_json(&j, h, tt, hs, &sr, &tr);
             else
-                cl_json_null(&j);
-            cl_json_key(&j, "requires_grad");
-            cl_json_bool(&j, x->requires_grad);
-            cl_json_key(&j, "grad_fn");
-            cl_json_string(&j, torch_grad_fn_name(tt, x));
-            cl_json_key(&j, "held_by");
-            cl_json_string(&j, cl_held_by_name(sh->held_by));
-            cl_json_key(&j, "paths");
-            cl_json_begin_array(&j);
-            if (has_path)
-                cl_json_path(&j, path);
-            cl_json_end_array(&j);
-            cl_json_key(&j, "steps");
-            cl_json_begin_array(&j);
-            if (has_path)
-                cl_json_path_steps(&j, path);
-            cl_json_end_array(&j);
-            holders_json(&j, h, hs, sh, devi);
-            cl_json_end_object(&j);
+                tensor_text(out, tt, &tr, opt->width);
         }
     }
     if (json) {
@@ -284,317 +353,8 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         autograd_json(&j, tt);
         cl_report_json_end(out, &j, w);
     } else {
-        fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)shown,
+        fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)storages,
                 (unsigned long long)bytes);
         cl_report_warnings(out, NULL, w, "warning: ");
     }
-}
-
-struct total {
-    char key[256];
-    uint64_t storages, bytes;
-};
-
-/* Counts a storage of bytes under key; false when out of memory. */
-static bool add_total(struct total **v, size_t *n, size_t *cap, const char *key, uint64_t bytes)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*v)[i].key, key) == 0) {
-            (*v)[i].storages++;
-            (*v)[i].bytes += bytes;
-            return true;
-        }
-    if (!CL_VEC_RESERVE(*v, *n, *cap))
-        return false;
-    struct total *nv = &(*v)[(*n)++];
-    snprintf(nv->key, sizeof nv->key, "%s", key);
-    nv->storages = 1;
-    nv->bytes = bytes;
-    return true;
-}
-
-static int by_total_bytes(const void *a, const void *b)
-{
-    const struct total *x = a, *y = b;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->key, y->key);
-}
-
-/* The root a path starts from: `__main__`, `sys`, `<thread main: f() at x.py:3>`. */
-static void owner_of(const char *path, char *out, size_t cap)
-{
-    const char *close = path[0] == '<' ? strchr(path, '>') : NULL;
-    size_t n = close ? (size_t)(close - path) + 1 : strcspn(path, ".[{");
-    cl_copy_span(out, cap, path, n);   /* cut to cap: a key, grouping alike roots */
-}
-
-static void print_totals(FILE *out, struct cl_json *j, const char *key, struct total *v, size_t n)
-{
-    if (n > 1)   /* v is NULL when there is nothing to total */
-        qsort(v, n, sizeof *v, by_total_bytes);
-    if (j) {
-        cl_json_key(j, key);
-        cl_json_begin_array(j);
-        for (size_t i = 0; i < n; i++) {
-            cl_json_begin_object(j);
-            cl_json_key(j, "name");
-            cl_json_string(j, v[i].key);
-            cl_json_key(j, "storages");
-            cl_json_int(j, (long long)v[i].storages);
-            cl_json_key(j, "bytes");
-            cl_json_int(j, (long long)v[i].bytes);
-            cl_json_end_object(j);
-        }
-        cl_json_end_array(j);
-        return;
-    }
-    fprintf(out, "by %s:\n", key);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %14llu bytes %6llu storages  %s\n", (unsigned long long)v[i].bytes,
-                (unsigned long long)v[i].storages, v[i].key);
-}
-
-static uint64_t sum(const uint64_t *v, uint32_t n)
-{
-    uint64_t t = 0;
-    for (uint32_t d = 0; d < n; d++)
-        t += v[d];
-    return t;
-}
-
-/* CUDA first: a holder's bytes on CUDA devices, then on all. */
-static uint64_t cuda_sum(const struct cl_holders *hs, const uint64_t *v)
-{
-    uint64_t t = 0;
-    for (uint32_t d = 0; d < hs->ndevices; d++)
-        t += hs->devices[d].type == TORCH_DEVICE_CUDA ? v[d] : 0;
-    return t;
-}
-
-/* A holder with its sort keys: retained on CUDA, retained, reachable on CUDA, reachable. */
-struct ranked {
-    uint64_t keys[4];
-    const char *name;
-    uint32_t k;
-};
-
-static struct ranked rank(const struct cl_holders *hs, uint32_t k)
-{
-    const struct cl_holder *x = &hs->v[k];
-    return (struct ranked){{cuda_sum(hs, x->retained), sum(x->retained, hs->ndevices),
-                            cuda_sum(hs, x->reachable), sum(x->reachable, hs->ndevices)},
-                           x->name,
-                           k};
-}
-
-static int by_retained(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-    for (int k = 0; k < 4; k++)
-        if (x->keys[k] != y->keys[k])
-            return x->keys[k] < y->keys[k] ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
-
-
-static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, const uint64_t *v)
-{
-    char dev[32];
-    cl_json_begin_object(j);
-    for (uint32_t d = 0; d < hs->ndevices; d++) {
-        cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
-        cl_json_key(j, dev);
-        cl_json_int(j, (long long)v[d]);
-    }
-    cl_json_end_object(j);
-}
-
-/* One holder of the leak report as text: totals, then what it is made of. */
-static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_holder *hd,
-                        size_t width)
-{
-    char retained[32], reachable[32], line[4096], dev[32], b[32];
-    cl_bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
-    cl_bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
-    size_t len = 0;
-    char name[CL_PATH_TEXT_CAP];
-    bool fits = cl_appendf(line, sizeof line, &len, "  %10s %10s %8u  %s", retained, reachable,
-                           hd->storages, cl_path_text(hd->name, name));
-    bool split = false;   /* where its retained bytes are, when there are several devices */
-    for (uint32_t d = 0; fits && hs->ndevices > 1 && d < hs->ndevices; d++) {
-        if (!hd->retained[d])
-            continue;
-        cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
-        cl_bytes_text(b, sizeof b, hd->retained[d]);
-        fits = cl_appendf(line, sizeof line, &len, "%s%s %s", split ? ", " : "  (", dev, b);
-        split = true;
-    }
-    if (fits && split)
-        fits = cl_appendf(line, sizeof line, &len, ")");
-    if (fits && hd->saved)
-        cl_appendf(line, sizeof line, &len, "  %u of them through autograd graphs (%u nodes)",
-                   hd->saved, hd->nodes);
-    cl_text_line(out, line, width);
-}
-
-/* The holders that reach a storage, by what dropping each alone would free, CUDA first, into
- * order (hs->n + 1 entries); returns how many. ranked is scratch of as many. */
-static uint32_t order_holders(const struct cl_holders *hs, uint32_t *order, struct ranked *ranked)
-{
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < hs->n; k++)
-        if (hs->v[k].storages)
-            ranked[n++] = rank(hs, k);
-    qsort(ranked, n, sizeof *ranked, by_retained);
-    for (uint32_t i = 0; i < n; i++)
-        order[i] = ranked[i].k;
-    return n;
-}
-
-/* The leak report: the holders in order (n of them), top bounding the lines (0: all). */
-static void print_holders(FILE *out, struct cl_json *j, struct py_heap *h,
-                          const struct cl_holders *hs, const uint32_t *order, uint32_t n,
-                          size_t top, size_t width)
-{
-    if (top && top < n)
-        n = (uint32_t)top;
-    if (j) {
-        cl_json_key(j, "holders");
-        cl_json_begin_array(j);
-    } else {
-        fprintf(out,
-                "leak report, by what dropping each reference alone would free:\n"
-                "  %10s %10s %8s  %s\n",
-                "retained", "reachable", "storages", "holder");
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const struct cl_holder *hd = &hs->v[order[i]];
-        if (!j) {
-            holder_text(out, hs, hd, width);
-            continue;
-        }
-        cl_json_begin_object(j);
-        cl_json_key(j, "holder");
-        cl_json_path(j, hd->name);
-        cl_json_key(j, "steps");
-        cl_json_path_steps(j, hd->name);
-        cl_json_key(j, "root");
-        cl_json_string(j, h->roots[hd->root]);
-        cl_json_key(j, "storages");
-        cl_json_int(j, hd->storages);
-        cl_json_key(j, "storages_via_autograd");
-        cl_json_int(j, hd->saved);
-        cl_json_key(j, "autograd_nodes");
-        cl_json_int(j, hd->nodes);
-        cl_json_key(j, "retained_bytes");
-        cl_json_int(j, (long long)sum(hd->retained, hs->ndevices));
-        cl_json_key(j, "reachable_bytes");
-        cl_json_int(j, (long long)sum(hd->reachable, hs->ndevices));
-        cl_json_key(j, "retained_by_device");
-        bytes_by_device(j, hs, hd->retained);
-        cl_json_key(j, "reachable_by_device");
-        bytes_by_device(j, hs, hd->reachable);
-        cl_json_end_object(j);
-    }
-    if (j)
-        cl_json_end_array(j);
-}
-
-/* The CUDA allocator's own figures per device, and the allocated blocks no tensor accounts for
- * (the leak report's last line: memory culeak cannot name a holder for). */
-static void allocator_part(FILE *out, struct cl_json *j, const struct torch_tensors *tt,
-                           const struct cc_allocator *a)
-{
-    char b[32];
-    if (j) {
-        cl_json_key(j, "cuda");
-        cl_json_begin_array(j);
-    }
-    for (uint32_t i = 0; a && i < a->ndevices; i++) {
-        const struct cc_device *d = &a->devices[i];
-        uint64_t unattributed = cl_blocks_unattributed(tt, d);
-        if (!j) {
-            cl_bytes_text(b, sizeof b, unattributed);
-            fprintf(out,
-                    "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
-                    "autograd lies in (culeak blocks lists them)\n",
-                    b, "", "", d->index);
-            fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",
-                    d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
-                    (unsigned long long)(d->reserved - d->allocated));
-            continue;
-        }
-        cl_json_begin_object(j);
-        cl_json_key(j, "device");
-        cl_json_int(j, d->index);
-        cl_json_key(j, "reserved");
-        cl_json_int(j, (long long)d->reserved);
-        cl_json_key(j, "allocated");
-        cl_json_int(j, (long long)d->allocated);
-        cl_json_key(j, "cached");
-        cl_json_int(j, (long long)(d->reserved - d->allocated));
-        cl_json_key(j, "unattributed");
-        cl_json_int(j, (long long)unattributed);
-        cl_json_end_object(j);
-    }
-    if (j)
-        cl_json_end_array(j);
-}
-
-int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                      const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, bool json, const struct cl_report_notes *w,
-                      struct cl_error *err)
-{
-    struct total *devices = NULL, *owners = NULL;
-    size_t ndev = 0, nown = 0, dev_cap = 0, own_cap = 0;
-    char dev[32], owner[256], text[CL_PATH_TEXT_CAP];
-    bool ok = true;
-    for (uint32_t k = 0; ok && k < tt->nstorages; k++) {
-        const struct torch_storage *st = &tt->storages[k];
-        cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
-        ok = add_total(&devices, &ndev, &dev_cap, dev, st->nbytes);
-        const struct cl_storage_holders *sh = &hs->storages[k];
-        if (sh->n)
-            owner_of(cl_path_text(sh->v[0].path, text), owner, sizeof owner);
-        else
-            snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
-        ok = ok && add_total(&owners, &nown, &own_cap, owner, st->nbytes);
-    }
-    uint32_t *order = ok ? malloc((hs->n + 1) * sizeof *order) : NULL;
-    struct ranked *ranked = order ? malloc((hs->n + 1) * sizeof *ranked) : NULL;
-    if (!ranked) {
-        free(devices);
-        free(owners);
-        free(order);
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory totalling %u storages",
-                            tt->nstorages);
-    }
-    /* cl_json_begin_document fills j before any read; cppcheck 2.10 takes &j for a read */
-    /* cppcheck-suppress uninitvar */
-    struct cl_json j, *jp = json ? &j : NULL;
-    if (json) {
-        cl_json_begin_document(&j, out);
-        cl_json_key(&j, "objects");
-        cl_json_int(&j, h->n);
-        cl_json_key(&j, "tensors");
-        cl_json_int(&j, tt->n);
-        cl_json_key(&j, "storages");
-        cl_json_int(&j, tt->nstorages);
-    } else {
-        fprintf(out, "%u Python objects, %u tensors in %u storages\n", h->n, tt->n, tt->nstorages);
-    }
-    print_totals(out, jp, "device", devices, ndev);
-    if (json)   /* by root, for scripts; the holders say it better for people */
-        print_totals(out, jp, "owner", owners, nown);
-    print_holders(out, jp, h, hs, order, order_holders(hs, order, ranked), opt->top, opt->width);
-    allocator_part(out, jp, tt, a);
-    if (json)
-        cl_report_json_end(out, &j, w);
-    else
-        cl_report_warnings(out, NULL, w, "warning: ");
-    free(devices);
-    free(owners);
-    free(order);
-    free(ranked);
-    return 0;
 }

@@ -49,16 +49,16 @@ static void recorded_frames(struct cl_pickle *p, const struct cc_stacks *s,
 
 /* An allocated block's frames: every holder path of every storage in it, else what culeak
  * knows of why nothing names it. */
-static void block_frames(struct cl_pickle *p, const struct cc_block *b,
+static void block_frames(struct cl_pickle *p, const struct cc_block *b, struct cl_block_storages *s,
                          const struct torch_tensors *tt, const struct cl_holders *hs)
 {
     char text[CL_PATH_TEXT_CAP];
     size_t n = 0;
+    uint32_t in_block =
+        b->state == CC_ACTIVE_ALLOCATED ? cl_block_storages_in(s, b->ptr, b->size) : 0;
     cl_pickle_list_begin(p);
-    for (uint32_t k = 0; b->state == CC_ACTIVE_ALLOCATED && tt && hs && k < tt->nstorages; k++) {
-        if (!cl_storage_in_block(&tt->storages[k], b->ptr, b->size))
-            continue;
-        const struct cl_storage_holders *sh = &hs->storages[k];
+    for (uint32_t i = 0; i < in_block; i++) {
+        const struct cl_storage_holders *sh = &hs->storages[s->found[i]];
         for (uint32_t h = 0; h < sh->n; h++, n++)
             frame(p, cl_path_text(sh->v[h].path, text));
         if (!sh->n && ++n)
@@ -78,7 +78,8 @@ static void key_uint(struct cl_pickle *p, const char *key, uint64_t v)
 /* One segment as torch shows it: blocks [first, end) of device d, which an expandable segment
  * has one run of per mapped range. */
 static void segment(struct cl_pickle *p, const struct cc_device *d, const struct cc_segment *seg,
-                    uint32_t first, uint32_t end, const struct cl_torch_snapshot_models *m)
+                    uint32_t first, uint32_t end, const struct cl_torch_snapshot_models *m,
+                    struct cl_block_storages *s)
 {
     uint64_t total = 0, allocated = 0, active = 0, requested = 0;
     for (uint32_t i = first; i < end; i++) {
@@ -126,16 +127,20 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
             recorded_frames(p, m->stacks, st);
             cl_pickle_str(p, "culeak_holders");
         }
-        block_frames(p, b, m->tensors, m->holders);
+        block_frames(p, b, s, m->tensors, m->holders);
         cl_pickle_dict_end(p);
     }
     cl_pickle_list_end(p);
     cl_pickle_dict_end(p);
 }
 
-void cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m)
+int cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m,
+                            struct cl_error *err)
 {
     const struct cc_allocator *a = m->allocator;
+    struct cl_block_storages storages;
+    if (!cl_block_storages_build(m->holders ? m->tensors : NULL, &storages))
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory indexing the storages");
     struct cl_pickle p;
     int devices = 0;
     cl_pickle_begin(&p, out);
@@ -153,7 +158,7 @@ void cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m
                 while (run < end && d->blocks[run].state != CC_UNMAPPED)
                     run++;
                 if (run > i)
-                    segment(&p, d, seg, i, run, m);
+                    segment(&p, d, seg, i, run, m, &storages);
                 i = run + 1;
             }
         }
@@ -168,4 +173,6 @@ void cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m
     cl_pickle_list_end(&p);
     cl_pickle_dict_end(&p);
     cl_pickle_end(&p);
+    cl_block_storages_free(&storages);
+    return 0;
 }

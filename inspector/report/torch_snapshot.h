@@ -14,6 +14,7 @@
 #include "cudacache/walk.h"
 #include "holders/holders.h"
 #include "torch/tensors.h"
+#include "util/error.h"
 
 struct cl_torch_snapshot_models {
     const struct cc_allocator *allocator;
@@ -22,7 +23,9 @@ struct cl_torch_snapshot_models {
     const struct cc_stacks *stacks; /* NULL when they could not be read */
 };
 
-/* Writes every device of the allocator (the report's --device and --state do not apply). */
-void cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m);
+/* Writes every device of the allocator (the report's --device and --state do not apply): 0, or
+ * CL_E_INTERNAL (out of memory) before anything is written. */
+int cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m,
+                            struct cl_error *err);
 
 #endif

@@ -26,7 +26,11 @@ static char *report(struct cl_snapshot *snaps, size_t n)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     const char *sources[8] = {0};
-    cl_ranks_report(out, NULL, snaps, sources, n);
+    struct cl_ranks ranks;
+    struct cl_error err;
+    CU_ASSERT_EQUAL_FATAL(cl_ranks_build(snaps, sources, n, &ranks, &err), 0);
+    cl_ranks_write_text(out, &ranks);
+    cl_ranks_free(&ranks);
     fclose(out);
     return text;
 }

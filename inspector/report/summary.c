@@ -1,0 +1,382 @@
+/* `culeak summary`: the report is built as rows (struct summary) from the models, then written
+ * as text or as JSON by separate writers, so that both forms say the same. */
+#include "report/tensors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/blocks.h"
+#include "report/json.h"
+#include "report/paths.h"
+#include "report/warnings.h"
+#include "util/error.h"
+#include "util/text.h"
+#include "util/vec.h"
+
+struct total {
+    char key[256];
+    uint64_t storages, bytes;
+};
+
+/* Counts a storage of bytes under key; false when out of memory. */
+static bool add_total(struct total **v, size_t *n, size_t *cap, const char *key, uint64_t bytes)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].key, key) == 0) {
+            (*v)[i].storages++;
+            (*v)[i].bytes += bytes;
+            return true;
+        }
+    if (!CL_VEC_RESERVE(*v, *n, *cap))
+        return false;
+    struct total *nv = &(*v)[(*n)++];
+    snprintf(nv->key, sizeof nv->key, "%s", key);
+    nv->storages = 1;
+    nv->bytes = bytes;
+    return true;
+}
+
+static int by_total_bytes(const void *a, const void *b)
+{
+    const struct total *x = a, *y = b;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->key, y->key);
+}
+
+/* The root a path starts from: `__main__`, `sys`, `<thread main: f() at x.py:3>`. */
+static void owner_of(const char *path, char *out, size_t cap)
+{
+    const char *close = path[0] == '<' ? strchr(path, '>') : NULL;
+    size_t n = close ? (size_t)(close - path) + 1 : strcspn(path, ".[{");
+    cl_copy_span(out, cap, path, n);   /* cut to cap: a key, grouping alike roots */
+}
+
+static uint64_t sum(const uint64_t *v, uint32_t n)
+{
+    uint64_t t = 0;
+    for (uint32_t d = 0; d < n; d++)
+        t += v[d];
+    return t;
+}
+
+/* CUDA first: a holder's bytes on CUDA devices, then on all. */
+static uint64_t cuda_sum(const struct cl_holders *hs, const uint64_t *v)
+{
+    uint64_t t = 0;
+    for (uint32_t d = 0; d < hs->ndevices; d++)
+        t += hs->devices[d].type == TORCH_DEVICE_CUDA ? v[d] : 0;
+    return t;
+}
+
+/* A holder with its sort keys: retained on CUDA, retained, reachable on CUDA, reachable. */
+struct ranked {
+    uint64_t keys[4];
+    const char *name;
+    uint32_t k;
+};
+
+static struct ranked rank(const struct cl_holders *hs, uint32_t k)
+{
+    const struct cl_holder *x = &hs->v[k];
+    return (struct ranked){{cuda_sum(hs, x->retained), sum(x->retained, hs->ndevices),
+                            cuda_sum(hs, x->reachable), sum(x->reachable, hs->ndevices)},
+                           x->name,
+                           k};
+}
+
+static int by_retained(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    for (int k = 0; k < 4; k++)
+        if (x->keys[k] != y->keys[k])
+            return x->keys[k] < y->keys[k] ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+
+/* One CUDA device's line: the allocator's own figures and the allocated blocks no tensor
+ * accounts for (the leak report's last line: memory culeak cannot name a holder for). */
+struct cuda_row {
+    const struct cc_device *device;
+    uint64_t unattributed;
+};
+
+/* The summary's rows: what both writers print, computed once. */
+struct summary {
+    uint32_t objects, tensors, storages;
+    struct total *devices, *owners;     /* bytes by device and by the root that holds them */
+    size_t ndevices, nowners;
+    uint32_t *holders;                  /* indices into hs->v, in report order, cut to --top */
+    uint32_t nholders;
+    struct cuda_row *cuda;
+    uint32_t ncuda;
+    const struct py_heap *h;
+    const struct cl_holders *hs;
+};
+
+static void summary_free(struct summary *s)
+{
+    free(s->devices);
+    free(s->owners);
+    free(s->holders);
+    free(s->cuda);
+    memset(s, 0, sizeof *s);
+}
+
+/* Storages by device and by owner; false when out of memory. */
+static bool add_totals(struct summary *s, const struct torch_tensors *tt)
+{
+    char dev[32], owner[256], text[CL_PATH_TEXT_CAP];
+    size_t dev_cap = 0, own_cap = 0;
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < tt->nstorages; k++) {
+        const struct torch_storage *st = &tt->storages[k];
+        cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
+        ok = add_total(&s->devices, &s->ndevices, &dev_cap, dev, st->nbytes);
+        const struct cl_storage_holders *sh = &s->hs->storages[k];
+        if (sh->n)
+            owner_of(cl_path_text(sh->v[0].path, text), owner, sizeof owner);
+        else
+            snprintf(owner, sizeof owner, "(%s)", cl_held_by_name(sh->held_by));
+        ok = ok && add_total(&s->owners, &s->nowners, &own_cap, owner, st->nbytes);
+    }
+    if (s->ndevices > 1)
+        qsort(s->devices, s->ndevices, sizeof *s->devices, by_total_bytes);
+    if (s->nowners > 1)
+        qsort(s->owners, s->nowners, sizeof *s->owners, by_total_bytes);
+    return ok;
+}
+
+/* The holders that reach a storage, by what dropping each alone would free, CUDA first, into
+ * order (hs->n + 1 entries); returns how many. ranked is scratch of as many. */
+static uint32_t order_holders(const struct cl_holders *hs, uint32_t *order, struct ranked *ranked)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < hs->n; k++)
+        if (hs->v[k].storages)
+            ranked[n++] = rank(hs, k);
+    qsort(ranked, n, sizeof *ranked, by_retained);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = ranked[i].k;
+    return n;
+}
+
+/* The holders in report order, cut to top (0: all); false when out of memory. */
+static bool add_holders(struct summary *s, size_t top)
+{
+    const struct cl_holders *hs = s->hs;
+    s->holders = malloc((hs->n + 1) * sizeof *s->holders);
+    struct ranked *ranked = s->holders ? malloc((hs->n + 1) * sizeof *ranked) : NULL;
+    if (!ranked)
+        return false;
+    s->nholders = order_holders(hs, s->holders, ranked);
+    free(ranked);
+    if (top && top < s->nholders)
+        s->nholders = (uint32_t)top;
+    return true;
+}
+
+static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
+                     const struct cc_allocator *a)
+{
+    struct cl_block_storages storages;
+    if (!a || !a->ndevices)
+        return true;
+    if (!(s->cuda = calloc(a->ndevices, sizeof *s->cuda)) ||
+        !cl_block_storages_build(tt, &storages))
+        return false;
+    for (uint32_t i = 0; i < a->ndevices; i++)
+        s->cuda[s->ncuda++] =
+            (struct cuda_row){&a->devices[i], cl_blocks_unattributed(&storages, &a->devices[i])};
+    cl_block_storages_free(&storages);
+    return true;
+}
+
+static int summary_build(struct py_heap *h, const struct torch_tensors *tt,
+                         const struct cl_holders *hs, const struct cc_allocator *a, size_t top,
+                         struct summary *s, struct cl_error *err)
+{
+    *s = (struct summary){
+        .objects = h->n, .tensors = tt->n, .storages = tt->nstorages, .h = h, .hs = hs};
+    if (add_totals(s, tt) && add_holders(s, top) && add_cuda(s, tt, a))
+        return 0;
+    summary_free(s);
+    return cl_error_set(err, CL_E_INTERNAL, "out of memory totalling %u storages", tt->nstorages);
+}
+
+/* ---- text ---- */
+
+/* One holder of the leak report as text: totals, then what it is made of. */
+static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_holder *hd,
+                        size_t width)
+{
+    char retained[32], reachable[32], line[4096], dev[32], b[32];
+    cl_bytes_text(retained, sizeof retained, sum(hd->retained, hs->ndevices));
+    cl_bytes_text(reachable, sizeof reachable, sum(hd->reachable, hs->ndevices));
+    size_t len = 0;
+    char name[CL_PATH_TEXT_CAP];
+    bool fits = cl_appendf(line, sizeof line, &len, "  %10s %10s %8u  %s", retained, reachable,
+                           hd->storages, cl_path_text(hd->name, name));
+    bool split = false;   /* where its retained bytes are, when there are several devices */
+    for (uint32_t d = 0; fits && hs->ndevices > 1 && d < hs->ndevices; d++) {
+        if (!hd->retained[d])
+            continue;
+        cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
+        cl_bytes_text(b, sizeof b, hd->retained[d]);
+        fits = cl_appendf(line, sizeof line, &len, "%s%s %s", split ? ", " : "  (", dev, b);
+        split = true;
+    }
+    if (fits && split)
+        fits = cl_appendf(line, sizeof line, &len, ")");
+    if (fits && hd->saved)
+        cl_appendf(line, sizeof line, &len, "  %u of them through autograd graphs (%u nodes)",
+                   hd->saved, hd->nodes);
+    cl_text_line(out, line, width);
+}
+
+static void summary_text(FILE *out, const struct summary *s, size_t width,
+                         const struct cl_report_notes *w)
+{
+    char b[32];
+    fprintf(out, "%u Python objects, %u tensors in %u storages\n", s->objects, s->tensors,
+            s->storages);
+    fprintf(out, "by device:\n");
+    for (size_t i = 0; i < s->ndevices; i++)
+        fprintf(out, "  %14llu bytes %6llu storages  %s\n", (unsigned long long)s->devices[i].bytes,
+                (unsigned long long)s->devices[i].storages, s->devices[i].key);
+    /* the owners are for scripts (JSON); the holders say it better for people */
+    fprintf(out,
+            "leak report, by what dropping each reference alone would free:\n"
+            "  %10s %10s %8s  %s\n",
+            "retained", "reachable", "storages", "holder");
+    for (uint32_t i = 0; i < s->nholders; i++)
+        holder_text(out, s->hs, &s->hs->v[s->holders[i]], width);
+    for (uint32_t i = 0; i < s->ncuda; i++) {
+        const struct cc_device *d = s->cuda[i].device;
+        cl_bytes_text(b, sizeof b, s->cuda[i].unattributed);
+        fprintf(out,
+                "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
+                "autograd lies in (culeak blocks lists them)\n",
+                b, "", "", d->index);
+        fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",
+                d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
+                (unsigned long long)(d->reserved - d->allocated));
+    }
+    cl_report_warnings(out, NULL, w, "warning: ");
+}
+
+/* ---- JSON ---- */
+
+static void totals_json(struct cl_json *j, const char *key, const struct total *v, size_t n)
+{
+    cl_json_key(j, key);
+    cl_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        cl_json_begin_object(j);
+        cl_json_key(j, "name");
+        cl_json_string(j, v[i].key);
+        cl_json_key(j, "storages");
+        cl_json_int(j, (long long)v[i].storages);
+        cl_json_key(j, "bytes");
+        cl_json_int(j, (long long)v[i].bytes);
+        cl_json_end_object(j);
+    }
+    cl_json_end_array(j);
+}
+
+static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, const uint64_t *v)
+{
+    char dev[32];
+    cl_json_begin_object(j);
+    for (uint32_t d = 0; d < hs->ndevices; d++) {
+        cl_device_text(dev, sizeof dev, hs->devices[d].type, hs->devices[d].index);
+        cl_json_key(j, dev);
+        cl_json_int(j, (long long)v[d]);
+    }
+    cl_json_end_object(j);
+}
+
+static void holder_json(struct cl_json *j, const struct summary *s, const struct cl_holder *hd)
+{
+    const struct cl_holders *hs = s->hs;
+    cl_json_begin_object(j);
+    cl_json_key(j, "holder");
+    cl_json_path(j, hd->name);
+    cl_json_key(j, "steps");
+    cl_json_path_steps(j, hd->name);
+    cl_json_key(j, "root");
+    cl_json_string(j, s->h->roots[hd->root]);
+    cl_json_key(j, "storages");
+    cl_json_int(j, hd->storages);
+    cl_json_key(j, "storages_via_autograd");
+    cl_json_int(j, hd->saved);
+    cl_json_key(j, "autograd_nodes");
+    cl_json_int(j, hd->nodes);
+    cl_json_key(j, "retained_bytes");
+    cl_json_int(j, (long long)sum(hd->retained, hs->ndevices));
+    cl_json_key(j, "reachable_bytes");
+    cl_json_int(j, (long long)sum(hd->reachable, hs->ndevices));
+    cl_json_key(j, "retained_by_device");
+    bytes_by_device(j, hs, hd->retained);
+    cl_json_key(j, "reachable_by_device");
+    bytes_by_device(j, hs, hd->reachable);
+    cl_json_end_object(j);
+}
+
+static void cuda_json(struct cl_json *j, const struct cuda_row *r)
+{
+    const struct cc_device *d = r->device;
+    cl_json_begin_object(j);
+    cl_json_key(j, "device");
+    cl_json_int(j, d->index);
+    cl_json_key(j, "reserved");
+    cl_json_int(j, (long long)d->reserved);
+    cl_json_key(j, "allocated");
+    cl_json_int(j, (long long)d->allocated);
+    cl_json_key(j, "cached");
+    cl_json_int(j, (long long)(d->reserved - d->allocated));
+    cl_json_key(j, "unattributed");
+    cl_json_int(j, (long long)r->unattributed);
+    cl_json_end_object(j);
+}
+
+static void summary_json(FILE *out, const struct summary *s, const struct cl_report_notes *w)
+{
+    struct cl_json j;
+    cl_json_begin_document(&j, out);
+    cl_json_key(&j, "objects");
+    cl_json_int(&j, s->objects);
+    cl_json_key(&j, "tensors");
+    cl_json_int(&j, s->tensors);
+    cl_json_key(&j, "storages");
+    cl_json_int(&j, s->storages);
+    totals_json(&j, "device", s->devices, s->ndevices);
+    totals_json(&j, "owner", s->owners, s->nowners);
+    cl_json_key(&j, "holders");
+    cl_json_begin_array(&j);
+    for (uint32_t i = 0; i < s->nholders; i++)
+        holder_json(&j, s, &s->hs->v[s->holders[i]]);
+    cl_json_end_array(&j);
+    cl_json_key(&j, "cuda");
+    cl_json_begin_array(&j);
+    for (uint32_t i = 0; i < s->ncuda; i++)
+        cuda_json(&j, &s->cuda[i]);
+    cl_json_end_array(&j);
+    cl_report_json_end(out, &j, w);
+}
+
+int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
+                      const struct cl_holders *hs, const struct cc_allocator *a,
+                      const struct cl_text_options *opt, bool json, const struct cl_report_notes *w,
+                      struct cl_error *err)
+{
+    struct summary s;
+    int rc = summary_build(h, tt, hs, a, opt->top, &s, err);
+    if (rc)
+        return rc;
+    if (json)
+        summary_json(out, &s, w);
+    else
+        summary_text(out, &s, opt->width, w);
+    summary_free(&s);
+    return 0;
+}
