@@ -18,6 +18,7 @@
 #include "util/progress.h"
 #include "util/text.h"
 #include "util/vec.h"
+#include "util/bsearch.h"
 
 #define DEFAULT_MAX_OBJECTS 50000000u
 #define MAX_THREADS 4096
@@ -1220,19 +1221,25 @@ static uint32_t depth(const struct py_heap *h, uint32_t i)
 }
 
 /* The node whose edges include edge id e. */
+struct edge_at {
+    const struct py_heap *h;
+    uint32_t e;
+};
+
+static bool first_edge_by(size_t i, const void *ctx)
+{
+    const struct edge_at *q = ctx;
+    return q->h->edges.of[i].first <= q->e;
+}
+
 static uint32_t edge_src(const struct py_heap *h, uint32_t e)
 {
     if (e >= h->edges.n)
         return e - (uint32_t)h->edges.n;
-    uint32_t lo = 0, hi = h->n;   /* the last node whose first edge is <= e */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (h->edges.of[mid].first <= e)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    /* the last node whose first edge is <= e (node 0's is 0) */
+    struct edge_at q = {h, e};
+    size_t after = cl_partition_point(h->n, first_edge_by, &q);
+    return after ? (uint32_t)after - 1 : 0;
 }
 
 /* Edge ids by destination, built once: a counting sort over the nodes' edges in node order, so

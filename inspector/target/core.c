@@ -16,6 +16,7 @@
 #include "target/target.h"
 #include "util/notes.h"
 #include "util/vec.h"
+#include "util/bsearch.h"
 
 #define BUILDID_MAX 64
 
@@ -46,20 +47,31 @@ struct core {
     uint64_t at_entry;
 };
 
+struct at {
+    const struct core *c;
+    uint64_t addr;
+};
+
+/* Whether segment i ends at or below addr (segments are sorted and disjoint: check_layout). */
+static bool segment_below(size_t i, const void *ctx)
+{
+    const struct at *q = ctx;
+    const struct segment *s = &q->c->segs[i];
+    return s->vaddr <= q->addr && q->addr - s->vaddr >= s->memsz;
+}
+
+/* Whether segment i starts at or below addr. */
+static bool starts_by(size_t i, const void *ctx)
+{
+    const struct at *q = ctx;
+    return q->c->segs[i].vaddr <= q->addr;
+}
+
 static const struct segment *segment_at(const struct core *c, uint64_t addr)
 {
-    size_t lo = 0, hi = c->nsegs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct segment *s = &c->segs[mid];
-        if (addr < s->vaddr)
-            hi = mid;
-        else if (addr - s->vaddr >= s->memsz)
-            lo = mid + 1;
-        else
-            return s;
-    }
-    return NULL;
+    struct at q = {c, addr};
+    size_t i = cl_partition_point(c->nsegs, segment_below, &q);
+    return i < c->nsegs && c->segs[i].vaddr <= addr ? &c->segs[i] : NULL;
 }
 
 /* The bytes the core itself holds for [addr, addr+len), or NULL. */
@@ -438,15 +450,9 @@ static int read_headers(struct cl_target *t, struct core *c, const char *path, s
 /* The start of the first segment above addr, or UINT64_MAX when none is. */
 static uint64_t next_segment_start(const struct core *c, uint64_t addr)
 {
-    size_t lo = 0, hi = c->nsegs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->segs[mid].vaddr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->nsegs ? c->segs[lo].vaddr : UINT64_MAX;
+    struct at q = {c, addr};
+    size_t i = cl_partition_point(c->nsegs, starts_by, &q);
+    return i < c->nsegs ? c->segs[i].vaddr : UINT64_MAX;
 }
 
 /* Maps the parts of an NT_FILE entry that no segment covers. Each step moves past a segment or

@@ -11,6 +11,7 @@
 
 #include "target/dumpfile.h"
 #include "util/bytes.h"
+#include "util/bsearch.h"
 
 #define MAP_MIN_SIZE 32u        /* start, end, offset, perms, an empty path's length */
 #define MAX_PATH_LEN 4096u
@@ -39,19 +40,22 @@ struct dump {
 /* ---- reading ---- */
 
 /* The run containing addr, or NULL: runs are sorted and disjoint (checked at open). */
+struct run_at {
+    const struct dump *d;
+    uint64_t addr;
+};
+
+static bool run_below(size_t i, const void *ctx)
+{
+    const struct run_at *q = ctx;
+    return q->d->runs[i].end <= q->addr;
+}
+
 static const struct run *run_at(const struct dump *d, uint64_t addr)
 {
-    size_t lo = 0, hi = d->nruns;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (addr < d->runs[mid].start)
-            hi = mid;
-        else if (addr >= d->runs[mid].end)
-            lo = mid + 1;
-        else
-            return &d->runs[mid];
-    }
-    return NULL;
+    struct run_at q = {d, addr};
+    size_t i = cl_partition_point(d->nruns, run_below, &q);
+    return i < d->nruns && d->runs[i].start <= addr ? &d->runs[i] : NULL;
 }
 
 static int dump_read_page(struct cl_target *t, uint64_t addr, void *page)

@@ -13,6 +13,7 @@
 #include "target/pagecache.h"
 #include "util/error.h"
 #include "util/vec.h"
+#include "util/bsearch.h"
 
 /* Bytes per read: large enough that the syscalls cost nothing beside the copy, small enough that
  * a page that fails costs one chunk read page by page. */
@@ -659,18 +660,23 @@ static bool ensure_filled(struct cl_frozen *f, struct cl_frozen_region *r, uint6
 }
 
 /* The index of the region that holds addr, or SIZE_MAX. */
+struct region_at {
+    const struct cl_frozen *f;
+    uint64_t addr;
+};
+
+static bool region_starts_by(size_t i, const void *ctx)
+{
+    const struct region_at *q = ctx;
+    return q->f->v[i].start <= q->addr;
+}
+
 static size_t region_of(const struct cl_frozen *f, uint64_t addr)
 {
-    size_t lo = 0, hi = f->n;
     /* the last region that starts at or before addr */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->v[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo == 0 || addr >= f->v[lo - 1].end ? SIZE_MAX : lo - 1;
+    struct region_at q = {f, addr};
+    size_t after = cl_partition_point(f->n, region_starts_by, &q);
+    return after == 0 || addr >= f->v[after - 1].end ? SIZE_MAX : after - 1;
 }
 
 /* Whether page of r is read from its file rather than held in r->data. */

@@ -28,6 +28,7 @@
 #include "target/target.h"
 #include "util/notes.h"
 #include "util/vec.h"
+#include "target/procstat.h"
 
 #define MAX_THREADS 65536
 #define SEIZE_ROUNDS 64   /* threads may be created while we stop others; rescan until stable */
@@ -52,18 +53,12 @@ struct live {
  * one pointer, written in one store. */
 static struct cl_target *volatile attached[16];
 
+/* The task's state letter, 0 when it cannot be read. */
 static char proc_state(int tid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *rp = strrchr(buf, ')');   /* comm may contain spaces and parentheses */
-    return rp && rp[1] == ' ' ? rp[2] : 0;
+    struct cl_proc_stat st;
+    (void)cl_proc_stat_read(tid, &st);   /* zeroed when unreadable: state 0 */
+    return st.state;
 }
 
 /* A whole /proc file into *out (malloc'ed, NUL-terminated, *len bytes): 0, or the errno of the

@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/vec.h"
+#include "util/bsearch.h"
 
 int cl_mappings_add(struct cl_mappings *ms, const struct cl_mapping *m)
 {
@@ -32,20 +33,23 @@ void cl_mappings_sort(struct cl_mappings *ms)
         qsort(ms->v, ms->n, sizeof *ms->v, by_start);
 }
 
+struct below {
+    const struct cl_mapping *v;
+    uint64_t addr;
+};
+
+/* Whether mapping i ends at or below addr (mappings are sorted and disjoint). */
+static bool ends_below(size_t i, const void *ctx)
+{
+    const struct below *q = ctx;
+    return q->v[i].end <= q->addr;
+}
+
 const struct cl_mapping *cl_mappings_find(const struct cl_mappings *ms, uint64_t addr)
 {
-    size_t lo = 0, hi = ms->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct cl_mapping *m = &ms->v[mid];
-        if (addr < m->start)
-            hi = mid;
-        else if (addr >= m->end)
-            lo = mid + 1;
-        else
-            return m;
-    }
-    return NULL;
+    struct below q = {ms->v, addr};
+    size_t i = cl_partition_point(ms->n, ends_below, &q);
+    return i < ms->n && ms->v[i].start <= addr ? &ms->v[i] : NULL;
 }
 
 void cl_mappings_free(struct cl_mappings *ms)

@@ -1,4 +1,5 @@
 #include "target/refusal.h"
+#include "target/procstat.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,22 +50,12 @@ int cl_proc_ns_pid(int pid)
     return atoi(last);
 }
 
-/* The kernel's flags for the task (field 9 of /proc/PID/stat), 0 if unreadable. */
+/* The kernel's flags for the task, 0 if unreadable. */
 static unsigned long task_flags(int pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* comm may contain spaces and parentheses */
-    unsigned long flags = 0;
-    if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-        flags = 0;
-    return flags;
+    struct cl_proc_stat st;
+    (void)cl_proc_stat_read(pid, &st);   /* zeroed when unreadable: no flags */
+    return st.flags;
 }
 
 static void comm_of(int pid, char *out, size_t cap)

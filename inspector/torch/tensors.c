@@ -8,6 +8,7 @@
 #include "torch/cxx.h"
 #include "util/notes.h"
 #include "util/vec.h"
+#include "util/bsearch.h"
 
 #define CHECKED_TENSORS 64           /* reachable tensors that vote on the layout */
 
@@ -565,9 +566,18 @@ static void group_links(struct walk *w)
     free(next);
 }
 
-static bool link_before(const struct torch_link *l, enum torch_end end, uint32_t src)
+struct link_at {
+    const struct torch_tensors *tt;
+    enum torch_end end;
+    uint32_t src;
+};
+
+/* Whether link i's source comes before (end, src): links are sorted by source. */
+static bool link_at_before(size_t i, const void *ctx)
 {
-    return l->src_end < end || (l->src_end == end && l->src < src);
+    const struct link_at *q = ctx;
+    const struct torch_link *l = &q->tt->links[i];
+    return l->src_end < q->end || (l->src_end == q->end && l->src < q->src);
 }
 
 const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum torch_end end,
@@ -579,15 +589,9 @@ const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum t
         *n = src < limit ? tt->link_first[i + 1] - tt->link_first[i] : 0;
         return tt->links + (src < limit ? tt->link_first[i] : 0);
     }
-    size_t lo = 0, hi = tt->nlinks; /* the first link whose source is not before (end, src) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (link_before(&tt->links[mid], end, src))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t k = lo;
+    /* the first link whose source is not before (end, src) */
+    struct link_at q = {tt, end, src};
+    size_t lo = cl_partition_point(tt->nlinks, link_at_before, &q), k = lo;
     while (k < tt->nlinks && tt->links[k].src_end == end && tt->links[k].src == src)
         k++;
     *n = k - lo;

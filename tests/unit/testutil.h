@@ -19,6 +19,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "target/procstat.h"
 #include "util/spill.h"
 
 struct tu_test {
@@ -107,16 +108,9 @@ static inline void tu_sleep_ms(long ms)
 /* The state letter of /proc/PID/stat ('S', 't', 'Z', ...), or 0. */
 static inline char tu_proc_state(int pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *rp = strrchr(buf, ')');
-    return rp && rp[1] == ' ' ? rp[2] : 0;
+    struct cl_proc_stat st;
+    (void)cl_proc_stat_read(pid, &st);   /* zeroed when unreadable */
+    return st.state;
 }
 
 /* The TracerPid: line of /proc/PID/status, or -1. */
