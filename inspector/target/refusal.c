@@ -54,7 +54,7 @@ int cl_proc_ns_pid(int pid)
 static unsigned long task_flags(int pid)
 {
     struct cl_proc_stat st;
-    (void)cl_proc_stat_read(pid, &st);   /* zeroed when unreadable: no flags */
+    (void)cl_proc_stat_read(pid, &st); /* zeroed when unreadable: no flags */
     return st.flags;
 }
 

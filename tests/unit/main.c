@@ -31,6 +31,7 @@ int main(void)
     register_report_json_tests();
     register_report_pickle_tests();
     register_report_text_tests();
+    register_report_blocks_tests();
     register_util_error_tests();
     register_util_addrmap_tests();
     register_util_nodemap_tests();
@@ -53,8 +54,11 @@ int main(void)
     register_cpython_object_tests();
     register_cpython_strkeys_tests();
     register_cudacache_walk_tests();
+    register_torch_layouts_tests();
+    register_torch_tensors_tests();
     register_graph_dominators_tests();
     register_graph_reach_tests();
+    register_holders_tests();
     register_engine_values_tests();
     register_engine_ranks_tests();
     register_engine_table_tests();

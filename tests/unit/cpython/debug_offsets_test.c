@@ -14,6 +14,7 @@
 
 #include "cpython/debug_offsets.h"
 #include "engine/session.h"
+#include "image.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -21,16 +22,7 @@
 #define BASE 0x300000u
 static unsigned char img[CL_PAGE_SIZE];
 
-static int image_read_page(struct cl_target *t, uint64_t addr, void *page)
-{
-    if (addr != BASE)
-        return cl_error_set(&t->err, CL_E_UNREADABLE, "fixture: no page 0x%llx",
-                            (unsigned long long)addr);
-    memcpy(page, img, CL_PAGE_SIZE);
-    return 0;
-}
-
-static const struct cl_target_ops image_ops = {.read_page = image_read_page};
+static struct tu_image image = {.base = BASE, .bytes = img, .size = sizeof img};
 
 /* The first bytes of _PyRuntime of a live python (argv[0] run as is, or through chroot), into
  * img. False if it could not be read. */
@@ -59,13 +51,9 @@ static bool capture(char *const argv[])
 
 static int read_image(unsigned minor, struct py_debug_offsets *d, struct cl_error *err)
 {
-    struct cl_target *t;
     struct cl_open_options opt = {.cache_pages = 2};
-    CU_ASSERT_EQUAL_FATAL(cl_target_new(&image_ops, CL_TARGET_GDB, NULL, &opt, &t), 0);
-    const struct cl_mapping m = {
-        .start = BASE, .end = BASE + sizeof img, .perms = CL_MAP_R | CL_MAP_W};
-    CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&t->maps, &m), 0);
-    cl_mappings_sort(&t->maps);
+    struct cl_target *t = tu_image_target(&image, CL_TARGET_GDB, &opt, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     int rc = py_debug_offsets_read(t, BASE, minor, d, err);
     cl_target_close(t);
     return rc;
@@ -73,7 +61,7 @@ static int read_image(unsigned minor, struct py_debug_offsets *d, struct cl_erro
 
 static void put64(size_t off, uint64_t v)
 {
-    memcpy(img + off, &v, sizeof v);
+    tu_put64(&image, BASE + off, v);
 }
 
 #define SCRIPT "import time; print('up', flush=True); time.sleep(60)"

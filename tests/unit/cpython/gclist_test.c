@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 
 #include "cpython/gclist.h"
+#include "image.h"
 #include "suites.h"
 #include "target/target.h"
 #include "testutil.h"
@@ -16,16 +17,7 @@
 #define NODES 64
 static unsigned char img[4 * CL_PAGE_SIZE];
 
-static int image_read_page(struct cl_target *t, uint64_t addr, void *page)
-{
-    if (addr < BASE || addr - BASE >= sizeof img)
-        return cl_error_set(&t->err, CL_E_UNREADABLE, "fixture: no page 0x%llx",
-                            (unsigned long long)addr);
-    memcpy(page, img + (addr - BASE), CL_PAGE_SIZE);
-    return 0;
-}
-
-static const struct cl_target_ops image_ops = {.read_page = image_read_page};
+static struct tu_image image = {.base = BASE, .bytes = img, .size = sizeof img};
 
 /* The head at BASE, node i (1-based) at BASE + 32 i: PyGC_Head {_gc_next, _gc_prev}. */
 static uint64_t node(unsigned i)
@@ -50,13 +42,9 @@ static void build(unsigned n)
 
 static struct cl_target *image_target(void)
 {
-    struct cl_target *t;
     struct cl_open_options opt = {.cache_pages = 4};
-    CU_ASSERT_EQUAL_FATAL(cl_target_new(&image_ops, CL_TARGET_GDB, NULL, &opt, &t), 0);
-    const struct cl_mapping m = {
-        .start = BASE, .end = BASE + sizeof img, .perms = CL_MAP_R | CL_MAP_W};
-    CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&t->maps, &m), 0);
-    cl_mappings_sort(&t->maps);
+    struct cl_target *t = tu_image_target(&image, CL_TARGET_GDB, &opt, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     return t;
 }
 

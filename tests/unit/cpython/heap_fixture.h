@@ -38,6 +38,7 @@
 #include "cpython/gclist.h"
 #include "cpython/layout.h"
 #include "cpython/runtime.h"
+#include "image.h"
 #include "target/target.h"
 
 #define PF_BASE 0x400000u
@@ -82,42 +83,28 @@ struct pf {
     uint64_t runtime, interp, tstate, cframe, frame_f, frame_mod, frame_shim;
 };
 
-static inline int pf_read_page(struct cl_target *t, uint64_t addr, void *page)
-{
-    if (addr < PF_BASE || addr - PF_BASE >= sizeof pf_img)
-        return cl_error_set(&t->err, CL_E_UNREADABLE, "fixture: no page 0x%llx",
-                            (unsigned long long)addr);
-    memcpy(page, pf_img + (addr - PF_BASE), CL_PAGE_SIZE);
-    return 0;
-}
+static struct tu_image pf_image = {.base = PF_BASE, .bytes = pf_img, .size = sizeof pf_img};
 
-static const struct cl_target_ops pf_ops = {.read_page = pf_read_page};
-
-/* Writers at target addresses; a write outside the image is dropped (the builder checks
- * overflow instead). */
+/* Writers at target addresses (the shared image's, tests/unit/image.h). */
 static inline void pf_put(uint64_t addr, const void *v, size_t n)
 {
-    if (n && addr >= PF_BASE && addr - PF_BASE <= sizeof pf_img - n)
-        memcpy(pf_img + (addr - PF_BASE), v, n);
+    tu_put(&pf_image, addr, v, n);
 }
 static inline void pf_put64(uint64_t addr, uint64_t v)
 {
-    pf_put(addr, &v, sizeof v);
+    tu_put64(&pf_image, addr, v);
 }
 static inline void pf_put32(uint64_t addr, uint32_t v)
 {
-    pf_put(addr, &v, sizeof v);
+    tu_put32(&pf_image, addr, v);
 }
 static inline void pf_put8(uint64_t addr, uint8_t v)
 {
-    pf_put(addr, &v, sizeof v);
+    tu_put8(&pf_image, addr, v);
 }
 static inline uint64_t pf_get64(uint64_t addr)
 {
-    uint64_t v = 0;
-    if (addr >= PF_BASE && addr - PF_BASE <= sizeof pf_img - sizeof v)
-        memcpy(&v, pf_img + (addr - PF_BASE), sizeof v);
-    return v;
+    return tu_get64(&pf_image, addr);
 }
 
 /* size bytes, 16-aligned, zeroed; 0 and overflow set when the image is full. */
@@ -605,17 +592,8 @@ static inline int pf_build(struct pf *p, const char *layout)
  * allocation failure. */
 static inline struct cl_target *pf_target(struct pf *p)
 {
-    struct cl_target *t;
     struct cl_open_options opt = {.cache_pages = 16};
-    if (cl_target_new(&pf_ops, CL_TARGET_GDB, NULL, &opt, &t) != 0)
-        return NULL;
-    const struct cl_mapping m = {
-        .start = PF_BASE, .end = PF_BASE + sizeof pf_img, .perms = CL_MAP_R | CL_MAP_W};
-    if (cl_mappings_add(&t->maps, &m) != 0) {
-        cl_target_close(t);
-        return NULL;
-    }
-    cl_mappings_sort(&t->maps);
+    struct cl_target *t = tu_image_target(&pf_image, CL_TARGET_GDB, &opt, NULL, 0);
     p->rt.t = t;
     return t;
 }

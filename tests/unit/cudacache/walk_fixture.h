@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cudacache/layout.h"
+#include "image.h"
 #include "target/target.h"
 
 #define BASE 0x100000u
@@ -28,24 +29,16 @@ enum {   /* where the fixture puts things, as offsets into img */
 };
 static const uint64_t device_ptr = 0x7f0000000000ull;
 
-static inline int image_read_page(struct cl_target *t, uint64_t addr, void *page)
-{
-    if (addr < BASE || addr - BASE >= sizeof img)
-        return cl_error_set(&t->err, CL_E_UNREADABLE, "fixture: no page 0x%llx",
-                            (unsigned long long)addr);
-    memcpy(page, img + (addr - BASE), CL_PAGE_SIZE);
-    return 0;
-}
+static struct tu_image image = {.base = BASE, .bytes = img, .size = sizeof img};
 
-static const struct cl_target_ops image_ops = {.read_page = image_read_page};
-
+/* Writers at offsets into img (the shared image's, tests/unit/image.h). */
 static inline void put64(uint64_t off, uint64_t v)
 {
-    memcpy(img + off, &v, 8);
+    tu_put64(&image, BASE + off, v);
 }
 static inline void put8(uint64_t off, uint8_t v)
 {
-    img[off] = v;
+    tu_put8(&image, BASE + off, v);
 }
 
 /* An empty std::set at off: no root, leftmost and rightmost the header itself. */
@@ -115,18 +108,8 @@ static inline const struct cc_layout *fixture_build(void)
 /* A target serving img at BASE; NULL on allocation failure. */
 static inline struct cl_target *fixture_target(void)
 {
-    struct cl_target *t;
     struct cl_open_options opt = {.cache_pages = 16};
-    if (cl_target_new(&image_ops, CL_TARGET_GDB, NULL, &opt, &t) != 0)
-        return NULL;
-    const struct cl_mapping m = {
-        .start = BASE, .end = BASE + sizeof img, .perms = CL_MAP_R | CL_MAP_W};
-    if (cl_mappings_add(&t->maps, &m) != 0) {
-        cl_target_close(t);
-        return NULL;
-    }
-    cl_mappings_sort(&t->maps);
-    return t;
+    return tu_image_target(&image, CL_TARGET_GDB, &opt, NULL, 0);
 }
 
 #endif

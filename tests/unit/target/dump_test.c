@@ -9,6 +9,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "image.h"
 #include "suites.h"
 #include "target/dump.h"
 #include "target/dumpfile.h"
@@ -22,17 +23,10 @@
 
 static unsigned char fake_mem[NPAGES * CL_PAGE_SIZE];
 
-static int fake_read_page(struct cl_target *t, uint64_t addr, void *page)
-{
-    (void)t;
-    size_t pn = (size_t)((addr - BASE) / CL_PAGE_SIZE);
-    if (pn == BAD_PAGE)
-        return CL_E_UNREADABLE;
-    memcpy(page, fake_mem + pn * CL_PAGE_SIZE, CL_PAGE_SIZE);
-    return 0;
-}
-
-static const struct cl_target_ops fake_ops = {.read_page = fake_read_page};
+static struct tu_image image = {.base = BASE,
+                                .bytes = fake_mem,
+                                .size = sizeof fake_mem,
+                                .bad_page = BASE + BAD_PAGE * CL_PAGE_SIZE};
 
 /* A dump of the fake target after reading pages 0-5 (not 6 and 7), in memory; allocator_only
  * as `culeak dump --allocator-only` sets it. */
@@ -42,11 +36,10 @@ static unsigned char *make_dump(size_t *len, bool allocator_only)
         fake_mem[i] = (unsigned char)(i * 7 + i / CL_PAGE_SIZE);
     memset(fake_mem + ZERO_PAGE * CL_PAGE_SIZE, 0, CL_PAGE_SIZE);
     struct cl_open_options o = {.record = true};
-    struct cl_target *t;
-    CU_ASSERT_FATAL(cl_target_new(&fake_ops, CL_TARGET_CORE, NULL, &o, &t) == 0);
     struct cl_mapping m = {
         .start = BASE, .end = BASE + NPAGES * CL_PAGE_SIZE, .perms = CL_MAP_R, .path = "/lib/x.so"};
-    CU_ASSERT_FATAL(cl_mappings_add(&t->maps, &m) == 0);
+    struct cl_target *t = tu_image_target(&image, CL_TARGET_CORE, &o, &m, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     t->pid = 42;
     t->signal = 6;
     t->exe_path = strdup("/usr/bin/python3");
