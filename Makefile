@@ -229,7 +229,8 @@ check-full: deps fuzz-deps
 # No include points up the layers of docs/design.md; the C sources are as clang-format writes them
 # (.clang-format; `make format` rewrites them so); the library, CLI, plugin and unit tests
 # compile clean under the stricter warnings; cppcheck finds nothing (scripts/cppcheck-suppressions
-# lists, with reasons, the few checks it is wrong about here); the command table agrees with the
+# lists, with reasons, the few checks it is wrong about here); JSON is written by the writer only
+# and every allocation is checked (scripts/check-code); the command table agrees with the
 # schemas, the Python package, the plugin and the man page (scripts/check-commands).
 CPPCHECK ?= cppcheck
 CLANG_FORMAT ?= clang-format-19
@@ -238,6 +239,7 @@ format:
 	$(CLANG_FORMAT) -i $(FORMAT_SRC)
 lint: $(BUILD)/culeak.1 $(BUILD)/culeak.gdb $(BUILD)/culeak_gdb.abi3.so python
 	scripts/check-layers
+	scripts/check-code
 	scripts/check-commands $(BUILD)
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRC)
 	@for f in $(LIB_SRC) $(CLI_SRC); do \

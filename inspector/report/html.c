@@ -180,6 +180,28 @@ static int blocks_json(FILE *out, void *arg)
     return cl_report_blocks(out, m->a, m->tt, m->hs, &all, true, m->w, m->err);
 }
 
+/* The page's data: {"summary": its --json document, "blocks": blocks' or null}. */
+struct documents {
+    const char *summary, *blocks;
+};
+
+static int page_data(FILE *out, void *arg)
+{
+    const struct documents *d = arg;
+    struct cl_json j;
+    cl_json_init(&j, out);
+    cl_json_begin_object(&j);
+    cl_json_key(&j, "summary");
+    cl_json_raw(&j, d->summary);
+    cl_json_key(&j, "blocks");
+    if (d->blocks)
+        cl_json_raw(&j, d->blocks);
+    else
+        cl_json_null(&j);
+    cl_json_end_object(&j);   /* the outermost value: written out */
+    return 0;
+}
+
 int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                    const struct cl_holders *hs, const struct cc_allocator *a,
                    const struct cl_report_notes *w, struct cl_error *err)
@@ -190,19 +212,17 @@ int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     char *blocks = a && !rc ? json_of(blocks_json, &m, &rc) : NULL;
     if (!rc && (!summary || (a && !blocks)))
         rc = cl_error_set(err, CL_E_INTERNAL, "out of memory writing the HTML report");
+    struct documents docs = {summary, blocks};
+    char *data = rc ? NULL : json_of(page_data, &docs, &rc);
+    if (!rc && !data)
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory writing the HTML report");
     if (!rc) {
         fputs(page_head, out);
-        fputs("{\"summary\": ", out);
-        put_script_json(out, summary);
-        fputs(", \"blocks\": ", out);
-        if (blocks)
-            put_script_json(out, blocks);
-        else
-            fputs("null", out);
-        fputs("}", out);
+        put_script_json(out, data);
         fputs(page_tail, out);
     }
     free(summary);
     free(blocks);
+    free(data);
     return rc;
 }
