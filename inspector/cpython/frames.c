@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpython/heap.h"
+#include "cpython/emit.h"
 #include "cpython/frames.h"
 #include "cpython/linetable.h"
 
@@ -141,7 +141,7 @@ enum py_frame_kind py_frame_kind(struct py_objects *o, uint64_t frame)
 
 bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     uint64_t code;
     if (!frame_code_of(o, frame, &code))
         return false;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpython/heap.h"
+#include "cpython/emit.h"
 
 /* What a frame on a thread's chain is: Python code, a frame that runs none (a 3.12+ shim
  * frame), or one that cannot be read (nor, then, can its locals). */

@@ -52,6 +52,14 @@ static bool library_file(const char *path)
 
 /* Says once that references were dropped for lack of memory; PY_NO_EDGE. This and the two below
  * are add_edge's rare cases, out of line: add_edge is inlined into every emit. */
+/* The heap builder as the referent readers' sink (cpython/emit.h): what it records an edge as
+ * coming from. */
+struct heap_sink {
+    struct py_heap *h;
+    uint32_t from;            /* the node being expanded, or PY_NO_NODE for a root's referents */
+    uint32_t root;            /* the root it belongs to, PY_NO_NODE on the GC lists */
+};
+
 __attribute__((noinline)) static uint32_t edge_dropped(struct py_heap *h)
 {
     if (!h->edges_dropped++)
@@ -62,7 +70,7 @@ __attribute__((noinline)) static uint32_t edge_dropped(struct py_heap *h)
 
 /* An edge out of a root; none for an object met on the GC lists. */
 __attribute__((noinline)) static uint32_t add_root_edge(struct py_heap *h,
-                                                        const struct py_emitter *e, uint32_t dst,
+                                                        const struct heap_sink *e, uint32_t dst,
                                                         enum py_edge edge, uint64_t payload)
 {
     if (e->root == PY_NO_NODE)
@@ -92,7 +100,7 @@ __attribute__((noinline)) static bool grow_edges(struct py_heap *h)
 /* Records the edge from the node being expanded (or from a root) to node dst; returns its id
  * (in root_edges for a root's), or PY_NO_EDGE. A failed allocation drops the edge and says so
  * once. Inline for the common case, an edge between nodes with room for it (millions). */
-static inline uint32_t add_edge(struct py_heap *h, const struct py_emitter *e, uint32_t dst,
+static inline uint32_t add_edge(struct py_heap *h, const struct heap_sink *e, uint32_t dst,
                                 enum py_edge edge, uint64_t payload)
 {
     struct py_edges *g = &h->edges;
@@ -137,7 +145,7 @@ const char py_class_label[] = ".__class__";
 /* dst as a new node, found from e's node; PY_NO_NODE when it is not an object or cannot be
  * added (the node's via is for the caller to set). */
 __attribute__((always_inline)) static inline uint32_t add_node(struct py_heap *h,
-                                                               const struct py_emitter *e,
+                                                               const struct heap_sink *e,
                                                                uint64_t dst)
 {
     if (h->n >= h->max_objects)
@@ -169,13 +177,10 @@ __attribute__((always_inline)) static inline uint32_t add_node(struct py_heap *h
     return h->n++;
 }
 
-void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload)
+static void heap_edge(void *sink, uint64_t dst, enum py_edge edge, uint64_t payload)
 {
+    const struct heap_sink *e = sink;
     struct py_heap *h = e->h;
-    if (e->visit) {
-        e->visit(e->arg, dst, edge, payload);
-        return;
-    }
     if (!dst)
         return;
     uint32_t seen = cl_nodemap_get(&h->index, dst);
@@ -188,13 +193,10 @@ void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t pay
         h->nodes[added].via = add_edge(h, e, added, edge, payload);
 }
 
-void py_emit_class(struct py_emitter *e, const struct py_type *ty)
+static void heap_class(void *sink, const struct py_type *ty)
 {
+    const struct heap_sink *e = sink;
     struct py_heap *h = e->h;
-    if (e->visit) {
-        py_emit(e, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)py_class_label);
-        return;
-    }
     uint32_t i = ty->index;
     if (e->from == PY_NO_NODE || !type_room(h, i))   /* a class edge leaves a node */
         return;
@@ -208,15 +210,22 @@ void py_emit_class(struct py_emitter *e, const struct py_type *ty)
     h->edges.of[e->from].class_dst = h->type_nodes[i];
 }
 
-void py_emit_skipped(struct py_emitter *e, enum py_family family)
+static void heap_prefetch(void *sink, uint64_t dst)
 {
-    if (!e->visit)
-        e->h->objects.unreadable[family]++;
+    cl_nodemap_prefetch(&((const struct heap_sink *)sink)->h->index, dst);
 }
 
-void py_heap_prefetch(const struct py_heap *h, uint64_t dst)
+static void heap_skipped(void *sink, enum py_family family)
 {
-    cl_nodemap_prefetch(&h->index, dst);
+    ((struct heap_sink *)sink)->h->objects.unreadable[family]++;
+}
+
+static const struct py_emit_ops heap_ops = {heap_edge, heap_class, heap_prefetch, heap_skipped};
+
+/* The emitter that records into s's heap. */
+static struct py_emitter heap_emitter(struct heap_sink *s)
+{
+    return (struct py_emitter){&s->h->objects, &heap_ops, s};
 }
 
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
@@ -284,8 +293,8 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
         return;
     /* The Thread's attributes: its instance dict (or values) through the referent walker. */
     struct name_probe p = {o, out, cap};
-    struct py_emitter e = {
-        .h = h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = probe_name, .arg = &p};
+    static const struct py_emit_ops probe_ops = {.edge = probe_name};
+    struct py_emitter e = {o, &probe_ops, &p};
     struct py_type *ty = py_object_type(o, thread);
     if (ty)
         py_referents(&e, thread, ty);
@@ -339,7 +348,8 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
                     sizeof file);
     bool user = m->main_only || !library_file(file);
     uint32_t r = add_root(h, root, user ? PY_ROOT_USER_MODULE : PY_ROOT_LIBRARY_MODULE);
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = r};
+    struct heap_sink sink = {h, PY_NO_NODE, r};
+    struct py_emitter e = heap_emitter(&sink);
     py_emit(&e, module, PY_E_SELF, 0);
     const struct py_type *ty = py_object_type(&h->objects, module);
     if (ty && ty->family == PY_F_MODULE)   /* so `mod.__dict__['x']` prints as `mod.x` */
@@ -351,7 +361,8 @@ static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, con
 {
     if (!obj || py_heap_find(h, obj) != PY_NO_NODE || !py_object_type(&h->objects, obj))
         return;
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, name, PY_ROOT_OTHER)};
+    struct heap_sink sink = {h, PY_NO_NODE, add_root(h, name, PY_ROOT_OTHER)};
+    struct py_emitter e = heap_emitter(&sink);
     py_emit(&e, obj, label ? PY_E_NAMED : PY_E_SELF, (uint64_t)(uintptr_t)label);
 }
 
@@ -390,7 +401,8 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
 {
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
-    struct py_emitter skip = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
+    struct heap_sink nowhere = {h, PY_NO_NODE, PY_NO_NODE};
+    struct py_emitter skip = heap_emitter(&nowhere);
     struct cl_addrmap seen = {0};
     char desc[512], root[700];
     uint64_t frame = 0;
@@ -418,7 +430,8 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
             char file[512] = "";
             py_frame_file(o, frame, file, sizeof file);
             enum py_root_kind rk = library_file(file) ? PY_ROOT_LIBRARY_FRAME : PY_ROOT_USER_FRAME;
-            struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = add_root(h, root, rk)};
+            struct heap_sink sink = {h, PY_NO_NODE, add_root(h, root, rk)};
+            struct py_emitter e = heap_emitter(&sink);
             if (!py_frame_locals(&e, frame, PY_E_ATTR))
                 py_emit_skipped(&e, PY_F_FRAME);
         }
@@ -518,7 +531,8 @@ static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t fro
     for (uint32_t i = from; i < h->n; i++) {
         /* recorded as i is expanded: in node order; its class edge by py_emit_class */
         h->edges.of[i] = (struct py_node_edges){(uint32_t)h->edges.n, PY_NO_NODE};
-        struct py_emitter e = {.h = h, .from = i, .root = h->nodes[i].root};
+        struct heap_sink sink = {h, i, h->nodes[i].root};
+        struct py_emitter e = heap_emitter(&sink);
         py_referents(&e, h->nodes[i].addr, py_node_type(h, i));
         if ((i & 0xfff) == 0)
             cl_progress_tick(progress, i, h->objects.rt->t->bytes_read);
@@ -529,9 +543,10 @@ static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t fro
  * cost a read per object of the heap for nothing. */
 static bool emit_gc_node(void *arg, uint64_t node)
 {
-    struct py_emitter *e = arg;
-    py_emit(e, node + e->h->objects.rt->l->gc_head_size, PY_E_SELF, 0);
-    return e->h->n < e->h->max_objects;
+    struct heap_sink *sink = arg;
+    struct py_heap *h = sink->h;
+    heap_edge(sink, node + h->objects.rt->l->gc_head_size, PY_E_SELF, 0);
+    return h->n < h->max_objects;
 }
 
 /* Objects on the GC lists that no root reached: garbage cycles awaiting collection, or objects
@@ -549,7 +564,7 @@ static void seed_gc_lists(struct py_heap *h)
         cl_note_add(&h->warnings,
                     "the process was stopped during a garbage collection: GC "
                     "lists may be inconsistent, and unreachable objects may be missing");
-    struct py_emitter e = {.h = h, .from = PY_NO_NODE, .root = PY_NO_NODE};
+    struct heap_sink e = {h, PY_NO_NODE, PY_NO_NODE};
     /* the smallest GC object: its PyGC_Head and a PyObject (which ob_size follows) */
     uint64_t bound = py_gc_list_bound(o->rt->t, l->gc_head_size + l->ob_size, MAX_GC_LIST);
     for (unsigned g = 0; g <= PY_GC_GENERATIONS && h->n < h->max_objects; g++) {

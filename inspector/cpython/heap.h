@@ -8,27 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cpython/emit.h"
 #include "cpython/object.h"
 #include "util/nodemap.h"
 
 #define PY_NO_NODE UINT32_MAX
 
-/* How an edge is printed; the payload's meaning depends on the kind. */
-enum py_edge {
-    PY_E_SELF,        /* the root itself: prints nothing */
-    PY_E_NAMED,       /* payload: a static C string of culeak's, e.g. ".__closure__" */
-    PY_E_ATTR,        /* payload: a str object; prints ".name" */
-    PY_E_CATTR,       /* payload: a C string in the target (a PyMemberDef name); ".name" */
-    PY_E_KEY,         /* payload: the key object; prints "['k']", "[3]" */
-    PY_E_INDEX,       /* payload: the index; prints "[i]" */
-    PY_E_FRAMELOCAL,  /* payload: a str object; prints ".f_locals['name']" */
-    PY_E_GENLOCAL,    /* payload: a str object; prints ".gi_frame.f_locals['name']" */
-    PY_E_DICTKEY,     /* a dict key as such; prints "[*d][i]", its position in the dict */
-    PY_E_SETITEM,     /* payload: the item's position in iteration order; prints "[*s][i]" */
-    PY_E_CXX,         /* an edge through C++ (the autograd graph); payload: a C string owned by
-                         whoever built the edge, printed as is (" → AddBackward0", ".grad") */
-    PY_E_HIDDEN,      /* a step that prints nothing (a tensor to its TensorImpl) */
-};
 
 /* One step of a path: how an object refers to the next, and the object it lands on (0 for a
  * C++ step), which naming needs: a dict key's position, whether an object is an nn.Module. */
@@ -83,9 +68,6 @@ struct py_edges {
     uint32_t *by_dst;         /* edge ids, class edges too, by dst: built by py_heap_paths */
     uint32_t *by_dst_first;   /* by node: where the ids of edges into it start in by_dst */
 };
-
-/* The label of a class edge, a PY_E_NAMED payload. */
-extern const char py_class_label[];
 
 /* A reference straight out of a root (a frame's local, a module root's module and dict). */
 struct py_root_edge {
@@ -193,26 +175,5 @@ void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *o
 /* sys.modules[module].attr when it is a str (e.g. torch.version.__version__); false otherwise. */
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
                         size_t cap);
-
-/* What the referent walkers call for each strong reference they find. */
-struct py_emitter {
-    struct py_heap *h;
-    uint32_t from;            /* the node being expanded, or PY_NO_NODE for a root's referents */
-    uint32_t root;
-    /* When set, referents go here instead of into the graph (lookups that build nothing). */
-    void (*visit)(void *arg, uint64_t dst, enum py_edge edge, uint64_t payload);
-    void *arg;
-};
-void py_emit(struct py_emitter *e, uint64_t dst, enum py_edge edge, uint64_t payload);
-/* py_emit of the object's class, ".__class__". Every object has this edge, and a class is where
- * the node map is slowest (a heap type is a large object, a static one rarely 16-byte aligned:
- * both in its hash), so each type's node is kept by type once found. */
-void py_emit_class(struct py_emitter *e, const struct py_type *ty);
-/* Starts loading what py_emit of dst will look up first (cl_nodemap_prefetch). */
-void py_heap_prefetch(const struct py_heap *h, uint64_t dst);
-/* Counts something of family whose contents could not be read (a container's items, a frame's
- * locals) in objects.unreadable, so that the walk says what it skipped; lookups that build
- * nothing (visit set) read the same objects many times and count nothing. */
-void py_emit_skipped(struct py_emitter *e, enum py_family family);
 
 #endif

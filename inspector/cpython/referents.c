@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpython/heap.h"
+#include "cpython/emit.h"
 #include "cpython/frames.h"
 #include "cpython/referents.h"
 #include "util/notes.h"
@@ -14,7 +14,7 @@
 
 static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
 {
-    uint64_t v = py_word(&e->h->objects, addr);
+    uint64_t v = py_word(e->o, addr);
     if (v)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
 }
@@ -34,12 +34,11 @@ static bool emit_array(struct py_emitter *e, uint64_t items, int64_t n)
     uint64_t buf[512];
     for (int64_t i = 0; i < n;) {
         size_t chunk = (size_t)(n - i) < 512 ? (size_t)(n - i) : 512;
-        if (cl_read(e->h->objects.rt->t, items + sizeof *buf * (uint64_t)i, buf,
-                    chunk * sizeof *buf) != 0)
+        if (cl_read(e->o->rt->t, items + sizeof *buf * (uint64_t)i, buf, chunk * sizeof *buf) != 0)
             return false;
         for (size_t j = 0; j < chunk; j++) {
             if (j + PREFETCH_AHEAD < chunk)
-                py_heap_prefetch(e->h, buf[j + PREFETCH_AHEAD]);
+                py_emit_prefetch(e, buf[j + PREFETCH_AHEAD]);
             if (buf[j])
                 py_emit(e, buf[j], PY_E_INDEX, (uint64_t)(i + (int64_t)j));
         }
@@ -186,7 +185,7 @@ static bool emit_item(void *arg, uint64_t key, uint64_t value)
  * keys. */
 static bool emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t values)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     uint64_t keys = py_word(o, ty->addr + l->ht_cached_keys);
     struct emit_arg a = {e, PY_E_ATTR};
@@ -196,7 +195,7 @@ static bool emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t
 /* False when the instance's attributes are there but cannot be read. */
 static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct py_type *ty)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     static const char dict_label[] = ".__dict__";
     if (l->dicts != PY_DICT_OFFSET && (ty->flags & PY_TPFLAGS_MANAGED_DICT)) {
@@ -245,9 +244,9 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
 static void emit_slots(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 {
     int n;
-    const struct py_member *m = py_type_slots(&e->h->objects, ty, &n);
+    const struct py_member *m = py_type_slots(e->o, ty, &n);
     for (int i = 0; i < n; i++) {
-        uint64_t v = py_word(&e->h->objects, obj + m[i].offset);
+        uint64_t v = py_word(e->o, obj + m[i].offset);
         if (v)
             py_emit(e, v, PY_E_CATTR, m[i].name);
     }
@@ -258,7 +257,7 @@ static void emit_slots(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 /* False when the table cannot be read. */
 static bool emit_set(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     int64_t mask = 0;
     uint64_t table = py_word(o, obj + o->rt->l->set_table), first;
     if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, sizeof mask) || mask < 0 ||
@@ -280,7 +279,7 @@ static bool emit_set(struct py_emitter *e, uint64_t obj)
 /* False when the deque's length or blocks cannot be read. */
 static bool emit_deque(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     int64_t len, index;
     const struct py_layout *l = o->rt->l;
     uint64_t block = py_word(o, obj + l->deque_leftblock);
@@ -305,7 +304,7 @@ static bool emit_deque(struct py_emitter *e, uint64_t obj)
 /* False when the generator's frame or its locals cannot be read. */
 static bool emit_generator(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     if (l->gen_frame != PY_NONE) {
         emit_named(e, obj + l->gen_frame, ".gi_frame");
@@ -320,7 +319,7 @@ static bool emit_generator(struct py_emitter *e, uint64_t obj)
 /* False when the frame's locals cannot be read. */
 static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     emit_named(e, obj + l->f_back, ".f_back");
     if (l->f_frame == PY_NONE) {   /* 3.9/3.10: the frame object is the frame */
@@ -353,7 +352,7 @@ static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, cons
  * nothing: the path stays one Python accepts. Other mappings are named. */
 static void emit_mappingproxy(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     uint64_t mapping = py_word(o, obj + o->rt->l->proxy_mapping);
     const struct py_type *mt = mapping ? py_object_type(o, mapping) : NULL;
     if (mt && mt->family == PY_F_DICT)
@@ -374,7 +373,7 @@ static bool emit_thread_dict(void *arg, uint64_t key, uint64_t value)
  * __dict__, so a value prints as `local.name`, what that thread reads. */
 static void emit_thread_local(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     emit_field(e, obj, l->local_key, ".<key>");
     emit_field(e, obj, l->local_args, ".<args>");
@@ -427,7 +426,7 @@ static uint64_t *hamt_items(struct py_objects *o, uint64_t node, enum py_family 
 /* Emits every (key, value) of the subtree at node as context[key] = value. */
 static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
 {
-    struct py_objects *o = &w->e->h->objects;
+    struct py_objects *o = w->e->o;
     const struct py_layout *l = o->rt->l;
     const struct py_type *ty = node ? py_object_type(o, node) : NULL;
     if (!ty || depth > MAX_HAMT_DEPTH || w->budget == 0)
@@ -466,7 +465,7 @@ static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
  * reads it), the HAMT itself as one more referent. */
 static void emit_context(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     emit_named(e, obj + l->ctx_prev, ".<prev>");
     uint64_t vars = py_word(o, obj + l->ctx_vars);
@@ -487,7 +486,7 @@ static void emit_context(struct py_emitter *e, uint64_t obj)
 /* A HAMT node's own references, as tp_traverse gives them: every non-NULL slot. */
 static void emit_hamt_node(struct py_emitter *e, uint64_t obj, enum py_family family)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     int64_t n = 0;
     if (family == PY_F_HAMT_ARRAY) {
@@ -506,7 +505,7 @@ static void emit_hamt_node(struct py_emitter *e, uint64_t obj, enum py_family fa
  * expose where there is one. */
 static void emit_future(struct py_emitter *e, uint64_t obj)
 {
-    const struct py_layout *l = e->h->objects.rt->l;
+    const struct py_layout *l = e->o->rt->l;
     emit_field(e, obj, l->fut_loop, "._loop");
     emit_field(e, obj, l->fut_callback0, ".<callback0>");
     emit_field(e, obj, l->fut_context0, ".<context0>");
@@ -527,7 +526,7 @@ static void emit_future(struct py_emitter *e, uint64_t obj)
 
 static void emit_task(struct py_emitter *e, uint64_t obj)
 {
-    const struct py_layout *l = e->h->objects.rt->l;
+    const struct py_layout *l = e->o->rt->l;
     emit_future(e, obj);
     emit_field(e, obj, l->task_coro, "._coro");
     emit_field(e, obj, l->task_fut_waiter, "._fut_waiter");
@@ -538,7 +537,7 @@ static void emit_task(struct py_emitter *e, uint64_t obj)
 /* An Element's children are what elem[i] gives; text and tail carry a flag in bit 0. */
 static void emit_element(struct py_emitter *e, uint64_t obj)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     uint64_t text = py_word(o, obj + l->et_text) & ~(uint64_t)PY_ET_JOIN_FLAG;
     uint64_t tail = py_word(o, obj + l->et_tail) & ~(uint64_t)PY_ET_JOIN_FLAG;
@@ -558,7 +557,7 @@ static void emit_element(struct py_emitter *e, uint64_t obj)
 
 static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
 {
-    const struct py_layout *l = e->h->objects.rt->l;
+    const struct py_layout *l = e->o->rt->l;
     emit_field(e, obj, l->sq_conn_statement_cache, ".<statement_cache>");
     emit_field(e, obj, l->sq_conn_cursors, ".<cursors>");
     emit_field(e, obj, l->sq_conn_blobs, ".<blobs>");
@@ -570,7 +569,7 @@ static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
 /* The C types above whose references only their tp_traverse knows. */
 static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family family)
 {
-    const struct py_layout *l = e->h->objects.rt->l;
+    const struct py_layout *l = e->o->rt->l;
     switch (family) {
     case PY_F_MAPPINGPROXY: emit_mappingproxy(e, obj); break;
     case PY_F_THREAD_LOCAL: emit_thread_local(e, obj); break;
@@ -612,7 +611,7 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
 /* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it. */
 static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     uint64_t flags = py_word(o, type + l->tp_flags), index = py_word(o, type + l->tp_subclasses);
     if (l->is_static_types == PY_NONE || !(flags & PY_TPFLAGS_STATIC_BUILTIN) ||
@@ -627,7 +626,7 @@ static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
 
 void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 {
-    struct py_objects *o = &e->h->objects;
+    struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     struct emit_arg items = {e, PY_E_KEY};
     int64_t size = 0;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cpython/heap.h"
+#include "cpython/emit.h"
 
 /* Emits every strong reference of obj, whose type is ty (not const: the type's __slots__ are
  * computed and cached in it on first use). */

@@ -40,7 +40,7 @@ static bool local(uint64_t dst, const char *name)
     char s[64];
     for (unsigned i = 0; i < V.n; i++)
         if (V.v[i].dst == dst && V.v[i].edge == PY_E_FRAMELOCAL &&
-            py_str_read(&V.h.objects, V.v[i].payload, s, sizeof s) && strcmp(s, name) == 0)
+            py_str_read(&V.objects, V.v[i].payload, s, sizeof s) && strcmp(s, name) == 0)
             return true;
     return false;
 }
@@ -62,16 +62,16 @@ static void test_locals_and_names(void)
         CU_ASSERT_TRUE(local(P.captured, "c"));   /* the cell's contents, not the cell */
         CU_ASSERT_TRUE(locals(P.frame_mod));
         CU_ASSERT_EQUAL(V.n, 0);
-        CU_ASSERT_EQUAL(py_frame_kind(&V.h.objects, P.frame_f), PY_FRAME_CODE);
-        CU_ASSERT_TRUE(py_frame_describe(&V.h.objects, P.frame_f, s, sizeof s));
+        CU_ASSERT_EQUAL(py_frame_kind(&V.objects, P.frame_f), PY_FRAME_CODE);
+        CU_ASSERT_TRUE(py_frame_describe(&V.objects, P.frame_f, s, sizeof s));
         CU_ASSERT_STRING_EQUAL(s, "f() at main.py");
-        CU_ASSERT_TRUE(py_frame_describe(&V.h.objects, P.frame_mod, s, sizeof s));
+        CU_ASSERT_TRUE(py_frame_describe(&V.objects, P.frame_mod, s, sizeof s));
         CU_ASSERT_STRING_EQUAL(s, "<module>() at main.py");
-        CU_ASSERT_TRUE(py_frame_file(&V.h.objects, P.frame_f, s, sizeof s));
+        CU_ASSERT_TRUE(py_frame_file(&V.objects, P.frame_f, s, sizeof s));
         CU_ASSERT_STRING_EQUAL(s, "/home/u/main.py");
         if (P.frame_shim) {   /* 3.12+: a C-stack shim frame runs no Python code */
-            CU_ASSERT_EQUAL(py_frame_kind(&V.h.objects, P.frame_shim), PY_FRAME_NOT_CODE);
-            CU_ASSERT_FALSE(py_frame_describe(&V.h.objects, P.frame_shim, s, sizeof s));
+            CU_ASSERT_EQUAL(py_frame_kind(&V.objects, P.frame_shim), PY_FRAME_NOT_CODE);
+            CU_ASSERT_FALSE(py_frame_describe(&V.objects, P.frame_shim, s, sizeof s));
             CU_ASSERT_TRUE(locals(P.frame_shim));
             CU_ASSERT_EQUAL(V.n, 0);
         }
@@ -98,7 +98,7 @@ static void test_not_code(void)
     for (size_t li = 0; li < NLAYOUTS; li++) {
         start(layouts[li]);
         pf_put64(P.frame_f + P.l->if_code, P.xs);
-        CU_ASSERT_EQUAL(py_frame_kind(&V.h.objects, P.frame_f), PY_FRAME_NOT_CODE);
+        CU_ASSERT_EQUAL(py_frame_kind(&V.objects, P.frame_f), PY_FRAME_NOT_CODE);
         CU_ASSERT_TRUE(locals(P.frame_f));
         CU_ASSERT_EQUAL(V.n, 0);
         stop();
@@ -112,7 +112,7 @@ static void test_unreadable(void)
     for (size_t li = 0; li < NLAYOUTS; li++) {
         start(layouts[li]);
         const struct py_layout *l = P.l;
-        CU_ASSERT_EQUAL(py_frame_kind(&V.h.objects, PF_UNMAPPED), PY_FRAME_UNREADABLE);
+        CU_ASSERT_EQUAL(py_frame_kind(&V.objects, PF_UNMAPPED), PY_FRAME_UNREADABLE);
         CU_ASSERT_FALSE(locals(PF_UNMAPPED));
         stop();
         const struct {

@@ -39,7 +39,7 @@ static void stop(void)
 static unsigned referents(uint64_t obj)
 {
     V.n = 0;
-    struct py_type *ty = py_object_type(&V.h.objects, obj);
+    struct py_type *ty = py_object_type(&V.objects, obj);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ty);
     py_referents(&V.e, obj, ty);
     return V.n;
@@ -99,8 +99,7 @@ static void test_functions_modules_classes(void)
         CU_ASSERT_EQUAL(referents(P.bar), 2);
         char s[16];
         CU_ASSERT_TRUE(V.v[0].dst == P.bar_w && V.v[0].edge == PY_E_ATTR &&
-                       py_str_read(&V.h.objects, V.v[0].payload, s, sizeof s) &&
-                       strcmp(s, "w") == 0);
+                       py_str_read(&V.objects, V.v[0].payload, s, sizeof s) && strcmp(s, "w") == 0);
         CU_ASSERT_EQUAL(referents(P.g), 2);
         CU_ASSERT_TRUE(V.v[0].dst == P.in_g && V.v[0].edge == PY_E_GENLOCAL);
         stop();
@@ -127,7 +126,7 @@ static void test_dict_items_order(void)
     for (size_t li = 0; li < NLAYOUTS; li++) {
         start(layouts[li]);
         struct order o = {{0}, 0};
-        CU_ASSERT_TRUE(py_dict_items(&V.h.objects, P.main_dict, record_key, &o));
+        CU_ASSERT_TRUE(py_dict_items(&V.objects, P.main_dict, record_key, &o));
         const uint64_t want[8] = {P.k_xs, P.k_t, P.k_d, P.k_foo, P.k_f, P.k_Foo, P.k_bar, P.k_g};
         CU_ASSERT_EQUAL(o.n, 8);
         CU_ASSERT_EQUAL(memcmp(o.keys, want, sizeof want), 0);
@@ -148,7 +147,7 @@ static void test_corrupt_containers(void)
             pf_put64(P.t + P.l->ob_size, (uint64_t)sizes[k]);
             CU_ASSERT_EQUAL(referents(P.xs), 1);
             CU_ASSERT_EQUAL(referents(P.t), 1);
-            CU_ASSERT_EQUAL(V.h.objects.unreadable[PY_F_LIST], 0);
+            CU_ASSERT_EQUAL(V.objects.unreadable[PY_F_LIST], 0);
             stop();
         }
         start(layouts[li]);
@@ -169,7 +168,7 @@ static void test_corrupt_containers(void)
             start(layouts[li]);
             pf_put8(P.d_keys + bad[k].at, bad[k].v);
             struct order o = {{0}, 0};
-            CU_ASSERT_FALSE(py_dict_items(&V.h.objects, P.d, record_key, &o));
+            CU_ASSERT_FALSE(py_dict_items(&V.objects, P.d, record_key, &o));
             CU_ASSERT_EQUAL(o.n, 0);
             CU_ASSERT_EQUAL(referents(P.d), 1);
             stop();
@@ -197,7 +196,7 @@ static void test_huge_count_not_allocated(void)
         pf_put64(P.d_keys + P.l->dk_nentries, 1ull << 26);
         struct order o = {{0}, 0};
         clock_t begin = clock();
-        CU_ASSERT_FALSE(py_dict_items(&V.h.objects, P.d, record_key, &o));
+        CU_ASSERT_FALSE(py_dict_items(&V.objects, P.d, record_key, &o));
         CU_ASSERT((double)(clock() - begin) / CLOCKS_PER_SEC < 0.1); /* CPU, not wall */
         CU_ASSERT_EQUAL(o.n, 0);
         stop();

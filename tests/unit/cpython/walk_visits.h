@@ -1,5 +1,5 @@
-/* What a referent walker emitted, collected through an emitter's visit callback (lookups that
- * build nothing): shared by the CPython walkers' unit tests over heap_fixture.h. Header-only. */
+/* What a referent walker emitted, collected by a sink of its own (cpython/emit.h: a lookup that
+ * builds nothing): shared by the CPython walkers' unit tests over heap_fixture.h. Header-only. */
 #ifndef CULEAK_TESTS_UNIT_CPYTHON_WALK_VISITS_H
 #define CULEAK_TESTS_UNIT_CPYTHON_WALK_VISITS_H
 
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpython/heap.h"
+#include "cpython/emit.h"
 
 struct visit {
     uint64_t dst;
@@ -18,7 +18,7 @@ struct visit {
 struct visits {
     struct visit v[64];
     unsigned n;
-    struct py_heap h;         /* only h.objects is used: the type cache the walkers read */
+    struct py_objects objects; /* the type cache the walkers read */
     struct py_emitter e;
 };
 
@@ -33,14 +33,14 @@ static inline void visits_collect(void *arg, uint64_t dst, enum py_edge edge, ui
 static inline void visits_init(struct visits *vs, struct py_runtime *rt)
 {
     memset(vs, 0, sizeof *vs);
-    py_objects_init(&vs->h.objects, rt);
-    vs->e = (struct py_emitter){
-        .h = &vs->h, .from = PY_NO_NODE, .root = PY_NO_NODE, .visit = visits_collect, .arg = vs};
+    static const struct py_emit_ops collect = {.edge = visits_collect};
+    py_objects_init(&vs->objects, rt);
+    vs->e = (struct py_emitter){&vs->objects, &collect, vs};
 }
 
 static inline void visits_free(struct visits *vs)
 {
-    py_objects_free(&vs->h.objects);
+    py_objects_free(&vs->objects);
 }
 
 /* Whether dst was emitted with edge and payload. */

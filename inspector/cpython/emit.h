@@ -1,0 +1,78 @@
+/* What the referent readers (cpython/referents.c, cpython/frames.c) give each strong reference
+ * they find to: an emitter, which is an object reader and a sink. They read through the reader and
+ * know nothing of what the sink does with an edge: the heap builder (cpython/heap.c) records it in
+ * the object graph, a lookup that builds nothing (a thread's name) looks at it and drops it. So the
+ * readers depend on the object model alone, and the heap on them, never the other way round. */
+#ifndef CULEAK_CPYTHON_EMIT_H
+#define CULEAK_CPYTHON_EMIT_H
+
+#include <stdint.h>
+
+#include "cpython/object.h"
+
+/* How an edge is printed; the payload's meaning depends on the kind. */
+enum py_edge {
+    PY_E_SELF,        /* the root itself: prints nothing */
+    PY_E_NAMED,       /* payload: a static C string of culeak's, e.g. ".__closure__" */
+    PY_E_ATTR,        /* payload: a str object; prints ".name" */
+    PY_E_CATTR,       /* payload: a C string in the target (a PyMemberDef name); ".name" */
+    PY_E_KEY,         /* payload: the key object; prints "['k']", "[3]" */
+    PY_E_INDEX,       /* payload: the index; prints "[i]" */
+    PY_E_FRAMELOCAL,  /* payload: a str object; prints ".f_locals['name']" */
+    PY_E_GENLOCAL,    /* payload: a str object; prints ".gi_frame.f_locals['name']" */
+    PY_E_DICTKEY,     /* a dict key as such; prints "[*d][i]", its position in the dict */
+    PY_E_SETITEM,     /* payload: the item's position in iteration order; prints "[*s][i]" */
+    PY_E_CXX,         /* an edge through C++ (the autograd graph); payload: a C string owned by
+                         whoever built the edge, printed as is (" → AddBackward0", ".grad") */
+    PY_E_HIDDEN,      /* a step that prints nothing (a tensor to its TensorImpl) */
+};
+
+/* The label of a class edge, a PY_E_NAMED payload. */
+extern const char py_class_label[];
+
+/* What a sink does with what the readers find. Only edge is required. */
+struct py_emit_ops {
+    void (*edge)(void *sink, uint64_t dst, enum py_edge edge, uint64_t payload);
+    /* the object's class (.__class__); NULL: an edge to ty->addr like any other */
+    void (*klass)(void *sink, const struct py_type *ty);
+    /* dst will be emitted soon: start loading what edge() looks up first; NULL: nothing */
+    void (*prefetch)(void *sink, uint64_t dst);
+    /* something of family whose contents could not be read; NULL: not counted */
+    void (*skipped)(void *sink, enum py_family family);
+};
+
+struct py_emitter {
+    struct py_objects *o;     /* what the readers read through */
+    const struct py_emit_ops *ops;
+    void *sink;
+};
+
+static inline void py_emit(const struct py_emitter *e, uint64_t dst, enum py_edge edge,
+                           uint64_t payload)
+{
+    e->ops->edge(e->sink, dst, edge, payload);
+}
+
+static inline void py_emit_class(const struct py_emitter *e, const struct py_type *ty)
+{
+    if (e->ops->klass)
+        e->ops->klass(e->sink, ty);
+    else
+        e->ops->edge(e->sink, ty->addr, PY_E_NAMED, (uint64_t)(uintptr_t)py_class_label);
+}
+
+static inline void py_emit_prefetch(const struct py_emitter *e, uint64_t dst)
+{
+    if (e->ops->prefetch)
+        e->ops->prefetch(e->sink, dst);
+}
+
+/* Counts a container of family whose contents could not be read, so that the walk can say what
+ * it skipped (py_referents_note_skipped). */
+static inline void py_emit_skipped(const struct py_emitter *e, enum py_family family)
+{
+    if (e->ops->skipped)
+        e->ops->skipped(e->sink, family);
+}
+
+#endif
