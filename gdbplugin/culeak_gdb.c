@@ -13,6 +13,7 @@
 
 #include "engine/command.h"
 #include "engine/snapshot.h"
+#include "util/output.h"
 #include "util/text.h"
 
 #define MAX_ARGS 64
@@ -455,16 +456,15 @@ static PyObject *snapshot_command(const char *command, struct args *a)
             cl_session_close(s);
             gdb_target_free(&g);
         }
-        FILE *f = !rc && save ? fopen(a->argv[3], "w") : NULL;
-        if (!rc && save && !f)
-            rc = cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3], strerror(errno));
-        if (f) {
-            cl_snapshot_write(f, &snap);
-            if (fclose(f))
-                rc =
-                    cl_error_set(&err, CL_E_IO, "cannot write %s: %s", a->argv[3], strerror(errno));
+        struct cl_output o;
+        bool taken = rc == 0;
+        if (taken && save && !(rc = cl_output_open(a->argv[3], &o, &err))) {
+            cl_snapshot_write(o.f, &snap);
+            rc = cl_output_commit(&o, &err);
         }
         if (rc) {
+            if (taken)
+                cl_snapshot_free(&snap);
             ns->name[0] = '\0';
             return gdb_error(err.msg);
         }

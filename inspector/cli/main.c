@@ -10,6 +10,16 @@
 #include "util/version.h"
 
 
+/* Whether --json is on the command line, whatever else is: a command line that does not parse
+ * still gets its error as a JSON object when it asked for JSON. */
+static bool asks_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            return true;
+    return false;
+}
+
 static int fail(const struct cl_command_line *cli, const struct cl_error *err)
 {
     fprintf(stderr, "culeak: error: %s\n", err->msg);
@@ -40,8 +50,10 @@ static int run(int argc, char **argv)
         printf("culeak %s\n", CL_VERSION);
         return 0;
     }
-    if (rc)
+    if (rc) {
+        cli.json = cli.json || asks_json(argc, argv);
         return fail(&cli, &err);
+    }
     if (isatty(2) && !cli.quiet)
         cli.walk.progress = stderr;
     const struct cl_command_spec *c = cl_command_find(cli.command);

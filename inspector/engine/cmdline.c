@@ -177,6 +177,9 @@ static int add_pid(const char *arg, struct cl_command_line *cli, struct cl_error
     int rc = set_count("--pid", arg, MAX_PID, &pid, err);
     if (rc || cli->npids == CL_MAX_TARGETS)
         return rc ? rc : cl_error_set(err, CL_E_USAGE, "at most %d --pid", CL_MAX_TARGETS);
+    for (size_t i = 0; i < cli->npids; i++)
+        if (cli->pids[i] == (int)pid)
+            return 0;   /* one process, read once */
     cli->pids[cli->npids++] = (int)pid;
     cli->session.pid = cli->pids[0];
     return 0;
@@ -215,6 +218,9 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
     case CL_O_CORE:
         if (cli->ncores == CL_MAX_TARGETS)
             return cl_error_set(err, CL_E_USAGE, "at most %d --core", CL_MAX_TARGETS);
+        for (size_t i = 0; i < cli->ncores; i++)
+            if (strcmp(cli->cores[i], arg) == 0)
+                return 0;   /* one core, read once */
         cli->cores[cli->ncores++] = arg;
         cli->session.core = cli->cores[0];
         return 0;
@@ -487,6 +493,9 @@ int cl_command_parse(int argc, char **argv, int first, bool want_command, bool a
         if ((cli->given & CL_OPTION_BIT(id)) && !cl_option(id)->repeatable)
             return cl_error_set(err, CL_E_USAGE, "--%s given twice: give it once",
                                 cl_option(id)->name);
+        if (cl_option(id)->value && !*optarg) /* --sysroot "" is a mistake, never a value */
+            return cl_error_set(err, CL_E_USAGE, "--%s wants %s, not an empty string",
+                                cl_option(id)->name, cl_option(id)->value);
         cli->given |= CL_OPTION_BIT(id);
         int rc = set_option((enum cl_option_id)id, optarg, cli, err);
         if (rc)

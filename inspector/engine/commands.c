@@ -22,6 +22,7 @@
 #include "report/torch_snapshot.h"
 #include "target/children.h"
 #include "util/notes.h"
+#include "util/output.h"
 #include "util/text.h"
 
 struct cl_report_notes cl_models_notes(const struct cl_models *m)
@@ -65,15 +66,15 @@ static int cmd_refs(const struct cl_command_line *cli, const struct cl_models *m
 /* --html FILE: the page of the holders and, where the allocator was read, the segments. */
 static int write_html(const char *path, const struct cl_models *m, struct cl_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    struct cl_output o;
+    int rc = cl_output_open(path, &o, err);
+    if (rc)
+        return rc;
     struct cl_report_notes w = cl_models_notes(m);
-    int rc = cl_report_html(f, m->heap, m->tensors, m->holders, m->allocator, &w, err);
-    bool failed = ferror(f) != 0;
-    if (fclose(f) != 0 || (failed && !rc))
-        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    return rc;
+    rc = cl_report_html(o.f, m->heap, m->tensors, m->holders, m->allocator, &w, err);
+    if (rc)
+        cl_output_abort(&o);
+    return rc ? rc : cl_output_commit(&o, err);
 }
 
 /* A live process without tensors whose children are Python processes is likely a launcher
@@ -151,14 +152,14 @@ static struct cc_stacks *alloc_stacks(const struct cl_models *m)
 static int write_torch_snapshot(const char *path, const struct cl_torch_snapshot_models *tm,
                                 struct cl_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    int rc = cl_torch_snapshot_write(f, tm, err);
-    bool failed = ferror(f) != 0;
-    if ((fclose(f) != 0 || failed) && !rc)
-        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
-    return rc;
+    struct cl_output o;
+    int rc = cl_output_open(path, &o, err);
+    if (rc)
+        return rc;
+    rc = cl_torch_snapshot_write(o.f, tm, err);
+    if (rc)
+        cl_output_abort(&o);
+    return rc ? rc : cl_output_commit(&o, err);
 }
 
 static int cmd_blocks(const struct cl_command_line *cli, const struct cl_models *m, FILE *out,
@@ -241,13 +242,13 @@ static int cmd_snapshot(const struct cl_command_line *cli, const struct cl_model
     int rc = snapshot_of(m, &snap, err);
     if (rc)
         return rc;
-    FILE *f = cli->output ? fopen(cli->output, "w") : out;
-    if (!f)
-        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", cli->output, strerror(errno));
-    else
-        cl_snapshot_write(f, &snap);
-    if (f && f != out && fclose(f))
-        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", cli->output, strerror(errno));
+    struct cl_output o;
+    if (!cli->output) {
+        cl_snapshot_write(out, &snap);
+    } else if (!(rc = cl_output_open(cli->output, &o, err))) {
+        cl_snapshot_write(o.f, &snap);
+        rc = cl_output_commit(&o, err);
+    }
     if (!rc && cli->output && !cli->json)
         fprintf(out, "%llu storages, %llu bytes in %zu holder patterns, saved to %s\n",
                 (unsigned long long)snap.storages, (unsigned long long)snap.bytes, snap.n,

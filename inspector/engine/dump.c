@@ -7,6 +7,7 @@
 #include "engine/command.h"
 #include "engine/table.h"
 #include "target/dump.h"
+#include "util/output.h"
 
 #define MAX_PATHS 64   /* refs --max-paths' maximum (cmdline.c): every path refs may print */
 
@@ -110,18 +111,19 @@ static int write_file(struct cl_session *s, const char *path, const char *open_n
                             "out of memory: the symbol answers could not all "
                             "be kept for the dump");
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
+    struct cl_output o;
+    int rc = cl_output_open(path, &o, err);
+    if (rc) {
         cl_out_free(&sym);
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+        return rc;
     }
     uint64_t size = 0;
-    int rc = cl_dump_write(s->target, open_notes, sym.p, sym.len, f, &size, err);
-    if (fclose(f) && !rc)
-        rc = cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    rc = cl_dump_write(s->target, open_notes, sym.p, sym.len, o.f, &size, err);
     if (rc)
-        remove(path);   /* half a dump would only be refused later */
+        cl_output_abort(&o);   /* half a dump would only be refused later */
     else
+        rc = cl_output_commit(&o, err);
+    if (!rc)
         fprintf(log,
                 "culeak: dump: %zu pages read, %zu symbol answers; %s is %llu bytes "
                 "(%.1f MiB)\n",

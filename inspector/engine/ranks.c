@@ -54,7 +54,11 @@ static bool outliers(struct cl_ranks *r)
             for (size_t t = 0; t < n; t++)
                 values[t] = bytes_in(&snaps[t], pattern);
             qsort(values, n, sizeof *values, by_value);
-            uint64_t median = n % 2 ? values[n / 2] : values[n / 2 - 1] / 2 + values[n / 2] / 2;
+            /* of two ranks, the one that holds less: "the median" of two would be their mean,
+             * half of what one rank holds more than the other */
+            uint64_t median = n == 2  ? values[0]
+                              : n % 2 ? values[n / 2]
+                                      : values[n / 2 - 1] / 2 + values[n / 2] / 2;
             for (size_t t = 0; ok && t < n; t++) {
                 uint64_t b = bytes_in(&snaps[t], pattern);
                 if (b <= median || b - median < CL_RANKS_MIN_EXCESS || b - median < median / 10)
@@ -152,7 +156,10 @@ void cl_ranks_write_text(FILE *out, const struct cl_ranks *r)
                 snap->pid, (unsigned long long)snap->storages, (unsigned long long)snap->bytes,
                 r->sources[s] ? r->sources[s] : "now");
     }
-    if (!r->noutliers)
+    if (!r->noutliers && r->n == 2)
+        fprintf(out, "neither rank holds %u MiB or more than the other in any pattern\n",
+                CL_RANKS_MIN_EXCESS >> 20);
+    else if (!r->noutliers)
         fprintf(out, "no rank holds %u MiB or more above the median of the ranks in any pattern\n",
                 CL_RANKS_MIN_EXCESS >> 20);
     for (size_t i = 0; i < r->noutliers; i++) {
@@ -160,6 +167,9 @@ void cl_ranks_write_text(FILE *out, const struct cl_ranks *r)
         name_of(&r->snaps[o->snap], name, sizeof name);
         cl_bytes_text(a, sizeof a, o->bytes - o->median);
         cl_bytes_text(b, sizeof b, o->median);
-        fprintf(out, "%s: +%s in %s more than the median (%s)\n", name, a, o->pattern, b);
+        char other[64] = "the median";
+        if (r->n == 2)
+            name_of(&r->snaps[1 - o->snap], other, sizeof other);
+        fprintf(out, "%s: +%s in %s more than %s (%s)\n", name, a, o->pattern, other, b);
     }
 }

@@ -15,7 +15,8 @@
 /* What counts as more than the median: at least this many bytes and a tenth of the median. */
 #define CL_RANKS_MIN_EXCESS (1u << 20)
 
-/* A rank's pattern that holds more than the median of the ranks. */
+/* A rank's pattern that holds more than the median of the ranks (of two ranks, more than the
+ * other: median is then what the other holds). */
 struct cl_rank_outlier {
     size_t snap;               /* the rank's index in snaps */
     const char *pattern;

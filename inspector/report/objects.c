@@ -131,10 +131,10 @@ struct type_match {
     size_t count;
 };
 
-/* A bare --type that names several types says which, and how many objects of each, so the
- * user can ask again with a qualified name. */
-static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool json,
-                           char **warnings)
+/* A bare --type that names several types is ambiguous: a usage error that says which types,
+ * and how many objects of each, so that the user can ask again with a qualified name. 0 when it
+ * names one type or none. */
+static int ambiguous_type(struct py_heap *h, const char *want, struct cl_error *err)
 {
     struct type_match m[8];
     size_t n = 0, more = 0;
@@ -159,8 +159,8 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
         m[k].count++;
     }
     if (n < 2)
-        return;
-    char line[4096];
+        return 0;
+    char line[sizeof err->msg];
     size_t len = 0;
     bool fits =
         cl_appendf(line, sizeof line, &len, "--type %s names %zu types:", want, n + (more > 0));
@@ -168,12 +168,9 @@ static void ambiguous_type(struct py_heap *h, const char *want, FILE *out, bool 
         fits =
             cl_appendf(line, sizeof line, &len, "%s %s (%zu)", k ? "," : "", m[k].name, m[k].count);
     if (fits)
-        cl_appendf(line, sizeof line, &len, "%s; give a qualified name for one of them",
+        cl_appendf(line, sizeof line, &len, "%s; give the qualified name of one of them",
                    more ? ", and more" : "");
-    if (json)
-        cl_note_add(warnings, "%s", line);
-    else
-        fprintf(out, "%s\n", line);
+    return cl_error_set(err, CL_E_USAGE, "%s", line);
 }
 
 /* One object refs reports: where it is, what it is, and the chains that hold it. */
@@ -269,6 +266,9 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     size_t matched = 0, max_paths = q->max_paths ? q->max_paths : 1;
     if (max_paths > 64)
         max_paths = 64;
+    int rc = q->type ? ambiguous_type(h, q->type, err) : 0;
+    if (rc)
+        return rc;
     char(*paths)[4096] = malloc(max_paths * sizeof *paths);
     if (!paths)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory for %zu paths", max_paths);
@@ -280,15 +280,7 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
             /* a miss: no C++ path */
             (void)cl_addrmap_put(&by_node, cl_addrmap_number_key(tt->v[k].node), k, &inserted);
     }
-    char *type_note = NULL; /* a bare --type that names several types */
-    if (q->type)
-        ambiguous_type(h, q->type, out, json, &type_note);
-    struct cl_report_notes notes = *w;
-    for (int k = 0; k < CL_REPORT_NOTE_LISTS; k++)
-        if (!notes.lists[k]) {
-            notes.lists[k] = type_note;
-            break;
-        }
+    const struct cl_report_notes notes = *w;
     if (json) {
         cl_json_begin_document(&j, out);
         cl_json_key(&j, "objects");
@@ -314,7 +306,6 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
         fprintf(out, "no matching objects\n");
     }
     free(paths);
-    free(type_note);
     cl_addrmap_free(&by_node);
     return 0;
 }

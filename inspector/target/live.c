@@ -247,6 +247,11 @@ static int seize_all(struct cl_target *t, struct cl_error *err)
             if (has_thread(t, tids[i]))
                 continue;
             int sig, rc = stop_thread(tids[i], &sig);
+            /* another culeak copying it (--pid X --pid X, two at once): wait, then again */
+            for (int again = 0; (rc == EPERM || rc == EACCES) && !t->nthreads && again < 2 &&
+                                cl_live_let_go(lv->pid);
+                 again++)
+                rc = stop_thread(tids[i], &sig);
             if (rc == VANISHED)
                 continue;
             if (rc) {
@@ -289,12 +294,13 @@ static int adopt_stopped(struct cl_target *t, int tracer, struct cl_error *err)
         return cl_error_set(err, CL_E_NO_PROCESS, "process %d vanished", lv->pid);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        char s = proc_state(tids[i]);
+        char s = proc_state(tids[i]), comm[64];
+        cl_proc_comm(tracer, comm, sizeof comm);
         if (s != 't' && s != 'T')
             rc = cl_error_set(err, CL_E_PERMISSION,
-                              "process %d is traced by process %d but "
-                              "thread %d is running; stop it in that debugger first",
-                              lv->pid, tracer, tids[i]);
+                              "process %d is held by process %d (%s), and its thread %d runs: "
+                              "stop it in that debugger, or detach the debugger",
+                              lv->pid, tracer, comm, tids[i]);
         else
             rc = push_thread(t, tids[i], 0);
     }
@@ -679,6 +685,8 @@ int cl_target_open_live(int pid, const struct cl_open_options *opt, struct cl_ta
     t->locator.root_pid = pid; /* a container's files are its own, not the host's */
     double stopped_at = now();
     int rc, tracer = cl_proc_tracer(pid);
+    if (tracer && !(opt && opt->assume_stopped) && cl_live_let_go(pid))
+        tracer = cl_proc_tracer(pid); /* another culeak held it while it copied it */
     if (opt && opt->assume_stopped) {
         rc = adopt_stopped(t, tracer ? tracer : pid, err);
     } else if (tracer) {

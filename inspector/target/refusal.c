@@ -5,8 +5,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+/* Another culeak holds a process for as long as it copies it (a second of a large one); it is
+ * waited out, up to LET_GO_TRIES pauses. */
+#define LET_GO_TRIES 100
+#define LET_GO_PAUSE_NS 50000000L   /* 50 ms: 5 s in all */
 
 #define PF_KTHREAD 0x00200000u   /* include/linux/sched.h: the task is a kernel thread */
 #define CAP_SYS_PTRACE 19
@@ -58,7 +64,7 @@ static unsigned long task_flags(int pid)
     return st.flags;
 }
 
-static void comm_of(int pid, char *out, size_t cap)
+void cl_proc_comm(int pid, char *out, size_t cap)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/comm", pid);
@@ -107,10 +113,26 @@ static const char *yama_rule(int scope, bool privileged)
     return NULL;
 }
 
+bool cl_live_let_go(int pid)
+{
+    char comm[64];
+    for (int i = 0; i < LET_GO_TRIES; i++) {
+        int tracer = cl_proc_tracer(pid);
+        if (!tracer)
+            return true; /* nobody holds it (now): try again */
+        cl_proc_comm(tracer, comm, sizeof comm);
+        if (strcmp(comm, "culeak") != 0)
+            return false; /* a debugger: it will not let go by itself */
+        struct timespec pause = {0, LET_GO_PAUSE_NS};
+        nanosleep(&pause, NULL);
+    }
+    return false;
+}
+
 int cl_live_refusal(int pid, const char *what, struct cl_error *err)
 {
     char comm[64];
-    comm_of(pid, comm, sizeof comm);
+    cl_proc_comm(pid, comm, sizeof comm);
     if (task_flags(pid) & PF_KTHREAD)
         return cl_error_set(err, CL_E_NOT_PYTHON,
                             "process %d (%s) is a kernel thread, not a "
@@ -119,11 +141,11 @@ int cl_live_refusal(int pid, const char *what, struct cl_error *err)
     int tracer = cl_proc_tracer(pid);
     if (tracer && tracer != getpid()) {
         char tcomm[64];
-        comm_of(tracer, tcomm, sizeof tcomm);
+        cl_proc_comm(tracer, tcomm, sizeof tcomm);
         return cl_error_set(err, CL_E_PERMISSION,
-                            "cannot %s process %d: it is already traced by "
-                            "process %d (%s); detach that debugger, or stop the process in it and "
-                            "culeak reads it without attaching",
+                            "cannot %s process %d: it is held by process %d (%s); detach that "
+                            "debugger, or stop the process in it and culeak reads it without "
+                            "attaching",
                             what, pid, tracer, tcomm);
     }
     bool privileged = have_ptrace_cap();

@@ -64,7 +64,7 @@ def refusals():
                                   text=True)
         try:
             check_eq(seizer.stdout.readline().strip(), "SEIZED", "the other tracer")
-            line = expect(["info", "--pid", p.pid], 4, ["traced by process %d" % seizer.pid])
+            line = expect(["info", "--pid", p.pid], 4, ["held by process %d" % seizer.pid])
             check("as root" not in line, "traced: %r" % line)
         finally:
             seizer.kill()
@@ -119,6 +119,42 @@ def json_error():
     import json
     doc = json.loads(r.stdout)
     check_eq(doc["error"]["code"], "io", "error.code")
+
+
+def friction():
+    """What a new user met (issue 42): a command line that does not parse still answers --json
+    with an error object; an empty value is a usage error that names the option; a bare --type
+    naming two types is a usage error naming both; a repeated --pid is one target; files culeak
+    writes are its user's alone (0600)."""
+    import json
+    r = harness.culeak("summary", "--pid", "abc", "--json", expect_rc=2)
+    doc = json.loads(r.stdout)
+    check_eq(doc["error"]["code"], "usage", "JSON error of an unparsable command line")
+    expect(["info", "--core", "c", "--sysroot", ""], 2, ["--sysroot wants DIR"])
+    with harness.Process(PYENV_311, "twin_types.py") as p:
+        line = expect(["refs", "--pid", p.pid, "--type", "Widget"], 2,
+                      ["names 2 types", "garage.Widget (1)", "shop.Widget (1)", "qualified"])
+        for qualified, address in p.truth["widgets"].items():
+            doc = harness.culeak_json("refs", "--pid", p.pid, "--type", qualified)
+            check_eq([int(o["address"], 16) for o in doc["objects"]], [address], qualified)
+        doc = harness.culeak_json("info", "--pid", p.pid, "--pid", p.pid)
+        check_eq(doc["target"]["pid"], p.pid, "--pid P --pid P: one target, no envelope")
+        # two culeaks at once: the second waits while the first holds the process
+        for _ in range(5):
+            both = [subprocess.Popen([harness.CULEAK, "summary" if k else "objects", "--pid",
+                                      str(p.pid)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True) for k in (0, 1)]
+            for c in both:
+                _, err = c.communicate(timeout=120)
+                check(c.returncode in (0, 9) and "refused" not in err and "held by" not in err,
+                      "two at once: exit %d: %r" % (c.returncode, err))
+        with harness.tempdir() as d:
+            for args in (["snapshot", "-o", os.path.join(d, "s.json")],
+                         ["dump", "-o", os.path.join(d, "d.cldump")]):
+                harness.culeak(*args, "--pid", p.pid)
+                mode = os.stat(args[-1]).st_mode & 0o777
+                check_eq(oct(mode), oct(0o600), "%s's file" % args[0])
+            check_eq(sorted(os.listdir(d)), ["d.cldump", "s.json"], "no file left beside them")
 
 
 def not_a_core():
@@ -232,6 +268,6 @@ def output():
 
 def tests():
     for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices,
-               json_error, not_a_core, foreign_and_truncated_core, unfinished_core, exe_mismatch,
+               json_error, friction, not_a_core, foreign_and_truncated_core, unfinished_core, exe_mismatch,
                not_python, missing_files, output):
         yield fn.__name__, fn

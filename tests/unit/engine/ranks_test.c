@@ -74,11 +74,31 @@ static void test_alike_ranks(void)
         cl_snapshot_free(&snaps[r]);
 }
 
+/* Two ranks: the one that holds more is compared with the other, not with their mean. */
+static void test_two_ranks(void)
+{
+    struct cl_snapshot snaps[2];
+    job(snaps, 2, 12 * MiB);
+    char *text = report(snaps, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "rank 1: +8.0 MiB in __main__.outputs[*] more than rank 0 "
+                                        "(4.0 MiB)\n"));
+    free(text);
+    for (size_t r = 0; r < 2; r++)
+        cl_snapshot_free(&snaps[r]);
+    job(snaps, 2, 4 * MiB);
+    text = report(snaps, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "neither rank holds 1 MiB or more than the other"));
+    free(text);
+    for (size_t r = 0; r < 2; r++)
+        cl_snapshot_free(&snaps[r]);
+}
+
 void register_engine_ranks_tests(void)
 {
     static const struct tu_test tests[] = {
         {"one rank above the median", test_one_rank_above},
         {"alike ranks", test_alike_ranks},
+        {"two ranks", test_two_ranks},
         {NULL, NULL},
     };
     tu_add_suite("engine/ranks", tests);
