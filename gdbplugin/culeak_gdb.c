@@ -428,11 +428,60 @@ static PyObject *run_engine(const char *command, struct args *a)
     Py_RETURN_NONE;
 }
 
+#define DIFF_USAGE \
+    "usage: culeak-diff A B [--json] [--output FILE]  (snapshots culeak-snapshot took)"
+
+/* culeak-diff A B [--json] [--output FILE]: two named snapshots compared, to gdb or to FILE. */
+static PyObject *diff_command(struct args *a)
+{
+    const char *names[2], *output = NULL;
+    int nnames = 0;
+    bool json = false;
+    for (int i = 1; i < a->argc; i++) {
+        if (strcmp(a->argv[i], "--json") == 0)
+            json = true;
+        else if ((strcmp(a->argv[i], "--output") == 0 || strcmp(a->argv[i], "-o") == 0) &&
+                 i + 1 < a->argc && !output)
+            output = a->argv[++i];
+        else if (a->argv[i][0] != '-' && nnames < 2)
+            names[nnames++] = a->argv[i];
+        else
+            return gdb_error(DIFF_USAGE);
+    }
+    if (nnames != 2)
+        return gdb_error(DIFF_USAGE);
+    struct named_snapshot *x = snapshot_named(names[0], false);
+    struct named_snapshot *y = snapshot_named(names[1], false);
+    if (!x || !y)
+        return gdb_error("no such snapshot (take them with culeak-snapshot NAME)");
+    struct cl_error err = {0};
+    struct cl_output o;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = output ? cl_output_open(output, &o, &err) : 0;
+    FILE *out = rc ? NULL : output ? o.f : open_memstream(&text, &len);
+    if (!rc && !out)
+        return gdb_error("out of memory");
+    if (!rc)
+        rc = cl_snapshot_diff(out, &x->snap, &y->snap, json, &err);
+    if (output && !rc)
+        rc = cl_output_commit(&o, &err);
+    else if (output && out)
+        cl_output_abort(&o);
+    else if (out)
+        fclose(out);
+    if (!rc && text)
+        gdb_write(text);
+    free(text);
+    if (rc)
+        return gdb_error(err.msg);
+    Py_RETURN_NONE;
+}
+
 static PyObject *snapshot_command(const char *command, struct args *a)
 {
     struct cl_error err = {0};
-    bool json = a->argc > 1 && strcmp(a->argv[a->argc - 1], "--json") == 0;
-    int names = a->argc - 1 - json;
+    int names = a->argc - 1;
     if (strcmp(command, "snapshot") == 0) {
         /* NAME, NAME --save FILE (the CLI's snapshot format), or --load FILE NAME */
         bool load = names == 3 && strcmp(a->argv[1], "--load") == 0;
@@ -476,25 +525,7 @@ static PyObject *snapshot_command(const char *command, struct args *a)
         gdb_write(line);
         Py_RETURN_NONE;
     }
-    if (names != 2)
-        return gdb_error("usage: culeak-diff A B [--json]  (snapshots taken with culeak-snapshot)");
-    struct named_snapshot *x = snapshot_named(a->argv[1], false);
-    struct named_snapshot *y = snapshot_named(a->argv[2], false);
-    if (!x || !y)
-        return gdb_error("no such snapshot (take them with culeak-snapshot NAME)");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out)
-        return gdb_error("out of memory");
-    int rc = cl_snapshot_diff(out, &x->snap, &y->snap, json, &err);
-    fclose(out);
-    if (!rc && text)
-        gdb_write(text);
-    free(text);
-    if (rc)
-        return gdb_error(err.msg);
-    Py_RETURN_NONE;
+    return diff_command(a);
 }
 
 static PyObject *break_step_command(const char *command, struct args *a);
@@ -556,7 +587,7 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
 static size_t command_options(const char *command, const char **out, size_t cap)
 {
     static const char *const snapshot[] = {"save", "load", NULL};
-    static const char *const diff[] = {"json", NULL};
+    static const char *const diff[] = {"json", "output", NULL};
     const char *const *own = strcmp(command, "snapshot") == 0 ? snapshot
                              : strcmp(command, "diff") == 0   ? diff
                                                               : NULL;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/notes.h"
+#include "util/output.h"
 #include "util/spill.h"
 
 /* What a model is called in the note that says a report goes without it. */
@@ -105,16 +106,10 @@ static int run(const struct cl_command_line *cli, const struct cl_command_spec *
     return rc;
 }
 
-int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
-                   struct cl_error *err)
+/* Runs c on s: the report to out, held back while the process may still go away. */
+static int run_held(const struct cl_command_line *cli, const struct cl_command_spec *c,
+                    struct cl_session *s, FILE *out, struct cl_error *err)
 {
-    const struct cl_command_spec *c = cl_command_find(cli->command);
-    if (!c || !c->run)
-        return cl_error_set(err, CL_E_USAGE, "%s '%s' does not run on a target here",
-                            c ? "the command" : "unknown command",
-                            cli->command ? cli->command : "");
-    if (cl_command_applicable(cli, err))
-        return CL_E_USAGE;
     /* Nothing is printed from a process that went away during the reads, also by commands that
      * print as they read (check-layout): the report is held back until the reads are done, in a
      * spill file (a JSON report of every tensor of a leaking job runs to hundreds of megabytes),
@@ -142,6 +137,34 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     return rc;
 }
 
+/* -o FILE: the report goes to FILE, made whole, instead of out; a row that writes the file
+ * itself (snapshot) is left to it. */
+static bool to_file(const struct cl_command_line *cli, const struct cl_command_spec *c)
+{
+    return cli->output && !(c->flags & CL_CMD_OWN_OUTPUT);
+}
+
+int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
+                   struct cl_error *err)
+{
+    const struct cl_command_spec *c = cl_command_find(cli->command);
+    if (!c || !c->run)
+        return cl_error_set(err, CL_E_USAGE, "%s '%s' does not run on a target here",
+                            c ? "the command" : "unknown command",
+                            cli->command ? cli->command : "");
+    if (cl_command_applicable(cli, err))
+        return CL_E_USAGE;
+    if (!to_file(cli, c))
+        return run_held(cli, c, s, out, err);
+    struct cl_output o;
+    int rc = cl_output_open(cli->output, &o, err);
+    if (rc)
+        return rc;
+    if ((rc = run_held(cli, c, s, o.f, err)))
+        cl_output_abort(&o);
+    return rc ? rc : cl_output_commit(&o, err);
+}
+
 bool cl_command_offline(const struct cl_command_line *cli)
 {
     const struct cl_command_spec *c = cl_command_find(cli->command);
@@ -150,5 +173,14 @@ bool cl_command_offline(const struct cl_command_line *cli)
 
 int cl_command_run_offline(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
 {
-    return cl_command_find(cli->command)->run_files(cli, out, err);
+    const struct cl_command_spec *c = cl_command_find(cli->command);
+    if (!to_file(cli, c))
+        return c->run_files(cli, out, err);
+    struct cl_output o;
+    int rc = cl_output_open(cli->output, &o, err);
+    if (rc)
+        return rc;
+    if ((rc = c->run_files(cli, o.f, err)))
+        cl_output_abort(&o);
+    return rc ? rc : cl_output_commit(&o, err);
 }

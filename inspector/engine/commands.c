@@ -439,9 +439,8 @@ static const struct cl_command_spec commands[] = {
      .run = cmd_blocks},
     {.name = "snapshot",
      .help = "what holds tensor memory, by holder pattern, saved (-o FILE) or printed",
-     .options = OPT(OUTPUT),
      .needs = CL_MODEL_HOLDERS,
-     .flags = CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_RANKS | CL_CMD_GDB_OWN,
+     .flags = CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_RANKS | CL_CMD_GDB_OWN | CL_CMD_OWN_OUTPUT,
      .schema = "snapshot", .python = "culeak.Target.snapshot",
      .gdb_doc = "Remember what holds tensor memory now, under NAME.\n"
                 "--save FILE also writes it in the CLI's snapshot format, --load FILE NAME\n"
@@ -457,7 +456,7 @@ static const struct cl_command_spec commands[] = {
      .fewer_files = "diff wants a snapshot file: diff A B, or diff A --pid PID | --core FILE",
      .schema = "diff", .python = "culeak.diff, culeak.Target.diff",
      .gdb_doc = "What changed between two snapshots, by holder pattern (indices collapsed).\n"
-                "Usage: culeak-diff A B [--json]",
+                "Usage: culeak-diff A B [--json] [--output FILE]",
      .run = cmd_diff, .run_files = diff_files, .run_files_at = 2},
     {.name = "merge", .operands = "A B...",
      .help = "the ranks of a job side by side, from a snapshot file of each: where a\n"
@@ -530,5 +529,7 @@ uint64_t cl_command_option_set(const struct cl_command_spec *c)
         set |= OPT(CHILDREN);
     if ((c->needs | c->uses) & (CL_MODEL_HEAP | CL_MODEL_HOLDERS))
         set |= OPT(MAX_OBJECTS);
+    if ((c->run || c->run_files) && !(c->flags & CL_CMD_GDB_ONLY))
+        set |= OPT(OUTPUT);
     return set;
 }

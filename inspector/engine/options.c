@@ -50,8 +50,9 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "tensors: only storages of at least N bytes (K, M, G: powers of 1024)"},
     [CL_O_MAX_OBJECTS] = {"max-objects", 0, "N", false, CL_OPT_SELECTION,
         "stop walking after N objects (default 50 million)"},
-    [CL_O_OUTPUT] = {"output", 'o', "FILE", false, CL_OPT_SELECTION,
-        "snapshot, dump: write it to FILE"},
+    [CL_O_OUTPUT] = {"output", 'o', "FILE", false, CL_OPT_OUTPUT,
+        "write the report (snapshot: the snapshot; dump: the dump) to FILE\n"
+        "instead of standard output: made whole, mode 0600, then renamed"},
     [CL_O_ALLOCATOR_ONLY] = {"allocator-only", 0, NULL, false, CL_OPT_SELECTION,
         "dump: the runtimes and the CUDA allocator, no Python objects: a\n"
         "small file on which blocks lists the segments without holders"},

@@ -63,6 +63,7 @@ enum cl_command_flags {
     CL_CMD_LIVE = 1 << 4,          /* a live process only (--pid) */
     CL_CMD_READS_LITTLE = 1 << 5,  /* a few pages: the process stays stopped, not copied */
     CL_CMD_RECORDS = 1 << 9,       /* reads a process or a core, never a dump, into -o FILE */
+    CL_CMD_OWN_OUTPUT = 1 << 10,   /* its run writes -o FILE itself (snapshot: the snapshot) */
     CL_CMD_GDB = 1 << 6,           /* a culeak-NAME command in gdb, run by the engine */
     CL_CMD_GDB_OWN = 1 << 7,       /* a culeak-NAME command in gdb, in the plugin's own form */
     CL_CMD_GDB_ONLY = 1 << 8,      /* not a command of the CLI or the Python package */
@@ -99,7 +100,8 @@ const struct cl_command_spec *cl_commands(size_t *n);
 /* The row of the command called name, or NULL. */
 const struct cl_command_spec *cl_command_find(const char *name);
 /* Every option that applies to the row: its own, the target's, --json where it has a schema,
- * --children where it reads several targets, --max-objects where it walks the heap. */
+ * --children where it reads several targets, --max-objects where it walks the heap, -o where it
+ * writes a report. */
 uint64_t cl_command_option_set(const struct cl_command_spec *c);
 
 #endif

@@ -192,6 +192,42 @@ def break_step(dbg, steps=4):
     return test
 
 
+def recipes():
+    """docs/gdb.md's workflows, each run as it stands in a folder with culeak.gdb and train.py
+    (the scenario), python the torch venv's; every JSON file they write must load, and say what
+    the job holds: its history of losses."""
+    doc = open(os.path.join(harness.ROOT, "docs", "gdb.md")).read()
+    blocks = re.findall(r"^```sh\n(.*?)^```$", doc, re.M | re.S)
+    check(len(blocks) >= 4, "docs/gdb.md's recipes: %d" % len(blocks))
+    with harness.tempdir() as d:
+        shutil.copy(os.path.join(harness.ROOT, "build", "culeak.gdb"), d)
+        shutil.copy(os.path.join(harness.SCENARIOS, "train.py"), d)
+        env = dict(os.environ, PATH=os.path.dirname(harness.TORCH_VENV) + ":" + os.environ["PATH"],
+                   SYSROOT="/")
+        with harness.Process(harness.TORCH_VENV, "train.py", cwd=d,
+                             env=dict(env, HOLD="1")) as p:
+            subprocess.run(["gcore", "-o", os.path.join(d, "core"), str(p.pid)],
+                           capture_output=True, timeout=300, check=True)
+            os.rename(os.path.join(d, "core.%d" % p.pid), os.path.join(d, "core.1234"))
+            for block in blocks:
+                with open(os.path.join(d, "recipe.sh"), "w") as f:   # a script, as a user's:
+                    f.write(block)                   # its text is in no process's command line
+                r = subprocess.run(["bash", "-e", "recipe.sh"], cwd=d, capture_output=True,
+                                   text=True, timeout=600, env=dict(env, PID=str(p.pid)))
+                check(r.returncode == 0 and "Traceback" not in r.stderr and
+                      "Undefined command" not in r.stderr + r.stdout,
+                      "recipe %r: exit %d: %s %s" % (block, r.returncode, r.stdout[-1500:],
+                                                      r.stderr[-1500:]))
+        wrote = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+        check_eq(wrote, sorted(["summary.json", "tensors.json", "core-tensors.json",
+                                "summary.%d.json" % p.pid]), "the recipes' files")
+        for f in wrote:
+            with open(os.path.join(d, f)) as fh:
+                report = json.load(fh)
+            text = json.dumps(report)
+            check("__main__.history" in text, "%s names no history: %s" % (f, text[:500]))
+
+
 def no_process(dbg):
     def test():
         rc, out = dbg("-ex", "culeak-info")
@@ -401,7 +437,8 @@ def no_python():
 
 
 def tests():
-    for fn in (stable_abi, same_as_cli, stop_on_growth, remote_target, clear_messages, no_python):
+    for fn in (stable_abi, same_as_cli, stop_on_growth, remote_target, clear_messages, no_python,
+               recipes):
         yield fn.__name__, fn
     for kind in ("live", "core"):
         yield "holders-%s" % kind, holders(kind)
