@@ -28,7 +28,7 @@ NATIVE_OBJ  := $(BUILD)/obj/python/native.o
 UNIT_OBJ     := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/main.o
 UNIT_SAN_OBJ := $(UNIT_SRC:%.c=$(BUILD)/san/%.o) $(BUILD)/san/tests/unit/main.o
 
-.PHONY: all install demo check check-full lint format compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
+.PHONY: all install uninstall demo check check-full lint format compdb test-unit test-unit-san test-integration deps clean simgpu simgpu12 fuzz fuzz-deps fuzz-bins
 all: $(BUILD)/culeak $(BUILD)/culeak_gdb.abi3.so $(BUILD)/culeak.gdb $(BUILD)/culeak.1 python
 
 # Each object depends on the headers it includes (-MMD -MP), not on every header: the library's,
@@ -196,12 +196,24 @@ fuzz: fuzz-deps
 	$(MAKE) fuzz-bins
 	scripts/fuzz $(FUZZ_SECONDS)
 
+# gdb sources every file of its system gdbinit directory as it starts: installed there, the plugin
+# is found by a bare `gdb -p PID`. gdb --configuration names the directory, and cuda-gdb's its own.
+gdbinit_dir = $(shell $(1) --configuration 2>/dev/null | \
+                sed -n 's/.*--with-system-gdbinit-dir=\([^ ]*\).*/\1/p')
+GDBINIT_DIRS ?= $(call gdbinit_dir,gdb) $(call gdbinit_dir,cuda-gdb)
 install: all
 	install -D -m 755 $(BUILD)/culeak $(DESTDIR)$(PREFIX)/bin/culeak
 	install -D -m 644 $(BUILD)/culeak.1 $(DESTDIR)$(PREFIX)/share/man/man1/culeak.1
 	install -D -m 644 $(BUILD)/culeak_gdb.abi3.so $(DESTDIR)$(PREFIX)/lib/culeak/culeak_gdb.abi3.so
 	install -d $(DESTDIR)$(PREFIX)/share/culeak
 	sed 's|@PLUGIN_DIR@|$(PREFIX)/lib/culeak|' gdbplugin/culeak.gdb.in > $(DESTDIR)$(PREFIX)/share/culeak/culeak.gdb
+	for d in $(GDBINIT_DIRS); do install -d $(DESTDIR)$$d && \
+	    echo 'source $(PREFIX)/share/culeak/culeak.gdb' > $(DESTDIR)$$d/culeak.gdb; done
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/culeak $(DESTDIR)$(PREFIX)/share/man/man1/culeak.1 \
+	    $(DESTDIR)$(PREFIX)/lib/culeak/culeak_gdb.abi3.so $(DESTDIR)$(PREFIX)/share/culeak/culeak.gdb
+	-rmdir $(DESTDIR)$(PREFIX)/lib/culeak $(DESTDIR)$(PREFIX)/share/culeak
+	for d in $(GDBINIT_DIRS); do rm -f $(DESTDIR)$$d/culeak.gdb; done
 
 # The demo needs only the CPU wheel: skip the CUDA wheel and Debian's torch the tests use.
 demo:

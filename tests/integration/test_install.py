@@ -1,5 +1,6 @@
 """`make install` puts in place what a user runs: the CLI, the gdb plugin and its loader, and the
 man page, which renders cleanly and covers every command and option the help lists."""
+import json
 import os
 import re
 import subprocess
@@ -36,5 +37,30 @@ def installed():
             check(re.search("^%s$" % section, shown, re.M), "no %s section" % section)
 
 
+def found_by_gdb():
+    """make install puts a line in gdb's system gdbinit directory (a scratch one bound over it,
+    in a mount namespace of the test's own): a bare `gdb -p PID` then has the commands, says it
+    loaded them in one line, and writes a report; make uninstall takes it all away."""
+    with harness.tempdir() as d, harness.Process("/usr/bin/python3", "idle.py") as p:
+        inits = os.path.join(d, "gdbinit.d")
+        os.mkdir(inits)
+        prefix = os.path.join(d, "usr")
+        make = "make -s -C %s PREFIX=%s GDBINIT_DIRS=/etc/gdb/gdbinit.d" % (harness.ROOT, prefix)
+        script = ("mount --bind %s /etc/gdb/gdbinit.d && %s install >/dev/null && "
+                  "gdb -p %d -batch -ex 'help culeak' -ex 'culeak-info --json --output %s/i.json' "
+                  "&& %s uninstall >/dev/null && echo left: $(ls -A /etc/gdb/gdbinit.d)" % (
+                      inits, make, p.pid, d, make))
+        r = subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True,
+                           text=True, timeout=600)
+        check(r.returncode == 0, "install, gdb, uninstall: %s %s" % (r.stdout, r.stderr))
+        check_eq(len(re.findall("^culeak: loaded", r.stdout, re.M)), 1, "the line that says so")
+        check("culeak-summary" in r.stdout, "help culeak: %s" % r.stdout[-1500:])
+        check_eq(json.load(open(os.path.join(d, "i.json")))["target"]["pid"], p.pid, "the report")
+        check_eq(r.stdout.splitlines()[-1], "left:", "gdbinit.d after uninstall")
+        check(not os.path.exists(os.path.join(prefix, "share", "culeak", "culeak.gdb")),
+              "uninstall left the loader")
+
+
 def tests():
     yield "installed", installed
+    yield "found by gdb", found_by_gdb
