@@ -16,6 +16,8 @@
 
 struct target {
     int pid;                  /* a live process, or 0 */
+    bool child;               /* found by --children, not named: skipped when it is no job */
+    bool skipped;             /* ... and so it was, the reason in error */
     const char *core;         /* or a core */
     char dir[64];             /* the worker's files: meta, report, snapshot */
     uint64_t copy_limit;      /* its share of the copy budget (live) */
@@ -51,7 +53,7 @@ static int collect(const struct cl_command_line *cli, struct target **v, size_t 
     for (size_t i = 0; i < found && i < CL_MAX_TARGETS && *n < CL_MAX_TARGETS; i++) {
         if (!CL_VEC_RESERVE(*v, *n, cap))
             break;
-        (*v)[(*n)++] = (struct target){.pid = pids[i]};
+        (*v)[(*n)++] = (struct target){.pid = pids[i], .child = true};
     }
     free(pids);
     if (!found)
@@ -75,6 +77,25 @@ static FILE *file_in(const struct target *t, const char *name, const char *mode)
     return fopen(path, mode);
 }
 
+/* Why a child --children found is no rank to read for this command (a launcher's helper: the
+ * resource tracker, a shell), into why; false when it is one. */
+static bool not_a_rank(const struct cl_command_line *cli, const struct cl_session *s, int rc,
+                       char *why, size_t cap)
+{
+    const struct cl_command_spec *c = cl_command_find(cli->command);
+    bool torch = (c->flags & CL_CMD_TORCH) || (c->needs & (CL_MODEL_HOLDERS | CL_MODEL_ALLOCATOR));
+    if (rc == CL_E_NOT_PYTHON)
+        snprintf(why, cap, "not a Python process");
+    else if (!rc && torch && !s->torch.loaded)
+        snprintf(why, cap, "PyTorch is not loaded in it");
+    else
+        return false;
+    return true;
+}
+
+/* Marks a skipped target in its meta: its worker exits 0. */
+#define SKIPPED_CODE (-2)
+
 /* The worker: t's report into its report file, its rank and any error into meta, and for the
  * comparison a snapshot. Returns the exit status. */
 static int work(const struct cl_command_line *cli, const struct target *t)
@@ -91,6 +112,14 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     if (!meta || !report)
         return CL_E_IO;
     int rc = cl_session_open(&c.session, &s, &err);
+    char why[128];
+    if (t->child && not_a_rank(cli, s, rc, why, sizeof why)) {
+        fprintf(meta, "-1 -1 -1\n%d %s\n", SKIPPED_CODE, why);
+        cl_session_close(s);
+        fclose(meta);
+        fclose(report);
+        return 0;
+    }
     if (!rc) {
         fprintf(meta, "%d %d %d\n", s->rank.rank, s->rank.local_rank, s->rank.world_size);
         rc = cl_command_run(&c, s, report, &err);
@@ -147,6 +176,7 @@ static void gather(struct target *t, struct cl_error *ignored)
         fscanf(meta, "%d %d %d\n", &t->rank.rank, &t->rank.local_rank, &t->rank.world_size) == 3 &&
         fscanf(meta, "%d ", &code) == 1 && fgets(t->error, sizeof t->error, meta))
         t->error[strcspn(t->error, "\n")] = '\0';
+    t->skipped = code == SKIPPED_CODE && !t->status;
     if (meta)
         fclose(meta);
     if (t->status && !t->error[0])
@@ -246,8 +276,13 @@ static void write_json(FILE *out, const struct target *v, size_t n, const struct
         cl_json_rank(&j, &v[i].rank);
         cl_json_key(&j, "exit_status");
         cl_json_int(&j, v[i].status);
+        cl_json_key(&j, "skipped");   /* a child of --children that is no rank, and why */
+        cl_json_string(&j, v[i].skipped ? v[i].error : NULL);
         cl_json_key(&j, "report");
-        copy_report(out, &v[i], &j);
+        if (v[i].skipped)
+            cl_json_null(&j);
+        else
+            copy_report(out, &v[i], &j);
         cl_json_end_object(&j);
     }
     cl_json_end_array(&j);
@@ -264,7 +299,11 @@ static void write_text(FILE *out, const struct target *v, size_t n, const struct
 {
     for (size_t i = 0; i < n; i++) {
         heading(out, &v[i]);
-        copy_report(out, &v[i], NULL);
+        if (v[i].skipped)
+            fprintf(out, "not read: %s (a child of --children, not one of the job's ranks)\n",
+                    v[i].error);
+        else
+            copy_report(out, &v[i], NULL);
         if (v[i].status)
             fprintf(out, "culeak: error: %s\n", v[i].error);
         fputc('\n', out);

@@ -4,9 +4,11 @@ last rank keeps four times the outputs of the others): --children of torchrun's 
 rank its environment names, and the ranks side by side name the leaking rank and pattern with
 the excess the ranks printed themselves, from the CLI and from the Python API. The agent alone
 says where its workers are; the ranks read at once share the copy budget and the CPUs."""
+import contextlib
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -158,8 +160,36 @@ def usage():
         check(words in r.stderr, "%r: %s" % (args, r.stderr))
 
 
+def children_not_ranks():
+    """--children reads the children that are ranks and notes the others (issue 42: a
+    torch.multiprocessing job's resource tracker made the whole command fail with exit 9)."""
+    with harness.Process("/usr/bin/python3", "launcher.py", harness.TORCH_VENV) as p:
+        try:
+            doc = harness.culeak_json("summary", "--children", p.pid)
+            by_pid = {t["pid"]: t for t in doc["targets"]}
+            check_eq(sorted(by_pid), sorted(p.truth.values()), "the children")
+            rank = by_pid[p.truth["rank"]]
+            check(rank["skipped"] is None and rank["exit_status"] == 0 and
+                  any("__main__.history" in h["holder"] for h in rank["report"]["holders"]),
+                  "the rank's report: %r" % rank)
+            for role, why in (("helper", "PyTorch is not loaded"), ("shell", "not a Python")):
+                t = by_pid[p.truth[role]]
+                check(t["exit_status"] == 0 and t["report"] is None and why in (t["skipped"] or ""),
+                      "%s: %r" % (role, t))
+            text = harness.culeak("summary", "--children", p.pid).stdout
+            check("not read: PyTorch is not loaded in it" in text, "text: %s" % text[-800:])
+            # named by --pid, a process without torch is the user's mistake, and an error still
+            harness.culeak("summary", "--pid", p.truth["rank"], "--pid", p.truth["helper"],
+                           expect_rc=9)
+        finally:
+            for pid in p.truth.values():   # the launcher, killed, would leave them behind
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+
 def tests():
     yield "live", live
     yield "cores-and-merge", cores_and_merge
     yield "python-api", python_api
     yield "usage", usage
+    yield "children-not-ranks", children_not_ranks
