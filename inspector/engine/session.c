@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
  * went wrong is that the process went away (its reads failed, or its pages were half read). */
@@ -87,12 +88,42 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
     return 0;
 }
 
+/* A core read on another machine needs torch's own libraries (their types, vtables and code are
+ * in no core): without them, or with another build at the same path, tensors would silently not
+ * be recognised, and "0 tensors" is a wrong answer. */
+static int torch_files_here(struct cl_session *s, struct cl_error *err)
+{
+    for (size_t i = 0; i < s->torch.nlibs; i++) {
+        const char *path = s->torch.libs[i], *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        if (strncmp(base, "libc10", 6) != 0 && strncmp(base, "libtorch", 8) != 0)
+            continue;
+        int rc = cl_target_file_status(s->target, path);
+        if (rc == CL_E_IO)
+            return cl_error_set(err, CL_E_IO,
+                                "the core needs %s, which is not on this machine: culeak reads "
+                                "torch's types and code from it; give the training machine's "
+                                "files with --sysroot DIR (its root as mounted here) or "
+                                "--lib-path DIR",
+                                path);
+        if (rc)
+            return cl_error_set(err, CL_E_EXE_MISMATCH,
+                                "%s on this machine is another build than the one the job ran "
+                                "(build-id differs); give the job's own files with --sysroot DIR "
+                                "or --lib-path DIR",
+                                path);
+    }
+    return 0;
+}
+
 int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
                        struct torch_tensors **out, struct cl_error *err)
 {
     struct py_heap *h;
     int rc = cl_session_heap(s, opt, &h, err);
     if (rc)
+        return rc;
+    if (!s->tensors_built && s->torch.loaded && (rc = torch_files_here(s, err)))
         return rc;
     if (!s->tensors_built) {
         /* Without torch/version.py (a core brought without its site-packages) the running
@@ -116,6 +147,8 @@ int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allo
                          struct cl_error *err)
 {
     int rc = 0;
+    if (!s->allocator_built && s->torch.loaded && (rc = torch_files_here(s, err)))
+        return rc;
     if (!s->allocator_built && !s->target->gone &&
         !(rc = cc_walk(s->target, s->symbols, &s->torch, force, &s->allocator, err)))
         s->allocator_built = true;

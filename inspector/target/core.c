@@ -244,8 +244,21 @@ static bool core_resident(struct cl_target *t, uint64_t addr, struct cl_window *
     return true;
 }
 
-static const struct cl_target_ops core_ops = {
-    .read_page = core_read_page, .close = core_close, .resident = core_resident};
+static int core_file_status(struct cl_target *t, const char *path)
+{
+    struct core *c = t->impl;
+    struct backing_file *b = backing_for(c, path);
+    if (!b)
+        return 0;   /* not a file the core names */
+    if (!b->tried)
+        open_backing(t, c, b);
+    return b->status;
+}
+
+static const struct cl_target_ops core_ops = {.read_page = core_read_page,
+                                              .close = core_close,
+                                              .resident = core_resident,
+                                              .file_status = core_file_status};
 
 struct note_state {
     struct cl_target *t;

@@ -145,6 +145,11 @@ int cl_read_outside(struct cl_target *t, uint64_t addr, void *buf, size_t len)
     return rc;
 }
 
+int cl_target_file_status(struct cl_target *t, const char *path)
+{
+    return t->ops->file_status ? t->ops->file_status(t, path) : 0;
+}
+
 int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
 {
     if (cap == 0)

@@ -41,6 +41,10 @@ struct cl_target_ops {
      * one readable (a live target's copy, a core's or a dump's mapped file); false to read addr
      * through the page cache. */
     bool (*resident)(struct cl_target *t, uint64_t addr, struct cl_window *w);
+    /* Optional, for a source whose files are looked up on this machine (a core): whether the
+     * file the target mapped at path is here (else CL_E_IO) and the one it mapped (else
+     * CL_E_EXE_MISMATCH); 0 also for a path it does not need. */
+    int (*file_status)(struct cl_target *t, const char *path);
 };
 
 /* How file-backed memory that a core does not contain is found on this machine. */
@@ -168,6 +172,9 @@ static inline uint64_t cl_read_ptr_or_0(struct cl_target *t, uint64_t addr)
 }
 /* Reads a NUL-terminated string of at most cap-1 bytes; fails if no NUL comes within cap. */
 int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
+
+/* The target's file_status of path: 0 where the source reads no files of this machine. */
+int cl_target_file_status(struct cl_target *t, const char *path);
 
 /* Resolves a path the target recorded to a file on this machine, honouring the locator. Returns a
  * malloc'ed path, or NULL if no candidate exists. is_exe selects the --exe override. */

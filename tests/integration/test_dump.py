@@ -76,7 +76,8 @@ def holders_every_command(kind):
             check_eq(info["target"]["pid"], p.pid, "info.target.pid")
             check_eq(info["torch"]["version"].split("+")[0][:4], "2.13", "torch version")
             both("objects", target, dump)
-            both("refs", target, dump, "--type", "Parameter", "--max-paths", "64")
+            both("refs", target, dump, "--type", "torch.nn.parameter.Parameter", "--max-paths",
+                 "64")
             both("refs", target, dump, "--type", "dict")
             both("snapshot", target, dump)
             rc, text = both("check-layout", target, dump, expect_rc=None)

@@ -1,4 +1,5 @@
 """Bad input gets one clear line on stderr and its own exit status, never a crash."""
+import glob
 import os
 import shutil
 import subprocess
@@ -157,6 +158,41 @@ def friction():
             check_eq(sorted(os.listdir(d)), ["d.cldump", "s.json"], "no file left beside them")
 
 
+def torch_files_missing():
+    """A core read where the job's torch libraries are missing, or another build sits at their
+    path: exit 11 or 7, naming --sysroot, never "0 tensors" (a sysroot of links to the job's
+    files, but for torch's)."""
+    with harness.tempdir() as d:
+        with harness.Process(harness.TORCH_VENV, "train.py", cwd=d,
+                             env=dict(os.environ, HOLD="1")) as p:
+            paths = sorted({line.split(None, 5)[5].strip() for line in
+                            open("/proc/%d/maps" % p.pid) if line.count(" /") and
+                            len(line.split(None, 5)) == 6 and line.split(None, 5)[5].startswith("/")})
+            subprocess.run(["gcore", "-o", os.path.join(d, "core"), str(p.pid)],
+                           capture_output=True, timeout=300, check=True)
+            core = os.path.join(d, "core.%d" % p.pid)
+        root = os.path.join(d, "root")
+        torch_libs = [x for x in paths if "/torch/lib/" in x]
+        check(torch_libs, "torch's libraries in the maps: %r" % paths[:20])
+        for x in paths:
+            if x not in torch_libs and os.path.exists(x):
+                os.makedirs(os.path.dirname(root + x), exist_ok=True)
+                os.symlink(x, root + x)
+        expect(["summary", "--core", core, "--sysroot", root], 11, ["not on this machine",
+                                                                    "--sysroot"])
+        other = glob.glob(os.path.join(harness.ROOT, "build", "venv", "torch-2.14-cuda", "lib",
+                                       "python3*", "site-packages", "torch", "lib", "libc10.so"))
+        for x in torch_libs:
+            os.makedirs(os.path.dirname(root + x), exist_ok=True)
+            os.symlink(x, root + x)
+            if os.path.basename(x) == "libc10.so" and other:
+                os.unlink(root + x)
+                os.symlink(other[0], root + x)
+        if other:
+            expect(["summary", "--core", core, "--sysroot", root], 7, ["another build",
+                                                                       "--sysroot"])
+
+
 def not_a_core():
     with harness.tempdir() as d:
         junk = os.path.join(d, "junk")
@@ -268,6 +304,6 @@ def output():
 
 def tests():
     for fn in (no_such_pid, permission_denied, refusals, usage, options, units_and_devices,
-               json_error, friction, not_a_core, foreign_and_truncated_core, unfinished_core, exe_mismatch,
+               json_error, friction, torch_files_missing, not_a_core, foreign_and_truncated_core, unfinished_core, exe_mismatch,
                not_python, missing_files, output):
         yield fn.__name__, fn

@@ -8,7 +8,7 @@ and --quiet or a pipe silences it."""
 import difflib
 
 import harness
-from harness import check
+from harness import check, check_eq
 
 CAUSES = ["loss-with-graph", "accumulated-loss", "output-list", "cache", "traceback", "hook-closure",
           "optimizer-of-deleted-module", "out-history"]
@@ -79,16 +79,18 @@ def python_before_autograd():
 
 
 def qualified_type():
-    """--type takes qualified names; a bare name that names several types says which."""
+    """--type takes qualified names; a bare name that names several types is a usage error that
+    says which (issue 42: it listed every object of all of them, exit 0)."""
     with harness.Process(harness.TORCH_VENV, "holders.py") as p:
         torch_params = harness.culeak_json("refs", "--pid", p.pid, "--type",
                                            "torch.nn.parameter.Parameter")["objects"]
         inspect_params = harness.culeak_json("refs", "--pid", p.pid, "--type",
                                              "inspect.Parameter")["objects"]
-        bare = harness.culeak("refs", "--pid", p.pid, "--type", "Parameter").stdout
+        bare = harness.culeak("refs", "--pid", p.pid, "--type", "Parameter", expect_rc=2)
     check(torch_params and inspect_params, "qualified names found %d and %d objects" % (
         len(torch_params), len(inspect_params)))
-    first = bare.splitlines()[0]
+    check_eq(bare.stdout, "", "a bare --type's objects")
+    first = bare.stderr.splitlines()[0]
     check("torch.nn.parameter.Parameter (%d)" % len(torch_params) in first and
           "inspect.Parameter (%d)" % len(inspect_params) in first, "bare --type: %r" % first)
 
