@@ -13,6 +13,7 @@
 
 #include "engine/command.h"
 #include "engine/snapshot.h"
+#include "report/text.h"
 #include "util/output.h"
 #include "util/text.h"
 
@@ -520,8 +521,10 @@ static PyObject *snapshot_command(const char *command, struct args *a)
         cl_snapshot_free(&ns->snap);
         ns->snap = snap;
         char line[256];
-        snprintf(line, sizeof line, "snapshot %s: %llu storages, %llu bytes\n", ns->name,
-                 (unsigned long long)snap.storages, (unsigned long long)snap.bytes);
+        char size[CL_BYTES_TEXT];
+        cl_bytes_text(size, sizeof size, snap.bytes);
+        snprintf(line, sizeof line, "snapshot %s: %llu storages, %s\n", ns->name,
+                 (unsigned long long)snap.storages, size);
         gdb_write(line);
         Py_RETURN_NONE;
     }
@@ -738,8 +741,10 @@ static PyObject *step_report_command(const char *command, struct args *a)
         Py_RETURN_NONE;
     }
     if (!tracker.have_base) {
-        snprintf(line, sizeof line, "culeak: step %u: %llu storages, %llu bytes (baseline)\n",
-                 tracker.hits, (unsigned long long)now.storages, (unsigned long long)now.bytes);
+        char size[CL_BYTES_TEXT];
+        cl_bytes_text(size, sizeof size, now.bytes);
+        snprintf(line, sizeof line, "culeak: step %u: %llu storages, %s (baseline)\n", tracker.hits,
+                 (unsigned long long)now.storages, size);
         gdb_write(line);
         tracker.base = now;
         tracker.have_base = true;

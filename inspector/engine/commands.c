@@ -24,6 +24,7 @@
 #include "util/notes.h"
 #include "util/output.h"
 #include "util/text.h"
+#include "report/text.h"
 
 struct cl_report_notes cl_models_notes(const struct cl_models *m)
 {
@@ -249,10 +250,11 @@ static int cmd_snapshot(const struct cl_command_line *cli, const struct cl_model
         cl_snapshot_write(o.f, &snap);
         rc = cl_output_commit(&o, err);
     }
+    char size[CL_BYTES_TEXT];
+    cl_bytes_text(size, sizeof size, snap.bytes);
     if (!rc && cli->output && !cli->json)
-        fprintf(out, "%llu storages, %llu bytes in %zu holder patterns, saved to %s\n",
-                (unsigned long long)snap.storages, (unsigned long long)snap.bytes, snap.n,
-                cli->output);
+        fprintf(out, "%llu storages, %s in %zu holder patterns, saved to %s\n",
+                (unsigned long long)snap.storages, size, snap.n, cli->output);
     cl_snapshot_free(&snap);
     return rc;
 }
@@ -360,8 +362,10 @@ static int watch(const struct cl_command_line *cli, FILE *out, FILE *log, struct
     int rc = watch_once(cli, &last, err);
     if (rc)
         return rc;
-    fprintf(out, "%s pid %d: %llu storages, %llu bytes\n", last.time, last.pid,
-            (unsigned long long)last.storages, (unsigned long long)last.bytes);
+    char size[CL_BYTES_TEXT];
+    cl_bytes_text(size, sizeof size, last.bytes);
+    fprintf(out, "%s pid %d: %llu storages, %s\n", last.time, last.pid,
+            (unsigned long long)last.storages, size);
     fflush(out);
     for (size_t i = 1; !cli->count || i < cli->count; i++) {
         struct timespec pause = {(time_t)interval,

@@ -14,6 +14,7 @@
 #include "util/text.h"
 #include "util/vec.h"
 #include "util/version.h"
+#include "report/text.h"
 
 void cl_path_collapse(const char *path, char *out, size_t cap)
 {
@@ -167,16 +168,17 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
     size_t len = 0;
     if (cap)
         line[0] = '\0';
-    bool fits =
-        cl_appendf(line, cap, &len, "%+lld storages, %+lld bytes", (long long)ds, (long long)db);
+    char delta[CL_BYTES_TEXT];
+    cl_bytes_delta_text(delta, sizeof delta, db);
+    bool fits = cl_appendf(line, cap, &len, "%+lld storages, %s", (long long)ds, delta);
     bool first = true;
     if (!c)
         cl_appendf(line, cap, &len, "; out of memory listing what grew");
     for (size_t i = 0; fits && c && i < n && i < 3; i++) {
         if (c[i].bytes <= 0)
             continue;
-        fits = cl_appendf(line, cap, &len, "%s %s %+lld", first ? "; grew:" : ",", c[i].path,
-                          (long long)c[i].bytes);
+        cl_bytes_delta_text(delta, sizeof delta, c[i].bytes);
+        fits = cl_appendf(line, cap, &len, "%s %s %s", first ? "; grew:" : ",", c[i].path, delta);
         first = false;
     }
     free(c);
@@ -186,11 +188,13 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
 static void diff_text(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
                       const struct change *c, size_t n)
 {
-    fprintf(out, "%+lld storages, %+lld bytes\n", (long long)b->storages - (long long)a->storages,
-            (long long)b->bytes - (long long)a->bytes);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %+14lld bytes %+6lld storages  %s\n", (long long)c[i].bytes,
-                (long long)c[i].storages, c[i].path);
+    char delta[CL_BYTES_TEXT];
+    cl_bytes_delta_text(delta, sizeof delta, (int64_t)b->bytes - (int64_t)a->bytes);
+    fprintf(out, "%+lld storages, %s\n", (long long)b->storages - (long long)a->storages, delta);
+    for (size_t i = 0; i < n; i++) {
+        cl_bytes_delta_text(delta, sizeof delta, c[i].bytes);
+        fprintf(out, "  %11s %+6lld storages  %s\n", delta, (long long)c[i].storages, c[i].path);
+    }
 }
 
 static void diff_json(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,

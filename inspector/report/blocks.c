@@ -7,6 +7,7 @@
 #include "report/paths.h"
 #include "util/bsearch.h"
 #include "util/vec.h"
+#include "report/text.h"
 
 /* ---- CUDA storages by data pointer ---- */
 
@@ -212,27 +213,32 @@ bool cl_block_unattributed(const struct cl_blocks_report *r, const struct cl_blo
 static void segment_text(FILE *out, const struct cl_segment_row *row)
 {
     const struct cc_segment *seg = row->segment;
-    char pool[64] = "", expandable[80] = "";
+    char pool[64] = "", expandable[80] = "", size[CL_BYTES_TEXT], allocated[CL_BYTES_TEXT],
+         largest[CL_BYTES_TEXT], split[CL_BYTES_TEXT], mapped[CL_BYTES_TEXT];
     if (seg->pool_id[0] || seg->pool_id[1])
         snprintf(pool, sizeof pool, " of private pool (%llu, %llu)",
                  (unsigned long long)seg->pool_id[0], (unsigned long long)seg->pool_id[1]);
+    cl_bytes_text(mapped, sizeof mapped, seg->mapped);
     if (seg->expandable)
-        snprintf(expandable, sizeof expandable, "  expandable, %llu bytes mapped",
-                 (unsigned long long)seg->mapped);
+        snprintf(expandable, sizeof expandable, "  expandable, %s mapped", mapped);
+    cl_bytes_text(size, sizeof size, seg->size);
+    cl_bytes_text(allocated, sizeof allocated, row->allocated);
+    cl_bytes_text(largest, sizeof largest, row->largest_free);
+    cl_bytes_text(split, sizeof split, row->inactive_split);
     fprintf(out,
-            "  segment 0x%llx  %llu bytes  %s pool%s  stream 0x%llx%s\n"
-            "    %llu allocated, largest free block %llu, %llu free but split%s\n",
-            (unsigned long long)seg->addr, (unsigned long long)seg->size,
-            seg->small ? "small" : "large", pool, (unsigned long long)seg->stream, expandable,
-            (unsigned long long)row->allocated, (unsigned long long)row->largest_free,
-            (unsigned long long)row->inactive_split,
+            "  segment 0x%llx  %s  %s pool%s  stream 0x%llx%s\n"
+            "    %s allocated, largest free block %s, %s free but split%s\n",
+            (unsigned long long)seg->addr, size, seg->small ? "small" : "large", pool,
+            (unsigned long long)seg->stream, expandable, allocated, largest, split,
             row->pinned ? "; pinned: its few live blocks keep the whole segment reserved" : "");
 }
 
 static void block_text(FILE *out, const struct cl_blocks_report *r, const struct cl_block_row *b)
 {
-    fprintf(out, "    block 0x%llx  %llu bytes  %s\n", (unsigned long long)b->block->ptr,
-            (unsigned long long)b->block->size, cc_state_name(b->block->state));
+    char size[CL_BYTES_TEXT];
+    cl_bytes_text(size, sizeof size, b->block->size);
+    fprintf(out, "    block 0x%llx  %s  %s\n", (unsigned long long)b->block->ptr, size,
+            cc_state_name(b->block->state));
     for (uint32_t t = b->first_tensor; t < b->first_tensor + b->ntensors; t++) {
         const struct cl_block_tensor_row *x = &r->tensors[t];
         char text[CL_PATH_TEXT_CAP];
@@ -250,8 +256,11 @@ void cl_blocks_write_text(FILE *out, const struct cl_blocks_report *r,
     for (uint32_t di = 0; di < r->ndevices; di++) {
         const struct cl_device_row *dr = &r->devices[di];
         const struct cc_device *d = dr->device;
-        fprintf(out, "device %d: %llu bytes reserved, %llu allocated, %u segments\n", d->index,
-                (unsigned long long)d->reserved, (unsigned long long)d->allocated, dr->nsegments);
+        char reserved[CL_BYTES_TEXT], allocated[CL_BYTES_TEXT];
+        cl_bytes_text(reserved, sizeof reserved, d->reserved);
+        cl_bytes_text(allocated, sizeof allocated, d->allocated);
+        fprintf(out, "device %d: %s reserved, %s allocated, %u segments\n", d->index, reserved,
+                allocated, dr->nsegments);
         for (uint32_t si = dr->first_segment; si < dr->first_segment + dr->nsegments; si++) {
             const struct cl_segment_row *sr = &r->segments[si];
             segment_text(out, sr);

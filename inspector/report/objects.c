@@ -8,6 +8,7 @@
 #include "report/warnings.h"
 #include "util/notes.h"
 #include "util/text.h"
+#include "report/text.h"
 
 
 struct type_count {
@@ -60,12 +61,13 @@ static void objects_text(FILE *out, const struct objects_rows *r, const struct c
 {
     fprintf(out, "%u objects: %u reachable from a root, %u only on GC lists\n", r->objects,
             r->reachable, r->gc_only);
-    fprintf(out, "%10s %12s %10s  %s\n", "count", "bytes", "gc-tracked", "type");
+    fprintf(out, "%10s %12s %10s  %s\n", "count", "size", "gc-tracked", "type");
     for (size_t i = 0; i < r->n; i++) {
         const struct py_type *ty = r->counts[i].type;
-        fprintf(out, "%10llu %12llu %10llu  %s\n", (unsigned long long)r->counts[i].count,
-                (unsigned long long)r->counts[i].bytes, (unsigned long long)r->counts[i].tracked,
-                ty ? ty->name : "?");
+        char size[CL_BYTES_TEXT];
+        cl_bytes_text(size, sizeof size, r->counts[i].bytes);
+        fprintf(out, "%10llu %12s %10llu  %s\n", (unsigned long long)r->counts[i].count, size,
+                (unsigned long long)r->counts[i].tracked, ty ? ty->name : "?");
     }
     cl_report_warnings(out, NULL, w, "warning: ");
 }

@@ -240,9 +240,12 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
     fprintf(out, "%u Python objects, %u tensors in %u storages\n", s->objects, s->tensors,
             s->storages);
     fprintf(out, "by device:\n");
-    for (size_t i = 0; i < s->ndevices; i++)
-        fprintf(out, "  %14llu bytes %6llu storages  %s\n", (unsigned long long)s->devices[i].bytes,
+    for (size_t i = 0; i < s->ndevices; i++) {
+        char size[CL_BYTES_TEXT];
+        cl_bytes_text(size, sizeof size, s->devices[i].bytes);
+        fprintf(out, "  %10s %6llu storages  %s\n", size,
                 (unsigned long long)s->devices[i].storages, s->devices[i].key);
+    }
     /* the owners are for scripts (JSON); the holders say it better for people */
     fprintf(out,
             "leak report, by what dropping each reference alone would free:\n"
@@ -257,9 +260,12 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
                 "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
                 "autograd lies in (culeak blocks lists them)\n",
                 b, "", "", d->index);
-        fprintf(out, "cuda:%d caching allocator: %llu reserved, %llu allocated, %llu cached\n",
-                d->index, (unsigned long long)d->reserved, (unsigned long long)d->allocated,
-                (unsigned long long)(d->reserved - d->allocated));
+        char reserved[CL_BYTES_TEXT], allocated[CL_BYTES_TEXT], cached[CL_BYTES_TEXT];
+        cl_bytes_text(reserved, sizeof reserved, d->reserved);
+        cl_bytes_text(allocated, sizeof allocated, d->allocated);
+        cl_bytes_text(cached, sizeof cached, d->reserved - d->allocated);
+        fprintf(out, "cuda:%d caching allocator: %s reserved, %s allocated, %s cached\n", d->index,
+                reserved, allocated, cached);
     }
     cl_report_warnings(out, NULL, w, "warning: ");
 }

@@ -115,11 +115,13 @@ static void holders_text(FILE *out, const struct cl_holders *hs,
         size_t len = 0;
         cl_append(line, sizeof line, &len, "      ");
         cl_append(line, sizeof line, &len, cl_path_text(hd->name, name));
+        char retained[CL_BYTES_TEXT], reachable[CL_BYTES_TEXT];
+        cl_bytes_text(retained, sizeof retained, dev >= 0 ? hd->retained[dev] : 0);
+        cl_bytes_text(reachable, sizeof reachable, dev >= 0 ? hd->reachable[dev] : 0);
         cl_append(line, sizeof line, &len, " retains ");
-        cl_append_uint(line, sizeof line, &len, dev >= 0 ? hd->retained[dev] : 0);
+        cl_append(line, sizeof line, &len, retained);
         cl_append(line, sizeof line, &len, ", reaches ");
-        cl_append_uint(line, sizeof line, &len, dev >= 0 ? hd->reachable[dev] : 0);
-        cl_append(line, sizeof line, &len, " bytes");
+        cl_append(line, sizeof line, &len, reachable);
         cl_text_line(out, line, width);
     }
     if (sh->n > TEXT_HOLDERS)
@@ -203,9 +205,11 @@ static void storage_text(FILE *out, const struct cl_holders *hs, const struct st
     cl_append_hex(line, sizeof line, &len, r->st->impl);
     cl_append(line, sizeof line, &len, "  ");
     cl_append(line, sizeof line, &len, r->device);
+    char size[CL_BYTES_TEXT];
+    cl_bytes_text(size, sizeof size, r->st->nbytes);
     cl_append(line, sizeof line, &len, "  ");
-    cl_append_uint(line, sizeof line, &len, r->st->nbytes);
-    cl_append(line, sizeof line, &len, " bytes  held by ");
+    cl_append(line, sizeof line, &len, size);
+    cl_append(line, sizeof line, &len, "  held by ");
     cl_append(line, sizeof line, &len, cl_held_by_name(r->holders->held_by));
     fputs(line, out);
     putc('\n', out);
@@ -353,8 +357,9 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         autograd_json(&j, tt);
         cl_report_json_end(out, &j, w);
     } else {
-        fprintf(out, "%llu storages, %llu bytes\n", (unsigned long long)storages,
-                (unsigned long long)bytes);
+        char size[CL_BYTES_TEXT];
+        cl_bytes_text(size, sizeof size, bytes);
+        fprintf(out, "%llu storages, %s\n", (unsigned long long)storages, size);
         cl_report_warnings(out, NULL, w, "warning: ");
     }
 }

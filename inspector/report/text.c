@@ -45,3 +45,10 @@ void cl_bytes_text(char *out, size_t cap, uint64_t n)
     }
     snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
+
+void cl_bytes_delta_text(char *out, size_t cap, int64_t n)
+{
+    char size[CL_BYTES_TEXT];
+    cl_bytes_text(size, sizeof size, n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n);
+    snprintf(out, cap, "%c%s", n < 0 ? '-' : '+', size);
+}

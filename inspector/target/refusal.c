@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -113,6 +114,25 @@ static const char *yama_rule(int scope, bool privileged)
     return NULL;
 }
 
+/* "user alice (uid 1000)", from the real uid /proc/PID/status gives; "another user" when it
+ * cannot be read. */
+static void owner_of(int pid, char *out, size_t cap)
+{
+    char id[16], v[64];
+    unsigned uid;
+    snprintf(id, sizeof id, "%d", pid);
+    if (!status_field(id, "Uid", v, sizeof v) || sscanf(v, "%u", &uid) != 1) {
+        snprintf(out, cap, "another user");
+        return;
+    }
+    struct passwd pw, *found = NULL;
+    char buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found)
+        snprintf(out, cap, "user %s (uid %u)", found->pw_name, uid);
+    else
+        snprintf(out, cap, "uid %u", uid);
+}
+
 bool cl_live_let_go(int pid)
 {
     char comm[64];
@@ -152,11 +172,14 @@ int cl_live_refusal(int pid, const char *what, struct cl_error *err)
     const char *yama = yama_rule(yama_scope(), privileged);
     if (yama)
         return cl_error_set(err, CL_E_PERMISSION, "cannot %s process %d: %s", what, pid, yama);
-    if (!privileged)
+    if (!privileged) {
+        char owner[96];
+        owner_of(pid, owner, sizeof owner);
         return cl_error_set(err, CL_E_PERMISSION,
-                            "permission denied to %s process %d: run culeak "
-                            "as root or as the process's user with CAP_SYS_PTRACE",
-                            what, pid);
+                            "permission denied to %s process %d, which belongs to %s: run "
+                            "culeak as root, or as %s with CAP_SYS_PTRACE",
+                            what, pid, owner, owner);
+    }
     return cl_error_set(err, CL_E_PERMISSION,
                         "the kernel refused to %s process %d (%s) although "
                         "culeak has CAP_SYS_PTRACE, the process is no kernel thread, has no tracer "

@@ -28,6 +28,16 @@ class Failure(Exception):
     pass
 
 
+def size_text(n):
+    """n bytes as culeak's text reports write sizes: "640 B", "10.4 MiB" (report/text.c)."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    v, u = float(n), 0
+    while v >= 1024 and u < 4:
+        v /= 1024
+        u += 1
+    return "%.1f %s" % (v, units[u]) if u else "%.0f %s" % (v, units[u])
+
+
 def check(cond, msg):
     if not cond:
         raise Failure(msg)

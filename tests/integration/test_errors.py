@@ -29,7 +29,8 @@ def no_such_pid():
 
 def permission_denied():
     with harness.Process(SYSTEM_PY, "idle.py") as p:
-        expect(["info", "--pid", p.pid], 4, ["permission denied", "CAP_SYS_PTRACE"], user="65534")
+        expect(["info", "--pid", p.pid], 4, ["permission denied", "CAP_SYS_PTRACE",
+                                             "belongs to user root (uid 0)"], user="65534")
         check_eq(p.status()["TracerPid"], "0", "TracerPid")
 
 

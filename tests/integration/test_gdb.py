@@ -188,7 +188,7 @@ def break_step(dbg, steps=4):
                         check("grew: __main__.history[*] +" in line and
                               line.startswith("+1 storages"), "leaking step %s: %s" % (n, line))
                     else:
-                        check(line == "+0 storages, +0 bytes", "clean step %s: %s" % (n, line))
+                        check(line == "+0 storages, +0 B", "clean step %s: %s" % (n, line))
     return test
 
 

@@ -35,7 +35,6 @@ def golden(dump_xz):
 
 
 NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?: (?:B|KiB|MiB|GiB|TiB)\b)?")
-UNITS = {"B": 0, "KiB": 1, "MiB": 2, "GiB": 3, "TiB": 4}
 
 
 def tokens(text):
@@ -73,14 +72,12 @@ def json_numbers(v, out):
 
 
 def in_json(token, numbers):
+    """A number of the text in the JSON; a size in human units against the exact bytes (of
+    either sign: a diff's text gives "-4.0 MiB" for -4194304)."""
     if not isinstance(token, str):
         return token in numbers
-    value, unit = token.split(" ")
-    scale = 1024 ** UNITS[unit]
-    if not UNITS[unit]:
-        return int(value) in numbers
-    return any(isinstance(n, int) and n >= scale and "%.1f" % (n / scale) == value and
-               (UNITS[unit] == 4 or n < scale * 1024) for n in numbers)
+    sizes = {abs(n) for n in numbers if isinstance(n, int)}
+    return any(harness.size_text(n) == token for n in sizes)
 
 
 def text_in_json(dump_xz):

@@ -33,7 +33,8 @@ def complete(doc, truth):
 
 def complete_text(text, truth):
     sizes = [s["bytes"] for s in truth["storages"]]
-    check("%d storages, %d bytes" % (len(sizes), sum(sizes)) in text, "totals in %r" % text[-300:])
+    check("%d storages, %s" % (len(sizes), harness.size_text(sum(sizes))) in text,
+          "totals in %r" % text[-300:])
     for i in range(len(sizes)):
         check("__main__.held[%d]" % i in text, "held[%d] missing from the report" % i)
 

@@ -70,7 +70,7 @@ static void test_usage(void)
         CU_ASSERT_EQUAL(strstr(usage, word) != NULL, !(c[i].flags & CL_CMD_GDB_ONLY));
     }
     CU_ASSERT_PTR_NOT_NULL(strstr(usage, "  --max-objects N  stop walking"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(usage, "  -o, --output FILE  snapshot, dump"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(usage, "  -o, --output FILE  write the report"));
     CU_ASSERT_PTR_NULL(strstr(usage, "--stop-on-growth"));
     len = cl_command_usage(CL_FRONT_GDB, usage, sizeof usage);
     CU_ASSERT_FATAL(len > 0 && len < sizeof usage - 1);
