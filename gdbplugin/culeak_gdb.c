@@ -13,6 +13,7 @@
 
 #include "engine/command.h"
 #include "engine/snapshot.h"
+#include "engine/warmup.h"
 #include "report/text.h"
 #include "util/output.h"
 #include "util/text.h"
@@ -681,9 +682,16 @@ static struct step_tracker {
     PyObject *bp;              /* the gdb.Breakpoint */
     unsigned every, hits, steps;
     int64_t stop_on_growth;    /* stop when the growth since the last report reaches it */
+    bool auto_warmup;          /* warm once every optimizer has state (at most MAX_WARMUP) */
+    uint64_t warmup;           /* else after this many steps */
+    bool warm;                 /* growth counts from here */
     bool have_base;
     struct cl_snapshot base;   /* at the last report */
 } tracker;
+
+/* Steps the default warm-up waits at most for optimizer state: a job whose optimizer never
+ * steps (evaluation) is tracked all the same. */
+#define MAX_WARMUP 10
 
 /* Breakpoint.stop(): decides cheaply whether this hit is a step to report. The report itself
  * runs from the breakpoint's commands (culeak-step-report), once gdb has stopped every thread:
@@ -716,6 +724,28 @@ static void set_stop_variable(bool stop)
 
 /* culeak-step-report: one line for this step; $culeak_stop tells the breakpoint's commands
  * whether to stay stopped (growth crossed --stop-on-growth) or continue. */
+/* A step of the warm-up: its line, and its snapshot the base the next step's growth is measured
+ * from; the last one says growth counts from here. */
+static PyObject *warmup_step(struct cl_snapshot *now, const struct cl_optimizers *opts)
+{
+    bool done = tracker.auto_warmup ? opts->with_state == opts->total || tracker.steps >= MAX_WARMUP
+                                    : tracker.steps >= tracker.warmup;
+    char size[CL_BYTES_TEXT], why[96] = "", line[256];
+    cl_bytes_text(size, sizeof size, now->bytes);
+    if (tracker.auto_warmup && opts->with_state < opts->total)
+        snprintf(why, sizeof why, ": %u of %u optimizers without state",
+                 opts->total - opts->with_state, opts->total);
+    snprintf(line, sizeof line, "culeak: step %u: %llu storages, %s (%s%s)\n", tracker.hits,
+             (unsigned long long)now->storages, size, done ? "baseline" : "warming up", why);
+    gdb_write(line);
+    if (tracker.have_base)
+        cl_snapshot_free(&tracker.base);
+    tracker.base = *now;
+    tracker.have_base = true;
+    tracker.warm = done;
+    Py_RETURN_NONE;
+}
+
 static PyObject *step_report_command(const char *command, struct args *a)
 {
     (void)command;
@@ -729,9 +759,13 @@ static PyObject *step_report_command(const char *command, struct args *a)
     struct cl_session *s = NULL;
     struct cl_error err = {0};
     struct cl_snapshot now;
+    struct cl_optimizers opts = {0};
     int rc = open_session(&g, &s, &err);
     if (!rc)
         rc = cl_snapshot_take(s, NULL, &now, &err);
+    if (!rc && !tracker.warm && tracker.auto_warmup &&
+        (rc = cl_optimizers_count(&s->heap, &opts, &err)))
+        cl_snapshot_free(&now);
     cl_session_close(s);
     gdb_target_free(&g);
     char line[1024];
@@ -740,16 +774,8 @@ static PyObject *step_report_command(const char *command, struct args *a)
         gdb_write(line);
         Py_RETURN_NONE;
     }
-    if (!tracker.have_base) {
-        char size[CL_BYTES_TEXT];
-        cl_bytes_text(size, sizeof size, now.bytes);
-        snprintf(line, sizeof line, "culeak: step %u: %llu storages, %s (baseline)\n", tracker.hits,
-                 (unsigned long long)now.storages, size);
-        gdb_write(line);
-        tracker.base = now;
-        tracker.have_base = true;
-        Py_RETURN_NONE;
-    }
+    if (!tracker.warm)
+        return warmup_step(&now, &opts);
     char delta[900];
     int64_t grew = cl_snapshot_delta(&tracker.base, &now, delta, sizeof delta);
     snprintf(line, sizeof line, "culeak: step %u: %s\n", tracker.hits, delta);
@@ -817,6 +843,8 @@ static PyObject *break_step_command(const char *command, struct args *a)
     tracker.bp = bp;
     tracker.every = cl.steps.every ? (unsigned)cl.steps.every : 1;
     tracker.stop_on_growth = (int64_t)cl.steps.stop_on_growth;
+    tracker.auto_warmup = !cl.steps.warmup_given;
+    tracker.warmup = cl.steps.warmup;
     char line[512];
     snprintf(line, sizeof line, "culeak: tracking steps at %s%s%s\n", symbol,
              tracker.every > 1 ? " (every few hits)" : "",

@@ -233,25 +233,55 @@ uint32_t py_heap_find(const struct py_heap *h, uint64_t addr)
     return cl_nodemap_get(&h->index, addr);
 }
 
-/* ---- attribute lookups for naming threads ---- */
+/* ---- attribute lookups ---- */
 
-struct name_probe {
+struct attr_probe {
     struct py_objects *o;
-    char *out;
-    size_t cap;
+    const char *name;
+    uint64_t value;           /* found, or 0 */
 };
 
-static void probe_name(void *arg, uint64_t dst, enum py_edge edge, uint64_t payload)
+static void probe_attr(void *arg, uint64_t dst, enum py_edge edge, uint64_t payload)
 {
-    struct name_probe *p = arg;
+    struct attr_probe *p = arg;
     char key[64];
-    if (p->out[0])
+    if (p->value)
         return;
     if (edge == PY_E_ATTR && py_str_read(p->o, payload, key, sizeof key) &&
-        strcmp(key, "_name") == 0)
-        py_str_read(p->o, dst, p->out, p->cap);
+        strcmp(key, p->name) == 0)
+        p->value = dst;
     else if (edge == PY_E_NAMED && strcmp((const char *)(uintptr_t)payload, ".__dict__") == 0)
-        py_str_read(p->o, py_dict_get_str(p->o, dst, "_name"), p->out, p->cap);
+        p->value = py_dict_get_str(p->o, dst, p->name);
+}
+
+uint64_t py_heap_attr(struct py_objects *o, uint64_t obj, const char *name)
+{
+    /* the instance's attributes, wherever this minor keeps them (a dict, managed values), as the
+     * referent walker finds them */
+    struct attr_probe p = {o, name, 0};
+    static const struct py_emit_ops probe_ops = {.edge = probe_attr};
+    struct py_emitter e = {o, &probe_ops, &p};
+    struct py_type *ty = py_object_type(o, obj);
+    if (ty)
+        py_referents(&e, obj, ty);
+    return p.value;
+}
+
+/* Bases followed at most: a class hierarchy deeper than this is a corrupt or looping chain. */
+#define MAX_BASES 64
+
+bool py_type_derives(struct py_heap *h, const struct py_type *ty, const char *qualified)
+{
+    struct py_objects *o = &h->objects;
+    char name[600];
+    for (int depth = 0; ty && depth < MAX_BASES; depth++) {
+        py_type_qualified_name(h, ty, name, sizeof name);
+        if (strcmp(name, qualified) == 0)
+            return true;
+        uint64_t base = py_word(o, ty->addr + o->rt->l->tp_base);
+        ty = base ? py_type_at(o, base) : NULL;
+    }
+    return false;
 }
 
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
@@ -291,13 +321,7 @@ static void thread_name(struct py_heap *h, uint64_t modules, uint64_t ident, cha
     uint64_t thread = py_dict_get_int(o, active, (int64_t)ident);
     if (!thread)
         return;
-    /* The Thread's attributes: its instance dict (or values) through the referent walker. */
-    struct name_probe p = {o, out, cap};
-    static const struct py_emit_ops probe_ops = {.edge = probe_name};
-    struct py_emitter e = {o, &probe_ops, &p};
-    struct py_type *ty = py_object_type(o, thread);
-    if (ty)
-        py_referents(&e, thread, ty);
+    py_str_read(o, py_heap_attr(o, thread, "_name"), out, cap);
 }
 
 /* ---- roots ---- */
@@ -306,7 +330,7 @@ struct module_roots {
     struct py_heap *h;
     uint64_t modules;
     bool main_only;
-    struct py_strkeys keys;   /* sys.modules and the packages' dicts, by name */
+    struct py_strkeys keys; /* sys.modules and the packages' dicts, by name */
 };
 
 /* How Python code names a module: `pkg.mod`, unless pkg's attribute mod is something else (a
@@ -352,7 +376,7 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     struct py_emitter e = heap_emitter(&sink);
     py_emit(&e, module, PY_E_SELF, 0);
     const struct py_type *ty = py_object_type(&h->objects, module);
-    if (ty && ty->family == PY_F_MODULE)   /* so `mod.__dict__['x']` prints as `mod.x` */
+    if (ty && ty->family == PY_F_MODULE) /* so `mod.__dict__['x']` prints as `mod.x` */
         py_emit(&e, mdict, PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
     return true;
 }
@@ -409,7 +433,7 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
     uint16_t back = l->frames == PY_FRAMES_OBJECTS ? l->f_back : l->if_previous;
     int i = 0;
     if (!top_frame(o, tstate, &frame)) {
-        py_emit_skipped(&skip, PY_F_FRAME);   /* the thread's stack cannot be found */
+        py_emit_skipped(&skip, PY_F_FRAME); /* the thread's stack cannot be found */
         frame = 0;
     }
     for (; frame && i < MAX_FRAMES; i++) {
@@ -425,7 +449,7 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
             py_emit_skipped(&skip, PY_F_FRAME);
         if (kind == PY_FRAME_CODE) {
             if (!py_frame_describe(o, frame, desc, sizeof desc))
-                snprintf(desc, sizeof desc, "?() at ?");   /* code whose names are unreadable */
+                snprintf(desc, sizeof desc, "?() at ?"); /* code whose names are unreadable */
             snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
             char file[512] = "";
             py_frame_file(o, frame, file, sizeof file);
@@ -436,7 +460,7 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
                 py_emit_skipped(&e, PY_F_FRAME);
         }
         if (cl_read_u64(o->rt->t, frame + back, &frame) != 0) {
-            if (kind != PY_FRAME_UNREADABLE)   /* counted once: the chain is cut here */
+            if (kind != PY_FRAME_UNREADABLE) /* counted once: the chain is cut here */
                 py_emit_skipped(&skip, PY_F_FRAME);
             break;
         }
@@ -473,7 +497,7 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
         add_self_root(h, root, py_word(o, tstate + l->ts_curexc_value), NULL);
     snprintf(root, sizeof root, "<thread %s: exception being handled>", who);
     uint64_t item = py_word(o, tstate + l->ts_exc_info);
-    uint16_t prev = l->ei_exc_type == PY_NONE ? 8 : 24;   /* _PyErr_StackItem.previous_item */
+    uint16_t prev = l->ei_exc_type == PY_NONE ? 8 : 24; /* _PyErr_StackItem.previous_item */
     struct cl_addrmap seen = {0};
     for (int i = 0; item && i < MAX_FRAMES; i++, item = py_word(o, item + prev)) {
         if (revisited(&seen, item)) {
@@ -558,7 +582,7 @@ static void seed_gc_lists(struct py_heap *h)
     const struct py_layout *l = o->rt->l;
     uint64_t gc = o->rt->interp + l->is_gc;
     int32_t collecting = 0;
-    (void)cl_read(o->rt->t, gc + l->gc_collecting, &collecting, sizeof collecting);   /* 0: not */
+    (void)cl_read(o->rt->t, gc + l->gc_collecting, &collecting, sizeof collecting); /* 0: not */
     h->gc_collecting = collecting != 0;
     if (h->gc_collecting)
         cl_note_add(&h->warnings,
@@ -592,9 +616,9 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     seed_gc_lists(h);
     expand(h, &progress, h->nreachable);
     cl_progress_done(&progress, h->n, rt->t->bytes_read);
-    if (h->edges.of)   /* closes the last node's edges */
+    if (h->edges.of) /* closes the last node's edges */
         h->edges.of[h->n] = (struct py_node_edges){(uint32_t)h->edges.n, PY_NO_NODE};
-    for (size_t i = 0; i < h->types_cap; i++) {   /* class edges' ids are known now */
+    for (size_t i = 0; i < h->types_cap; i++) { /* class edges' ids are known now */
         uint32_t t = h->type_nodes[i];
         if (t != PY_NO_NODE && h->nodes[t].via == CLASS_VIA_PENDING)
             h->nodes[t].via = (uint32_t)h->edges.n + h->nodes[t].parent;
@@ -649,12 +673,12 @@ void py_heap_free(struct py_heap *h)
 struct out {
     char *p;
     size_t cap, len;
-    int depth;                /* paths rendered inside this one (an object used as a key) */
-    char kind;                /* the step being put: enum py_path_kind */
-    size_t shifted;           /* bytes inserted at the front ([* of a dict key's position) */
+    int depth; /* paths rendered inside this one (an object used as a key) */
+    char kind; /* the step being put: enum py_path_kind */
+    size_t shifted; /* bytes inserted at the front ([* of a dict key's position) */
 };
 
-#define MAX_KEY_DEPTH 2       /* opt.state[model.fc2.weight]: a key's own path, once nested */
+#define MAX_KEY_DEPTH 2 /* opt.state[model.fc2.weight]: a key's own path, once nested */
 #define MAX_TUPLE_KEY 16
 
 /* A byte of text put: a name never forges a step's mark. */
@@ -913,7 +937,7 @@ static void put_key(struct py_heap *h, struct out *o, uint64_t dict, uint64_t ke
     }
     int64_t i = key_position(h, dict, key);
     char marked[4096], prefix[4096];
-    cl_copy_span(marked, sizeof marked, o->p, mark);   /* a path is at most 4096 bytes */
+    cl_copy_span(marked, sizeof marked, o->p, mark); /* a path is at most 4096 bytes */
     py_path_text(marked, prefix, sizeof prefix);
     o->len = mark;
     o->p[mark] = '\0';
@@ -957,7 +981,7 @@ static size_t put_module_child(struct py_heap *h, struct out *o, const struct py
                                size_t k, size_t n)
 {
     char s[256], name[256];
-    size_t skip = steps[k].edge == PY_E_NAMED ? 1 : 0;   /* `.__dict__` before the key */
+    size_t skip = steps[k].edge == PY_E_NAMED ? 1 : 0; /* `.__dict__` before the key */
     const struct py_step *table = &steps[k + skip], *child = &steps[k + skip + 1];
     if (k == 0 || k + skip + 1 >= n || child->edge != PY_E_KEY || !nn_module(h, steps[k - 1].obj))
         return 0;
@@ -1132,9 +1156,9 @@ static size_t put_one(struct py_heap *h, struct out *o, const char *root,
     }
     at += o->shifted;
     start += o->shifted;
-    if (start == at)   /* unmarked: inside a key, or no room */
+    if (start == at) /* unmarked: inside a key, or no room */
         return used;
-    if (o->len == start) {   /* nothing printed: no step */
+    if (o->len == start) { /* nothing printed: no step */
         o->len = at;
         o->p[at] = '\0';
     } else {
@@ -1153,7 +1177,7 @@ static void render_steps(struct py_heap *h, const char *root, const struct py_st
     put_one(h, &o, root, steps, 0, n);
     for (size_t k = 0; k < n;)
         k += put_one(h, &o, NULL, steps, k, n);
-    if (o.len + 1 >= cap && cap > 8)   /* cut short: say so rather than print another path */
+    if (o.len + 1 >= cap && cap > 8) /* cut short: say so rather than print another path */
         memcpy(buf + cap - 5, " …", 5);
 }
 
@@ -1183,7 +1207,7 @@ static size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step 
     }
     if (r >= h->nroots)
         return 0;
-    for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {   /* root first */
+    for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) { /* root first */
         struct py_step tmp = steps[a];
         steps[a] = steps[b];
         steps[b] = tmp;

@@ -172,6 +172,13 @@ void py_heap_render(struct py_heap *h, const char *root, const struct py_step *s
  * "builtins.dict". */
 void py_type_qualified_name(struct py_heap *h, const struct py_type *ty, char *out, size_t cap);
 
+/* The value of obj's attribute name from its own attributes (instance dict, managed values, as the
+ * referent walker reads them; not the class's), or 0. */
+uint64_t py_heap_attr(struct py_objects *o, uint64_t obj, const char *name);
+/* Whether ty is the class called qualified (py_type_qualified_name) or derives from it along
+ * its bases (tp_base, the first of each). */
+bool py_type_derives(struct py_heap *h, const struct py_type *ty, const char *qualified);
+
 /* sys.modules[module].attr when it is a str (e.g. torch.version.__version__); false otherwise. */
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
                         size_t cap);

@@ -254,6 +254,9 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
     case CL_O_SYMBOL: cli->steps.symbol = arg; return 0;
     case CL_O_EVERY: return set_count("--every", arg, MAX_EVERY, &cli->steps.every, err);
     case CL_O_STOP_ON_GROWTH: return set_growth(arg, cli, err);
+    case CL_O_WARMUP:
+        cli->steps.warmup_given = true;
+        return cl_value_count("--warmup", arg, 0, MAX_EVERY, &cli->steps.warmup, err);
     case CL_O_OFF: cli->steps.off = true; return 0;
     default: return 0;
     }

@@ -50,6 +50,8 @@ struct cl_command_line {
         const char *symbol;         /* --symbol, or NULL: the autograd engine's execute */
         size_t every;               /* --every: report every Nth hit (0: each) */
         uint64_t stop_on_growth;    /* --stop-on-growth: bytes, 0: never stop */
+        uint64_t warmup;            /* --warmup: steps before growth counts */
+        bool warmup_given;          /* else: until every optimizer has state, at most 10 */
         bool off;                   /* --off */
     } steps;
     struct cl_tensor_filter tensor_filter;

@@ -492,14 +492,18 @@ static const struct cl_command_spec commands[] = {
      .drive = dump},
     {.name = "break-step",
      .help = "report what grew at every training step, stopping only on real growth",
-     .options = OPT(SYMBOL) | OPT(EVERY) | OPT(STOP_ON_GROWTH) | OPT(OFF),
+     .options = OPT(SYMBOL) | OPT(EVERY) | OPT(STOP_ON_GROWTH) | OPT(WARMUP) | OPT(OFF),
      .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,
      .gdb_doc = "Report what grew at every training step, stopping only on real growth.\n"
                 "Usage: culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth BYTES]\n"
+                "                         [--warmup N]\n"
                 "       culeak-break-step --off\n"
                 "Default SYM: the autograd engine's execute in libtorch_cpu (once per "
                 "backward()). Each hit prints one line: storages and bytes added since the "
-                "last one, and the paths that grew (indices collapsed)."},
+                "last one, and the paths that grew (indices collapsed). Growth counts once the "
+                "job has warmed up: by default once every torch.optim.Optimizer has state "
+                "(its first step), at most 10 steps; --warmup N after N steps, --warmup 0 from "
+                "the first."},
     {.name = "step-report",
      .help = "used by culeak-break-step's breakpoint: report this step",
      .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,

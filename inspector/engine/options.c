@@ -81,6 +81,9 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "break-step: report every Nth step only"},
     [CL_O_STOP_ON_GROWTH] = {"stop-on-growth", 0, "N", false, CL_OPT_STEPS,
         "break-step: stay stopped at a step that grew by N bytes or more"},
+    [CL_O_WARMUP] = {"warmup", 0, "N", false, CL_OPT_STEPS,
+        "break-step: steps before growth counts (default: until every\n"
+        "torch.optim.Optimizer has state, at most 10; 0: from the first step)"},
     [CL_O_OFF] = {"off", 0, NULL, false, CL_OPT_STEPS, "break-step: stop tracking steps"},
 
     [CL_O_HELP] = {"help", 'h', NULL, true, CL_OPT_META, "this text"},

@@ -20,7 +20,7 @@ enum cl_option_id {
     /* how to write it */
     CL_O_JSON, CL_O_FULL, CL_O_HTML, CL_O_QUIET,
     /* culeak-break-step's, in gdb */
-    CL_O_SYMBOL, CL_O_EVERY, CL_O_STOP_ON_GROWTH, CL_O_OFF,
+    CL_O_SYMBOL, CL_O_EVERY, CL_O_STOP_ON_GROWTH, CL_O_WARMUP, CL_O_OFF,
     CL_O_HELP, CL_O_VERSION,
     CL_O_NUMBER_OF_OPTIONS
 };
