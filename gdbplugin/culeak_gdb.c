@@ -6,6 +6,8 @@
 #include <Python.h>
 
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -809,6 +811,93 @@ static void tracker_off(void)
     memset(&tracker, 0, sizeof tracker);
 }
 
+/* ---- SIGTERM while steps are tracked ----
+ * gdb quits on SIGTERM at once, with the step breakpoint still written into the job's code: a job
+ * gdb attached to then dies of SIGTRAP at its next step. While steps are tracked, SIGTERM is made
+ * an interrupt instead (what Ctrl-C does: gdb stops the job and takes its breakpoints out), and at
+ * that stop the plugin detaches and quits: the job runs on as it was. */
+
+static volatile sig_atomic_t sigterm_seen;
+
+static void on_sigterm(int sig)
+{
+    (void)sig;
+    sigterm_seen = 1;
+    kill(getpid(), SIGINT);   /* async-signal-safe: gdb's own handler does the rest */
+}
+
+/* gdb.events.stop: the stop a SIGTERM asked for. */
+static PyObject *stopped_for_sigterm(PyObject *self, PyObject *event)
+{
+    (void)self, (void)event;
+    if (!sigterm_seen)
+        Py_RETURN_NONE;
+    sigterm_seen = 0;
+    tracker_off();
+    gdb_write("culeak: SIGTERM: detaching, the job runs on\n");
+    PyObject *r = PyObject_CallMethod(gdb, "execute", "s", "detach");
+    Py_XDECREF(r);
+    PyErr_Clear();
+    r = PyObject_CallMethod(gdb, "execute", "s", "quit");
+    Py_XDECREF(r);
+    PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef stop_handler_def = {"culeak_sigterm_stop", stopped_for_sigterm, METH_O, NULL};
+
+/* Makes SIGTERM an interrupt while steps are tracked, once per gdb. */
+static int catch_sigterm(void)
+{
+    static bool done;
+    if (done)
+        return 0;
+    PyObject *events = PyObject_GetAttrString(gdb, "events");
+    PyObject *stop = events ? PyObject_GetAttrString(events, "stop") : NULL;
+    PyObject *fn = PyCFunction_New(&stop_handler_def, NULL);
+    PyObject *r = stop && fn ? PyObject_CallMethod(stop, "connect", "O", fn) : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(fn);
+    Py_XDECREF(stop);
+    Py_XDECREF(events);
+    if (!r) {
+        PyErr_Clear();
+        return -1;
+    }
+    struct sigaction sa = {.sa_handler = on_sigterm};
+    sigemptyset(&sa.sa_mask);
+    done = sigaction(SIGTERM, &sa, NULL) == 0;
+    return done ? 0 : -1;
+}
+
+/* What the user should know of the job and this gdb before steps are tracked: a job gdb runs
+ * itself ends with gdb; gdb 10 (cuda-gdb 11.8) in batch mode runs no breakpoint commands after
+ * an -ex run. */
+static void tracking_notes(void)
+{
+    PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
+    PyObject *pid = inf ? PyObject_GetAttrString(inf, "pid") : NULL;
+    PyObject *attached = inf ? PyObject_GetAttrString(inf, "was_attached") : NULL;
+    if (pid && PyLong_AsLong(pid) > 0 && attached == Py_False)
+        gdb_write("culeak: this job is gdb's own (run): it ends when gdb does; attach to a job "
+                  "(gdb -p PID) for it to run on after gdb\n");
+    else if (pid && PyLong_AsLong(pid) <= 0)
+        gdb_write("culeak: the job gdb will run ends when gdb does; attach to a job (gdb -p PID) "
+                  "for it to run on after gdb\n");
+    Py_XDECREF(attached);
+    Py_XDECREF(pid);
+    Py_XDECREF(inf);
+    PyErr_Clear();
+    PyObject *version = PyObject_GetAttrString(gdb, "VERSION");
+    char *v = version ? utf8_dup(version) : NULL;
+    if (v && atoi(v) < 11)
+        gdb_write("culeak: in batch mode this gdb (before 11, as cuda-gdb 11.8) runs no breakpoint "
+                  "commands after -ex run: give run in a file (echo run > run.gdb; -x run.gdb)\n");
+    free(v);
+    Py_XDECREF(version);
+    PyErr_Clear();
+}
+
 /* culeak-break-step [--symbol SYM] [--every N] [--stop-on-growth N] | --off: its options parsed
  * by the engine as the table has them, so that values read as the CLI's do (units included:
  * --stop-on-growth 1M). */
@@ -845,6 +934,10 @@ static PyObject *break_step_command(const char *command, struct args *a)
     tracker.stop_on_growth = (int64_t)cl.steps.stop_on_growth;
     tracker.auto_warmup = !cl.steps.warmup_given;
     tracker.warmup = cl.steps.warmup;
+    tracking_notes();
+    if (catch_sigterm())
+        gdb_write("culeak: SIGTERM could not be made an interrupt: a SIGTERM to gdb would kill "
+                  "the job\n");
     char line[512];
     snprintf(line, sizeof line, "culeak: tracking steps at %s%s%s\n", symbol,
              tracker.every > 1 ? " (every few hits)" : "",

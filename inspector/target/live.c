@@ -209,10 +209,11 @@ static void emergency_detach(int sig)
 
 static void register_attached(struct cl_target *t, bool add)
 {
-    /* Installed once per process, whatever targets come and go; only read and written here,
-     * outside any handler. */
+    /* Installed once per process, at the first attach, whatever targets come and go; only read
+     * and written here, outside any handler. Never for a target only adopted (a plugin in gdb,
+     * whose signals are gdb's). */
     static volatile sig_atomic_t handlers;
-    if (!handlers) {
+    if (add && !handlers) {
         int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
             signal(sigs[i], emergency_detach);

@@ -5,7 +5,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 
 import harness
 from harness import check, check_eq
@@ -181,6 +183,9 @@ def break_step(dbg, steps=4):
                 rc, out = dbg("-ex", "culeak-break-step", *dbg.run_args(d), "--args",
                               harness.TORCH_VENV, script, str(steps), mode, timeout=600)
                 lines = re.findall(r"^culeak: step (\d+): (.*)$", out, re.M)
+                # gdb 10 runs no breakpoint commands after -ex run in batch mode: said at start
+                check(dbg.ex_runs_breakpoint_commands or "runs no breakpoint commands" in out,
+                      "%s: no warning about -ex run: %s" % (dbg.name, out[:2000]))
                 check(len(lines) == steps,
                       "%s: want %d step lines: %s" % (mode, steps, out[-3000:]))
                 for n, line in lines[2:]:
@@ -325,6 +330,8 @@ def stop_on_growth():
     rc, out = gdb("-ex", "culeak-break-step --stop-on-growth 1", "-ex", "run", *probe, *args)
     check("stopped here" in out and "stopped at step True" in out,
           "did not stop on growth: %s" % out[-2000:])
+    check("the job gdb will run ends when gdb does" in out,
+          "no word that a job gdb runs ends with gdb: %s" % out[-2000:])
     steps = re.findall(r"^culeak: step \d+: (.*)$", out, re.M)
     check(len(steps) == 3 and "warming up: 1 of 1 optimizers without state" in steps[0] and
           "(baseline)" in steps[1] and "grew: __main__.history[*]" in steps[2],
@@ -334,6 +341,37 @@ def stop_on_growth():
     steps = re.findall(r"^culeak: step \d+: (.*)$", out, re.M)
     check(len(steps) == 2 and "(baseline)" in steps[0] and "momentum_buffer" in steps[1],
           "--warmup 0: the optimizer's state at step 2: %s" % out[-2000:])
+
+
+def signals_leave_job_running():
+    """SIGTERM or SIGINT to a batch gdb that tracks the steps of a job it attached to: gdb
+    detaches and the job trains on, untraced (issue 42: after SIGTERM the job died of SIGTRAP at
+    its next step, the step breakpoint still in its code)."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        env = dict(os.environ, HOLD="loop")
+        with harness.Process(harness.TORCH_VENV, "train.py", env=env) as p:
+            g = subprocess.Popen(["gdb", "-nx", "-batch", "-x", PLUGIN, "-p", str(p.pid),
+                                  "-ex", "culeak-break-step", "-ex", "continue"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            seen = []
+            for line in g.stdout:   # tracking has begun once a step is reported
+                seen.append(line)
+                if line.startswith("culeak: step 2:"):
+                    break
+            g.send_signal(sig)
+            try:
+                out = "".join(seen) + g.communicate(timeout=120)[0]
+            except subprocess.TimeoutExpired:
+                g.kill()
+                raise harness.Failure("%s: gdb did not end" % sig.name)
+            check("detached" in out, "%s: gdb did not detach: %s" % (sig.name, out[-2000:]))
+            time.sleep(1)   # a job left with the breakpoint in it dies at its next step
+            status = open("/proc/%d/status" % p.pid).read()
+            check(p.proc.poll() is None and "TracerPid:\t0\n" in status,
+                  "%s: the job did not run on: exit %s\n%s" % (sig.name, p.proc.poll(),
+                                                               out[-2000:]))
+            check(re.search(r"^State:\s+[RS]", status, re.M),
+                  "%s: the job is stopped: %s" % (sig.name, status))
 
 
 def clear_messages():
@@ -446,8 +484,8 @@ def no_python():
 
 
 def tests():
-    for fn in (stable_abi, same_as_cli, stop_on_growth, remote_target, clear_messages, no_python,
-               recipes):
+    for fn in (stable_abi, same_as_cli, stop_on_growth, signals_leave_job_running, remote_target,
+               clear_messages, no_python, recipes):
         yield fn.__name__, fn
     for kind in ("live", "core"):
         yield "holders-%s" % kind, holders(kind)
