@@ -127,6 +127,13 @@ struct py_layout {
     uint16_t ctx_prev, ctx_vars, cv_default, tok_ctx, tok_var, tok_oldval;
     uint16_t hamt_root, hamt_count, hamt_bitmap_items, hamt_array_nodes, hamt_array_count,
         hamt_collision_items;
+    /* Iterators and dict views: what each walks, and what it keeps of it (enumerate's and
+     * zip's reused result tuples, cycle's saved items). seqiter_seq is it_seq of the list,
+     * reversed-list, tuple and sequence iterators and reversed()'s seq: one offset, each struct
+     * DWARF-checked. */
+    uint16_t seqiter_seq, enum_sit, enum_result, enum_longindex, zip_ittuple, zip_result, map_iters,
+        map_func, filter_func, filter_it, cycle_it, cycle_saved, dictiter_dict, dictiter_result,
+        dictview_dict, setiter_set;
     /* Extension modules (_asyncio, _elementtree, _sqlite3). Their structs are in the modules'
      * own DWARF, which check-layout (it reads the runtime's module only) does not reach: read
      * off each pyenv build's lib-dynload modules with gdb `ptype /o` (layouts.c says which), and

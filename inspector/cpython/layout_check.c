@@ -191,6 +191,26 @@ static const struct field fields[] = {
     F(hamt_array_nodes, "PyHamtNode_Array", "a_array"),
     F(hamt_array_count, "PyHamtNode_Array", "a_count"),
     F(hamt_collision_items, "PyHamtNode_Collision", "c_array"),
+    F(seqiter_seq, "listiterobject|_PyListIterObject", "it_seq"),
+    F(seqiter_seq, "listreviterobject|_PyListIterObject", "it_seq"),
+    F(seqiter_seq, "tupleiterobject|_PyTupleIterObject", "it_seq"),
+    F(seqiter_seq, "seqiterobject", "it_seq"),
+    F(seqiter_seq, "reversedobject", "seq"),
+    F(enum_sit, "enumobject", "en_sit"),
+    F(enum_result, "enumobject", "en_result"),
+    F(enum_longindex, "enumobject", "en_longindex"),
+    F(zip_ittuple, "zipobject", "ittuple"),
+    F(zip_result, "zipobject", "result"),
+    F(map_iters, "mapobject", "iters"),
+    F(map_func, "mapobject", "func"),
+    F(filter_func, "filterobject", "func"),
+    F(filter_it, "filterobject", "it"),
+    F(cycle_it, "cycleobject", "it"),
+    F(cycle_saved, "cycleobject", "saved"),
+    F(dictiter_dict, "dictiterobject", "di_dict"),
+    F(dictiter_result, "dictiterobject", "di_result"),
+    F(dictview_dict, "_PyDictViewObject", "dv_dict"),
+    F(setiter_set, "setiterobject", "si_set"),
     /* The _asyncio, _elementtree and _sqlite3 fields are not here: their structs are in the
      * extension modules' DWARF, not the runtime's (see layout.h). */
     F(str_length, "PyASCIIObject", "length"),
@@ -223,6 +243,26 @@ static bool dwarf_value(const struct cl_module *m, const struct field *f, uint64
     return false;
 }
 
+/* Whether a dump never asked for any alternative of f (its culeak predates the field). */
+static bool unasked(const struct cl_module *m, const struct field *f)
+{
+    char types[128], members[128];
+    char *ts, *ms;
+    snprintf(types, sizeof types, "%s", f->type);
+    for (char *type = strtok_r(types, "|", &ts); type; type = strtok_r(NULL, "|", &ts)) {
+        if (!f->member) {
+            if (!cl_dwarf_unasked(m, type, NULL))
+                return false;
+            continue;
+        }
+        snprintf(members, sizeof members, "%s", f->member);
+        for (char *alt = strtok_r(members, "|", &ms); alt; alt = strtok_r(NULL, "|", &ms))
+            if (!cl_dwarf_unasked(m, type, alt))
+                return false;
+    }
+    return true;
+}
+
 bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *runtime, FILE *out,
                            bool verbose, struct py_layout_check *r)
 {
@@ -240,8 +280,15 @@ bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *ru
             want = narrow == PY_NONE ? PY_NONE : narrow;
         }
         uint64_t have;
-        bool found = dwarf_value(runtime, f, &have);
         const char *what = f->member ? f->member : "sizeof";
+        if (unasked(runtime, f)) {
+            r->unasked++;
+            if (verbose)
+                fprintf(out, "unasked   %s.%s: not in this dump (an older culeak wrote it)\n",
+                        f->type, what);
+            continue;
+        }
+        bool found = dwarf_value(runtime, f, &have);
         if (!found && want == PY_NONE) {
             continue;   /* absent in this version, and the table agrees */
         } else if (!found) {

@@ -11,6 +11,7 @@
 
 struct py_layout_check {
     unsigned checked, mismatched, missing;   /* missing: the field is not in the DWARF */
+    unsigned unasked;   /* fields a dump's (older) culeak never looked up: not checked */
 };
 
 /* Compares every table field with the runtime module's DWARF, printing one line per mismatch (and

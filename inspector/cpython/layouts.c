@@ -40,7 +40,11 @@
 #define COMMON_CORE_TYPES                                                                         \
     .proxy_mapping = 16, .ctx_prev = 16, .ctx_vars = 24, .cv_default = 24, .tok_ctx = 16,         \
     .tok_var = 24, .tok_oldval = 32, .hamt_root = 16, .hamt_count = 32, .hamt_bitmap_items = 32,  \
-    .hamt_array_nodes = 16, .hamt_array_count = 272, .hamt_collision_items = 32
+    .hamt_array_nodes = 16, .hamt_array_count = 272, .hamt_collision_items = 32,                  \
+    .seqiter_seq = 24, .enum_sit = 24, .enum_result = 32, .enum_longindex = 40,                   \
+    .zip_ittuple = 24, .zip_result = 32, .map_iters = 16, .map_func = 24, .filter_func = 16,      \
+    .filter_it = 24, .cycle_it = 16, .cycle_saved = 24, .dictiter_dict = 16,                     \
+    .dictiter_result = 40, .dictview_dict = 16, .setiter_set = 16
 
 /* Extension-module structs that are the same in every supported version, read off the DWARF of
  * lib-dynload/_asyncio and _elementtree of the pyenv builds 3.9.18, 3.10.13, 3.11.7, 3.12.1 and

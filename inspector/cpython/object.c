@@ -56,6 +56,7 @@ static const struct named_family {
     {"functools.partial", PY_F_PARTIAL, 0},
     {"functools._lru_cache_wrapper", PY_F_LRU_CACHE, 0},
     {"functools._lru_list_elem", PY_F_LRU_ELEM, 0},
+    {"itertools.cycle", PY_F_CYCLE, 0},
     {"_thread._local", PY_F_THREAD_LOCAL, offsetof(struct py_layout, local_size)},
     {"hamt", PY_F_HAMT, 0},
     {"hamt_bitmap_node", PY_F_HAMT_BITMAP, offsetof(struct py_layout, hamt_bitmap_items)},

@@ -604,6 +604,34 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
         emit_field(e, obj, l->sq_node_data, ".<data>");
         break;
     case PY_F_SQLITE_STMT: emit_field(e, obj, l->sq_stmt_sql, ".<sql>"); break;
+    case PY_F_SEQ_ITER: emit_named(e, obj + l->seqiter_seq, ".<seq>"); break;
+    case PY_F_ENUMERATE:
+        emit_named(e, obj + l->enum_sit, ".<iterator>");
+        emit_named(e, obj + l->enum_result, ".<result>");
+        emit_named(e, obj + l->enum_longindex, ".<index>");
+        break;
+    case PY_F_ZIP:
+        emit_named(e, obj + l->zip_ittuple, ".<iterators>");
+        emit_named(e, obj + l->zip_result, ".<result>");
+        break;
+    case PY_F_MAP:
+        emit_named(e, obj + l->map_func, ".<function>");
+        emit_named(e, obj + l->map_iters, ".<iterators>");
+        break;
+    case PY_F_FILTER:
+        emit_named(e, obj + l->filter_func, ".<function>");
+        emit_named(e, obj + l->filter_it, ".<iterator>");
+        break;
+    case PY_F_CYCLE:
+        emit_named(e, obj + l->cycle_it, ".<iterator>");
+        emit_named(e, obj + l->cycle_saved, ".<saved>");
+        break;
+    case PY_F_DICT_ITER:
+        emit_named(e, obj + l->dictiter_dict, ".<dict>");
+        emit_named(e, obj + l->dictiter_result, ".<result>");
+        break;
+    case PY_F_DICT_VIEW: emit_named(e, obj + l->dictview_dict, ".<dict>"); break;
+    case PY_F_SET_ITER: emit_named(e, obj + l->setiter_set, ".<set>"); break;
     default: break;
     }
 }

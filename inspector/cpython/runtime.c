@@ -42,6 +42,25 @@ static const struct {
     {PY_F_CONTEXT, "PyContext_Type"},
     {PY_F_CONTEXTVAR, "PyContextVar_Type"},
     {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
+    {PY_F_SEQ_ITER, "PyListIter_Type"},
+    {PY_F_SEQ_ITER, "PyListRevIter_Type"},
+    {PY_F_SEQ_ITER, "PyTupleIter_Type"},
+    {PY_F_SEQ_ITER, "PySeqIter_Type"},
+    {PY_F_SEQ_ITER, "PyReversed_Type"},
+    {PY_F_ENUMERATE, "PyEnum_Type"},
+    {PY_F_ZIP, "PyZip_Type"},
+    {PY_F_MAP, "PyMap_Type"},
+    {PY_F_FILTER, "PyFilter_Type"},
+    {PY_F_DICT_ITER, "PyDictIterKey_Type"},
+    {PY_F_DICT_ITER, "PyDictIterValue_Type"},
+    {PY_F_DICT_ITER, "PyDictIterItem_Type"},
+    {PY_F_DICT_ITER, "PyDictRevIterKey_Type"},
+    {PY_F_DICT_ITER, "PyDictRevIterValue_Type"},
+    {PY_F_DICT_ITER, "PyDictRevIterItem_Type"},
+    {PY_F_DICT_VIEW, "PyDictKeys_Type"},
+    {PY_F_DICT_VIEW, "PyDictValues_Type"},
+    {PY_F_DICT_VIEW, "PyDictItems_Type"},
+    {PY_F_SET_ITER, "PySetIter_Type"},
 };
 
 static int find_families(struct py_runtime *rt, const struct py_runtime_site *py,
@@ -49,7 +68,8 @@ static int find_families(struct py_runtime *rt, const struct py_runtime_site *py
 {
     for (size_t i = 0; i < sizeof family_symbols / sizeof *family_symbols; i++) {
         uint64_t a;
-        if (!cl_module_symbol(py->module, family_symbols[i].symbol, &a, NULL))
+        /* optional: a dump from before a family was read still opens */
+        if (!cl_module_symbol_optional(py->module, family_symbols[i].symbol, &a, NULL))
             continue;
         /* PyExc_BaseException is a pointer variable; the others are the type objects. */
         if (family_symbols[i].f == PY_F_EXCEPTION && cl_read_u64(rt->t, a, &a) != 0)

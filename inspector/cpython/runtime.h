@@ -45,6 +45,15 @@ enum py_family {
     PY_F_CONTEXT,
     PY_F_CONTEXTVAR,
     PY_F_CONTEXT_TOKEN,
+    PY_F_SEQ_ITER,   /* list, reversed-list, tuple and sequence iterators; reversed() */
+    PY_F_ENUMERATE,
+    PY_F_ZIP,
+    PY_F_MAP,
+    PY_F_FILTER,
+    PY_F_CYCLE,      /* itertools.cycle, by name */
+    PY_F_DICT_ITER,  /* over keys, values or items, either way */
+    PY_F_DICT_VIEW,  /* keys(), values(), items() */
+    PY_F_SET_ITER,
     PY_F_HAMT,
     PY_F_HAMT_BITMAP,
     PY_F_HAMT_ARRAY,
@@ -76,7 +85,7 @@ struct py_runtime {
     struct {
         uint64_t type;
         enum py_family family;
-    } known[48];   /* every builtin type found */
+    } known[64];   /* every builtin type found */
     size_t nknown;
     uint64_t none;                      /* _Py_NoneStruct */
 };

@@ -213,8 +213,9 @@ static int cmd_check_layout(const struct cl_command_line *cli, const struct cl_m
     struct py_layout_check r;
     bool dwarf = l && py_layout_check_dwarf(l, py->module, out, true, &r);
     if (dwarf)
-        fprintf(out, "layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing\n",
-                l->name, py->module->path, r.checked, r.mismatched, r.missing);
+        fprintf(out, "layout %s vs DWARF of %s: %u fields checked, %u mismatched, %u missing%s\n",
+                l->name, py->module->path, r.checked, r.mismatched, r.missing,
+                r.unasked ? " (the rest not in this dump: an older culeak wrote it)" : "");
     free(rt);
     if (open_rc)
         return cl_error_set(err, open_rc, "%s", open_err.msg);

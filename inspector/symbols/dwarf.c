@@ -138,6 +138,13 @@ static bool answer(const struct cl_module *m, const char *type, const char *memb
     return q.found;
 }
 
+bool cl_dwarf_unasked(const struct cl_module *m, const char *type, const char *member)
+{
+    struct cl_symq q =
+        cl_symbols_question(m, member ? CL_SYMQ_DWARF_MEMBER : CL_SYMQ_DWARF_SIZE, type, member);
+    return m->owner->replay && !cl_symrec_find(&m->owner->rec, &q);
+}
+
 bool cl_dwarf_type_size(const struct cl_module *m, const char *type, uint64_t *size)
 {
     return answer(m, type, NULL, size);

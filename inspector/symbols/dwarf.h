@@ -14,5 +14,8 @@ bool cl_dwarf_type_size(const struct cl_module *m, const char *type, uint64_t *s
  * ("interpreters.head"). */
 bool cl_dwarf_member_offset(const struct cl_module *m, const char *type, const char *member,
                             uint64_t *offset);
+/* Whether m's answers come from a dump whose culeak never asked this (member NULL: the size):
+ * an older culeak's dump, read by one that checks more. */
+bool cl_dwarf_unasked(const struct cl_module *m, const char *type, const char *member);
 
 #endif

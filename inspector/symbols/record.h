@@ -34,6 +34,7 @@ struct cl_symq {
     bool found;
     uint64_t v1, v2;
     const char *name;       /* NAME_AT */
+    bool optional;          /* a dump that never asked it answers "not found" (with a note) */
 };
 
 struct cl_symrec {

@@ -110,6 +110,17 @@ bool cl_symbols_recorded(struct cl_symbols *s, struct cl_symq *q)
         return true;
     }
     const char *mod = q->module < s->n ? s->mods[q->module].path : "the modules";
+    if (q->optional) {
+        if (!s->optional_missed)
+            cl_note_add(&s->target->warnings,
+                        "this dump was written by an older culeak, which did not look up %s "
+                        "%s in %s (nor maybe others): objects of types it names are read as "
+                        "types culeak does not know",
+                        question_names[q->kind], q->key ? q->key : "", mod);
+        s->optional_missed = true;
+        q->found = false;
+        return true;
+    }
     cl_target_lose(s->target, CL_E_UNREADABLE,
                    "the dump does not hold %s %s%s%s in %s: culeak "
                    "dump did not ask it",

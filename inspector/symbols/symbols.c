@@ -293,9 +293,10 @@ static const char *find_name(const struct cl_symbols *s, uint64_t addr, uint64_t
 
 /* Answers a question whose answer is an address and a size. */
 static bool located(const struct cl_module *m, enum cl_symq_kind kind, const char *name,
-                    uint64_t *addr, uint64_t *size)
+                    bool optional, uint64_t *addr, uint64_t *size)
 {
     struct cl_symq q = cl_symbols_question(m, kind, name, NULL);
+    q.optional = optional;
     if (!cl_symbols_recorded(m->owner, &q)) {
         q.found = kind == CL_SYMQ_SYMBOL ? find_symbol(m, name, &q.v1, &q.v2)
                                          : find_section(m, name, &q.v1, &q.v2);
@@ -311,12 +312,18 @@ static bool located(const struct cl_module *m, enum cl_symq_kind kind, const cha
 
 bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
 {
-    return located(m, CL_SYMQ_SYMBOL, name, addr, size);
+    return located(m, CL_SYMQ_SYMBOL, name, false, addr, size);
+}
+
+bool cl_module_symbol_optional(const struct cl_module *m, const char *name, uint64_t *addr,
+                               uint64_t *size)
+{
+    return located(m, CL_SYMQ_SYMBOL, name, true, addr, size);
 }
 
 bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size)
 {
-    return located(m, CL_SYMQ_SECTION, name, addr, size);
+    return located(m, CL_SYMQ_SECTION, name, false, addr, size);
 }
 
 static bool has(const struct cl_module *m, enum cl_symq_kind kind)

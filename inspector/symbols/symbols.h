@@ -41,6 +41,7 @@ struct cl_symbols {
     struct cl_target *target;   /* the target they were loaded for (a dump's is lost on a miss) */
     bool recording;             /* `culeak dump` runs: every answer goes into rec */
     bool replay;                /* a dump: every answer comes from rec */
+    bool optional_missed;       /* a dump lacked an optional question: noted once */
     struct cl_symrec rec;
     char *load_notes; /* the warnings loading added to the target's (a dump repeats them) */
 };
@@ -70,6 +71,10 @@ const struct cl_module *cl_symbols_module_at(const struct cl_symbols *s, uint64_
 
 /* Target address and size of a symbol defined in m (.symtab when present, else .dynsym). */
 bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size);
+/* The same for a symbol that a newer culeak looks up: a dump written before culeak asked for it
+ * answers "not found" with a note, where cl_module_symbol would lose the target. */
+bool cl_module_symbol_optional(const struct cl_module *m, const char *name, uint64_t *addr,
+                               uint64_t *size);
 /* Target address and size of a section of m's file. */
 bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size);
 /* Whether m has DWARF (in the file, or a separate debug file found by debuglink / build-id). */

@@ -164,6 +164,27 @@ def paths_evaluate(python, scenario=SCENARIO):
     return test
 
 
+def iterator_leaks(kind):
+    """Tensors held only through C iterators and dict views (itertools.cycle, enumerate, zip, map,
+    filter, dict views; issue 41: "reachable from no root"): each global reaches what the process
+    reaches from it by gc.get_referents, and culeak's retained bytes equal what deleting it
+    freed in a fork of the job."""
+    def test():
+        with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "iterator_leaks.py") as p:
+            target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
+            summary = harness.culeak_json("summary", *target)
+            doc = harness.culeak_json("tensors", *target)
+            truth = p.truth
+        retained = {h["holder"]: h["retained_by_device"].get("cpu", 0) for h in summary["holders"]}
+        problems = compare_holders(doc, truth)
+        problems += ["%s: culeak says dropping it frees %d bytes, deleting it freed %d" % (
+            name, retained.get("__main__." + name, 0), want)
+            for name, want in sorted(truth["freed"].items())
+            if retained.get("__main__." + name, 0) != want]
+        check(not problems, "\n".join(problems))
+    return test
+
+
 def freed(order, name, env):
     """What deleting one global frees, in a fresh run of the same job."""
     r = harness.subprocess.run(
@@ -210,6 +231,8 @@ def tests():
                                                                "2.4")
     yield "torch-2.13:read-as-2.99:gcore", unlisted_release("2.13", "2.99.0", None, "2.13")
     yield "torch-2.13:grad-refs", grad_refs(harness.TORCH_VENV)
+    for kind in ("live", "gcore"):
+        yield "torch-2.13:iterator-leaks:%s" % kind, iterator_leaks(kind)
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")

@@ -28,6 +28,7 @@ import asyncio
 import contextvars
 import gc
 import inspect
+import itertools
 import json
 import os
 import sqlite3
@@ -214,6 +215,52 @@ def _run_statement():
 HOLDERS["sqlite"] = "CONNECTION"
 CONNECTION = sqlite3.connect(":memory:")
 _run_statement()
+
+
+# --- 7. iterators and views: each the only holder of what it walks (a training loop's
+# `batches = itertools.cycle(loader)` holds every batch) --------------------------------------
+class Seq:
+    """A sequence by __len__ and __getitem__ only: iter() and reversed() of it are C types."""
+
+    def __init__(self, item):
+        self.item = item
+
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        if i != 0:
+            raise IndexError(i)
+        return self.item
+
+
+def iterator_case(case, name, make, path_prefix=None):
+    """A C iterator or view that make builds from a marker, kept in __main__.NAME."""
+    HOLDERS[case] = name
+    globals()[name] = make(plant(case, case + "-item", prefix=path_prefix or "__main__." + name))
+
+
+iterator_case("list-iterator", "LIST_ITER", lambda m: iter([m]))
+iterator_case("list-reverseiterator", "LIST_REV_ITER", lambda m: reversed([m]))
+iterator_case("tuple-iterator", "TUPLE_ITER", lambda m: iter((m, "tuple-iterator")))
+iterator_case("seq-iterator", "SEQ_ITER", lambda m: iter(Seq(m)))
+iterator_case("reversed", "REVERSED", lambda m: reversed(Seq(m)))
+iterator_case("set-iterator", "SET_ITER", lambda m: iter({m}))
+iterator_case("dict-iterator", "DICT_ITER", lambda m: iter({"k": m}.values()))
+iterator_case("dict-view", "DICT_VIEW", lambda m: {"k": m}.items())
+iterator_case("enumerate", "ENUMERATE", lambda m: enumerate([m]))
+iterator_case("zip", "ZIP", lambda m: zip([m], ["zip"]))
+iterator_case("map", "MAP", lambda m: map(len, [m]))
+iterator_case("filter", "FILTER", lambda m: filter(None, [m]))
+
+
+def _cycle(m):
+    c = itertools.cycle([m, "cycle"])
+    next(c)   # m is now in the cycle's saved items too
+    return c
+
+
+iterator_case("cycle", "CYCLE", _cycle)
 
 
 # --- ground truth --------------------------------------------------------------------------

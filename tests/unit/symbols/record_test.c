@@ -13,10 +13,11 @@
 
 static void fill(struct cl_symrec *r)
 {
-    struct cl_symq a = {CL_SYMQ_SYMBOL, 1, "_PyRuntime", NULL, 0, true, 0x1000, 64, NULL};
-    struct cl_symq b = {CL_SYMQ_DWARF_MEMBER, 0, "PyObject", "ob_type", 0, true, 8, 0, NULL};
-    struct cl_symq c = {CL_SYMQ_NAME_AT, CL_SYMQ_NO_MODULE, NULL, NULL, 0x2010, true, 16, 0, "f"};
-    struct cl_symq d = {CL_SYMQ_SECTION, 1, ".PyRuntime", NULL, 0, false, 0, 0, NULL};
+    struct cl_symq a = {CL_SYMQ_SYMBOL, 1, "_PyRuntime", NULL, 0, true, 0x1000, 64, NULL, false};
+    struct cl_symq b = {CL_SYMQ_DWARF_MEMBER, 0, "PyObject", "ob_type", 0, true, 8, 0, NULL, false};
+    struct cl_symq c = {
+        CL_SYMQ_NAME_AT, CL_SYMQ_NO_MODULE, NULL, NULL, 0x2010, true, 16, 0, "f", false};
+    struct cl_symq d = {CL_SYMQ_SECTION, 1, ".PyRuntime", NULL, 0, false, 0, 0, NULL, false};
     cl_symrec_add(r, &a);
     cl_symrec_add(r, &b);
     cl_symrec_add(r, &c);
