@@ -5,12 +5,24 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cl_output_open(const char *path, struct cl_output *out, struct cl_error *err)
 {
     memset(out, 0, sizeof *out);
     out->path = path;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(e));
+        }
+        return 0;
+    }
     if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
         out->tmp = NULL;
         return cl_error_set(err, CL_E_INTERNAL, "out of memory");
@@ -38,11 +50,11 @@ int cl_output_commit(struct cl_output *out, struct cl_error *err)
         e = errno;
     }
     out->f = NULL;
-    if (!failed && rename(out->tmp, out->path) != 0) {
+    if (!failed && out->tmp && rename(out->tmp, out->path) != 0) {
         failed = true;
         e = errno;
     }
-    if (failed)
+    if (failed && out->tmp)
         unlink(out->tmp);
     free(out->tmp);
     out->tmp = NULL;

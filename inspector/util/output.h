@@ -2,7 +2,9 @@
  * --output): private, since a dump or a report holds what the job held (its strings, file names,
  * tokens), and whole or absent, since a reader of a half-written report would take it for the
  * report. Each is written to a new file of mode 0600 beside its path and renamed over it once
- * complete; on failure the path is left as it was. */
+ * complete; on failure the path is left as it was. A path that is there and is no regular file
+ * (/dev/null, /dev/stdout, a FIFO) is written in place: renaming over it would replace the
+ * device with a file. */
 #ifndef CULEAK_UTIL_OUTPUT_H
 #define CULEAK_UTIL_OUTPUT_H
 
@@ -13,7 +15,7 @@
 struct cl_output {
     FILE *f;                   /* write here */
     const char *path;          /* where it goes */
-    char *tmp;                 /* where it is written meanwhile */
+    char *tmp;                 /* where it is written meanwhile; NULL: in place */
 };
 
 /* Opens the temporary file beside path: 0, or CL_E_IO saying why. */

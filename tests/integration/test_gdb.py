@@ -267,12 +267,13 @@ def completes(dbg):
     """TAB offers each command its own options (those the CLI accepts for it) and, after one that
     takes a fixed set, its values."""
     want = {"culeak-tensors --": {"--allocator-layout", "--device", "--full", "--json",
-                                  "--max-objects", "--min-bytes", "--quiet"},
+                                  "--max-objects", "--min-bytes", "--output", "--quiet"},
             "culeak-tensors --device ": {"all", "cpu", "cuda"},
             "culeak-blocks --device ": {"all", "cuda"},   # the allocator's devices are CUDA's
             "culeak-blocks --state a": {"all", "allocated"},
             "culeak-refs --max-p": {"--max-paths"},
-            "culeak-break-step --": {"--every", "--off", "--stop-on-growth", "--symbol"}}
+            "culeak-break-step --": {"--every", "--off", "--stop-on-growth", "--symbol",
+                                     "--warmup"}}
     def test():
         args = []
         for line in want:
