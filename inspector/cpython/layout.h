@@ -132,8 +132,12 @@ struct py_layout {
      * reversed-list, tuple and sequence iterators and reversed()'s seq: one offset, each struct
      * DWARF-checked. */
     uint16_t seqiter_seq, enum_sit, enum_result, enum_longindex, zip_ittuple, zip_result, map_iters,
-        map_func, filter_func, filter_it, cycle_it, cycle_saved, dictiter_dict, dictiter_result,
+        map_func, funcit_func, funcit_it, cycle_it, cycle_saved, dictiter_dict, dictiter_result,
         dictview_dict, setiter_set;
+    /* funcit_*: filter's, and itertools' takewhile, dropwhile, starmap and filterfalse (each
+     * {func, it}); the rest of itertools and callable_iterator: */
+    uint16_t chain_source, chain_active, islice_it, compress_data, compress_selectors, acc_total,
+        acc_it, acc_binop, acc_initial, calliter_callable, calliter_sentinel;
     /* Extension modules (_asyncio, _elementtree, _sqlite3). Their structs are in the modules'
      * own DWARF, which check-layout (it reads the runtime's module only) does not reach: read
      * off each pyenv build's lib-dynload modules with gdb `ptype /o` (layouts.c says which), and

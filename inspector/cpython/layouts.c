@@ -42,9 +42,12 @@
     .tok_var = 24, .tok_oldval = 32, .hamt_root = 16, .hamt_count = 32, .hamt_bitmap_items = 32,  \
     .hamt_array_nodes = 16, .hamt_array_count = 272, .hamt_collision_items = 32,                  \
     .seqiter_seq = 24, .enum_sit = 24, .enum_result = 32, .enum_longindex = 40,                   \
-    .zip_ittuple = 24, .zip_result = 32, .map_iters = 16, .map_func = 24, .filter_func = 16,      \
-    .filter_it = 24, .cycle_it = 16, .cycle_saved = 24, .dictiter_dict = 16,                     \
-    .dictiter_result = 40, .dictview_dict = 16, .setiter_set = 16
+    .zip_ittuple = 24, .zip_result = 32, .map_iters = 16, .map_func = 24, .funcit_func = 16,      \
+    .funcit_it = 24, .cycle_it = 16, .cycle_saved = 24, .dictiter_dict = 16,                     \
+    .dictiter_result = 40, .dictview_dict = 16, .setiter_set = 16, .chain_source = 16,           \
+    .chain_active = 24, .islice_it = 16, .compress_data = 16, .compress_selectors = 24,          \
+    .acc_total = 16, .acc_it = 24, .acc_binop = 32, .acc_initial = 40, .calliter_callable = 16,  \
+    .calliter_sentinel = 24
 
 /* Extension-module structs that are the same in every supported version, read off the DWARF of
  * lib-dynload/_asyncio and _elementtree of the pyenv builds 3.9.18, 3.10.13, 3.11.7, 3.12.1 and

@@ -618,9 +618,28 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
         emit_named(e, obj + l->map_func, ".<function>");
         emit_named(e, obj + l->map_iters, ".<iterators>");
         break;
-    case PY_F_FILTER:
-        emit_named(e, obj + l->filter_func, ".<function>");
-        emit_named(e, obj + l->filter_it, ".<iterator>");
+    case PY_F_FUNC_ITER:
+        emit_named(e, obj + l->funcit_func, ".<function>");
+        emit_named(e, obj + l->funcit_it, ".<iterator>");
+        break;
+    case PY_F_CHAIN:
+        emit_named(e, obj + l->chain_source, ".<source>");
+        emit_named(e, obj + l->chain_active, ".<active>");
+        break;
+    case PY_F_ISLICE: emit_named(e, obj + l->islice_it, ".<iterator>"); break;
+    case PY_F_COMPRESS:
+        emit_named(e, obj + l->compress_data, ".<data>");
+        emit_named(e, obj + l->compress_selectors, ".<selectors>");
+        break;
+    case PY_F_ACCUMULATE:
+        emit_named(e, obj + l->acc_total, ".<total>");
+        emit_named(e, obj + l->acc_it, ".<iterator>");
+        emit_named(e, obj + l->acc_binop, ".<function>");
+        emit_named(e, obj + l->acc_initial, ".<initial>");
+        break;
+    case PY_F_CALL_ITER:
+        emit_named(e, obj + l->calliter_callable, ".<callable>");
+        emit_named(e, obj + l->calliter_sentinel, ".<sentinel>");
         break;
     case PY_F_CYCLE:
         emit_named(e, obj + l->cycle_it, ".<iterator>");

@@ -49,8 +49,13 @@ enum py_family {
     PY_F_ENUMERATE,
     PY_F_ZIP,
     PY_F_MAP,
-    PY_F_FILTER,
-    PY_F_CYCLE,      /* itertools.cycle, by name */
+    PY_F_FUNC_ITER,  /* filter; itertools' takewhile, dropwhile, starmap, filterfalse */
+    PY_F_CHAIN,
+    PY_F_ISLICE,
+    PY_F_COMPRESS,
+    PY_F_ACCUMULATE,
+    PY_F_CALL_ITER,  /* iter(callable, sentinel) */
+    PY_F_CYCLE,      /* itertools.cycle; it and the itertools above found by name */
     PY_F_DICT_ITER,  /* over keys, values or items, either way */
     PY_F_DICT_VIEW,  /* keys(), values(), items() */
     PY_F_SET_ITER,

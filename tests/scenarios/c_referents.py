@@ -254,6 +254,17 @@ iterator_case("map", "MAP", lambda m: map(len, [m]))
 iterator_case("filter", "FILTER", lambda m: filter(None, [m]))
 
 
+iterator_case("chain", "CHAIN", lambda m: itertools.chain([m], []))
+iterator_case("islice", "ISLICE", lambda m: itertools.islice([m], 1))
+iterator_case("takewhile", "TAKEWHILE", lambda m: itertools.takewhile(bool, [m]))
+iterator_case("dropwhile", "DROPWHILE", lambda m: itertools.dropwhile(bool, [m]))
+iterator_case("starmap", "STARMAP", lambda m: itertools.starmap(max, [(m,)]))
+iterator_case("filterfalse", "FILTERFALSE", lambda m: itertools.filterfalse(None, [m]))
+iterator_case("compress", "COMPRESS", lambda m: itertools.compress([m], [1]))
+iterator_case("accumulate", "ACCUMULATE", lambda m: itertools.accumulate([m], initial=0))
+iterator_case("callable-iterator", "CALL_ITER", lambda m: iter(lambda: None, m))
+
+
 def _cycle(m):
     c = itertools.cycle([m, "cycle"])
     next(c)   # m is now in the cycle's saved items too
