@@ -242,44 +242,36 @@ static const struct field fields[] = {
     F(unicode_legacy_data, "PyUnicodeObject", "data"),
 };
 
-/* Tries each '|'-separated alternative of the type and member names. */
-static bool dwarf_value(const struct cl_module *m, const struct field *f, uint64_t *v)
+/* One alternative: skipped where a dump's culeak never asked it, else looked up. */
+static bool try_alternative(const struct cl_module *m, const char *type, const char *member,
+                            uint64_t *v, bool *asked)
+{
+    if (cl_dwarf_unasked(m, type, member))
+        return false;
+    *asked = true;
+    return member ? cl_dwarf_member_offset(m, type, member, v) : cl_dwarf_type_size(m, type, v);
+}
+
+/* Tries each '|'-separated alternative of the type and member names; *asked is false where a
+ * dump's (older) culeak looked up none of them. */
+static bool dwarf_value(const struct cl_module *m, const struct field *f, uint64_t *v, bool *asked)
 {
     char types[128], members[128];
     char *ts, *ms;
+    *asked = false;
     snprintf(types, sizeof types, "%s", f->type);
     for (char *type = strtok_r(types, "|", &ts); type; type = strtok_r(NULL, "|", &ts)) {
         if (!f->member) {
-            if (cl_dwarf_type_size(m, type, v))
+            if (try_alternative(m, type, NULL, v, asked))
                 return true;
             continue;
         }
         snprintf(members, sizeof members, "%s", f->member);
         for (char *alt = strtok_r(members, "|", &ms); alt; alt = strtok_r(NULL, "|", &ms))
-            if (cl_dwarf_member_offset(m, type, alt, v))
+            if (try_alternative(m, type, alt, v, asked))
                 return true;
     }
     return false;
-}
-
-/* Whether a dump never asked for any alternative of f (its culeak predates the field). */
-static bool unasked(const struct cl_module *m, const struct field *f)
-{
-    char types[128], members[128];
-    char *ts, *ms;
-    snprintf(types, sizeof types, "%s", f->type);
-    for (char *type = strtok_r(types, "|", &ts); type; type = strtok_r(NULL, "|", &ts)) {
-        if (!f->member) {
-            if (!cl_dwarf_unasked(m, type, NULL))
-                return false;
-            continue;
-        }
-        snprintf(members, sizeof members, "%s", f->member);
-        for (char *alt = strtok_r(members, "|", &ms); alt; alt = strtok_r(NULL, "|", &ms))
-            if (!cl_dwarf_unasked(m, type, alt))
-                return false;
-    }
-    return true;
 }
 
 bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *runtime, FILE *out,
@@ -299,15 +291,16 @@ bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *ru
             want = narrow == PY_NONE ? PY_NONE : narrow;
         }
         uint64_t have;
+        bool asked;
+        bool found = dwarf_value(runtime, f, &have, &asked);
         const char *what = f->member ? f->member : "sizeof";
-        if (unasked(runtime, f)) {
+        if (!asked) {
             r->unasked++;
             if (verbose)
                 fprintf(out, "unasked   %s.%s: not in this dump (an older culeak wrote it)\n",
                         f->type, what);
             continue;
         }
-        bool found = dwarf_value(runtime, f, &have);
         if (!found && want == PY_NONE) {
             continue;   /* absent in this version, and the table agrees */
         } else if (!found) {

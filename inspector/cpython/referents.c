@@ -1,5 +1,6 @@
 /* Strong references held by each kind of object: the out-of-process counterpart of tp_traverse.
  * Weak references (weakref targets, __weakref__ lists) are never edges. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -566,6 +567,52 @@ static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->sq_conn_isolation_level, ".isolation_level");
 }
 
+/* Iterators and dict views: the objects each holds, as layout fields, in the order emitted. */
+#define FIELD(name, label) {offsetof(struct py_layout, name), label}
+static const struct field_family {
+    enum py_family family;
+    struct {
+        size_t at; /* of the uint16_t offset in struct py_layout */
+        const char *label; /* NULL: no more */
+    } fields[4];
+} field_families[] = {
+    {PY_F_SEQ_ITER, {FIELD(seqiter_seq, ".<seq>")}},
+    {PY_F_ENUMERATE,
+     {FIELD(enum_sit, ".<iterator>"), FIELD(enum_result, ".<result>"),
+      FIELD(enum_longindex, ".<index>")}},
+    {PY_F_ZIP, {FIELD(zip_ittuple, ".<iterators>"), FIELD(zip_result, ".<result>")}},
+    {PY_F_MAP, {FIELD(map_func, ".<function>"), FIELD(map_iters, ".<iterators>")}},
+    {PY_F_FUNC_ITER, {FIELD(funcit_func, ".<function>"), FIELD(funcit_it, ".<iterator>")}},
+    {PY_F_CHAIN, {FIELD(chain_source, ".<source>"), FIELD(chain_active, ".<active>")}},
+    {PY_F_ISLICE, {FIELD(islice_it, ".<iterator>")}},
+    {PY_F_COMPRESS, {FIELD(compress_data, ".<data>"), FIELD(compress_selectors, ".<selectors>")}},
+    {PY_F_ACCUMULATE,
+     {FIELD(acc_total, ".<total>"), FIELD(acc_it, ".<iterator>"), FIELD(acc_binop, ".<function>"),
+      FIELD(acc_initial, ".<initial>")}},
+    {PY_F_CALL_ITER,
+     {FIELD(calliter_callable, ".<callable>"), FIELD(calliter_sentinel, ".<sentinel>")}},
+    {PY_F_CYCLE, {FIELD(cycle_it, ".<iterator>"), FIELD(cycle_saved, ".<saved>")}},
+    {PY_F_DICT_ITER, {FIELD(dictiter_dict, ".<dict>"), FIELD(dictiter_result, ".<result>")}},
+    {PY_F_DICT_VIEW, {FIELD(dictview_dict, ".<dict>")}},
+    {PY_F_SET_ITER, {FIELD(setiter_set, ".<set>")}},
+};
+#undef FIELD
+
+static void emit_fields(struct py_emitter *e, uint64_t obj, enum py_family family)
+{
+    const struct py_layout *l = e->o->rt->l;
+    for (size_t i = 0; i < sizeof field_families / sizeof *field_families; i++) {
+        if (field_families[i].family != family)
+            continue;
+        for (size_t k = 0; k < 4 && field_families[i].fields[k].label; k++) {
+            uint16_t offset;
+            memcpy(&offset, (const char *)l + field_families[i].fields[k].at, sizeof offset);
+            emit_field(e, obj, offset, field_families[i].fields[k].label);
+        }
+        return;
+    }
+}
+
 /* The C types above whose references only their tp_traverse knows. */
 static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family family)
 {
@@ -604,54 +651,7 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
         emit_field(e, obj, l->sq_node_data, ".<data>");
         break;
     case PY_F_SQLITE_STMT: emit_field(e, obj, l->sq_stmt_sql, ".<sql>"); break;
-    case PY_F_SEQ_ITER: emit_named(e, obj + l->seqiter_seq, ".<seq>"); break;
-    case PY_F_ENUMERATE:
-        emit_named(e, obj + l->enum_sit, ".<iterator>");
-        emit_named(e, obj + l->enum_result, ".<result>");
-        emit_named(e, obj + l->enum_longindex, ".<index>");
-        break;
-    case PY_F_ZIP:
-        emit_named(e, obj + l->zip_ittuple, ".<iterators>");
-        emit_named(e, obj + l->zip_result, ".<result>");
-        break;
-    case PY_F_MAP:
-        emit_named(e, obj + l->map_func, ".<function>");
-        emit_named(e, obj + l->map_iters, ".<iterators>");
-        break;
-    case PY_F_FUNC_ITER:
-        emit_named(e, obj + l->funcit_func, ".<function>");
-        emit_named(e, obj + l->funcit_it, ".<iterator>");
-        break;
-    case PY_F_CHAIN:
-        emit_named(e, obj + l->chain_source, ".<source>");
-        emit_named(e, obj + l->chain_active, ".<active>");
-        break;
-    case PY_F_ISLICE: emit_named(e, obj + l->islice_it, ".<iterator>"); break;
-    case PY_F_COMPRESS:
-        emit_named(e, obj + l->compress_data, ".<data>");
-        emit_named(e, obj + l->compress_selectors, ".<selectors>");
-        break;
-    case PY_F_ACCUMULATE:
-        emit_named(e, obj + l->acc_total, ".<total>");
-        emit_named(e, obj + l->acc_it, ".<iterator>");
-        emit_named(e, obj + l->acc_binop, ".<function>");
-        emit_named(e, obj + l->acc_initial, ".<initial>");
-        break;
-    case PY_F_CALL_ITER:
-        emit_named(e, obj + l->calliter_callable, ".<callable>");
-        emit_named(e, obj + l->calliter_sentinel, ".<sentinel>");
-        break;
-    case PY_F_CYCLE:
-        emit_named(e, obj + l->cycle_it, ".<iterator>");
-        emit_named(e, obj + l->cycle_saved, ".<saved>");
-        break;
-    case PY_F_DICT_ITER:
-        emit_named(e, obj + l->dictiter_dict, ".<dict>");
-        emit_named(e, obj + l->dictiter_result, ".<result>");
-        break;
-    case PY_F_DICT_VIEW: emit_named(e, obj + l->dictview_dict, ".<dict>"); break;
-    case PY_F_SET_ITER: emit_named(e, obj + l->setiter_set, ".<set>"); break;
-    default: break;
+    default: emit_fields(e, obj, family); break;
     }
 }
 

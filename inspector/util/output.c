@@ -13,32 +13,27 @@ int cl_output_open(const char *path, struct cl_output *out, struct cl_error *err
     memset(out, 0, sizeof *out);
     out->path = path;
     struct stat st;
+    int fd;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
-            int e = errno;
-            if (fd >= 0)
-                close(fd);
-            return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(e));
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    } else {
+        if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
+            out->tmp = NULL;
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory");
         }
+        fd = mkostemp(out->tmp, O_CLOEXEC);   /* mode 0600 */
+    }
+    if (fd >= 0 && (out->f = fdopen(fd, "w")))
         return 0;
-    }
-    if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
-        out->tmp = NULL;
-        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
-    }
-    int fd = mkostemp(out->tmp, O_CLOEXEC);   /* mode 0600 */
-    if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
-        int e = errno;
-        if (fd >= 0) {
-            close(fd);
+    int e = errno;
+    if (fd >= 0) {
+        close(fd);
+        if (out->tmp)
             unlink(out->tmp);
-        }
-        free(out->tmp);
-        out->tmp = NULL;
-        return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(e));
     }
-    return 0;
+    free(out->tmp);
+    out->tmp = NULL;
+    return cl_error_set(err, CL_E_IO, "cannot write %s: %s", path, strerror(e));
 }
 
 int cl_output_commit(struct cl_output *out, struct cl_error *err)
