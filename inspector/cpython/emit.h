@@ -25,7 +25,28 @@ enum py_edge {
     PY_E_CXX,         /* an edge through C++ (the autograd graph); payload: a C string owned by
                          whoever built the edge, printed as is (" → AddBackward0", ".grad") */
     PY_E_HIDDEN,      /* a step that prints nothing (a tensor to its TensorImpl) */
+    PY_E_STACK,       /* a frame's evaluation stack entry; payload: its depth, plus
+                         PY_STACK_GENERATOR for a generator's, PY_STACK_INFERRED for one read
+                         above a stack pointer the frame did not save; prints ".<stack[i]>"
+                         (".<stack[i]?>" when inferred) */
 };
+
+/* Or'd into an edge's kind by a reader, for the balance (cpython/balance.h): a reference that
+ * holds no count of its own, a name only (a cell's content named through its frame, whose count
+ * the cell holds; a frame's slot read from a context that does not own the frame; a 3.14
+ * borrowed stack reference). */
+#define PY_E_UNCOUNTED 0x80
+/* Or'd likewise: a counted reference that is no step of a path (a running frame's function and
+ * code: naming through them would name nothing a user wrote). */
+#define PY_E_COUNT_ONLY 0x40
+/* Or'd likewise: a word that may be a reference, read where a frame did not say how deep its
+ * stack is; the sink keeps it apart, for the balance to confirm (cpython/balance.h), and makes
+ * no node of it. */
+#define PY_E_INFERRED 0x20
+#define PY_E_KIND_MASK 0x1f
+
+#define PY_STACK_GENERATOR (1ull << 32)
+#define PY_STACK_INFERRED (1ull << 33)
 
 /* The label of a class edge, a PY_E_NAMED payload. */
 extern const char py_class_label[];

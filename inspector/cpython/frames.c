@@ -16,14 +16,23 @@
 
 #define MAX_FRAME_SLOTS 4096   /* locals of one frame culeak reports; frames have few */
 
-/* The object a frame slot refers to, or 0. 3.14's slots are _PyStackRefs: a tagged int is no
- * object, and the tag bits are not part of the pointer (NULL reads as a bare tag). */
-static uint64_t slot_object(struct py_objects *o, uint64_t addr)
+/* The object a frame slot refers to, or 0; *borrowed when the slot holds no count of it. 3.14's
+ * slots are _PyStackRefs: a tagged int is no object, the tag bits are not part of the pointer
+ * (NULL reads as a bare tag), and Py_TAG_REFCNT marks a borrowed (or immortal) reference. */
+static uint64_t slot_ref(struct py_objects *o, uint64_t addr, bool *borrowed)
 {
     uint64_t bits = py_word(o, addr), mask = o->rt->l->stackref_tag_mask;
+    *borrowed = false;
     if (mask && (bits & mask) == mask)
         return 0;
+    *borrowed = (bits & mask) != 0;
     return bits & ~mask;
+}
+
+static uint64_t slot_object(struct py_objects *o, uint64_t addr)
+{
+    bool borrowed;
+    return slot_ref(o, addr, &borrowed);
 }
 
 /* A frame's code object in *code (0 for frames that are not Python code: 3.12+ shim frames,
@@ -77,7 +86,7 @@ static uint64_t tuple_item(struct py_objects *o, uint64_t tuple, int64_t i)
 /* Locals i of a frame: its value, name and whether the slot holds a cell. */
 struct slot {
     uint64_t value, name;
-    bool cell;
+    bool cell, borrowed;
 };
 
 /* The frame's named locals into out (at most cap): how many were read. *whole is false when some
@@ -103,6 +112,7 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
                           : i < nlocals + nc ? tuple_item(o, cells, i - nlocals)
                                              : tuple_item(o, frees, i - nlocals - nc);
             out[n].cell = i >= nlocals;
+            out[n].borrowed = false;
             if (cl_read_u64(t, frame + l->f_localsplus + 8 * (uint64_t)i, &out[n].value))
                 return n;
         }
@@ -125,7 +135,7 @@ static int64_t frame_slots(struct py_objects *o, uint64_t frame, uint64_t code, 
             return n;
         out[n].name = tuple_item(o, names, i);
         out[n].cell = (kind[i % 256] & (CO_FAST_CELL | CO_FAST_FREE)) != 0;
-        out[n].value = slot_object(o, at);
+        out[n].value = slot_ref(o, at, &out[n].borrowed);
     }
     *whole = true;
     return n;
@@ -139,6 +149,117 @@ enum py_frame_kind py_frame_kind(struct py_objects *o, uint64_t frame)
     return code ? PY_FRAME_CODE : PY_FRAME_NOT_CODE;
 }
 
+/* Whether the context a frame is read from (edge: a thread's root, a generator, a frame object)
+ * holds the counts of the frame's slots: the frame's owner does (balance.c's rules). */
+static bool frame_owned_by(struct py_objects *o, uint64_t frame, enum py_edge edge)
+{
+    const struct py_layout *l = o->rt->l;
+    if (l->frames == PY_FRAMES_OBJECTS)   /* 3.9/3.10: the frame object */
+        return edge != PY_E_ATTR;
+    uint8_t owner;
+    if (cl_read(o->rt->t, frame + l->if_owner, &owner, sizeof owner))
+        return false;
+    switch (edge) {
+    case PY_E_GENLOCAL: return owner == l->owner_generator;
+    case PY_E_FRAMELOCAL: return owner == l->owner_frame_object;
+    default: return owner != l->owner_generator && owner != l->owner_frame_object;
+    }
+}
+
+/* Where a frame's evaluation stack starts, how deep it may go (co_stacksize) and how deep it is:
+ * -1 when the frame did not save its stack pointer (it is running: a C function on 3.11-3.13,
+ * anything on 3.9/3.10). False when the frame cannot be read. nslots: its locals and cells. */
+static bool stack_extent(struct py_objects *o, uint64_t frame, uint64_t code, int64_t nslots,
+                         uint64_t *base, int64_t *size, int64_t *depth)
+{
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    int32_t stacksize;
+    if (cl_read(t, code + l->co_stacksize, &stacksize, 4) || stacksize < 0 ||
+        stacksize > MAX_LOCALS)
+        return false;
+    *size = stacksize;
+    *depth = -1;
+    if (l->frames == PY_FRAMES_OBJECTS) {
+        *base = py_word(o, frame + l->f_valuestack);
+        if (l->f_stackdepth != PY_NONE) {
+            int32_t d;
+            if (cl_read(t, frame + l->f_stackdepth, &d, sizeof d))
+                return false;
+            *depth = d;
+        } else {
+            uint64_t top = py_word(o, frame + l->f_stacktop);
+            *depth =
+                top && top >= *base && (top - *base) % 8 == 0 ? (int64_t)(top - *base) / 8 : -1;
+        }
+    } else {
+        *base = frame + l->if_localsplus + 8 * (uint64_t)nslots;
+        if (l->if_stackpointer != PY_NONE) {
+            uint64_t sp = py_word(o, frame + l->if_stackpointer);
+            *depth = sp >= *base && (sp - *base) % 8 == 0 ? (int64_t)(sp - *base) / 8 : -1;
+        } else {
+            int32_t top;
+            if (cl_read(t, frame + l->if_stacktop, &top, sizeof top))
+                return false;
+            *depth = top >= nslots ? top - nslots : -1;
+        }
+    }
+    if (*depth > *size)
+        *depth = -1;   /* not a depth this code can reach: not to be trusted */
+    return *base != 0;
+}
+
+/* The entries of a frame's evaluation stack: up to the depth the frame saved (a call, a yield,
+ * 3.14's C calls), each a reference counted by the frame's owner (count) unless borrowed. A
+ * thread's frame that saved none is running: each word of its stack's whole extent may be a
+ * reference or stale, so it is sent inferred, for the balance to confirm. */
+static void frame_stack(struct py_emitter *e, uint64_t frame, uint64_t code, int64_t nslots,
+                        enum py_edge edge, uint8_t count)
+{
+    struct py_objects *o = e->o;
+    uint64_t base, gen = edge == PY_E_GENLOCAL ? PY_STACK_GENERATOR : 0;
+    int64_t size, depth;
+    if (!stack_extent(o, frame, code, nslots, &base, &size, &depth))
+        return;
+    bool inferred = depth < 0;
+    if (inferred && edge != PY_E_ATTR)
+        return;   /* a generator or frame object running: its thread's root reads it */
+    for (int64_t i = 0; i < (inferred ? size : depth); i++) {
+        bool borrowed;
+        uint64_t v = slot_ref(o, base + 8 * (uint64_t)i, &borrowed);
+        if (!v)
+            continue;
+        if (inferred)
+            py_emit(e, v, PY_E_STACK | PY_E_INFERRED, (uint64_t)i | PY_STACK_INFERRED);
+        else
+            py_emit(e, v, PY_E_STACK | (borrowed ? PY_E_UNCOUNTED : count), (uint64_t)i | gen);
+    }
+}
+
+/* The references a 3.11+ frame holds besides its slots: its function, code, f_locals (class and
+ * module bodies) and frame object. From a thread they are C references named after the frame;
+ * from a generator or frame object, steps like any other. */
+static void frame_fields(struct py_emitter *e, uint64_t frame, enum py_edge edge, uint8_t count)
+{
+    struct py_objects *o = e->o;
+    const struct py_layout *l = o->rt->l;
+    if (l->frames == PY_FRAMES_OBJECTS || count)
+        return;   /* 3.9/3.10 frame objects read theirs; a context that does not own the frame */
+    static const char *const names[] = {" (its function)", ".f_code", ".f_locals", ".gi_frame"};
+    uint16_t at[] = {l->if_funcobj, l->if_code, l->if_locals, l->if_frame_obj};
+    for (size_t k = 0; k < sizeof at / sizeof *at; k++) {
+        if (at[k] == PY_NONE || (k == 3 && edge != PY_E_GENLOCAL))
+            continue;   /* a thread's or frame object's own frame object: below */
+        uint64_t v = k < 2 ? slot_object(o, frame + at[k]) : py_word(o, frame + at[k]);
+        if (v)
+            py_emit(e, v, PY_E_NAMED | (edge == PY_E_ATTR ? PY_E_COUNT_ONLY : 0),
+                    (uint64_t)(uintptr_t)names[k]);
+    }
+    uint64_t fo = py_word(o, frame + l->if_frame_obj);
+    if (fo && edge == PY_E_ATTR)
+        py_emit(e, fo, PY_E_SELF | PY_E_COUNT_ONLY, 0);
+}
+
 bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
 {
     struct py_objects *o = e->o;
@@ -147,6 +268,9 @@ bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
         return false;
     if (!code)
         return true;   /* no Python code: no locals */
+    uint8_t count = frame_owned_by(o, frame, edge) ? 0 : PY_E_UNCOUNTED;
+    if (o->rt->l->frames == PY_FRAMES_OBJECTS && edge == PY_E_ATTR)
+        py_emit(e, frame, PY_E_SELF | PY_E_COUNT_ONLY, 0);   /* the C stack's reference */
     struct slot *slots = malloc(MAX_FRAME_SLOTS * sizeof *slots);
     if (!slots)
         return false;
@@ -156,14 +280,25 @@ bool py_frame_locals(struct py_emitter *e, uint64_t frame, enum py_edge edge)
         uint64_t v = slots[i].value;
         if (!v || !slots[i].name)
             continue;
+        uint8_t slot_count = slots[i].borrowed ? PY_E_UNCOUNTED : count;
         if (slots[i].cell) {
+            /* the frame holds the cell, named by its content */
             const struct py_type *ty = py_object_type(o, v);
-            if (ty && ty->family == PY_F_CELL && !(v = py_word(o, v + o->rt->l->cell_ref)))
-                continue;   /* an empty cell: the variable is unbound */
+            uint64_t cell = v;
+            if (ty && ty->family == PY_F_CELL) {
+                v = py_word(o, v + o->rt->l->cell_ref);
+                if (v)   /* else an empty cell: the variable is unbound */
+                    py_emit(e, v, edge | PY_E_UNCOUNTED, slots[i].name);
+                if (!slot_count)   /* the cell itself: counted, named by the closures */
+                    py_emit(e, cell, PY_E_HIDDEN | (edge == PY_E_ATTR ? PY_E_COUNT_ONLY : 0), 0);
+                continue;
+            }
         }
-        py_emit(e, v, edge, slots[i].name);
+        py_emit(e, v, edge | slot_count, slots[i].name);
     }
     free(slots);
+    frame_stack(e, frame, code, n, edge, count);
+    frame_fields(e, frame, edge, count);
     return whole;
 }
 

@@ -2,6 +2,7 @@
  * the interpreter's own references), one breadth-first pass over referents, then the GC lists
  * for what no root reaches. */
 #include "cpython/heap.h"
+#include "cpython/balance.h"
 #include "cpython/frames.h"
 #include "cpython/gclist.h"
 #include "cpython/path.h"
@@ -69,6 +70,27 @@ __attribute__((noinline)) static uint32_t edge_dropped(struct py_heap *h)
 }
 
 /* An edge out of a root; none for an object met on the GC lists. */
+/* Room for the books' count of one more node, grown with the nodes' capacity. */
+__attribute__((noinline)) static bool grow_books(struct py_heap *h)
+{
+    size_t cap = h->books_cap;
+    if (!cl_vec_grow((void **)&h->books.unexplained, &cap, sizeof *h->books.unexplained))
+        return false;
+    h->books_cap = cap;
+    return true;
+}
+
+/* A reference the interpreter's C state holds to addr, named name. One that cannot be kept
+ * leaves a count unexplained: the object then reads as held from C, by something unnamed. */
+static void add_c_ref(struct py_heap *h, uint64_t addr, const char *name)
+{
+    if (!addr || !CL_VEC_RESERVE(h->c_refs, h->nc_refs, h->c_refs_cap))
+        return;
+    h->c_refs[h->nc_refs].addr = addr;
+    h->c_refs[h->nc_refs].name = strdup(name);
+    h->nc_refs += h->c_refs[h->nc_refs].name != NULL;
+}
+
 __attribute__((noinline)) static uint32_t add_root_edge(struct py_heap *h,
                                                         const struct heap_sink *e, uint32_t dst,
                                                         enum py_edge edge, uint64_t payload)
@@ -78,8 +100,12 @@ __attribute__((noinline)) static uint32_t add_root_edge(struct py_heap *h,
     if (h->nroot_edges >= PY_NO_EDGE ||
         !CL_VEC_RESERVE(h->root_edges, h->nroot_edges, h->root_edges_cap))
         return edge_dropped(h);
-    h->root_edges[h->nroot_edges] =
-        (struct py_root_edge){e->root, dst, {(uint8_t)edge, payload, h->nodes[dst].addr}};
+    /* a root's own reference is a frame's slot; the rest name references counted elsewhere */
+    enum py_root_kind kind = h->root_kinds[e->root];
+    bool counted =
+        !(edge & PY_E_UNCOUNTED) && (kind == PY_ROOT_USER_FRAME || kind == PY_ROOT_LIBRARY_FRAME);
+    h->root_edges[h->nroot_edges] = (struct py_root_edge){
+        e->root, dst, {(uint8_t)(edge & PY_E_KIND_MASK), payload, h->nodes[dst].addr}, counted};
     return (uint32_t)h->nroot_edges++;
 }
 
@@ -150,7 +176,8 @@ __attribute__((always_inline)) static inline uint32_t add_node(struct py_heap *h
 {
     if (h->n >= h->max_objects)
         return PY_NO_NODE;
-    const struct py_type *ty = py_object_type(&h->objects, dst);
+    uint64_t refcnt;
+    const struct py_type *ty = py_object_header(&h->objects, dst, &refcnt);
     if (!ty)
         return PY_NO_NODE;
     if (h->n == h->cap) {   /* edges.of has one more entry than nodes */
@@ -164,6 +191,10 @@ __attribute__((always_inline)) static inline uint32_t add_node(struct py_heap *h
         h->cap = (uint32_t)cap;
     }
     uint64_t size = py_object_size(&h->objects, dst, ty);
+    if (h->n == h->books_cap && !grow_books(h)) {
+        h->nodes_dropped++;
+        return PY_NO_NODE;
+    }
     if (!type_room(h, ty->index) || !cl_nodemap_put(&h->index, dst, size, h->n)) {
         h->nodes_dropped++;
         return PY_NO_NODE;
@@ -174,6 +205,7 @@ __attribute__((always_inline)) static inline uint32_t add_node(struct py_heap *h
         /* PyGC_Head._gc_next sits right before the object */
         tracked = py_word(&h->objects, dst - h->objects.rt->l->gc_head_size) != 0;
     h->nodes[h->n] = (struct py_node){dst, e->from, e->root, ty->index, tracked, PY_NO_EDGE};
+    h->books.unexplained[h->n] = py_books_refcnt(h->objects.rt->l, refcnt);
     return h->n++;
 }
 
@@ -183,6 +215,19 @@ static void heap_edge(void *sink, uint64_t dst, enum py_edge edge, uint64_t payl
     struct py_heap *h = e->h;
     if (!dst)
         return;
+    if (edge & PY_E_INFERRED) {
+        if (e->from == PY_NO_NODE && e->root != PY_NO_NODE &&
+            CL_VEC_RESERVE(h->inferred, h->ninferred, h->inferred_cap))
+            h->inferred[h->ninferred++] = (struct py_inferred){dst, payload, e->root};
+        return;
+    }
+    if (edge & PY_E_COUNT_ONLY) {
+        if (e->from == PY_NO_NODE) {
+            add_c_ref(h, dst, e->root != PY_NO_NODE ? h->roots[e->root] : "");
+            return;
+        }
+        edge &= ~PY_E_COUNT_ONLY;
+    }
     uint32_t seen = cl_nodemap_get(&h->index, dst);
     if (seen != PY_NO_NODE) {
         add_edge(h, e, seen, edge, payload);
@@ -245,8 +290,9 @@ static void probe_attr(void *arg, uint64_t dst, enum py_edge edge, uint64_t payl
 {
     struct attr_probe *p = arg;
     char key[64];
-    if (p->value)
+    if (p->value || (edge & PY_E_COUNT_ONLY))
         return;
+    edge &= PY_E_KIND_MASK;
     if (edge == PY_E_ATTR && py_str_read(p->o, payload, key, sizeof key) &&
         strcmp(key, p->name) == 0)
         p->value = dst;
@@ -381,9 +427,14 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     return true;
 }
 
+/* A root for an object the interpreter's C state holds (a thread's exception, sys's dict),
+ * unless a root already reaches it; its reference is counted as a C reference named name. */
 static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, const char *label)
 {
-    if (!obj || py_heap_find(h, obj) != PY_NO_NODE || !py_object_type(&h->objects, obj))
+    if (!obj || !py_object_type(&h->objects, obj))
+        return;
+    add_c_ref(h, obj, name);
+    if (py_heap_find(h, obj) != PY_NO_NODE)
         return;
     struct heap_sink sink = {h, PY_NO_NODE, add_root(h, name, PY_ROOT_OTHER)};
     struct py_emitter e = heap_emitter(&sink);
@@ -512,6 +563,90 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     cl_addrmap_free(&seen);
     snprintf(root, sizeof root, "<thread %s: thread state dict>", who);
     add_self_root(h, root, py_word(o, tstate + l->ts_dict), NULL);
+    snprintf(root, sizeof root, "<thread %s: sys.settrace function>", who);
+    add_self_root(h, root, py_word(o, tstate + l->ts_c_traceobj), NULL);
+    snprintf(root, sizeof root, "<thread %s: sys.setprofile function>", who);
+    add_self_root(h, root, py_word(o, tstate + l->ts_c_profileobj), NULL);
+}
+
+/* The word at field of the interpreter, or 0 where the version has no such field. */
+static uint64_t interp_word(struct py_heap *h, uint32_t field)
+{
+    return field == PY_NONE ? 0 : py_word(&h->objects, h->objects.rt->interp + field);
+}
+
+#define MAX_ATEXIT 4096
+#define NSIG_HANDLERS 65 /* Linux's NSIG: _PyRuntime.signals.handlers' length */
+
+/* atexit's callbacks: 3.10-3.13 an array of pointers to {func, args, kwargs}, 3.14 a list. */
+static void atexit_roots(struct py_heap *h)
+{
+    const struct py_layout *l = h->objects.rt->l;
+    uint64_t callbacks = interp_word(h, l->is_atexit_callbacks);
+    if (!callbacks)
+        return;
+    if (l->is_atexit_ncallbacks == PY_NONE) {
+        add_self_root(h, "<atexit callbacks>", callbacks, NULL);
+        return;
+    }
+    int32_t n = 0;
+    char name[64];
+    if (cl_read(h->objects.rt->t, h->objects.rt->interp + l->is_atexit_ncallbacks, &n, sizeof n))
+        return;
+    for (int32_t i = 0; i < n && i < MAX_ATEXIT; i++) {
+        uint64_t cb = py_word(&h->objects, callbacks + 8 * (uint64_t)i);
+        snprintf(name, sizeof name, "<atexit callback %d>", i);
+        for (unsigned k = 0; cb && k < 3; k++) /* func, args, kwargs */
+            add_self_root(h, name, py_word(&h->objects, cb + 8 * k), NULL);
+    }
+}
+
+/* Roots for what the interpreter holds in C on a program's behalf: what it registered (codec
+ * search functions and error handlers, audit hooks, atexit callbacks, signal handlers,
+ * sys.monitoring callables) and what it keeps (importlib, its dict, builtins' copy). Each is a C
+ * reference the balance counts, and a root where nothing else reaches the object. */
+static void c_roots(struct py_heap *h)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    static const struct {
+        size_t field;
+        const char *name;
+    } fields[] = {
+        {offsetof(struct py_layout, is_codec_search_path), "<codec search functions>"},
+        {offsetof(struct py_layout, is_codec_search_cache), "<codec cache>"},
+        {offsetof(struct py_layout, is_codec_error_registry), "<codec error handlers>"},
+        {offsetof(struct py_layout, is_audit_hooks), "<audit hooks>"},
+        {offsetof(struct py_layout, is_importlib), "<importlib>"},
+        {offsetof(struct py_layout, is_interp_dict), "<interpreter dict>"},
+        {offsetof(struct py_layout, is_builtins_copy), "<builtins copy>"},
+    };
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+        uint32_t field;
+        memcpy(&field, (const char *)l + fields[k].field, sizeof field);
+        add_self_root(h, fields[k].name, interp_word(h, field), NULL);
+    }
+    atexit_roots(h);
+    char name[96];
+    for (unsigned k = 0; l->is_monitoring_callables != PY_NONE && k < l->monitoring_callables;
+         k++) {
+        uint64_t f = py_word(o, o->rt->interp + l->is_monitoring_callables + 8 * (uint64_t)k);
+        unsigned events = l->monitoring_callables / 8; /* 8 tools (PY_MONITORING_TOOL_IDS) */
+        snprintf(name, sizeof name, "<sys.monitoring tool %u, event %u>", k / events, k % events);
+        add_self_root(h, name, f, NULL);
+    }
+    uint64_t handlers = l->rt_signal_handlers != PY_NONE ? o->rt->runtime + l->rt_signal_handlers
+                                                         : o->rt->signal_handlers;
+    for (int sig = 1; handlers && sig < NSIG_HANDLERS; sig++) {
+        /* {tripped, func}: the handler at +8 */
+        uint64_t f = py_word(o, handlers + 16 * (uint64_t)sig + 8);
+        const char *abbrev = sigabbrev_np(sig);
+        if (abbrev)
+            snprintf(name, sizeof name, "<signal SIG%s>", abbrev);
+        else
+            snprintf(name, sizeof name, "<signal %d>", sig);
+        add_self_root(h, name, f, NULL);
+    }
 }
 
 static void seed_roots(struct py_heap *h)
@@ -547,6 +682,10 @@ static void seed_roots(struct py_heap *h)
     add_self_root(h, "builtins", py_word(o, rt->interp + l->is_builtins), ".__dict__");
     uint64_t gc = rt->interp + l->is_gc;
     add_self_root(h, "gc.garbage", py_word(o, gc + l->gc_garbage), NULL);
+    add_c_ref(h, modules, "sys.modules");
+    c_roots(h);
+    if (l->is_interned != PY_NONE)
+        h->interned = py_word(o, rt->interp + l->is_interned);
 }
 
 /* Expands nodes [from, n) and everything they discover. */
@@ -561,6 +700,44 @@ static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t fro
         if ((i & 0xfff) == 0)
             cl_progress_tick(progress, i, h->objects.rt->t->bytes_read);
     }
+}
+
+/* The running frames' stack words the balance confirms become edges from their frames' roots:
+ * words that point at an object no root reaches, with a reference its count holds and nothing
+ * else explains. What only they reach is then reachable, by the shortest chains from them. A
+ * word the balance refuses (stale, or explained already) is no edge, and neither is one to an
+ * object a root reaches: a stale word may point at anything, and an object held from C as well
+ * as by a root must not have its unexplained reference taken by it. */
+static void confirm_inferred(struct py_heap *h)
+{
+    uint32_t *queue = NULL;
+    size_t tail = 0, cap = 0;
+    for (size_t k = 0; k < h->ninferred; k++) {
+        const struct py_inferred *c = &h->inferred[k];
+        uint32_t i = py_heap_find(h, c->addr), re;
+        struct heap_sink sink = {h, PY_NO_NODE, c->root};
+        if (i == PY_NO_NODE || py_node_reachable(h, i) || !py_books_confirm(h, i) ||
+            (re = add_root_edge(h, &sink, i, PY_E_STACK, c->payload)) == PY_NO_EDGE ||
+            !CL_VEC_RESERVE(queue, tail, cap))
+            continue;
+        h->nodes[i].root = c->root;
+        h->nodes[i].parent = PY_NO_NODE;
+        h->nodes[i].via = re;
+        queue[tail++] = i;
+    }
+    for (size_t head = 0; head < tail; head++) {
+        uint32_t i = queue[head];
+        h->npromoted++;
+        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
+            uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
+            if (d == PY_NO_NODE || py_node_reachable(h, d) || !CL_VEC_RESERVE(queue, tail, cap))
+                continue;
+            h->nodes[d] = (struct py_node){
+                h->nodes[d].addr, i, h->nodes[i].root, h->nodes[d].type, h->nodes[d].tracked, e};
+            queue[tail++] = d;
+        }
+    }
+    free(queue);
 }
 
 /* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
@@ -623,6 +800,12 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
         if (t != PY_NO_NODE && h->nodes[t].via == CLASS_VIA_PENDING)
             h->nodes[t].via = (uint32_t)h->edges.n + h->nodes[t].parent;
     }
+    bool counted = h->n && py_books_count(h);
+    if (counted)
+        confirm_inferred(h);
+    if (!counted || !py_books_split(h))
+        cl_note_add(&h->warnings, "out of memory balancing reference counts: nothing no root "
+                                  "reaches is called garbage");
     if (h->n >= h->max_objects)
         cl_note_add(&h->warnings,
                     "stopped after %llu objects (--max-objects); counts and paths "
@@ -662,6 +845,11 @@ void py_heap_free(struct py_heap *h)
     free(h->edges.by_dst);
     free(h->edges.by_dst_first);
     free(h->root_edges);
+    free(h->inferred);
+    for (size_t k = 0; k < h->nc_refs; k++)
+        free(h->c_refs[k].name);
+    free(h->c_refs);
+    py_books_free(&h->books);
     free(h->warnings);
     cl_nodemap_free(&h->index);
     py_objects_free(&h->objects);
@@ -894,7 +1082,7 @@ static bool put_object_key(struct py_heap *h, struct out *o, uint64_t key)
     uint32_t node = py_heap_find(h, key);
     char text[2048], best[2048] = "";
     size_t best_cost = SIZE_MAX;
-    if (node >= h->nreachable || o->depth >= MAX_KEY_DEPTH)
+    if (node == PY_NO_NODE || !py_node_reachable(h, node) || o->depth >= MAX_KEY_DEPTH)
         return false;
     struct referrer *v = NULL;
     size_t n = referrers(h, node, &v);
@@ -1115,6 +1303,13 @@ static size_t put_step(struct py_heap *h, struct out *o, const struct py_step *s
         wrap_unpacked(o, (int64_t)e->payload);
         o->kind = PY_PATH_SET_ITEM;
         break;
+    case PY_E_STACK:
+        snprintf(s, sizeof s, "%s.<stack[%u]%s>",
+                 e->payload & PY_STACK_GENERATOR ? ".gi_frame" : "", (unsigned)e->payload,
+                 e->payload & PY_STACK_INFERRED ? "?" : "");
+        put_str(o, s);
+        o->kind = PY_PATH_NAMED;
+        break;
     }
     return 1;
 }
@@ -1199,7 +1394,7 @@ static size_t py_heap_steps(const struct py_heap *h, uint32_t i, struct py_step 
 {
     size_t n = 0;
     uint32_t r = PY_NO_NODE;
-    if (i >= h->nreachable)
+    if (!py_node_reachable(h, i))
         return 0;
     for (uint32_t c = i; c != PY_NO_NODE && n < cap; c = h->nodes[c].parent) {
         steps[n++] = found_by(h, c);
@@ -1248,7 +1443,7 @@ static bool render(struct py_heap *h, uint32_t i, uint32_t root, const struct py
 bool py_heap_path(struct py_heap *h, uint32_t i, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    return i < h->nreachable && render(h, i, PY_NO_NODE, NULL, buf, cap, 0);
+    return py_node_reachable(h, i) && render(h, i, PY_NO_NODE, NULL, buf, cap, 0);
 }
 
 static uint32_t depth(const struct py_heap *h, uint32_t i)
@@ -1330,7 +1525,7 @@ static size_t referrers(struct py_heap *h, uint32_t i, struct referrer **out)
     for (; k < end; k++) {
         uint32_t e = g->by_dst[k], src = edge_src(h, e);
         struct py_step step = py_edge_step(h, e, h->nodes[i].addr);
-        if (src >= h->nreachable || src == i)
+        if (!py_node_reachable(h, src) || src == i)
             continue;
         if (node->parent != PY_NO_NODE && e == node->via)
             continue;

@@ -69,17 +69,57 @@ struct py_edges {
     uint32_t *by_dst_first;   /* by node: where the ids of edges into it start in by_dst */
 };
 
-/* A reference straight out of a root (a frame's local, a module root's module and dict). */
+/* A reference straight out of a root (a frame's local, a module root's module and dict).
+ * Counted when it is a reference the root itself holds (a frame's slot); a module root's edges
+ * name references sys.modules and the module hold, which the walk counts there. */
 struct py_root_edge {
     uint32_t root, dst;
     struct py_step step;
+    bool counted;
+};
+
+/* A reference the interpreter's C state holds to an object, which no path goes through: the
+ * balance counts it and, for an object no root reaches, names it as what holds the object
+ * (interp->modules, a running frame's function). */
+struct py_c_ref {
+    uint64_t addr;
+    char *name;               /* "sys", "<thread main: f() at x.py:3>": what holds it */
+};
+
+/* A word of a running frame's stack, read above a stack pointer the frame did not save: a
+ * reference, or a stale one. The balance confirms it (cpython/balance.h) before it is an edge. */
+struct py_inferred {
+    uint64_t addr, payload;   /* payload: the PY_E_STACK edge's */
+    uint32_t root;            /* the frame's root */
+};
+
+/* The books of the heap (cpython/balance.c): every object's reference count against the
+ * references found to it, and, as CPython's collector decides, what no root reaches split into
+ * garbage and what something outside the walk holds. */
+#define PY_UNBALANCED INT32_MIN   /* an object whose count is not balanced (immortal, unread) */
+struct py_books {
+    int32_t *unexplained;     /* by node: its reference count less the references found to it
+                                 (read into it as the walk adds the node), or PY_UNBALANCED */
+    uint32_t *held_from;      /* by node no root reaches: the node with references not explained
+                                 (or a C reference) that holds it, itself included; PY_NO_NODE:
+                                 garbage, which gc.collect() would free */
+    uint32_t *c_ref_of;       /* by node no root reaches: the index into c_refs of a C reference
+                                 to its held_from, or PY_NO_NODE */
+    uint8_t *collected;       /* by node no root reaches: 1 when gc.collect() finds it
+                                 unreachable itself (what DEBUG_SAVEALL saves in gc.garbage) */
+    uint64_t balanced, unbalanced;          /* objects whose counts were (not) balanced */
+    uint64_t short_objects, short_refs;     /* objects with references not explained */
+    uint64_t over_objects, over_refs;       /* objects with more references found than counted */
+    uint64_t garbage, garbage_bytes, held, held_bytes;   /* of the objects no root reaches */
+    bool done;
 };
 
 struct py_heap {
     struct py_objects objects;
     struct py_node *nodes;
     uint32_t n, cap;
-    uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root */
+    uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root, and so are
+                                 npromoted more past them (py_node_reachable) */
     struct cl_nodemap index;  /* address -> node */
     uint64_t *type_bytes;     /* by type index: the bytes of its objects, summed by the walk */
     uint32_t *type_nodes;     /* by type index: the type object's node, once an instance met it */
@@ -91,6 +131,14 @@ struct py_heap {
     struct py_edges edges;
     struct py_root_edge *root_edges;
     size_t nroot_edges, root_edges_cap;
+    struct py_c_ref *c_refs;
+    size_t nc_refs, c_refs_cap;
+    uint64_t interned;        /* the interned dict (3.12+), whose references count nothing */
+    struct py_inferred *inferred;
+    size_t ninferred, inferred_cap;
+    uint32_t npromoted;       /* nodes past nreachable that a confirmed stack word reaches */
+    struct py_books books;
+    size_t books_cap;         /* of books.unexplained, grown with the nodes */
     bool gc_collecting;       /* stopped inside a collection: GC lists may be inconsistent */
     uint64_t gc_listed;       /* objects found on the GC lists */
     uint64_t edges_dropped;   /* references not recorded for lack of memory */
@@ -151,8 +199,15 @@ static inline uint32_t py_edge_dst(const struct py_heap *h, uint32_t e)
 static inline struct py_step py_edge_step(const struct py_heap *h, uint32_t e, uint64_t obj)
 {
     if (e < h->edges.n)
-        return (struct py_step){h->edges.kind[e], h->edges.payload[e], obj};
+        return (struct py_step){h->edges.kind[e] & PY_E_KIND_MASK, h->edges.payload[e], obj};
     return (struct py_step){PY_E_NAMED, (uint64_t)(uintptr_t)py_class_label, obj};
+}
+
+/* Whether node i is reachable from a root: found from one, or found on the GC lists and then
+ * reached from a running frame's stack word the balance confirmed. */
+static inline bool py_node_reachable(const struct py_heap *h, uint32_t i)
+{
+    return i < h->nreachable || h->nodes[i].root != PY_NO_NODE;
 }
 
 /* The node of an object, or PY_NO_NODE. */

@@ -55,8 +55,24 @@ struct py_layout {
     /* 3.12+: static builtin types keep their dicts in the interpreter, in an array indexed by
      * tp_subclasses - 1 */
     uint32_t is_static_types;
+    /* 3.12+: cached_objects.interned_strings, the interned dict, whose references to mortal
+     * interned strs are not counted (cpython/balance.h); NONE before (a static variable) */
+    uint32_t is_interned;
     uint16_t static_type_size, static_type_dict, static_type_subclasses;
+    /* What the interpreter holds in C for a program (cpython/heap.c names a root for each):
+     * the codec registry, audit hooks, importlib, the interpreter's dict, builtins' copy */
+    uint32_t is_codec_search_path, is_codec_search_cache, is_codec_error_registry, is_audit_hooks,
+        is_importlib, is_interp_dict, is_builtins_copy;
+    /* 3.12+: sys.monitoring's callables, [tool][event], monitoring_callables of them */
+    uint32_t is_monitoring_callables;
+    uint16_t monitoring_callables;
+    /* atexit's callbacks: 3.10-3.13 an array of ncallbacks pointers to {func, args, kwargs};
+     * 3.14 a list (is_atexit_ncallbacks NONE) */
+    uint32_t is_atexit_callbacks, is_atexit_ncallbacks;
+    /* 3.12+: _PyRuntime.signals.handlers[NSIG], each {tripped, func} */
+    uint32_t rt_signal_handlers;
     /* PyThreadState */
+    uint16_t ts_c_profileobj, ts_c_traceobj;
     uint16_t ts_next, ts_interp, ts_frame, ts_cframe, ts_current_frame, ts_thread_id,
         ts_native_thread_id, ts_dict, ts_curexc_type, ts_curexc_value, ts_curexc_traceback,
         ts_current_exception, ts_exc_info, ts_context;
@@ -70,6 +86,10 @@ struct py_layout {
     /* Owners of frames that run no Python code: FRAME_OWNED_BY_CSTACK (3.12+), and 3.14's
      * FRAME_OWNED_BY_INTERPRETER; 0xff where a version has no such value. */
     uint8_t owner_cstack, owner_interpreter;
+    /* FRAME_OWNED_BY_GENERATOR and FRAME_OWNED_BY_FRAME_OBJECT (3.11+): who holds the references
+     * in a frame's slots, so that a frame walked from a thread, a generator and a frame object
+     * counts them once (cpython/balance.h) */
+    uint8_t owner_generator, owner_frame_object;
     /* 3.14: frame slots, f_executable and f_funcobj are _PyStackRefs, whose low bits are tags:
      * all of them set is a tagged int (no object), and bits & ~mask is the object (NULL reads 1).
      * 0 where frames hold plain PyObject pointers. */
@@ -77,10 +97,13 @@ struct py_layout {
     /* PyFrameObject */
     uint16_t f_back, f_frame, f_code, f_globals, f_locals, f_trace, f_localsplus, f_lasti,
         f_stacktop, f_lineno;
+    /* 3.9/3.10: the value stack, and its depth while the frame is suspended (3.9: the pointer
+     * f_stacktop, NULL while it runs; 3.10: f_stackdepth, -1 while it runs) */
+    uint16_t f_valuestack, f_stackdepth;
     /* PyCodeObject */
-    uint16_t co_nlocals, co_nlocalsplus, co_firstlineno, co_consts, co_names, co_varnames,
-        co_freevars, co_cellvars, co_localsplusnames, co_localspluskinds, co_filename, co_name,
-        co_qualname, co_linetable, co_code_adaptive;
+    uint16_t co_nlocals, co_nlocalsplus, co_stacksize, co_firstlineno, co_consts, co_names,
+        co_varnames, co_freevars, co_cellvars, co_localsplusnames, co_localspluskinds, co_filename,
+        co_name, co_qualname, co_linetable, co_code_adaptive, co_code, co_exceptiontable;
     /* _gc_runtime_state (relative to interp + is_gc); generation0 points at generations[0]'s head,
      * which tells apart variants whose lists sit elsewhere (3.13.0: +24, later 3.13: +20) */
     uint16_t gc_generations, gc_generation0, gc_permanent, gc_collecting, gc_garbage;
@@ -97,7 +120,7 @@ struct py_layout {
     uint16_t dv_valid; /* 3.13+: PyDictValues.valid: the inline values are in use */
     /* functions, generators, exceptions */
     uint16_t fn_globals, fn_code, fn_defaults, fn_kwdefaults, fn_closure, fn_dict, fn_module,
-        fn_qualname;
+        fn_qualname, fn_name, fn_annotations, fn_annotate, fn_typeparams;
     uint16_t gen_frame, gen_frame_state, gen_iframe;
     int8_t gen_completed; /* frame states >= this have no live locals */
     uint16_t exc_traceback, exc_context, exc_cause;
@@ -138,6 +161,20 @@ struct py_layout {
      * {func, it}); the rest of itertools and callable_iterator: */
     uint16_t chain_source, chain_active, islice_it, compress_data, compress_selectors, acc_total,
         acc_it, acc_binop, acc_initial, calliter_callable, calliter_sentinel;
+    /* itertools' tee (its shared data: the iterator, the next link and the first numread of
+     * values[]), groupby and its groups, product; operator's callables; and _queue.SimpleQueue,
+     * whose struct is in lib-dynload/_queue (read off its DWARF with gdb `ptype /o`, like the
+     * extension modules below): 3.9-3.12 a list (sq_list), 3.13+ a RingBuf (sq_ring: put_idx,
+     * get_idx, items, items_cap, num_items). Each *_size is the type's tp_basicsize, which
+     * object.c checks before it walks one. mc_vcargs is 3.14's vectorcall_args tuple (3.13's
+     * field of that name is a C array of borrowed references, which check-layout cannot tell
+     * apart: test_referents checks it against gc.get_referents). */
+    uint16_t tee_dataobj, tee_size, teedata_it, teedata_numread, teedata_nextlink, teedata_values,
+        teedata_size, groupby_it, groupby_keyfunc, groupby_tgtkey, groupby_currkey,
+        groupby_currvalue, groupby_size, grouper_parent, grouper_tgtkey, grouper_size,
+        product_pools, product_result, product_size, mc_name, mc_args, mc_kwds, mc_kwnames,
+        mc_vcargs, mc_size, attrgetter_attr, attrgetter_size, itemgetter_item, itemgetter_size,
+        sq_list, sq_ring, sq_size;
     /* Extension modules (_asyncio, _elementtree, _sqlite3). Their structs are in the modules'
      * own DWARF, which check-layout (it reads the runtime's module only) does not reach: read
      * off each pyenv build's lib-dynload modules with gdb `ptype /o` (layouts.c says which), and

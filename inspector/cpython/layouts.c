@@ -47,7 +47,12 @@
     .dictiter_result = 40, .dictview_dict = 16, .setiter_set = 16, .chain_source = 16,           \
     .chain_active = 24, .islice_it = 16, .compress_data = 16, .compress_selectors = 24,          \
     .acc_total = 16, .acc_it = 24, .acc_binop = 32, .acc_initial = 40, .calliter_callable = 16,  \
-    .calliter_sentinel = 24
+    .calliter_sentinel = 24, .tee_dataobj = 16, .teedata_it = 16, .teedata_numread = 24,         \
+    .teedata_nextlink = 32, .teedata_values = 40, .teedata_size = 496, .groupby_it = 16,         \
+    .groupby_keyfunc = 24, .groupby_tgtkey = 32, .groupby_currkey = 40, .groupby_currvalue = 48, \
+    .grouper_parent = 16, .grouper_tgtkey = 24, .grouper_size = 32, .product_pools = 16,         \
+    .product_result = 32, .product_size = 48, .mc_name = 16, .mc_args = 24, .mc_kwds = 32,       \
+    .attrgetter_attr = 24, .itemgetter_item = 24
 
 /* Extension-module structs that are the same in every supported version, read off the DWARF of
  * lib-dynload/_asyncio and _elementtree of the pyenv builds 3.9.18, 3.10.13, 3.11.7, 3.12.1 and
@@ -80,11 +85,18 @@
 
 static const struct py_layout py39 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
+    .tee_size = 40, .groupby_size = 64, .mc_size = 40, .mc_kwnames = N, .mc_vcargs = N, .attrgetter_size = 32,
+    .itemgetter_size = 40, .sq_list = 32, .sq_ring = N, .sq_size = 56,
+    .ts_c_profileobj = 72, .ts_c_traceobj = 80, .is_codec_search_path = 912,
+    .is_codec_search_cache = 920, .is_codec_error_registry = 928, .is_audit_hooks = 3536,
+    .is_importlib = 888, .is_interp_dict = 1376, .is_builtins_copy = 1384,
+    .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = N,
+    .is_atexit_ncallbacks = N, .rt_signal_handlers = N,
     .name = "3.9", .major = 3, .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
-    .is_builtins = 880, .is_static_types = N, .static_type_size = N,
+    .is_builtins = 880, .is_static_types = N, .is_interned = N, .static_type_size = N,
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = N, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
@@ -93,18 +105,20 @@ static const struct py_layout py39 = {
     .cf_current_frame = N,
     .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
     .if_instr = N, .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N,
-    .owner_cstack = 0xff,
+    .owner_cstack = 0xff, .owner_generator = 0xff, .owner_frame_object = 0xff,
     .f_back = 24, .f_frame = N, .f_code = 32, .f_globals = 48, .f_locals = 56, .f_trace = 80,
     .f_localsplus = 360, .f_lasti = 104, .f_stacktop = 72, .f_lineno = 108,
-    .co_nlocals = 28, .co_nlocalsplus = N, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
+    .f_valuestack = 64, .f_stackdepth = N,
+    .co_nlocals = 28, .co_nlocalsplus = N, .co_stacksize = 32, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
     .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
-    .co_linetable = 120, .co_code_adaptive = N,
+    .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N,
     .ht_cached_keys = 864, .ht_qualname = 856,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
     .dk_indices = 40, .dv_values = N, .dv_valid = N,
     .fn_globals = 24, .fn_code = 16, .fn_defaults = 32, .fn_kwdefaults = 40, .fn_closure = 48,
-    .fn_dict = 72, .fn_module = 88, .fn_qualname = 104,
+    .fn_dict = 72, .fn_module = 88, .fn_qualname = 104, .fn_name = 64,
+    .fn_annotations = 96, .fn_annotate = N, .fn_typeparams = N,
     .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
     .lru_dict = 120,
     .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
@@ -120,11 +134,18 @@ static const struct py_layout py39 = {
 
 static const struct py_layout py310 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
+    .tee_size = 40, .groupby_size = 64, .mc_size = 40, .mc_kwnames = N, .mc_vcargs = N, .attrgetter_size = 32,
+    .itemgetter_size = 40, .sq_list = 32, .sq_ring = N, .sq_size = 56,
+    .ts_c_profileobj = 72, .ts_c_traceobj = 80, .is_codec_search_path = 912,
+    .is_codec_search_cache = 920, .is_codec_error_registry = 928, .is_audit_hooks = 3504,
+    .is_importlib = 888, .is_interp_dict = 1344, .is_builtins_copy = 1352,
+    .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3488,
+    .is_atexit_ncallbacks = 3496, .rt_signal_handlers = N,
     .name = "3.10", .major = 3, .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
-    .is_builtins = 880, .is_static_types = N, .static_type_size = N,
+    .is_builtins = 880, .is_static_types = N, .is_interned = N, .static_type_size = N,
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = 48, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
@@ -133,18 +154,20 @@ static const struct py_layout py310 = {
     .cf_current_frame = N,
     .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
     .if_instr = N, .if_frame_obj = N, .if_stacktop = N, .if_owner = N, .if_localsplus = N,
-    .owner_cstack = 0xff,
+    .owner_cstack = 0xff, .owner_generator = 0xff, .owner_frame_object = 0xff,
     .f_back = 24, .f_frame = N, .f_code = 32, .f_globals = 48, .f_locals = 56, .f_trace = 72,
     .f_localsplus = 352, .f_lasti = 96, .f_stacktop = N, .f_lineno = 100,
-    .co_nlocals = 28, .co_nlocalsplus = N, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
+    .f_valuestack = 64, .f_stackdepth = 80,
+    .co_nlocals = 28, .co_nlocalsplus = N, .co_stacksize = 32, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
     .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
-    .co_linetable = 120, .co_code_adaptive = N,
+    .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N,
     .ht_cached_keys = 872, .ht_qualname = 864,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
     .dk_indices = 40, .dv_values = N, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
-    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,
+    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = N,
     .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
     .lru_dict = 136,
     .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
@@ -160,12 +183,19 @@ static const struct py_layout py310 = {
 
 static const struct py_layout py311 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
+    .tee_size = 40, .groupby_size = 64, .mc_size = 40, .mc_kwnames = N, .mc_vcargs = N, .attrgetter_size = 40,
+    .itemgetter_size = 48, .sq_list = 32, .sq_ring = N, .sq_size = 56,
+    .ts_c_profileobj = 80, .ts_c_traceobj = 88, .is_codec_search_path = 936,
+    .is_codec_search_cache = 944, .is_codec_error_registry = 952, .is_audit_hooks = 3552,
+    .is_importlib = 920, .is_interp_dict = 1400, .is_builtins_copy = 1408,
+    .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3536,
+    .is_atexit_ncallbacks = 3544, .rt_signal_handlers = N,
     .name = "3.11", .major = 3, .minor = 11, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_311,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
     .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
-    .is_builtins = 912, .is_static_types = N, .static_type_size = N,
+    .is_builtins = 912, .is_static_types = N, .is_interned = N, .static_type_size = N,
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = 96, .ts_curexc_value = 104,
@@ -174,18 +204,20 @@ static const struct py_layout py311 = {
     .cf_current_frame = 8,
     .if_code = 32, .if_previous = 48, .if_funcobj = 0, .if_globals = 8, .if_locals = 24,
     .if_instr = 56, .if_frame_obj = 40, .if_stacktop = 64, .if_owner = 69, .if_localsplus = 72,
-    .owner_cstack = 0xff,
+    .owner_cstack = 0xff, .owner_generator = 1, .owner_frame_object = 2,
     .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
     .f_localsplus = 48, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
-    .co_nlocals = 80, .co_nlocalsplus = 76, .co_firstlineno = 72, .co_consts = 24, .co_names = 32,
+    .f_valuestack = N, .f_stackdepth = N,
+    .co_nlocals = 80, .co_nlocalsplus = 76, .co_stacksize = 68, .co_firstlineno = 72, .co_consts = 24, .co_names = 32,
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
     .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
-    .co_linetable = 136, .co_code_adaptive = 184,
+    .co_linetable = 136, .co_code_adaptive = 184, .co_code = 152, .co_exceptiontable = 40,
     .ht_cached_keys = 872, .ht_qualname = 864,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
     .dk_indices = 32, .dv_values = 0, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
-    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,
+    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = N,
     .gen_frame = N, .gen_frame_state = 75, .gen_iframe = 80,
     .lru_dict = 136,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
@@ -203,12 +235,19 @@ static const struct py_layout py311 = {
 
 static const struct py_layout py312 = {
     BEFORE_314, .gc_generations = 24, .rt_debug_offsets = false,
+    .tee_size = 48, .groupby_size = 72, .mc_size = 40, .mc_kwnames = N, .mc_vcargs = N, .attrgetter_size = 40,
+    .itemgetter_size = 48, .sq_list = 32, .sq_ring = N, .sq_size = 56,
+    .ts_c_profileobj = 80, .ts_c_traceobj = 88, .is_codec_search_path = 1248,
+    .is_codec_search_cache = 1256, .is_codec_error_registry = 1264, .is_audit_hooks = 267208,
+    .is_importlib = 960, .is_interp_dict = 1720, .is_builtins_copy = 1736,
+    .is_monitoring_callables = 381784, .monitoring_callables = 136, .is_atexit_callbacks = 3944,
+    .is_atexit_ncallbacks = 3952, .rt_signal_handlers = 464,
     .name = "3.12", .major = 3, .minor = 12, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_312,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
     .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
-    .is_builtins = 360, .is_static_types = 373704, .static_type_size = 40,
+    .is_builtins = 360, .is_static_types = 373704, .is_interned = 382936, .static_type_size = 40,
     .static_type_dict = 16, .static_type_subclasses = 24,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 136,
     .ts_native_thread_id = 144, .ts_dict = 112, .ts_curexc_type = N, .ts_curexc_value = N,
@@ -217,18 +256,20 @@ static const struct py_layout py312 = {
     .cf_current_frame = 0,
     .if_code = 0, .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40,
     .if_instr = 56, .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72,
-    .owner_cstack = 3,
+    .owner_cstack = 3, .owner_generator = 1, .owner_frame_object = 2,
     .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N, .f_trace = 32,
     .f_localsplus = 48, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
-    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
+    .f_valuestack = N, .f_stackdepth = N,
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
     .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
-    .co_linetable = 136, .co_code_adaptive = 192,
+    .co_linetable = 136, .co_code_adaptive = 192, .co_code = N, .co_exceptiontable = 40,
     .ht_cached_keys = 880, .ht_qualname = 872,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
     .dk_indices = 32, .dv_values = 0, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
-    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40,
+    .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,
+    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = 120,
     .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72,
     .lru_dict = 136,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
@@ -251,6 +292,14 @@ static const struct py_layout py312 = {
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 632,                         \
     .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
     .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968,        \
+    .is_interned = 194328,                                                                         \
+    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = N, .attrgetter_size = 40,    \
+    .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,                             \
+    .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 7960,                     \
+    .is_codec_search_cache = 7968, .is_codec_error_registry = 7976, .is_audit_hooks = 10808,       \
+    .is_importlib = 7672, .is_interp_dict = 8448, .is_builtins_copy = 8464,                        \
+    .is_monitoring_callables = 193176, .monitoring_callables = 136,                                \
+    .is_atexit_callbacks = 10712, .is_atexit_ncallbacks = 10720, .rt_signal_handlers = 1080,       \
     .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,                  \
     .ts_frame = N, .ts_cframe = N,                                                                 \
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,       \
@@ -259,17 +308,19 @@ static const struct py_layout py312 = {
     .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,                 \
     .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,         \
     .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72,                    \
-    .owner_cstack = 3, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,    \
+    .owner_cstack = 3, .owner_generator = 1, .owner_frame_object = 2, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,    \
     .f_trace = 32, .f_localsplus = 64, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,              \
-    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24,                 \
+    .f_valuestack = N, .f_stackdepth = N,                                                          \
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,                 \
     .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,                          \
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,       \
-    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .ht_cached_keys = 880,       \
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,       \
     .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                 \
     .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,             \
     .fn_globals = 16,                                                                              \
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,        \
-    .fn_module = 104, .fn_qualname = 40, .gen_frame = N, .gen_frame_state = 67,                    \
+    .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,                     \
+    .fn_annotate = N, .fn_typeparams = 120, .gen_frame = N, .gen_frame_state = 67,                 \
     .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,    \
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,             \
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,                                        \
@@ -305,10 +356,17 @@ static const struct py_layout py313_5 = {
  * GC state is laid out otherwise fails the generation-0 check on open and is refused. */
 static const struct py_layout py314 = {
     .name = "3.14", .major = 3, .minor = 14, .rt_debug_offsets = true,
+    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = 40, .attrgetter_size = 40,
+    .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,
+    .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 8000,
+    .is_codec_search_cache = 8008, .is_codec_error_registry = 8016, .is_audit_hooks = 10912,
+    .is_importlib = 7704, .is_interp_dict = 8496, .is_builtins_copy = 8512,
+    .is_monitoring_callables = 223280, .monitoring_callables = 152,
+    .is_atexit_callbacks = 10792, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1256,
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,
-    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240,
+    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240, .is_interned = 224624,
     .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,
     .ts_frame = N, .ts_cframe = N,
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,
@@ -317,17 +375,19 @@ static const struct py_layout py314 = {
     .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,
     .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,
     .if_frame_obj = 48, .if_stacktop = N, .if_owner = 74, .if_localsplus = 80,
-    .owner_cstack = 4, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,
+    .owner_cstack = 4, .owner_generator = 1, .owner_frame_object = 2, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,
     .f_trace = 32, .f_localsplus = 72, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
-    .co_nlocals = 80, .co_nlocalsplus = 72, .co_firstlineno = 68, .co_consts = 24,
+    .f_valuestack = N, .f_stackdepth = N,
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,
     .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
-    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .ht_cached_keys = 880,
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,
     .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
     .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,
     .fn_globals = 16,
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
-    .fn_module = 104, .fn_qualname = 40, .gen_frame = N, .gen_frame_state = 67,
+    .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,
+    .fn_annotate = 120, .fn_typeparams = 128, .gen_frame = N, .gen_frame_state = 67,
     .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,

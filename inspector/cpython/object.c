@@ -65,6 +65,15 @@ static const struct named_family {
     {"itertools.islice", PY_F_ISLICE, 0},
     {"itertools.compress", PY_F_COMPRESS, 0},
     {"itertools.accumulate", PY_F_ACCUMULATE, 0},
+    {"itertools._tee", PY_F_TEE, offsetof(struct py_layout, tee_size)},
+    {"itertools._tee_dataobject", PY_F_TEE_DATA, offsetof(struct py_layout, teedata_size)},
+    {"itertools.groupby", PY_F_GROUPBY, offsetof(struct py_layout, groupby_size)},
+    {"itertools._grouper", PY_F_GROUPER, offsetof(struct py_layout, grouper_size)},
+    {"itertools.product", PY_F_PRODUCT, offsetof(struct py_layout, product_size)},
+    {"operator.methodcaller", PY_F_METHODCALLER, offsetof(struct py_layout, mc_size)},
+    {"operator.attrgetter", PY_F_ATTRGETTER, offsetof(struct py_layout, attrgetter_size)},
+    {"operator.itemgetter", PY_F_ITEMGETTER, offsetof(struct py_layout, itemgetter_size)},
+    {"_queue.SimpleQueue", PY_F_SIMPLE_QUEUE, offsetof(struct py_layout, sq_size)},
     {"_thread._local", PY_F_THREAD_LOCAL, offsetof(struct py_layout, local_size)},
     {"hamt", PY_F_HAMT, 0},
     {"hamt_bitmap_node", PY_F_HAMT_BITMAP, offsetof(struct py_layout, hamt_bitmap_items)},
@@ -187,6 +196,16 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
     *copy = ty;
     o->types[o->ntypes++] = copy;
     return copy;
+}
+
+struct py_type *py_object_header(struct py_objects *o, uint64_t addr, uint64_t *refcnt)
+{
+    uint64_t header[2];   /* ob_refcnt, then ob_type: every version's PyObject */
+    if (!addr || (addr & 7) || o->rt->l->ob_type != 8 ||
+        cl_read(o->rt->t, addr, header, sizeof header) != 0)
+        return NULL;
+    *refcnt = header[0];
+    return py_type_at(o, header[1]);
 }
 
 struct py_type *py_object_type(struct py_objects *o, uint64_t addr)

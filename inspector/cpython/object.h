@@ -74,6 +74,8 @@ static inline uint64_t py_word(const struct py_objects *o, uint64_t addr)
 
 /* The type of the object at addr, or NULL if addr does not hold a valid object header. */
 struct py_type *py_object_type(struct py_objects *o, uint64_t addr);
+/* The same, with the header's reference count word in *refcnt: one read of the header. */
+struct py_type *py_object_header(struct py_objects *o, uint64_t addr, uint64_t *refcnt);
 /* Type info for a type object, or NULL if addr is not one. */
 struct py_type *py_type_at(struct py_objects *o, uint64_t addr);
 

@@ -13,11 +13,35 @@
 
 #define MAX_ITEMS (1u << 26)   /* a container claiming more entries is corrupt */
 
+/* The fields of the object being read that a family's reader has emitted, so that its C
+ * members (emit_slots) do not emit them again: each reference counts once (cpython/balance.h).
+ * A function's __globals__ is both a field the reader names and a PyMemberDef. */
+#define MAX_FIELDS 32
+static _Thread_local struct {
+    uint64_t addr[MAX_FIELDS];
+    unsigned n;
+} fields;
+
+static void mark_field(uint64_t addr)
+{
+    if (fields.n < MAX_FIELDS)
+        fields.addr[fields.n++] = addr;
+}
+
 static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
 {
     uint64_t v = py_word(e->o, addr);
+    mark_field(addr);
     if (v)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
+}
+
+static bool field_emitted(uint64_t addr)
+{
+    for (unsigned k = 0; k < fields.n; k++)
+        if (fields.addr[k] == addr)
+            return true;
+    return false;
 }
 
 /* Items of an array of object pointers, each as [i]; false when they cannot be read (a corrupt
@@ -169,6 +193,8 @@ bool py_dict_items(struct py_objects *o, uint64_t dict,
 struct emit_arg {
     struct py_emitter *e;
     enum py_edge edge;
+    uint8_t key_count;        /* PY_E_UNCOUNTED: a split table's keys, which its shared keys
+                                 object holds once for every dict that uses it */
 };
 
 static bool emit_item(void *arg, uint64_t key, uint64_t value)
@@ -176,8 +202,27 @@ static bool emit_item(void *arg, uint64_t key, uint64_t value)
     struct emit_arg *a = arg;
     py_emit(a->e, value, a->edge, key);
     if (a->edge == PY_E_KEY)
-        py_emit(a->e, key, PY_E_DICTKEY, 0);
+        py_emit(a->e, key, PY_E_DICTKEY | a->key_count, 0);
     return true;
+}
+
+/* A heap type's own references that are fields of every type: its base (a static type borrows
+ * its own), and the keys its instances' dicts share, counted here once (ht_cached_keys). */
+static void emit_type_fields(struct py_emitter *e, uint64_t type)
+{
+    struct py_objects *o = e->o;
+    const struct py_layout *l = o->rt->l;
+    if (!(py_word(o, type + l->tp_flags) & PY_TPFLAGS_HEAPTYPE)) {
+        mark_field(type + l->tp_base);   /* a borrowed reference, not read as __base__ */
+        return;
+    }
+    emit_named(e, type + l->tp_base, ".__base__");
+    uint32_t n = 0;
+    uint64_t keys = py_word(o, type + l->ht_cached_keys);
+    const uint64_t *key = keys ? shared_keys(o, keys, &n) : NULL;
+    for (uint32_t i = 0; key && i < n; i++)
+        if (key[i])
+            py_emit(e, key[i], PY_E_NAMED, (uint64_t)(uintptr_t)".<shared keys>");
 }
 
 /* ---- instance attributes ---- */
@@ -189,7 +234,7 @@ static bool emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     uint64_t keys = py_word(o, ty->addr + l->ht_cached_keys);
-    struct emit_arg a = {e, PY_E_ATTR};
+    struct emit_arg a = {e, PY_E_ATTR, 0};
     return keys_foreach(o, keys, values + l->dv_values, emit_item, &a);
 }
 
@@ -242,11 +287,16 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
     return true;
 }
 
+/* The object members of obj not read already: by its family's reader, or as a tuple's items (a
+ * struct sequence's fields are members over its items). */
 static void emit_slots(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 {
     int n;
     const struct py_member *m = py_type_slots(e->o, ty, &n);
+    uint64_t items = ty->family == PY_F_TUPLE ? e->o->rt->l->tuple_items : UINT64_MAX;
     for (int i = 0; i < n; i++) {
+        if (m[i].offset >= items || field_emitted(obj + m[i].offset))
+            continue;
         uint64_t v = py_word(e->o, obj + m[i].offset);
         if (v)
             py_emit(e, v, PY_E_CATTR, m[i].name);
@@ -349,6 +399,25 @@ static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, cons
         emit_named(e, obj + offset, label);
 }
 
+/* A code object's references: its constants, names and tables (code_dealloc's). */
+static void emit_code(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->o->rt->l;
+    emit_field(e, obj, l->co_consts, ".co_consts");
+    emit_field(e, obj, l->co_names, ".co_names");
+    emit_field(e, obj, l->co_varnames, ".co_varnames");
+    emit_field(e, obj, l->co_freevars, ".co_freevars");
+    emit_field(e, obj, l->co_cellvars, ".co_cellvars");
+    emit_field(e, obj, l->co_localsplusnames, ".<co_localsplusnames>");
+    emit_field(e, obj, l->co_localspluskinds, ".<co_localspluskinds>");
+    emit_field(e, obj, l->co_filename, ".co_filename");
+    emit_field(e, obj, l->co_name, ".co_name");
+    emit_field(e, obj, l->co_qualname, ".co_qualname");
+    emit_field(e, obj, l->co_linetable, ".co_linetable");
+    emit_field(e, obj, l->co_exceptiontable, ".co_exceptiontable");
+    emit_field(e, obj, l->co_code, ".co_code");
+}
+
 /* proxy['k'] reads the dict's own item, so a dict behind a mappingproxy is a step that prints
  * nothing: the path stays one Python accepts. Other mappings are named. */
 static void emit_mappingproxy(struct py_emitter *e, uint64_t obj)
@@ -365,13 +434,14 @@ static void emit_mappingproxy(struct py_emitter *e, uint64_t obj)
 static bool emit_thread_dict(void *arg, uint64_t key, uint64_t value)
 {
     (void)key;   /* the thread's dummy (3.13) or a weak reference to it */
-    py_emit(arg, value, PY_E_NAMED, (uint64_t)(uintptr_t)".__dict__");
+    py_emit(arg, value, PY_E_NAMED | PY_E_UNCOUNTED, (uint64_t)(uintptr_t)".__dict__");
     return true;
 }
 
 /* threading.local: each thread's attribute dict is a value of one dict the local keeps, keyed by
  * (a weak reference to) a per-thread dummy. Each is also emitted straight from the local as its
- * __dict__, so a value prints as `local.name`, what that thread reads. */
+ * __dict__, so a value prints as `local.name`, what that thread reads: a name only, whose count
+ * that dict's entry holds. */
 static void emit_thread_local(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = e->o;
@@ -567,50 +637,101 @@ static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->sq_conn_isolation_level, ".isolation_level");
 }
 
-/* Iterators and dict views: the objects each holds, as layout fields, in the order emitted. */
+/* C types whose references are fields (iterators, dict views, itertools', operator's
+ * callables): the objects each holds, as layout fields, in the order emitted. */
+#define MAX_TYPE_FIELDS 5
 #define FIELD(name, label) {offsetof(struct py_layout, name), label}
 static const struct field_family {
-    enum py_family family;
     struct {
         size_t at; /* of the uint16_t offset in struct py_layout */
         const char *label; /* NULL: no more */
-    } fields[4];
-} field_families[] = {
-    {PY_F_SEQ_ITER, {FIELD(seqiter_seq, ".<seq>")}},
-    {PY_F_ENUMERATE,
-     {FIELD(enum_sit, ".<iterator>"), FIELD(enum_result, ".<result>"),
-      FIELD(enum_longindex, ".<index>")}},
-    {PY_F_ZIP, {FIELD(zip_ittuple, ".<iterators>"), FIELD(zip_result, ".<result>")}},
-    {PY_F_MAP, {FIELD(map_func, ".<function>"), FIELD(map_iters, ".<iterators>")}},
-    {PY_F_FUNC_ITER, {FIELD(funcit_func, ".<function>"), FIELD(funcit_it, ".<iterator>")}},
-    {PY_F_CHAIN, {FIELD(chain_source, ".<source>"), FIELD(chain_active, ".<active>")}},
-    {PY_F_ISLICE, {FIELD(islice_it, ".<iterator>")}},
-    {PY_F_COMPRESS, {FIELD(compress_data, ".<data>"), FIELD(compress_selectors, ".<selectors>")}},
-    {PY_F_ACCUMULATE,
-     {FIELD(acc_total, ".<total>"), FIELD(acc_it, ".<iterator>"), FIELD(acc_binop, ".<function>"),
-      FIELD(acc_initial, ".<initial>")}},
-    {PY_F_CALL_ITER,
-     {FIELD(calliter_callable, ".<callable>"), FIELD(calliter_sentinel, ".<sentinel>")}},
-    {PY_F_CYCLE, {FIELD(cycle_it, ".<iterator>"), FIELD(cycle_saved, ".<saved>")}},
-    {PY_F_DICT_ITER, {FIELD(dictiter_dict, ".<dict>"), FIELD(dictiter_result, ".<result>")}},
-    {PY_F_DICT_VIEW, {FIELD(dictview_dict, ".<dict>")}},
-    {PY_F_SET_ITER, {FIELD(setiter_set, ".<set>")}},
+    } fields[MAX_TYPE_FIELDS];
+} field_families[PY_F_COUNT] = {
+    [PY_F_SEQ_ITER] = {{FIELD(seqiter_seq, ".<seq>")}},
+    [PY_F_ENUMERATE] = {{FIELD(enum_sit, ".<iterator>"), FIELD(enum_result, ".<result>"),
+                         FIELD(enum_longindex, ".<index>")}},
+    [PY_F_ZIP] = {{FIELD(zip_ittuple, ".<iterators>"), FIELD(zip_result, ".<result>")}},
+    [PY_F_MAP] = {{FIELD(map_func, ".<function>"), FIELD(map_iters, ".<iterators>")}},
+    [PY_F_FUNC_ITER] = {{FIELD(funcit_func, ".<function>"), FIELD(funcit_it, ".<iterator>")}},
+    [PY_F_CHAIN] = {{FIELD(chain_source, ".<source>"), FIELD(chain_active, ".<active>")}},
+    [PY_F_ISLICE] = {{FIELD(islice_it, ".<iterator>")}},
+    [PY_F_COMPRESS] = {{FIELD(compress_data, ".<data>"),
+                        FIELD(compress_selectors, ".<selectors>")}},
+    [PY_F_ACCUMULATE] = {{FIELD(acc_total, ".<total>"), FIELD(acc_it, ".<iterator>"),
+                          FIELD(acc_binop, ".<function>"), FIELD(acc_initial, ".<initial>")}},
+    [PY_F_CALL_ITER] = {{FIELD(calliter_callable, ".<callable>"),
+                         FIELD(calliter_sentinel, ".<sentinel>")}},
+    [PY_F_CYCLE] = {{FIELD(cycle_it, ".<iterator>"), FIELD(cycle_saved, ".<saved>")}},
+    [PY_F_DICT_ITER] = {{FIELD(dictiter_dict, ".<dict>"), FIELD(dictiter_result, ".<result>")}},
+    [PY_F_DICT_VIEW] = {{FIELD(dictview_dict, ".<dict>")}},
+    [PY_F_SET_ITER] = {{FIELD(setiter_set, ".<set>")}},
+    [PY_F_TEE] = {{FIELD(tee_dataobj, ".<data>")}},
+    [PY_F_TEE_DATA] = {{FIELD(teedata_it, ".<iterator>"), FIELD(teedata_nextlink, ".<next>")}},
+    [PY_F_GROUPBY] = {{FIELD(groupby_it, ".<iterator>"), FIELD(groupby_keyfunc, ".<key>"),
+                       FIELD(groupby_tgtkey, ".<target key>"),
+                       FIELD(groupby_currkey, ".<current key>"),
+                       FIELD(groupby_currvalue, ".<current value>")}},
+    [PY_F_GROUPER] = {{FIELD(grouper_parent, ".<groupby>"), FIELD(grouper_tgtkey, ".<key>")}},
+    [PY_F_PRODUCT] = {{FIELD(product_pools, ".<pools>"), FIELD(product_result, ".<result>")}},
+    [PY_F_METHODCALLER] = {{FIELD(mc_name, ".<name>"), FIELD(mc_args, ".<args>"),
+                            FIELD(mc_kwds, ".<kwargs>"), FIELD(mc_kwnames, ".<kwnames>"),
+                            FIELD(mc_vcargs, ".<vectorcall args>")}},
+    [PY_F_ATTRGETTER] = {{FIELD(attrgetter_attr, ".<attrs>")}},
+    [PY_F_ITEMGETTER] = {{FIELD(itemgetter_item, ".<items>")}},
+    [PY_F_SIMPLE_QUEUE] = {{FIELD(sq_list, ".<items>")}},
 };
 #undef FIELD
 
 static void emit_fields(struct py_emitter *e, uint64_t obj, enum py_family family)
 {
     const struct py_layout *l = e->o->rt->l;
-    for (size_t i = 0; i < sizeof field_families / sizeof *field_families; i++) {
-        if (field_families[i].family != family)
-            continue;
-        for (size_t k = 0; k < 4 && field_families[i].fields[k].label; k++) {
-            uint16_t offset;
-            memcpy(&offset, (const char *)l + field_families[i].fields[k].at, sizeof offset);
-            emit_field(e, obj, offset, field_families[i].fields[k].label);
-        }
-        return;
+    const struct field_family *f = &field_families[family];
+    for (size_t k = 0; k < MAX_TYPE_FIELDS && f->fields[k].label; k++) {
+        uint16_t offset;
+        memcpy(&offset, (const char *)l + f->fields[k].at, sizeof offset);
+        emit_field(e, obj, offset, f->fields[k].label);
     }
+}
+
+#define TEE_LINKCELLS 57 /* teedataobject.values' length (LINKCELLS) */
+
+/* tee's shared data: its iterator, the next link, and the values read so far. False when they
+ * cannot be read. */
+static bool emit_tee_data(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->o->rt->l;
+    int32_t numread;
+    emit_fields(e, obj, PY_F_TEE_DATA);
+    if (cl_read(e->o->rt->t, obj + l->teedata_numread, &numread, sizeof numread) || numread < 0 ||
+        numread > TEE_LINKCELLS)
+        return false;
+    return emit_array(e, obj + l->teedata_values, numread);
+}
+
+#define MAX_QUEUE (1ll << 26)
+
+/* A SimpleQueue's items: 3.9-3.12 a list; 3.13+ a ring buffer {put_idx, get_idx, items,
+ * items_cap, num_items} whose num_items live items start at get_idx, wrapping at items_cap,
+ * each printed by its place in the queue. False when they cannot be read. */
+static bool emit_simple_queue(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->o->rt->l;
+    emit_fields(e, obj, PY_F_SIMPLE_QUEUE);
+    if (l->sq_ring == PY_NONE)
+        return true;
+    int64_t ring[5];
+    if (cl_read(e->o->rt->t, obj + l->sq_ring, ring, sizeof ring))
+        return false;
+    int64_t get = ring[1], cap = ring[3], n = ring[4];
+    uint64_t items = (uint64_t)ring[2];
+    if (cap < 0 || cap > MAX_QUEUE || n < 0 || n > cap || get < 0 || (cap && get >= cap))
+        return false;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = py_word(e->o, items + 8 * (uint64_t)((get + i) % cap));
+        if (v)
+            py_emit(e, v, PY_E_INDEX, (uint64_t)i);
+    }
+    return true;
 }
 
 /* The C types above whose references only their tp_traverse knows. */
@@ -651,6 +772,14 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
         emit_field(e, obj, l->sq_node_data, ".<data>");
         break;
     case PY_F_SQLITE_STMT: emit_field(e, obj, l->sq_stmt_sql, ".<sql>"); break;
+    case PY_F_TEE_DATA:
+        if (!emit_tee_data(e, obj))
+            py_emit_skipped(e, family);
+        break;
+    case PY_F_SIMPLE_QUEUE:
+        if (!emit_simple_queue(e, obj))
+            py_emit_skipped(e, family);
+        break;
     default: emit_fields(e, obj, family); break;
     }
 }
@@ -675,11 +804,16 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 {
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
-    struct emit_arg items = {e, PY_E_KEY};
+    struct emit_arg items = {e, PY_E_KEY, 0};
     int64_t size = 0;
     bool readable = true; /* false: some of obj's contents could not be read (counted once) */
+    fields.n = 0;
     switch (ty->family) {
-    case PY_F_DICT: readable = py_dict_items(o, obj, emit_item, &items); break;
+    case PY_F_DICT:
+        if (py_word(o, obj + l->dict_values))
+            items.key_count = PY_E_UNCOUNTED;
+        readable = py_dict_items(o, obj, emit_item, &items);
+        break;
     case PY_F_LIST:
         readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
                    emit_array(e, py_word(o, obj + l->list_items), size);
@@ -696,12 +830,17 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->fn_kwdefaults, ".__kwdefaults__");
         emit_named(e, obj + l->fn_code, ".__code__");
         emit_named(e, obj + l->fn_globals, ".__globals__");
+        emit_field(e, obj, l->fn_name, ".__name__");
+        emit_field(e, obj, l->fn_qualname, ".__qualname__");
+        emit_field(e, obj, l->fn_annotations, ".__annotations__");
+        emit_field(e, obj, l->fn_annotate, ".__annotate__");
+        emit_field(e, obj, l->fn_typeparams, ".__type_params__");
         break;
     case PY_F_METHOD:
         emit_named(e, obj + l->method_self, ".__self__");
         emit_named(e, obj + l->method_func, ".__func__");
         break;
-    case PY_F_CODE: emit_named(e, obj + l->co_consts, ".co_consts"); break;
+    case PY_F_CODE: emit_code(e, obj); break;
     case PY_F_FRAME: readable = emit_frame_object(e, obj); break;
     case PY_F_GEN: readable = emit_generator(e, obj); break;
     case PY_F_PROPERTY:
@@ -742,6 +881,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->tp_bases, ".__bases__");
         emit_named(e, obj + l->tp_subclasses, ".__subclasses__()"); /* a dict of weakrefs */
         emit_static_type_dict(e, obj);
+        emit_type_fields(e, obj);
         readable = type_dict_readable(o, obj);
         break;
     case PY_F_LRU_ELEM:
@@ -798,6 +938,6 @@ void py_referents_note_skipped(const struct py_objects *o, char **notes)
     if (total)
         cl_note_add(notes,
                     "could not read the contents of %llu objects (%s): what they hold is "
-                    "missing from the walk, and may show as unreachable",
+                    "missing from the walk, and what only they hold is held from C",
                     (unsigned long long)total, kinds);
 }

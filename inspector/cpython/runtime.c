@@ -83,6 +83,7 @@ static int find_families(struct py_runtime *rt, const struct py_runtime_site *py
         }
     }
     (void)cl_module_symbol(py->module, "_Py_NoneStruct", &rt->none, NULL);   /* 0: no None */
+    (void)cl_module_symbol_optional(py->module, "Handlers", &rt->signal_handlers, NULL);
     if (!rt->family_type[PY_F_TYPE] || !rt->family_type[PY_F_DICT])
         return cl_error_set(err, CL_E_UNSUPPORTED,
                             "%s does not export PyType_Type and "

@@ -59,6 +59,15 @@ enum py_family {
     PY_F_DICT_ITER,  /* over keys, values or items, either way */
     PY_F_DICT_VIEW,  /* keys(), values(), items() */
     PY_F_SET_ITER,
+    PY_F_TEE,          /* itertools.tee's iterators, and the data they share: */
+    PY_F_TEE_DATA,
+    PY_F_GROUPBY,
+    PY_F_GROUPER,      /* a group of itertools.groupby */
+    PY_F_PRODUCT,
+    PY_F_METHODCALLER, /* operator.methodcaller, attrgetter, itemgetter */
+    PY_F_ATTRGETTER,
+    PY_F_ITEMGETTER,
+    PY_F_SIMPLE_QUEUE, /* _queue.SimpleQueue: 3.9-3.12 a list, 3.13+ a ring buffer */
     PY_F_HAMT,
     PY_F_HAMT_BITMAP,
     PY_F_HAMT_ARRAY,
@@ -93,14 +102,17 @@ struct py_runtime {
     } known[64];   /* every builtin type found */
     size_t nknown;
     uint64_t none;                      /* _Py_NoneStruct */
+    /* 3.9-3.11: signalmodule.c's static Handlers[NSIG], each {tripped, func}, where the runtime
+     * has a symbol table (0 where not: a stripped build); 3.12+ keeps them in _PyRuntime */
+    uint64_t signal_handlers;
 };
 
 /* Where the runtime is and which release it is: what detection (runtime/python.h) found. */
 struct py_runtime_site {
-    const struct cl_module *module;   /* libpython, or the executable of a static build */
-    uint64_t runtime;                 /* _PyRuntime */
-    uint32_t version_hex;             /* PY_VERSION_HEX */
-    const char *version;              /* "3.11.2", for messages */
+    const struct cl_module *module; /* libpython, or the executable of a static build */
+    uint64_t runtime; /* _PyRuntime */
+    uint32_t version_hex; /* PY_VERSION_HEX */
+    const char *version; /* "3.11.2", for messages */
     bool free_threaded;
 };
 

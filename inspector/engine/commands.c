@@ -17,6 +17,7 @@
 #include "engine/snapshot.h"
 #include "report/html.h"
 #include "report/info.h"
+#include "report/balance.h"
 #include "report/objects.h"
 #include "report/tensors.h"
 #include "report/torch_snapshot.h"
@@ -53,6 +54,14 @@ static int cmd_objects(const struct cl_command_line *cli, const struct cl_models
 {
     struct cl_report_notes w = cl_models_notes(m);
     return cl_report_objects(out, m->heap, cli->top ? cli->top : (cli->json ? 0 : 30), cli->json,
+                             &w, err);
+}
+
+static int cmd_balance(const struct cl_command_line *cli, const struct cl_models *m, FILE *out,
+                       struct cl_error *err)
+{
+    struct cl_report_notes w = cl_models_notes(m);
+    return cl_report_balance(out, m->heap, cli->top ? cli->top : (cli->json ? 0 : 20), cli->json,
                              &w, err);
 }
 
@@ -410,6 +419,14 @@ static const struct cl_command_spec commands[] = {
      .flags = CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_GDB,
      .schema = "objects", .python = "culeak.Target.objects",
      .run = cmd_objects},
+    {.name = "balance",
+     .help = "reference counts against the references found: what is not explained, by\n"
+             "type; what no root reaches, split into garbage and what C holds",
+     .options = OPT(TOP),
+     .needs = CL_MODEL_HEAP,
+     .flags = CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_GDB,
+     .schema = "balance", .python = "culeak.Target.balance",
+     .run = cmd_balance},
     {.name = "refs",
      .help = "objects (--addr ADDR | --type NAME) and the shortest chain from a root",
      .options = OPT(ADDR) | OPT(TYPE) | OPT(MAX_PATHS) | OPT(ALLOCATOR_LAYOUT),

@@ -2,6 +2,7 @@
  * part of it that reaches a storage for retained bytes; a walk from every holder that reaches any
  * storage for reachable bytes and paths. */
 #include "holders/holders.h"
+#include "cpython/balance.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,8 +128,12 @@ static int retained(struct builder *b)
     }
     for (uint32_t s = 0; !rc && s < b->tt->nstorages; s++) {
         uint32_t x = hg_sub_vertex(sg, at->storages + s);
-        if (x != NONE && idom[x] != NONE && near[x] != NOT_HOLDER && b->device[s] >= 0)
-            b->out->v[b->model[near[x] - at->holders]].retained[b->device[s]] += b->bytes[s];
+        b->out->storages[s].retainer = CL_NO_RETAINER;
+        if (x == NONE || idom[x] == NONE || near[x] == NOT_HOLDER || b->device[s] < 0)
+            continue;
+        uint32_t holder = b->model[near[x] - at->holders];
+        b->out->storages[s].retainer = holder;
+        b->out->v[holder].retained[b->device[s]] += b->bytes[s];
     }
     free(idom);
     free(order);
@@ -539,9 +544,14 @@ static void held_by(struct builder *b)
         for (uint32_t k = 0; k < sh->n; k++)
             sh->held_by = sh->v[k].via_autograd && sh->held_by != CL_HELD_PYTHON ? CL_HELD_AUTOGRAD
                                                                                  : CL_HELD_PYTHON;
-        for (uint32_t k = 0; !sh->n && k < st->ntensors; k++)
-            if (b->tt->v[st->tensors[k]].pyobj)
-                sh->held_by = CL_HELD_UNREACHABLE;
+        for (uint32_t k = 0; !sh->n && k < st->ntensors; k++) {
+            const struct torch_tensor *x = &b->tt->v[st->tensors[k]];
+            if (!x->pyobj || sh->held_by == CL_HELD_FROM_C)
+                continue;
+            sh->held_by = x->node != PY_NO_NODE && py_books_held_from(b->h, x->node) == PY_NO_NODE
+                              ? CL_HELD_GARBAGE
+                              : CL_HELD_FROM_C;
+        }
     }
 }
 
@@ -609,6 +619,6 @@ int cl_holders_device(const struct cl_holders *hs, int8_t type, int8_t index)
 
 const char *cl_held_by_name(enum cl_held_by h)
 {
-    static const char *const names[] = {"python", "autograd", "unreachable", "unknown"};
+    static const char *const names[] = {"python", "autograd", "garbage", "held from C", "unknown"};
     return names[h];
 }

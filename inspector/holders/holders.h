@@ -58,13 +58,21 @@ struct cl_storage_holder {
 enum cl_held_by {
     CL_HELD_PYTHON,          /* some holder reaches it through Python references only */
     CL_HELD_AUTOGRAD,        /* every holder's path passes through an autograd graph */
-    CL_HELD_UNREACHABLE,     /* no holder: only objects no root reaches (a garbage cycle) */
+    CL_HELD_GARBAGE,         /* no holder: only garbage objects reach it, which gc.collect()
+                                would free (cpython/balance.h) */
+    CL_HELD_FROM_C,          /* no holder, and an object no root reaches that C holds (references
+                                not explained, or a C reference) reaches it */
     CL_HELD_UNKNOWN, /* no holder, and no Python object: held from C/C++ culeak cannot see */
 };
+
+#define CL_NO_RETAINER UINT32_MAX
 
 struct cl_storage_holders {
     struct cl_storage_holder *v; /* preferred first */
     uint32_t n;
+    uint32_t retainer;       /* the holder (into cl_holders.v) that retains it alone: every
+                                path to it passes through it; CL_NO_RETAINER when several
+                                share it, or no holder reaches it */
     enum cl_held_by held_by;
     uint64_t bytes; /* what it counts for: its block's size on CUDA */
 };

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/balance.h"
 #include "report/json.h"
 #include "report/paths.h"
 #include "report/warnings.h"
@@ -35,8 +36,9 @@ struct objects_rows {
 
 static int objects_rows(struct py_heap *h, size_t top, struct objects_rows *r, struct cl_error *err)
 {
-    *r = (struct objects_rows){
-        .objects = h->n, .reachable = h->nreachable, .gc_only = h->n - h->nreachable};
+    *r = (struct objects_rows){.objects = h->n,
+                               .reachable = h->nreachable + h->npromoted,
+                               .gc_only = h->n - h->nreachable - h->npromoted};
     r->counts = calloc(h->objects.ntypes + 1, sizeof *r->counts);
     if (!r->counts)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory counting %zu types",
@@ -182,6 +184,8 @@ struct ref_row {
     uint64_t size;
     size_t npaths;                /* in the caller's paths */
     bool found;                   /* in the heap (else only its address is known) */
+    int32_t unexplained;          /* references not explained, PY_UNBALANCED: not balanced */
+    char unreached[512];          /* found, no path: garbage, or what holds it */
 };
 
 /* The row of the object at addr (heap node i, or PY_NO_NODE), its paths into paths; cxx names
@@ -197,6 +201,9 @@ static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size
         snprintf(paths[0], sizeof paths[0], "%s", cxx);
         r.npaths = 1;
     }
+    r.unexplained = r.found ? h->books.unexplained[i] : PY_UNBALANCED;
+    if (r.found && r.npaths == 0)
+        cl_unreached_text(h, i, r.unreached, sizeof r.unreached);
     return r;
 }
 
@@ -208,10 +215,12 @@ static void ref_text(FILE *out, const struct ref_row *r, char (*paths)[4096])
     for (size_t k = 0; k < r->npaths; k++)
         fprintf(out, "    %s\n", cl_path_text(paths[k], text));
     if (r->npaths == 0)
-        fprintf(out, "    %s\n",
-                !r->found ? "not found in the heap"
-                          : "reachable from no root (a garbage cycle awaiting collection, "
-                            "or held only from C)");
+        fprintf(out, "    %s\n", r->found ? r->unreached : "not found in the heap");
+    if (r->unexplained > 0)
+        fprintf(out,
+                "    %d reference%s not explained (held from C, or by what culeak cannot "
+                "read)\n",
+                r->unexplained, r->unexplained == 1 ? "" : "s");
 }
 
 static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4096])
@@ -237,6 +246,13 @@ static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4
     cl_json_end_array(j);
     cl_json_key(j, "reachable");
     cl_json_bool(j, r->npaths > 0);
+    cl_json_key(j, "unexplained");
+    if (r->unexplained == PY_UNBALANCED)
+        cl_json_null(j);
+    else
+        cl_json_int(j, r->unexplained);
+    cl_json_key(j, "unreached");
+    cl_json_string(j, r->npaths || !r->found ? NULL : r->unreached);
     cl_json_end_object(j);
 }
 
@@ -278,7 +294,7 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     struct cl_addrmap by_node = {0};
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
-        if (tt->v[k].pyobj && tt->v[k].node >= h->nreachable && hs->tensor_paths[k])
+        if (tt->v[k].pyobj && !py_node_reachable(h, tt->v[k].node) && hs->tensor_paths[k])
             /* a miss: no C++ path */
             (void)cl_addrmap_put(&by_node, cl_addrmap_number_key(tt->v[k].node), k, &inserted);
     }

@@ -100,8 +100,35 @@ struct cuda_row {
     uint64_t unattributed;
 };
 
+/* Where one device's tensor bytes are (what each storage counts for: its block on CUDA), every
+ * byte once: retained by one holder alone, shared by several, held from C, garbage, held by C++
+ * with no Python object; on CUDA, with the allocated blocks no tensor lies in (unattributed),
+ * they sum to the allocator's allocated bytes, and with its cache to its reserved bytes. */
+struct accounting {
+    uint64_t retained, shared, held_from_c, garbage, cxx;
+};
+
+static const char *const accounting_names[] = {"retained", "shared", "held_from_c", "garbage",
+                                               "cxx"};
+static const char *const accounting_text[] = {
+    "retained, each by one holder alone (the leak report's first column)",
+    "shared by several holders, retained by none alone",
+    "held from C: no root reaches it (culeak balance says what holds it)",
+    "garbage: only objects gc.collect() would free reach it",
+    "held from C++ with no Python object culeak knows (an unknown owner)",
+};
+
+static uint64_t *accounting_field(struct accounting *a, size_t k)
+{
+    uint64_t *f[] = {&a->retained, &a->shared, &a->held_from_c, &a->garbage, &a->cxx};
+    return f[k];
+}
+
+#define ACCOUNTING_FIELDS (sizeof accounting_names / sizeof *accounting_names)
+
 /* The summary's rows: what both writers print, computed once. */
 struct summary {
+    struct accounting *accounting;      /* by device, as cl_holders.devices */
     uint32_t objects, tensors, storages;
     struct total *devices, *owners;     /* bytes by device and by the root that holds them */
     size_t ndevices, nowners;
@@ -119,6 +146,7 @@ static void summary_free(struct summary *s)
     free(s->owners);
     free(s->holders);
     free(s->cuda);
+    free(s->accounting);
     memset(s, 0, sizeof *s);
 }
 
@@ -175,6 +203,29 @@ static bool add_holders(struct summary *s, size_t top)
     return true;
 }
 
+/* Each storage's bytes under its device, by what holds it; false when out of memory. */
+static bool add_accounting(struct summary *s, const struct torch_tensors *tt)
+{
+    const struct cl_holders *hs = s->hs;
+    if (!(s->accounting = calloc(hs->ndevices + 1, sizeof *s->accounting)))
+        return false;
+    for (uint32_t k = 0; k < tt->nstorages; k++) {
+        const struct torch_storage *st = &tt->storages[k];
+        const struct cl_storage_holders *sh = &hs->storages[k];
+        int d = cl_holders_device(hs, st->device_type, st->device_index);
+        if (d < 0)
+            continue;
+        struct accounting *a = &s->accounting[d];
+        uint64_t *into = sh->retainer != CL_NO_RETAINER   ? &a->retained
+                         : sh->n                          ? &a->shared
+                         : sh->held_by == CL_HELD_FROM_C  ? &a->held_from_c
+                         : sh->held_by == CL_HELD_GARBAGE ? &a->garbage
+                                                          : &a->cxx;
+        *into += sh->bytes;
+    }
+    return true;
+}
+
 static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
                      const struct cc_allocator *a)
 {
@@ -197,7 +248,7 @@ static int summary_build(struct py_heap *h, const struct torch_tensors *tt,
 {
     *s = (struct summary){
         .objects = h->n, .tensors = tt->n, .storages = tt->nstorages, .h = h, .hs = hs};
-    if (add_totals(s, tt) && add_holders(s, top) && add_cuda(s, tt, a))
+    if (add_totals(s, tt) && add_holders(s, top) && add_cuda(s, tt, a) && add_accounting(s, tt))
         return 0;
     summary_free(s);
     return cl_error_set(err, CL_E_INTERNAL, "out of memory totalling %u storages", tt->nstorages);
@@ -233,6 +284,42 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
     cl_text_line(out, line, width);
 }
 
+/* The CUDA row of device index, or NULL. */
+static const struct cuda_row *cuda_row_of(const struct summary *s, int index)
+{
+    for (uint32_t i = 0; i < s->ncuda; i++)
+        if (s->cuda[i].device->index == index)
+            return &s->cuda[i];
+    return NULL;
+}
+
+/* The device's bytes by what holds them, the categories that have any. */
+static void accounting_text_lines(FILE *out, const struct summary *s, const char *device)
+{
+    char dev[32], size[CL_BYTES_TEXT];
+    for (uint32_t d = 0; d < s->hs->ndevices; d++) {
+        cl_device_text(dev, sizeof dev, s->hs->devices[d].type, s->hs->devices[d].index);
+        if (strcmp(dev, device) != 0)
+            continue;
+        for (size_t k = 0; k < ACCOUNTING_FIELDS; k++) {
+            uint64_t bytes = *accounting_field(&s->accounting[d], k);
+            cl_bytes_text(size, sizeof size, bytes);
+            if (bytes)
+                fprintf(out, "  %10s %6s           %s\n", size, "", accounting_text[k]);
+        }
+        const struct cuda_row *c = s->hs->devices[d].type == TORCH_DEVICE_CUDA
+                                       ? cuda_row_of(s, s->hs->devices[d].index)
+                                       : NULL;
+        if (c) {
+            cl_bytes_text(size, sizeof size, c->unattributed);
+            fprintf(out, "  %10s %6s           in allocated blocks no tensor lies in\n", size, "");
+            cl_bytes_text(size, sizeof size, c->device->reserved - c->device->allocated);
+            fprintf(out, "  %10s %6s           cached by the allocator, free for reuse\n", size,
+                    "");
+        }
+    }
+}
+
 static void summary_text(FILE *out, const struct summary *s, size_t width,
                          const struct cl_report_notes *w)
 {
@@ -245,6 +332,7 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
         cl_bytes_text(size, sizeof size, s->devices[i].bytes);
         fprintf(out, "  %10s %6llu storages  %s\n", size,
                 (unsigned long long)s->devices[i].storages, s->devices[i].key);
+        accounting_text_lines(out, s, s->devices[i].key);
     }
     /* the owners are for scripts (JSON); the holders say it better for people */
     fprintf(out,
@@ -345,6 +433,25 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
     cl_json_end_object(j);
 }
 
+static void accounting_json(struct cl_json *j, const struct summary *s)
+{
+    char dev[32];
+    cl_json_key(j, "accounting");
+    cl_json_begin_array(j);
+    for (uint32_t d = 0; d < s->hs->ndevices; d++) {
+        cl_device_text(dev, sizeof dev, s->hs->devices[d].type, s->hs->devices[d].index);
+        cl_json_begin_object(j);
+        cl_json_key(j, "device");
+        cl_json_string(j, dev);
+        for (size_t k = 0; k < ACCOUNTING_FIELDS; k++) {
+            cl_json_key(j, accounting_names[k]);
+            cl_json_int(j, (long long)*accounting_field(&s->accounting[d], k));
+        }
+        cl_json_end_object(j);
+    }
+    cl_json_end_array(j);
+}
+
 static void summary_json(FILE *out, const struct summary *s, const struct cl_report_notes *w)
 {
     struct cl_json j;
@@ -367,6 +474,7 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
     for (uint32_t i = 0; i < s->ncuda; i++)
         cuda_json(&j, &s->cuda[i]);
     cl_json_end_array(&j);
+    accounting_json(&j, s);
     cl_report_json_end(out, &j, w);
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/balance.h"
 #include "report/blocks.h"
 #include "report/json.h"
 #include "report/paths.h"
@@ -216,8 +217,8 @@ static void storage_text(FILE *out, const struct cl_holders *hs, const struct st
     holders_text(out, hs, r->holders, r->devi, width);
 }
 
-static void tensor_text(FILE *out, const struct torch_tensors *tt, const struct tensor_row *r,
-                        size_t width)
+static void tensor_text(FILE *out, const struct py_heap *h, const struct torch_tensors *tt,
+                        const struct tensor_row *r, size_t width)
 {
     char shape[256], line[1024];
     const struct torch_tensor *x = r->x;
@@ -238,12 +239,12 @@ static void tensor_text(FILE *out, const struct torch_tensors *tt, const struct 
     putc('\n', out);
     if (r->path)
         cl_text_path_line(out, "      ", r->path, width);
-    else
-        cl_text_line(out,
-                     x->pyobj ? "      reachable from no root (a garbage cycle "
-                                "awaiting collection, or held only from C)"
-                              : "      held from C++ by an unknown owner",
-                     width);
+    else if (x->pyobj && x->node != PY_NO_NODE) {
+        char why[600] = "      ";
+        cl_unreached_text(h, x->node, why + 6, sizeof why - 6);
+        cl_text_line(out, why, width);
+    } else
+        cl_text_line(out, "      held from C++ by an unknown owner", width);
 }
 
 /* ---- JSON ---- */
@@ -349,7 +350,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             if (json)
                 tensor_json(&j, h, tt, hs, &sr, &tr);
             else
-                tensor_text(out, tt, &tr, opt->width);
+                tensor_text(out, h, tt, &tr, opt->width);
         }
     }
     if (json) {

@@ -270,7 +270,7 @@ static int collect_python(struct walk *w, struct cl_error *err)
         bool ok = (kind == CXX_TENSOR || kind == CXX_UNDEFINED_TENSOR) &&
                   (cl_read_ptr_or_0(w->t, impl + w->l->ti_pyobj) & ~7ull) == x->pyobj &&
                   read_impl(w, impl, x);
-        if (i < h->nreachable && confirmed + refuted < CHECKED_TENSORS) {
+        if (py_node_reachable(h, i) && confirmed + refuted < CHECKED_TENSORS) {
             ok ? confirmed++ : refuted++;
             if (!ok && !first_bad)
                 first_bad = x->pyobj;

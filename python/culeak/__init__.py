@@ -153,6 +153,11 @@ class Target:
         """Python objects by type: count, bytes, how many the GC tracks."""
         return self._run("objects", top=top, max_objects=max_objects)
 
+    def balance(self, top=None, max_objects=None):
+        """Reference counts against the references found: what is not explained, by type; what
+        no root reaches, split into garbage and what C holds."""
+        return self._run("balance", top=top, max_objects=max_objects)
+
     def refs(self, addr=(), type=None, max_paths=None):
         """Objects (an address or a list of them, or every object of a type) and the chains that
         hold them."""

@@ -28,6 +28,7 @@ HTML = "report.html"
 COMMANDS = [
     ["info"], ["info", "--json"],
     ["objects"], ["objects", "--json"], ["objects", "--top", "5"],
+    ["balance"], ["balance", "--json"],
     ["refs", "--type", "Tensor"], ["refs", "--type", "Tensor", "--json"],
     ["refs", "--type", "Marker"], ["refs", "--type", "Marker", "--json", "--max-paths", "3"],
     ["tensors"], ["tensors", "--json"], ["tensors", "--full", "--min-bytes", "1K"],

@@ -7,7 +7,7 @@ import subprocess
 import harness
 from harness import check
 from test_blocks import compare
-from test_tensors import judge
+from test_tensors import accounting, judge
 
 PYTHON = harness.CUDA_TORCH_VENV
 
@@ -33,6 +33,7 @@ def cuda_leaks(kind):
     def check_target(target, truth):
         judge(harness.culeak_json("tensors", *target, "--device", "cuda"), truth)
         compare(harness.culeak_json("blocks", *target), truth)
+        accounting(harness.culeak_json("summary", *target), truth)
 
     def test():
         env = harness.simgpu_env()

@@ -56,16 +56,45 @@ def judge(doc, truth):
         raise harness.Failure("\n".join(problems))
 
 
+def accounting(doc, truth):
+    """Every byte of the summary appears once: on each device, retained, shared, held from C,
+    garbage and C++ lines sum to the bytes of the storages the process enumerates (the CPU), or
+    with the blocks no tensor lies in to the allocator's allocated bytes, and with its cache to
+    its reserved bytes (CUDA); the planted cycle's bytes are garbage."""
+    problems = []
+    lines = ("retained", "shared", "held_from_c", "garbage", "cxx")
+    for a in doc["accounting"]:
+        total = sum(a[k] for k in lines)
+        if a["device"] == "cpu" and total != truth["storage_bytes"].get("cpu", 0):
+            problems.append("cpu: the accounting sums to %d, the process's storages to %d"
+                            % (total, truth["storage_bytes"].get("cpu", 0)))
+        cuda = [c for c in doc["cuda"] if a["device"] == "cuda:%d" % c["device"]]
+        if cuda and (total + cuda[0]["unattributed"] != truth["allocated"] or
+                     total + cuda[0]["unattributed"] + cuda[0]["cached"] != truth["reserved"]):
+            problems.append("%s: %d accounted + %d unattributed + %d cached, the process's "
+                            "memory_allocated %d, memory_reserved %d" % (
+                                a["device"], total, cuda[0]["unattributed"], cuda[0]["cached"],
+                                truth["allocated"], truth["reserved"]))
+        cycle = truth["tensors"]["cycle"]["nbytes"]
+        if a["device"] == truth["tensors"]["cycle"]["device"] and a["garbage"] < cycle:
+            problems.append("%s: %d bytes garbage, less than the cycle's %d" % (
+                a["device"], a["garbage"], cycle))
+    if problems:
+        raise harness.Failure("\n".join(problems))
+
+
 def leaks(python, kind):
     def test():
         with harness.tempdir() as d:
             if kind == "kernel-core":
                 truth, core = harness.kernel_core(python, "leaks.py", [], d)
                 judge(harness.culeak_json("tensors", "--core", core), truth)
+                accounting(harness.culeak_json("summary", "--core", core), truth)
                 return
             with harness.Process(python, "leaks.py") as p:
                 target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
                 judge(harness.culeak_json("tensors", *target), p.truth)
+                accounting(harness.culeak_json("summary", *target), p.truth)
     return test
 
 

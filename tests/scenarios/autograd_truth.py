@@ -63,8 +63,14 @@ def tensor_fields(t):
 
 def reachable(obj):
     """data_ptrs of the storages obj reaches, walking as culeak's graph is defined."""
+    return sorted(storages(obj))
+
+
+def storages(obj):
+    """{data_ptr: (nbytes, device)} of the storages obj reaches, walking as culeak's graph is
+    defined."""
     stop = barriers()
-    seen, ptrs, todo, alive = set(), set(), [obj], []
+    seen, ptrs, todo, alive = set(), {}, [obj], []
     while todo:
         o = todo.pop()
         if id(o) in seen or id(o) in stop:
@@ -72,7 +78,7 @@ def reachable(obj):
         seen.add(id(o))
         alive.append(o)   # node wrappers may be made afresh: keep each alive so ids stay unique
         if isinstance(o, torch.Tensor):
-            ptrs.add(storage_ptr(o))
+            ptrs[storage_ptr(o)] = (storage(o).nbytes(), str(o.device))
             todo += [t for t in (o.grad, o._base, o.grad_fn) if t is not None]
         if hasattr(type(o), "next_functions"):   # an autograd node (1.13 has no graph.Node)
             todo += [f for f, _ in getattr(o, "next_functions", ()) if f is not None]
@@ -80,7 +86,7 @@ def reachable(obj):
             if hasattr(o, "variable"):
                 todo.append(o.variable)
         todo += gc.get_referents(o)
-    return sorted(ptrs)
+    return ptrs
 
 
 def graph_edges(root):

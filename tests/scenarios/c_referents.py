@@ -29,8 +29,10 @@ import contextvars
 import gc
 import inspect
 import itertools
+import operator
 import json
 import os
+import queue
 import sqlite3
 import sys
 import threading
@@ -272,6 +274,33 @@ def _cycle(m):
 
 
 iterator_case("cycle", "CYCLE", _cycle)
+
+
+def _tee(m):
+    a, b = itertools.tee(iter([m, "tee"]))
+    next(a)   # m is now in the data the two share, until b reads it
+    return b
+
+
+def _groupby(m):
+    g = itertools.groupby([m], key=id)
+    return next(g)[1]   # the group: it holds the groupby, which holds m as its current value
+
+
+def _simple_queue(m):
+    q = queue.SimpleQueue()
+    q.put("first")
+    q.get()        # 3.13+: the ring buffer's live items no longer start at 0
+    q.put(m)
+    return q
+
+
+iterator_case("tee", "TEE", _tee)
+iterator_case("groupby", "GROUPBY", _groupby)
+iterator_case("product", "PRODUCT", lambda m: itertools.product([m], ["product"]))
+iterator_case("methodcaller", "METHODCALLER", lambda m: operator.methodcaller("f", m, k=m))
+iterator_case("itemgetter", "ITEMGETTER", lambda m: operator.itemgetter(m, "itemgetter"))
+iterator_case("simple-queue", "SIMPLE_QUEUE", _simple_queue)
 
 
 # --- ground truth --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Scenario: the ways training jobs leak tensors, each planted once, on the CPU. Prints one JSON
 line with every planted tensor's address (id of the Python object, or data_ptr for tensors only
-C++ holds) and the path culeak must print for it, then READY, and waits (or aborts with --abort).
+C++ holds) and the path culeak must print for it, the bytes of the storages it can enumerate by
+device (storage_bytes), then READY, and waits (or aborts with --abort).
 
 A path may be given as a regular expression ("re:" prefix) where it contains an address.
 With --cuda every tensor lives on CUDA (the simulated device in the tests), and the ground truth
@@ -17,7 +18,7 @@ import threading
 import time
 
 import torch
-from autograd_truth import tensor_fields   # tests/scenarios/
+from autograd_truth import storages, tensor_fields   # tests/scenarios/
 
 gc.disable()   # keeps the planted reference cycle uncollected
 DEV = "cuda" if "--cuda" in sys.argv else "cpu"
@@ -105,7 +106,7 @@ class Node:
 cycle = Node()
 cycle.me = cycle
 cycle.payload = torch.ones(6, device=DEV)
-plant("cycle", cycle.payload, None, by="unreachable")
+plant("cycle", cycle.payload, None, by="garbage")   # gc.collect() would free it
 del cycle
 
 # 8. a generator suspended with a tensor local
@@ -148,6 +149,12 @@ if DEV == "cuda":
                             "pool_id": list(g["segment_pool_id"]), "stream": g["stream"],
                             "blocks": [[b["address"], b["size"], b["state"]] for b in g["blocks"]]}
                            for g in snap["segments"]])
+# every storage the process can enumerate: the tensors gc tracks, and what their .grad, ._base
+# and autograd graphs reach (what `summary`'s accounting must sum to on the CPU)
+truth["storage_bytes"] = {}
+for nbytes, device in storages([o for o in gc.get_objects()
+                                if isinstance(o, torch.Tensor)]).values():
+    truth["storage_bytes"][device] = truth["storage_bytes"].get(device, 0) + nbytes
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 if "--abort" in sys.argv:

@@ -49,6 +49,7 @@ int main(void)
     register_cpython_runtime_variant_tests();
     register_cpython_debug_offsets_tests();
     register_cpython_heap_tests();
+    register_cpython_balance_tests();
     register_cpython_path_tests();
     register_cpython_referents_tests();
     register_cpython_frames_tests();

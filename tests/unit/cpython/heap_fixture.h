@@ -304,7 +304,7 @@ static inline uint64_t pf_dict(struct pf *p, unsigned n, const uint64_t *keys,
 }
 
 /* A code object named name (n <= 8 locals) whose frames have the named locals of kinds
- * (CO_FAST_*). What it holds is PF_ABSENT: a code object's only referent is co_consts. */
+ * (CO_FAST_*). What it holds (its names and file; no co_consts) is found as it is. */
 static inline uint64_t pf_code(struct pf *p, const char *name, unsigned n, const char *const *names,
                                const uint8_t *kinds, enum pf_expect expect)
 {
@@ -312,15 +312,15 @@ static inline uint64_t pf_code(struct pf *p, const char *name, unsigned n, const
     uint64_t strs[8];
     n = n < 8 ? n : 8;
     for (unsigned i = 0; i < n; i++)
-        strs[i] = pf_str(p, names[i], PF_ABSENT);
+        strs[i] = pf_str(p, names[i], expect);
     uint64_t a = pf_object(p, p->t_code, l->co_code_adaptive + 16, 0, expect, name);
     pf_put32(a + l->co_nlocalsplus, n);
     pf_put32(a + l->co_nlocals, n);
     pf_put32(a + l->co_firstlineno, 1);
-    pf_put64(a + l->co_localsplusnames, pf_tuple(p, n, strs, PF_ABSENT, "co_localsplusnames"));
-    pf_put64(a + l->co_localspluskinds, pf_bytes(p, kinds, n, PF_ABSENT, "co_localspluskinds"));
-    pf_put64(a + l->co_name, pf_str(p, name, PF_ABSENT));
-    pf_put64(a + l->co_filename, pf_str(p, "/home/u/main.py", PF_ABSENT));
+    pf_put64(a + l->co_localsplusnames, pf_tuple(p, n, strs, expect, "co_localsplusnames"));
+    pf_put64(a + l->co_localspluskinds, pf_bytes(p, kinds, n, expect, "co_localspluskinds"));
+    pf_put64(a + l->co_name, pf_str(p, name, expect));
+    pf_put64(a + l->co_filename, pf_str(p, "/home/u/main.py", expect));
     return a;
 }
 
@@ -340,11 +340,13 @@ static inline uint64_t pf_frame(struct pf *p, uint64_t code, unsigned n, const u
 /* sizeof(PyFunctionObject) as far as the table knows it: past its last field. */
 static inline uint32_t pf_function_size(const struct py_layout *l)
 {
-    const uint16_t f[] = {l->fn_globals, l->fn_code, l->fn_defaults, l->fn_kwdefaults,
-                          l->fn_closure, l->fn_dict, l->fn_module,   l->fn_qualname};
+    const uint16_t f[] = {l->fn_globals, l->fn_code,        l->fn_defaults, l->fn_kwdefaults,
+                          l->fn_closure, l->fn_dict,        l->fn_module,   l->fn_qualname,
+                          l->fn_name,    l->fn_annotations, l->fn_annotate, l->fn_typeparams};
     uint32_t end = 0;
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
-        end = f[i] + 8u > end ? f[i] + 8u : end;
+        if (f[i] != PY_NONE)
+            end = f[i] + 8u > end ? f[i] + 8u : end;
     return end;
 }
 
@@ -412,7 +414,7 @@ static inline void pf_build_managed(struct pf *p)
     pf_put64(a + l->tp_basicsize, 16);
     pf_put64(a + l->tp_flags, flags);
     pf_put64(a + l->tp_base, p->t_object);
-    uint64_t key = pf_str(p, "w", PF_ABSENT);   /* a shared key: named, not referred to */
+    uint64_t key = pf_str(p, "w", PF_REACHABLE);   /* a shared key: the class holds it */
     pf_put64(a + l->ht_cached_keys, pf_keys(p, 1, &key, NULL, 0));
     p->bar_w = pf_str(p, "bar.w", PF_REACHABLE);
     /* the pre-header: GC head, then the managed dict and (3.11) values pointers below it */
@@ -447,7 +449,7 @@ static inline void pf_build_generator(struct pf *p)
     const struct py_layout *l = p->l;
     static const char *const names[] = {"y"};
     static const uint8_t kinds[] = {0x20};   /* CO_FAST_LOCAL */
-    p->code_g = pf_code(p, "gen", 1, names, kinds, PF_ABSENT);   /* gi_code: no edge */
+    p->code_g = pf_code(p, "gen", 1, names, kinds, PF_REACHABLE);   /* its frame's code */
     p->in_g = pf_str(p, "in g", PF_REACHABLE);
     p->g = pf_object(p, p->t_gen, l->gen_iframe + l->if_localsplus + 8, 1, PF_REACHABLE, "g");
     pf_put8(p->g + l->gen_frame_state, (uint8_t)-1);   /* FRAME_SUSPENDED, below COMPLETED */

@@ -87,21 +87,25 @@ static void test_functions_modules_classes(void)
         CU_ASSERT_EQUAL(referents(P.main_mod), 2);
         CU_ASSERT_TRUE(visited_named(&V, P.main_dict, ".__dict__"));
         CU_ASSERT_TRUE(visited_named(&V, P.t_module, ".__class__"));
-        CU_ASSERT_EQUAL(referents(P.t_foo), 4);
+        CU_ASSERT_EQUAL(referents(P.t_foo), 5);
+        CU_ASSERT_TRUE(visited_named(&V, P.t_object, ".__base__"));   /* a heap type's own */
         CU_ASSERT_TRUE(visited_named(&V, P.class_dict, ".__dict__"));
         CU_ASSERT_TRUE(visited_named(&V, pf_get64(P.t_foo + P.l->tp_mro), ".__mro__"));
         CU_ASSERT_TRUE(visited_named(&V, pf_get64(P.t_foo + P.l->tp_bases), ".__bases__"));
         CU_ASSERT_TRUE(visited_named(&V, P.t_type, ".__class__"));
         CU_ASSERT_EQUAL(referents(P.foo), 2);
         CU_ASSERT_TRUE(visited_named(&V, P.foo_dict, ".__dict__"));
-        CU_ASSERT_EQUAL(referents(P.code_f), 1);   /* co_consts is NULL: only its class */
+        /* co_consts is NULL: its names, kinds, name, file and class */
+        CU_ASSERT_EQUAL(referents(P.code_f), 5);
+        CU_ASSERT_TRUE(visited_named(&V, pf_get64(P.code_f + P.l->co_filename), ".co_filename"));
         /* managed values: the attribute by its shared key's name */
         CU_ASSERT_EQUAL(referents(P.bar), 2);
         char s[16];
-        CU_ASSERT_TRUE(V.v[0].dst == P.bar_w && V.v[0].edge == PY_E_ATTR &&
+        CU_ASSERT_TRUE(V.v[0].dst == P.bar_w && (V.v[0].edge & PY_E_KIND_MASK) == PY_E_ATTR &&
                        py_str_read(&V.objects, V.v[0].payload, s, sizeof s) && strcmp(s, "w") == 0);
-        CU_ASSERT_EQUAL(referents(P.g), 2);
-        CU_ASSERT_TRUE(V.v[0].dst == P.in_g && V.v[0].edge == PY_E_GENLOCAL);
+        CU_ASSERT_EQUAL(referents(P.g), 3);   /* y, its frame's code, its class */
+        CU_ASSERT_TRUE(visited_named(&V, P.code_g, ".f_code"));
+        CU_ASSERT_TRUE(V.v[0].dst == P.in_g && (V.v[0].edge & PY_E_KIND_MASK) == PY_E_GENLOCAL);
         stop();
     }
 }

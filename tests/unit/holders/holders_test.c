@@ -104,7 +104,8 @@ static void test_retained_and_reachable(void)
                                    shared[k]);
         CU_ASSERT_EQUAL(hs.storages[0].held_by, CL_HELD_PYTHON);
         CU_ASSERT_EQUAL(hs.storages[3].n, 0);
-        CU_ASSERT_EQUAL(hs.storages[3].held_by, CL_HELD_UNREACHABLE);
+        CU_ASSERT_EQUAL(hs.storages[3].held_by,
+                        CL_HELD_GARBAGE); /* the image counts no reference */
         CU_ASSERT_EQUAL(hs.storages[4].held_by, CL_HELD_UNKNOWN);
         CU_ASSERT_PTR_NOT_NULL_FATAL(hs.tensor_paths[1]);
         CU_ASSERT_STRING_EQUAL(py_path_text(hs.tensor_paths[1], text, sizeof text),
@@ -121,7 +122,7 @@ static void test_names(void)
 {
     CU_ASSERT_STRING_EQUAL(cl_held_by_name(CL_HELD_PYTHON), "python");
     CU_ASSERT_STRING_EQUAL(cl_held_by_name(CL_HELD_AUTOGRAD), "autograd");
-    CU_ASSERT_STRING_EQUAL(cl_held_by_name(CL_HELD_UNREACHABLE), "unreachable");
+    CU_ASSERT_STRING_EQUAL(cl_held_by_name(CL_HELD_GARBAGE), "garbage");
     CU_ASSERT_STRING_EQUAL(cl_held_by_name(CL_HELD_UNKNOWN), "unknown");
 }
 

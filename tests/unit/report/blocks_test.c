@@ -70,7 +70,7 @@ static struct torch_tensors tt = {.v = tensors, .n = 4, .storages = storages, .n
 static const char *paths[4] = {NULL, "__main__.a", NULL, NULL};
 static struct cl_storage_holders storage_holders[4] = {{.held_by = CL_HELD_PYTHON},
                                                        {.held_by = CL_HELD_PYTHON},
-                                                       {.held_by = CL_HELD_UNREACHABLE},
+                                                       {.held_by = CL_HELD_GARBAGE},
                                                        {.held_by = CL_HELD_UNKNOWN}};
 static struct cl_holders hs = {
     .storages = storage_holders, .nstorages = 4, .tensor_paths = paths, .ntensors = 4};
@@ -100,7 +100,7 @@ static void test_rows(void)
     CU_ASSERT_EQUAL(r.tensors[r.blocks[0].first_tensor].address, 0x5010);
     CU_ASSERT_STRING_EQUAL(r.tensors[r.blocks[0].first_tensor].path, "__main__.a");
     CU_ASSERT_EQUAL(r.tensors[r.blocks[0].first_tensor + 1].address, 0x5020);
-    CU_ASSERT_STRING_EQUAL(r.tensors[r.blocks[0].first_tensor + 1].held_by, "unreachable");
+    CU_ASSERT_STRING_EQUAL(r.tensors[r.blocks[0].first_tensor + 1].held_by, "garbage");
     CU_ASSERT_FALSE(cl_block_unattributed(&r, &r.blocks[0]));
     CU_ASSERT(cl_block_unattributed(&r, &r.blocks[2]));        /* allocated, no tensor in it */
     CU_ASSERT_FALSE(cl_block_unattributed(&r, &r.blocks[1]));  /* free */
@@ -160,7 +160,7 @@ static void test_writers(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(
         strstr(text, "device 0: 22.0 MiB reserved, 4.0 MiB allocated, 2 segments"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "        tensor 0x5010  __main__.a\n"
-                                        "        tensor 0x5020  unreachable\n"));
+                                        "        tensor 0x5020  garbage\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "unattributed: no tensor known"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "warning: a warning"));
     struct cl_jv doc;

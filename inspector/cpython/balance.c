@@ -1,0 +1,327 @@
+/* The books of a heap (cpython/balance.h): CPython's collector, out of process. The collector
+ * subtracts from each object's count the references other objects hold to it; what keeps a count
+ * is held from outside, as is everything it reaches; the rest is garbage. culeak does the same
+ * over every object the walk found, with the references the readers found in place of
+ * tp_traverse's, and the rules below where counts and references differ. A reference culeak
+ * cannot read leaves a count over: never garbage, held from C. */
+#include "cpython/balance.h"
+
+#include <stdlib.h>
+
+/* The rules the balance applies itself, by index into the table. */
+enum {
+    RULE_IMMORTAL,
+    RULE_STATIC_311,
+    RULE_HEAP_TYPE_CLASS,
+    RULE_GC_TRACKED_ONLY,
+};
+
+/* clang-format off */
+static const struct py_books_rule rules[] = {
+    [RULE_IMMORTAL] = {12, 99,
+     "immortal objects (ob_refcnt's low 32 bits negative as an int32) are never freed: "
+     "not balanced, and never garbage",
+     "Include/object.h (3.12), Include/refcount.h (3.14): _Py_IsImmortal"},
+    [RULE_STATIC_311] = {11, 11,
+     "static and deep-frozen objects start at 999999999 references: not balanced, and their "
+     "own references (a frozen code object's constants) were never counted",
+     "Include/internal/pycore_object.h: _PyObject_IMMORTAL_REFCNT; Tools/build/deepfreeze.py"},
+    [RULE_HEAP_TYPE_CLASS] = {9, 99,
+     "an instance holds a reference to its class only when the class is a heap type",
+     "Objects/typeobject.c: PyType_GenericAlloc, subtype_dealloc"},
+    [RULE_GC_TRACKED_ONLY] = {9, 99,
+     "the collector subtracts only what GC-tracked objects reference and traverses only "
+     "them: a reference from an untracked object (a code object's co_consts) keeps its "
+     "target out of gc.garbage, though it goes with what it is held by",
+     "Python/gc.c: subtract_refs, move_unreachable"},
+    {9, 99,
+     "a weak reference holds no count of its referent: no edge",
+     "Objects/weakrefobject.c: init_weakref"},
+    {9, 99,
+     "the interned dict's two references to a mortal interned str are not counted: the walk "
+     "does not read it (3.9-3.11, a static variable), or counts nothing of it (3.12+, "
+     "interp->cached_objects.interned_strings, which 3.14 tracks)",
+     "Objects/unicodeobject.c: PyUnicode_InternInPlace, intern_common (SSTATE_INTERNED_MORTAL)"},
+    {9, 99,
+     "a cell variable: the frame holds the cell and the cell its content, which paths name "
+     "through the frame, uncounted",
+     "Python/ceval.c: MAKE_CELL, COPY_FREE_VARS"},
+    {9, 10,
+     "a thread's frames are frame objects, each held by the C stack of the call that runs it: "
+     "a C reference named after the frame; its slots count once, from the frame object",
+     "Python/ceval.c: _PyEval_EvalFrameDefault; Objects/frameobject.c: frame_traverse"},
+    {11, 99,
+     "a frame's slots, function and code are counted by the frame's owner alone: the thread "
+     "(C references named after the frame), a generator or a frame object",
+     "Include/internal/pycore_frame.h: enum _frameowner, _PyFrame_Traverse"},
+    {9, 99,
+     "a running frame's stack below the pointer it saved (a call, a yield; 3.14: every C call) "
+     "holds references its owner counts; a frame that saved none (3.9/3.10 while it runs, "
+     "3.11-3.13 in a C function) has its stack's words inferred: one is a reference, printed "
+     "`.<stack[i]?>`, only when it points at an object no root reaches whose count has a "
+     "reference nothing else explains",
+     "Python/ceval.c: _PyFrame_SetStackPointer, f_stackdepth, f_stacktop"},
+    {11, 99,
+     "a frame's f_globals and f_builtins are borrowed: no edge",
+     "Include/internal/pycore_frame.h: _PyInterpreterFrame"},
+    {14, 99,
+     "a stack reference tagged Py_TAG_REFCNT is borrowed (or immortal): uncounted",
+     "Include/internal/pycore_stackref.h: Py_TAG_REFCNT"},
+    {9, 99,
+     "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
+     "threads' exceptions and dicts) are C references named after what holds them",
+     "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h"},
+};
+/* clang-format on */
+
+const struct py_books_rule *py_books_rules(size_t *n)
+{
+    *n = sizeof rules / sizeof *rules;
+    return rules;
+}
+
+bool py_books_rule_applies(const struct py_books_rule *r, unsigned minor)
+{
+    return minor >= r->first && minor <= r->last;
+}
+
+#define STATIC_311_REFCNT 999999999
+
+int32_t py_books_refcnt(const struct py_layout *l, uint64_t word)
+{
+    if (py_books_rule_applies(&rules[RULE_IMMORTAL], l->minor))
+        return (int32_t)(uint32_t)word < 0 ? PY_UNBALANCED : (int32_t)(uint32_t)word;
+    if (py_books_rule_applies(&rules[RULE_STATIC_311], l->minor) && word >= STATIC_311_REFCNT)
+        return PY_UNBALANCED;
+    return word > INT32_MAX ? PY_UNBALANCED : (int32_t)word;
+}
+
+static inline void found(int32_t *unexplained, uint32_t dst)
+{
+    if (unexplained[dst] != PY_UNBALANCED)
+        unexplained[dst]--;
+}
+
+/* Whether node i's own references are counted in their targets' counts: not the interned dict's,
+ * nor (3.11) a static object's, which was built holding them uncounted. */
+static bool source_counts(const struct py_heap *h, uint32_t i)
+{
+    if (h->interned && h->nodes[i].addr == h->interned)
+        return false;
+    return h->books.unexplained[i] != PY_UNBALANCED ||
+           !py_books_rule_applies(&rules[RULE_STATIC_311], h->objects.rt->l->minor);
+}
+
+/* Every reference found, off its target's count. */
+static void count_references(struct py_heap *h)
+{
+    int32_t *u = h->books.unexplained;
+    const struct py_edges *g = &h->edges;
+    for (uint32_t i = 0; i < h->n; i++) {
+        if (!source_counts(h, i))
+            continue;
+        for (uint32_t e = g->of[i].first; e < g->of[i + 1].first; e++)
+            if (!(g->kind[e] & PY_E_UNCOUNTED))
+                found(u, g->dst[e]);
+    }
+    bool heap_only = py_books_rule_applies(&rules[RULE_HEAP_TYPE_CLASS], h->objects.rt->l->minor);
+    for (uint32_t i = 0; i < h->n; i++) {
+        uint32_t c = py_class_node(h, i);
+        if (c != PY_NO_NODE && (!heap_only || py_node_type(h, i)->heap))
+            found(u, c);
+    }
+    for (size_t k = 0; k < h->nroot_edges; k++)
+        if (h->root_edges[k].counted)
+            found(u, h->root_edges[k].dst);
+    for (size_t k = 0; k < h->nc_refs; k++) {
+        uint32_t i = py_heap_find(h, h->c_refs[k].addr);
+        if (i != PY_NO_NODE)
+            found(u, i);
+    }
+}
+
+static void tally(struct py_heap *h)
+{
+    struct py_books *b = &h->books;
+    for (uint32_t i = 0; i < h->n; i++) {
+        int32_t u = b->unexplained[i];
+        if (u == PY_UNBALANCED) {
+            b->unbalanced++;
+            continue;
+        }
+        b->balanced++;
+        if (u > 0) {
+            b->short_objects++;
+            b->short_refs += (uint64_t)u;
+        } else if (u < 0) {
+            b->over_objects++;
+            b->over_refs += (uint64_t)-(int64_t)u;
+        }
+    }
+}
+
+/* What no root reaches, as the collector splits it: an object with references left over (or
+ * immortal, or held by a C reference) holds itself and all it reaches; the rest is garbage. */
+static bool split_unreachable(struct py_heap *h)
+{
+    struct py_books *b = &h->books;
+    uint32_t first = h->nreachable, n = h->n - first;
+    uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    b->held_from = malloc(((size_t)n + 1) * sizeof *b->held_from);
+    b->c_ref_of = malloc(((size_t)n + 1) * sizeof *b->c_ref_of);
+    if (!queue || !b->held_from || !b->c_ref_of) {
+        free(queue);
+        return false;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        b->held_from[k] = b->c_ref_of[k] = PY_NO_NODE;
+    for (size_t k = 0; k < h->nc_refs; k++) {
+        uint32_t i = py_heap_find(h, h->c_refs[k].addr);
+        if (i != PY_NO_NODE && i >= first && b->c_ref_of[i - first] == PY_NO_NODE)
+            b->c_ref_of[i - first] = (uint32_t)k;
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t i = first; i < h->n; i++) {
+        int32_t u = b->unexplained[i];
+        if (py_node_reachable(h, i))
+            continue;   /* a confirmed stack word reaches it */
+        if (u == PY_UNBALANCED || u > 0 || b->c_ref_of[i - first] != PY_NO_NODE) {
+            b->held_from[i - first] = i;
+            queue[tail++] = i;
+        }
+    }
+    while (head < tail) {
+        uint32_t i = queue[head++], seed = b->held_from[i - first];
+        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
+            uint32_t d = py_edge_dst(h, py_node_edge(h, i, p));
+            if (d != PY_NO_NODE && !py_node_reachable(h, d) &&
+                b->held_from[d - first] == PY_NO_NODE) {
+                b->held_from[d - first] = seed;
+                queue[tail++] = d;
+            }
+        }
+    }
+    free(queue);
+    for (uint32_t i = first; i < h->n; i++) {
+        if (py_node_reachable(h, i))
+            continue;
+        uint64_t size = py_object_size(&h->objects, h->nodes[i].addr, py_node_type(h, i));
+        if (b->held_from[i - first] == PY_NO_NODE) {
+            b->garbage++;
+            b->garbage_bytes += size;
+        } else {
+            b->held++;
+            b->held_bytes += size;
+        }
+    }
+    return true;
+}
+
+/* What the collector itself finds unreachable among what no root reaches. It works on tracked
+ * objects alone: a count less the references tracked objects hold (a reference from an untracked
+ * one, or from C, is from outside), then what those with a count left reach through tracked
+ * objects. An untracked object's referents go when it goes, but not in gc.garbage. */
+static bool mark_collected(struct py_heap *h)
+{
+    struct py_books *b = &h->books;
+    uint32_t first = h->nreachable, n = h->n - first;
+    int64_t *outside = calloc((size_t)n + 1, sizeof *outside);
+    uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    b->collected = malloc((size_t)n + 1);
+    if (!outside || !queue || !b->collected) {
+        free(outside);
+        free(queue);
+        return false;
+    }
+    bool heap_only = py_books_rule_applies(&rules[RULE_HEAP_TYPE_CLASS], h->objects.rt->l->minor);
+    for (uint32_t i = first; i < h->n; i++) {
+        if (h->nodes[i].tracked || !source_counts(h, i))
+            continue;   /* an untracked object's references are from outside */
+        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
+            uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
+            bool counted = e < h->edges.n ? !(h->edges.kind[e] & PY_E_UNCOUNTED)
+                                          : !heap_only || py_node_type(h, i)->heap;
+            if (d != PY_NO_NODE && d >= first && counted)
+                outside[d - first]++;
+        }
+    }
+    for (size_t k = 0; k < h->nc_refs; k++) {
+        uint32_t i = py_heap_find(h, h->c_refs[k].addr);
+        if (i != PY_NO_NODE && i >= first)
+            outside[i - first]++;
+    }
+    uint32_t tail = 0;
+    for (uint32_t i = first; i < h->n; i++) {
+        int32_t u = b->unexplained[i];
+        bool held = u == PY_UNBALANCED || u + outside[i - first] > 0 || py_node_reachable(h, i);
+        b->collected[i - first] = h->nodes[i].tracked && !held;
+        if (h->nodes[i].tracked && held)
+            queue[tail++] = i;
+    }
+    for (uint32_t head = 0; head < tail;) {
+        uint32_t i = queue[head++];
+        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
+            uint32_t d = py_edge_dst(h, py_node_edge(h, i, p));
+            if (d != PY_NO_NODE && d >= first && b->collected[d - first]) {
+                b->collected[d - first] = 0;
+                queue[tail++] = d;
+            }
+        }
+    }
+    free(outside);
+    free(queue);
+    return true;
+}
+
+bool py_books_count(struct py_heap *h)
+{
+    if (!h->books.unexplained)
+        return false;
+    count_references(h);
+    return true;
+}
+
+bool py_books_confirm(struct py_heap *h, uint32_t i)
+{
+    int32_t *u = &h->books.unexplained[i];
+    if (*u == PY_UNBALANCED || *u <= 0)
+        return false;
+    --*u;
+    return true;
+}
+
+bool py_books_split(struct py_heap *h)
+{
+    tally(h);
+    h->books.done = split_unreachable(h) && mark_collected(h);
+    return h->books.done;
+}
+
+bool py_books_collectable(const struct py_heap *h, uint32_t i)
+{
+    return h->books.done && i >= h->nreachable && h->books.collected[i - h->nreachable];
+}
+
+void py_books_free(struct py_books *b)
+{
+    free(b->unexplained);
+    free(b->held_from);
+    free(b->c_ref_of);
+    free(b->collected);
+}
+
+uint32_t py_books_held_from(const struct py_heap *h, uint32_t i)
+{
+    if (py_node_reachable(h, i))
+        return PY_NO_NODE;
+    return h->books.done ? h->books.held_from[i - h->nreachable] : i;
+}
+
+const char *py_books_c_holder(const struct py_heap *h, uint32_t i)
+{
+    uint32_t seed = py_books_held_from(h, i);
+    if (!h->books.done || seed == PY_NO_NODE)
+        return NULL;
+    uint32_t k = h->books.c_ref_of[seed - h->nreachable];
+    return k == PY_NO_NODE ? NULL : h->c_refs[k].name;
+}

@@ -1,0 +1,108 @@
+"""The books balance (issue 41), on real interpreters, against the books.py scenario: culeak's
+garbage is, address for address, what gc.collect() under gc.DEBUG_SAVEALL puts in gc.garbage
+(asked of the process once culeak has read it); the leaked list, held by one Py_IncRef left over,
+is held from C with as many references not explained as the process counts (sys.getrefcount
+less the referrers gc.get_referrers finds); so is the marked object, which a global also holds;
+no object has more references found than its count (each would be one culeak invented); and the
+paused `for` loops' enumerates, each on its frame's evaluation stack only, are reached from there:
+exactly where the frame saved its stack pointer, confirmed by the balance where it did not; and
+what only a callable the interpreter keeps in C holds (a signal handler, an atexit callback, a
+codec search function, an audit hook, a profile function) is named from a root of that name.
+
+Each test reports every mismatch it finds at once."""
+import harness
+from harness import Failure, check
+
+SCENARIO = "books.py"
+
+
+def address(text):
+    return int(text, 16)
+
+
+def check_target(target, p, symbols):
+    """symbols: the runtime has its symbol table (pyenv's builds), where 3.9-3.11 keep their
+    signal handlers."""
+    truth = p.truth
+    version = truth["version"]
+    doc = harness.culeak_json("balance", *target)
+    problems = []
+    if doc["overcounted_objects"]:
+        problems.append("%d objects with more references found than counted (%d references)"
+                        % (doc["overcounted_objects"], doc["overcounted_references"]))
+    held = {address(x["address"]): x for x in doc["held"]}
+    leaked = held.get(truth["leaked"])
+    if not leaked or leaked["unexplained"] != truth["leaked_unexplained"] or leaked["held_by"]:
+        problems.append("the leaked list %s: %r, want held with %d references not explained" % (
+            hex(truth["leaked"]), leaked, truth["leaked_unexplained"]))
+    asked = [truth["marked"], truth["in_leaked"]] + list(truth["enumerate"].values()) + \
+        list(truth["named"].values())
+    refs = harness.culeak_json("refs", *target, *sum((["--addr", hex(a)] for a in asked), []))
+    got = {address(o["address"]): o for o in refs["objects"]}
+    marked = got.get(truth["marked"], {})
+    if marked.get("unexplained") != truth["marked_unexplained"]:
+        problems.append("marked: %r references not explained, the process counts %d" % (
+            marked.get("unexplained"), truth["marked_unexplained"]))
+    inner = got.get(truth["in_leaked"], {})
+    if inner.get("reachable") is not False or "held from C" not in (inner.get("unreached") or ""):
+        problems.append("the leaked list's Marker: %r, want held from C" % inner)
+    # A frame saves its stack pointer when it calls Python code (3.11+: loop() calling serve())
+    # or, on 3.14, C code (worker() blocked in lock.acquire()); else the balance confirms the
+    # word culeak reads there: `.<stack[0]?>`.
+    for gen, frame, saved in [("gen", "<thread main: loop() at books.py", version >= [3, 11]),
+                              ("gen_worker", "<thread worker: worker() at books.py",
+                               version >= [3, 14])]:
+        paths = got.get(truth["enumerate"][gen], {}).get("paths") or [""]
+        want = ".<stack[0]>" if saved else ".<stack[0]?>"
+        if not paths[0].startswith(frame) or not paths[0].endswith(want):
+            problems.append("%s's enumerate: paths %r, want %s...%s" % (gen, paths, frame, want))
+    # roots for what the interpreter keeps in C; where culeak reads none (3.9-3.11 keep signal
+    # handlers in a static array whose symbol a stripped build lacks, 3.9 atexit's callbacks
+    # in its module's state) the object is still held from C, never garbage
+    read_from = {"<atexit callback 0>": [3, 10]}
+    if not symbols:
+        read_from["<signal SIGUSR1>"] = [3, 12]
+    for root, a in sorted(truth["named"].items()):
+        o = got.get(a, {})
+        paths = o.get("paths") or [""]
+        # its place among atexit's callbacks is the process's (3.14: a list of (func, args,
+        # kwargs), named <atexit callbacks>)
+        prefix = "<atexit callback" if root.startswith("<atexit") else root
+        if version >= read_from.get(root, [3, 9]):
+            if not paths[0].startswith(prefix):
+                problems.append("a Marker only %s holds: paths %r" % (root, paths))
+        elif "held from C" not in (o.get("unreached") or ""):
+            problems.append("a Marker only %s holds: %r, want held from C" % (root, o))
+    mine = {address(a) for a in doc["garbage_objects"]}
+    theirs = set(p.ask({"collect": True})["garbage"])
+    for a in sorted(theirs - mine):
+        problems.append("gc.garbage has %s, culeak does not: %s" % (
+            hex(a), p.ask({"describe": a})["describe"]))
+    for a in sorted(mine - theirs):
+        problems.append("culeak calls %s garbage, gc.garbage does not have it" % hex(a))
+    if problems:
+        raise Failure("%d problems (%d garbage objects in gc.garbage):\n%s" % (
+            len(problems), len(theirs), "\n".join(problems)))
+
+
+def live(name, python):
+    def test():
+        with harness.Process(python, SCENARIO, stdin=True) as p:
+            check_target(["--pid", p.pid], p, name.startswith("pyenv"))
+    return test
+
+
+def gcore(name, python):
+    def test():
+        with harness.tempdir() as d, harness.Process(python, SCENARIO, stdin=True) as p:
+            check_target(["--core", harness.gcore(p.pid, d)] + harness.sysroot_args(python), p,
+                         name.startswith("pyenv"))
+    return test
+
+
+def tests():
+    pythons = harness.interpreters()
+    for name, python in pythons:
+        yield "%s:live" % name, live(name, python), *(("full",) if name == "trixie-3.13" else ())
+    yield "pyenv-3.9:gcore", gcore("pyenv-3.9", dict(pythons)["pyenv-3.9"])
+    yield "sid-3.14:gcore", gcore("sid-3.14", dict(pythons)["sid-3.14"])

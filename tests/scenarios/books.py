@@ -1,0 +1,141 @@
+"""Scenario: the books balance (issue 41). Objects whose holders only reference counts tell:
+
+  garbage   reference cycles no one holds (gc is disabled): gc.collect() would free them
+  leaked    a list whose only reference is one Py_IncRef left over (held from C), with a Marker
+            and a bytearray in it
+  marked    a Marker held by a global and by one leaked reference
+  named     Markers each held only by a callable the interpreter keeps in C: a signal handler,
+            an atexit callback, a codec search function, an audit hook, a profile function
+  the batch loops: `for step, batch in enumerate(gen()):` in loop(), paused in serve(), and the
+            same in thread worker, blocked in a C call (lock.acquire()): each enumerate object
+            is on its frame's evaluation stack only
+
+Prints one JSON line of ground truth from inside, then READY, and serves requests on stdin:
+  {"pid", "version": [3, minor], "leaked": id, "leaked_unexplained", "in_leaked": id, "marked": id,
+   "marked_unexplained", "enumerate": {"gen": id, "gen_worker": id}, "batch": id,
+   "named": {root: id},
+   "garbage_cycles": [ids]}
+  where X_unexplained is sys.getrefcount(X) - 1 less the referrers gc.get_referrers finds.
+  {"collect": true} -> {"garbage": [ids]}: gc.set_debug(gc.DEBUG_SAVEALL); gc.collect(); the ids
+  of gc.garbage, what CPython's own collector finds unreachable.
+  {"describe": id} -> {"describe": repr of that object of gc.garbage, or null}"""
+import atexit
+import codecs
+import ctypes
+import gc
+import json
+import os
+import signal
+import sys
+import threading
+
+gc.disable()
+incref = ctypes.pythonapi.Py_IncRef
+incref.argtypes = [ctypes.py_object]
+
+
+class Marker:
+    pass
+
+
+class Node:
+    def __init__(self, n):
+        self.payload = [Marker() for _ in range(n)]
+        self.other = None
+
+
+def cycle(n):
+    a, b = Node(n), Node(n)
+    a.other, b.other = b, a
+    return id(a)
+
+
+garbage_cycles = [cycle(3), cycle(5)]
+
+
+# References no GC-tracked referrer explains, as CPython counts them: sys.getrefcount less its
+# argument, less the referrers gc.get_referrers finds (the module's dict, for a global). Inline at
+# module level: a function's frame (3.9/3.10: and its caller's stack) would hold more.
+leaked = [Marker(), bytearray(4096)]
+incref(leaked)
+leaked_unexplained = sys.getrefcount(leaked) - 1 - len(gc.get_referrers(leaked))
+leaked_id, in_leaked = id(leaked), id(leaked[0])
+del leaked   # a reference and its referrer, the module's dict, go together
+
+marked = Marker()
+incref(marked)
+marked_unexplained = sys.getrefcount(marked) - 1 - len(gc.get_referrers(marked))
+
+
+def held_only_by(register):
+    """A Marker that only a callable the interpreter keeps in C holds (its default argument),
+    the callable registered by register and held nowhere else."""
+    m = Marker()
+    register(lambda *args, held=m: None)
+    return id(m)
+
+
+# what the interpreter holds in C for the program: each root names a Marker held only there
+named = {
+    "<signal SIGUSR1>": held_only_by(lambda f: signal.signal(signal.SIGUSR1, f)),
+    "<atexit callback 0>": held_only_by(atexit.register),
+    "<codec search functions>": held_only_by(codecs.register),
+    "<audit hooks>": held_only_by(sys.addaudithook),
+    "<thread main: sys.setprofile function>": held_only_by(sys.setprofile),
+}
+
+
+def gen():
+    while True:
+        yield [Marker()]
+
+
+def gen_worker():
+    while True:
+        yield [Marker()]
+
+
+blocker = threading.Lock()
+blocker.acquire()
+started = threading.Event()
+
+
+def worker():
+    for step, batch in enumerate(gen_worker()):
+        started.set()
+        blocker.acquire()   # blocks in C: the frame saves no stack pointer before 3.14
+
+
+threading.Thread(target=worker, name="worker", daemon=True).start()
+started.wait()
+
+
+def serve(truth):
+    if truth:
+        truth["enumerate"] = {gc.get_referents(o)[0].__name__: id(o)
+                              for o in gc.get_objects() if type(o) is enumerate}
+        print(json.dumps(truth), flush=True)
+        print("READY", flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("collect"):
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            print(json.dumps({"garbage": [id(o) for o in gc.garbage]}), flush=True)
+        elif "describe" in request:   # what a garbage object is, for a failing test to say
+            found = [o for o in gc.garbage if id(o) == request["describe"]]
+            print(json.dumps({"describe": repr(found[0])[:300] if found else None}), flush=True)
+        else:
+            print(json.dumps({"unknown": request}), flush=True)
+
+
+def loop():
+    for step, batch in enumerate(gen()):
+        serve({"pid": os.getpid(), "version": list(sys.version_info[:2]), "leaked": leaked_id, "leaked_unexplained": leaked_unexplained,
+               "in_leaked": in_leaked, "marked": id(marked),
+               "marked_unexplained": marked_unexplained, "batch": id(batch), "named": named,
+               "garbage_cycles": garbage_cycles})
+        return
+
+
+loop()
