@@ -61,6 +61,12 @@ static const struct py_books_rule rules[] = {
      "`.<stack[i]?>`, only when it points at an object no root reaches whose count has a "
      "reference nothing else explains",
      "Python/ceval.c: _PyFrame_SetStackPointer, f_stackdepth, f_stacktop"},
+    {9, 99,
+     "a C type culeak has no reader for holds what its tp_traverse visits, in its own memory: "
+     "a word that is no member, dict or weak-reference slot is a reference, printed "
+     "`.<Type+offset?>`, only when it points at an object no root reaches whose count has a "
+     "reference nothing else explains",
+     "Include/cpython/object.h: PyTypeObject tp_traverse, tp_members"},
     {11, 99,
      "a frame's f_globals and f_builtins are borrowed: no edge",
      "Include/internal/pycore_frame.h: _PyInterpreterFrame"},

@@ -702,42 +702,124 @@ static void expand(struct py_heap *h, struct cl_progress *progress, uint32_t fro
     }
 }
 
-/* The running frames' stack words the balance confirms become edges from their frames' roots:
- * words that point at an object no root reaches, with a reference its count holds and nothing
- * else explains. What only they reach is then reachable, by the shortest chains from them. A
- * word the balance refuses (stale, or explained already) is no edge, and neither is one to an
- * object a root reaches: a stale word may point at anything, and an object held from C as well
- * as by a root must not have its unexplained reference taken by it. */
-static void confirm_inferred(struct py_heap *h)
+/* Nodes no root reached, now reached from a root by a confirmed word, and what they reach. */
+struct promotion {
+    uint32_t *queue;
+    size_t tail, cap;
+};
+
+/* Takes a word that may be a reference to node i, from root by the root edge (edge, payload),
+ * when the balance confirms it: i is no root's yet and its count holds a reference nothing else
+ * explains. Then i is reached from root, queued for what it reaches. */
+static void confirm_word(struct py_heap *h, struct promotion *p, uint32_t root, uint32_t i,
+                         enum py_edge edge, uint64_t payload)
 {
-    uint32_t *queue = NULL;
-    size_t tail = 0, cap = 0;
-    for (size_t k = 0; k < h->ninferred; k++) {
-        const struct py_inferred *c = &h->inferred[k];
-        uint32_t i = py_heap_find(h, c->addr), re;
-        struct heap_sink sink = {h, PY_NO_NODE, c->root};
-        if (i == PY_NO_NODE || py_node_reachable(h, i) || !py_books_confirm(h, i) ||
-            (re = add_root_edge(h, &sink, i, PY_E_STACK, c->payload)) == PY_NO_EDGE ||
-            !CL_VEC_RESERVE(queue, tail, cap))
-            continue;
-        h->nodes[i].root = c->root;
-        h->nodes[i].parent = PY_NO_NODE;
-        h->nodes[i].via = re;
-        queue[tail++] = i;
-    }
-    for (size_t head = 0; head < tail; head++) {
-        uint32_t i = queue[head];
+    struct heap_sink sink = {h, PY_NO_NODE, root};
+    uint32_t re;
+    if (i == PY_NO_NODE || root == PY_NO_NODE || py_node_reachable(h, i) ||
+        !py_books_confirm(h, i) || (re = add_root_edge(h, &sink, i, edge, payload)) == PY_NO_EDGE ||
+        !CL_VEC_RESERVE(p->queue, p->tail, p->cap))
+        return;
+    h->nodes[i].root = root;
+    h->nodes[i].parent = PY_NO_NODE;
+    h->nodes[i].via = re;
+    p->queue[p->tail++] = i;
+}
+
+/* What the confirmed words reach that no root did, by the shortest chains from them. */
+static void promote(struct py_heap *h, struct promotion *p)
+{
+    for (size_t head = 0; head < p->tail; head++) {
+        uint32_t i = p->queue[head];
         h->npromoted++;
-        for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
-            uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
-            if (d == PY_NO_NODE || py_node_reachable(h, d) || !CL_VEC_RESERVE(queue, tail, cap))
+        for (uint32_t k = 0, m = py_node_nedges(h, i); k < m; k++) {
+            uint32_t e = py_node_edge(h, i, k), d = py_edge_dst(h, e);
+            if (d == PY_NO_NODE || py_node_reachable(h, d) ||
+                !CL_VEC_RESERVE(p->queue, p->tail, p->cap))
                 continue;
             h->nodes[d] = (struct py_node){
                 h->nodes[d].addr, i, h->nodes[i].root, h->nodes[d].type, h->nodes[d].tracked, e};
-            queue[tail++] = d;
+            p->queue[p->tail++] = d;
         }
     }
-    free(queue);
+    free(p->queue);
+    *p = (struct promotion){0};
+}
+
+/* The running frames' stack words the balance confirms become edges from their frames' roots
+ * (confirm_word). A word the balance refuses (stale, or explained already) is no edge, and
+ * neither is one to an object a root reaches: a stale word may point at anything, and an
+ * object held from C as well as by a root must not have its unexplained reference taken. */
+static void confirm_inferred(struct py_heap *h)
+{
+    struct promotion p = {0};
+    for (size_t k = 0; k < h->ninferred; k++) {
+        const struct py_inferred *c = &h->inferred[k];
+        confirm_word(h, &p, c->root, py_heap_find(h, c->addr), PY_E_STACK, c->payload);
+    }
+    promote(h, &p);
+}
+
+#define OPAQUE_WORDS 64 /* of an object's first 512 bytes, the words scanned */
+
+/* The words of ty's instances that no reader reads, as a mask (bit k: the word at 8k): past
+ * the header (and ob_size), not a member, nor the dict or weak-reference slot. Empty for the
+ * families culeak reads and for a class statement's instances, whose every word is one of
+ * those; C types' own fields are the rest. Computed once a type. */
+static uint64_t opaque_words(struct py_objects *o, struct py_type *ty)
+{
+    if (ty->opaque_known)
+        return ty->opaque_mask;
+    ty->opaque_known = true;
+    ty->opaque_mask = 0;
+    if (ty->family != PY_F_OBJECT && ty->family != PY_F_OTHER)
+        return 0;
+    int64_t words = ty->basicsize / 8 < OPAQUE_WORDS ? ty->basicsize / 8 : OPAQUE_WORDS;
+    for (int64_t k = ty->itemsize ? 3 : 2; k < words; k++)
+        ty->opaque_mask |= 1ull << k;
+    int n;
+    const struct py_member *m = py_type_slots(o, ty, &n);
+    for (int k = 0; k < n; k++)
+        if (m[k].offset % 8 == 0 && m[k].offset / 8 < OPAQUE_WORDS)
+            ty->opaque_mask &= ~(1ull << (m[k].offset / 8));
+    int64_t read[] = {ty->dictoffset, ty->weaklistoffset};
+    for (size_t k = 0; k < 2; k++)
+        if (read[k] > 0 && read[k] % 8 == 0 && read[k] / 8 < OPAQUE_WORDS)
+            ty->opaque_mask &= ~(1ull << (read[k] / 8));
+    return ty->opaque_mask;
+}
+
+/* The words of objects of C types culeak has no reader for (opaque_words), in objects a root
+ * reaches: each may be a reference, and one the balance confirms (confirm_word) is an edge from
+ * a root named after the object and the word: `path.<Type+off?>`. So what such an object alone
+ * holds, found on the GC lists, is named through it; a freed or stale word, pointing at no
+ * object or at one whose count is explained, makes no holder. */
+static void confirm_opaque_words(struct py_heap *h)
+{
+    struct py_objects *o = &h->objects;
+    struct promotion p = {0};
+    char path[2048], root[2200];
+    for (uint32_t i = 0; i < h->n; i++) {
+        struct py_type *ty = py_node_type(h, i);
+        uint64_t mask = py_node_reachable(h, i) ? opaque_words(o, ty) : 0, words[OPAQUE_WORDS];
+        if (!mask ||
+            cl_read(o->rt->t, h->nodes[i].addr, words,
+                    (size_t)ty->basicsize < sizeof words ? (size_t)ty->basicsize : sizeof words))
+            continue;
+        for (unsigned k = 2; k < OPAQUE_WORDS && mask >> k; k++) {
+            uint32_t j = mask >> k & 1 ? py_heap_find(h, words[k]) : PY_NO_NODE;
+            if (j == PY_NO_NODE || py_node_reachable(h, j) || h->books.unexplained[j] <= 0 ||
+                h->books.unexplained[j] == PY_UNBALANCED || !py_heap_path(h, i, path, sizeof path))
+                continue;
+            snprintf(root, sizeof root, "%s.<%s+%u?>", path, ty->name, 8 * k);
+            uint32_t r =
+                h->nodes[i].root == PY_NO_NODE
+                    ? PY_NO_NODE
+                    : add_root(h, root, (enum py_root_kind)h->root_kinds[h->nodes[i].root]);
+            confirm_word(h, &p, r, j, PY_E_SELF, 0);
+        }
+    }
+    promote(h, &p);
 }
 
 /* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
@@ -801,8 +883,10 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
             h->nodes[t].via = (uint32_t)h->edges.n + h->nodes[t].parent;
     }
     bool counted = h->n && py_books_count(h);
-    if (counted)
+    if (counted) {
         confirm_inferred(h);
+        confirm_opaque_words(h);
+    }
     if (!counted || !py_books_split(h))
         cl_note_add(&h->warnings, "out of memory balancing reference counts: nothing no root "
                                   "reaches is called garbage");

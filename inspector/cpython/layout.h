@@ -112,7 +112,8 @@ struct py_layout {
 #define PY_GC_GENERATIONS 3 /* NUM_GENERATIONS, then the permanent generation's list */
     /* PyTypeObject / PyHeapTypeObject */
     uint16_t tp_name, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
-        tp_dictoffset, tp_bases, tp_mro, tp_subclasses, ht_cached_keys, ht_qualname;
+        tp_weaklistoffset, tp_dictoffset, tp_bases, tp_mro, tp_subclasses, ht_cached_keys,
+        ht_qualname, ht_name, ht_slots, ht_module;
     /* containers */
     uint16_t tuple_items;
     uint16_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;

@@ -16,7 +16,7 @@
 /* Fields that are the same in every supported version. */
 #define COMMON_TYPE                                                                               \
     .tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
-    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_bases = 336, .tp_mro = 344,         \
+    .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_weaklistoffset = 208, .tp_bases = 336, .tp_mro = 344,         \
     .tp_subclasses = 360,                                                                         \
     .gc_generation_size = 24, .gc_head_size = 16, .bytes_data = 32, .ts_next = 8,                 \
     .ts_interp = 16, .lru_cache = 72, .lru_func = 88,                                             \
@@ -113,7 +113,8 @@ static const struct py_layout py39 = {
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
     .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
     .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N,
-    .ht_cached_keys = 864, .ht_qualname = 856,
+    .ht_cached_keys = 864, .ht_qualname = 856, .ht_name = 840, .ht_slots = 848,
+    .ht_module = 872,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
     .dk_indices = 40, .dv_values = N, .dv_valid = N,
     .fn_globals = 24, .fn_code = 16, .fn_defaults = 32, .fn_kwdefaults = 40, .fn_closure = 48,
@@ -162,7 +163,8 @@ static const struct py_layout py310 = {
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
     .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
     .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N,
-    .ht_cached_keys = 872, .ht_qualname = 864,
+    .ht_cached_keys = 872, .ht_qualname = 864, .ht_name = 848, .ht_slots = 856,
+    .ht_module = 880,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
     .dk_indices = 40, .dv_values = N, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
@@ -212,7 +214,8 @@ static const struct py_layout py311 = {
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
     .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
     .co_linetable = 136, .co_code_adaptive = 184, .co_code = 152, .co_exceptiontable = 40,
-    .ht_cached_keys = 872, .ht_qualname = 864,
+    .ht_cached_keys = 872, .ht_qualname = 864, .ht_name = 848, .ht_slots = 856,
+    .ht_module = 880,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
     .dk_indices = 32, .dv_values = 0, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
@@ -264,7 +267,8 @@ static const struct py_layout py312 = {
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
     .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
     .co_linetable = 136, .co_code_adaptive = 192, .co_code = N, .co_exceptiontable = 40,
-    .ht_cached_keys = 880, .ht_qualname = 872,
+    .ht_cached_keys = 880, .ht_qualname = 872, .ht_name = 856, .ht_slots = 864,
+    .ht_module = 888,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
     .dk_indices = 32, .dv_values = 0, .dv_valid = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
@@ -315,7 +319,8 @@ static const struct py_layout py312 = {
     .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,                          \
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,       \
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,       \
-    .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                 \
+    .ht_qualname = 872, .ht_name = 856, .ht_slots = 864, .ht_module = 888,                         \
+    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                                     \
     .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,             \
     .fn_globals = 16,                                                                              \
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,        \
@@ -382,7 +387,8 @@ static const struct py_layout py314 = {
     .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,
-    .ht_qualname = 872, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
+    .ht_qualname = 872, .ht_name = 856, .ht_slots = 864, .ht_module = 888,
+    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
     .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,
     .fn_globals = 16,
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,

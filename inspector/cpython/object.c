@@ -175,6 +175,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
         cl_read(t, addr + l->tp_basicsize, &ty.basicsize, sizeof ty.basicsize) ||
         cl_read(t, addr + l->tp_itemsize, &ty.itemsize, sizeof ty.itemsize) ||
         cl_read(t, addr + l->tp_dictoffset, &ty.dictoffset, sizeof ty.dictoffset) ||
+        cl_read(t, addr + l->tp_weaklistoffset, &ty.weaklistoffset, sizeof ty.weaklistoffset) ||
         cl_read_u64(t, addr + l->tp_members, &ty.members) ||
         cl_read_u64(t, addr + l->tp_dict, &ty.dict))
         return NULL;

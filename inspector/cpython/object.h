@@ -21,7 +21,7 @@ struct py_type {
     uint64_t addr;
     uint32_t index;            /* in py_objects.types */
     uint64_t flags;
-    int64_t basicsize, itemsize, dictoffset;
+    int64_t basicsize, itemsize, dictoffset, weaklistoffset;
     uint64_t members;          /* tp_members */
     uint64_t dict;             /* tp_dict */
     enum py_family family;     /* of the nearest builtin base */
@@ -30,6 +30,8 @@ struct py_type {
     struct py_member *slots;   /* object members along the base chain, computed on first use */
     int nslots;                /* -1 until computed */
     int8_t nn_module;          /* derives from torch.nn.Module: -1 until known, then 0 or 1 */
+    bool opaque_known;         /* opaque_mask computed (cpython/heap.c) */
+    uint64_t opaque_mask;      /* the words of its instances no reader reads, bit k at 8k */
 };
 
 #define PY_SHARED_KEYS_KEPT 64 /* 3.11+ share at most 30 keys (SHARED_KEYS_MAX_SIZE) */

@@ -207,7 +207,8 @@ static bool emit_item(void *arg, uint64_t key, uint64_t value)
 }
 
 /* A heap type's own references that are fields of every type: its base (a static type borrows
- * its own), and the keys its instances' dicts share, counted here once (ht_cached_keys). */
+ * its own), its names, __slots__ and module (PyType_FromModuleAndSpec's), and the keys its
+ * instances' dicts share, counted here once (ht_cached_keys). */
 static void emit_type_fields(struct py_emitter *e, uint64_t type)
 {
     struct py_objects *o = e->o;
@@ -217,6 +218,10 @@ static void emit_type_fields(struct py_emitter *e, uint64_t type)
         return;
     }
     emit_named(e, type + l->tp_base, ".__base__");
+    emit_named(e, type + l->ht_name, ".__name__");
+    emit_named(e, type + l->ht_qualname, ".__qualname__");
+    emit_named(e, type + l->ht_slots, ".__slots__");
+    emit_named(e, type + l->ht_module, ".<module>");
     uint32_t n = 0;
     uint64_t keys = py_word(o, type + l->ht_cached_keys);
     const uint64_t *key = keys ? shared_keys(o, keys, &n) : NULL;

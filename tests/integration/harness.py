@@ -379,8 +379,8 @@ def check_steps(node):
 
 
 SCHEMAS = os.path.join(ROOT, "docs", "schemas")
-SCHEMA_COMMANDS = ("info", "objects", "refs", "tensors", "summary", "blocks", "snapshot", "diff",
-                   "merge")
+SCHEMA_COMMANDS = ("info", "objects", "balance", "refs", "tensors", "summary", "blocks", "snapshot",
+                   "diff", "merge")
 _validators = {}
 
 

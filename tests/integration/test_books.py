@@ -7,7 +7,9 @@ no object has more references found than its count (each would be one culeak inv
 paused `for` loops' enumerates, each on its frame's evaluation stack only, are reached from there:
 exactly where the frame saved its stack pointer, confirmed by the balance where it did not; and
 what only a callable the interpreter keeps in C holds (a signal handler, an atexit callback, a
-codec search function, an audit hook, a profile function) is named from a root of that name.
+codec search function, an audit hook, a profile function) is named from a root of that name;
+what only a C struct's field no reader knows holds is named through it, inferred, where the
+balance confirms the word, and a freed object's address in such memory makes no holder.
 
 Each test reports every mismatch it finds at once."""
 import harness
@@ -35,8 +37,8 @@ def check_target(target, p, symbols):
     if not leaked or leaked["unexplained"] != truth["leaked_unexplained"] or leaked["held_by"]:
         problems.append("the leaked list %s: %r, want held with %d references not explained" % (
             hex(truth["leaked"]), leaked, truth["leaked_unexplained"]))
-    asked = [truth["marked"], truth["in_leaked"]] + list(truth["enumerate"].values()) + \
-        list(truth["named"].values())
+    asked = [truth["marked"], truth["in_leaked"], truth["in_pickler"], truth["freed"]] + \
+        list(truth["enumerate"].values()) + list(truth["named"].values())
     refs = harness.culeak_json("refs", *target, *sum((["--addr", hex(a)] for a in asked), []))
     got = {address(o["address"]): o for o in refs["objects"]}
     marked = got.get(truth["marked"], {})
@@ -73,6 +75,16 @@ def check_target(target, p, symbols):
                 problems.append("a Marker only %s holds: paths %r" % (root, paths))
         elif "held from C" not in (o.get("unreached") or ""):
             problems.append("a Marker only %s holds: %r, want held from C" % (root, o))
+    # a word of a C struct no reader knows, which the balance confirms; and a freed object's
+    # address in an extension object's memory, of which no holder is made
+    paths = got.get(truth["in_pickler"], {}).get("paths") or [""]
+    if not paths[0].startswith("__main__.pickler.<_pickle.Pickler+") or \
+            not paths[0].endswith("?>.__self__.payload"):
+        problems.append("the pickler's Marker: paths %r, want __main__.pickler.<_pickle.Pickler+"
+                        "N?>.__self__.payload" % paths)
+    if any("stale" in p for p in got.get(truth["freed"], {}).get("paths") or []):
+        problems.append("a holder was made of the freed address in __main__.stale: %r" %
+                        got[truth["freed"]])
     mine = {address(a) for a in doc["garbage_objects"]}
     theirs = set(p.ask({"collect": True})["garbage"])
     for a in sorted(theirs - mine):

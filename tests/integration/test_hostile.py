@@ -149,7 +149,17 @@ def unreadable_frames():
             path = kept["paths"][0]
             check(path.startswith("<thread worker: %s() at corrupt_frames.py:" % p.truth["caller"])
                   and path.endswith(">.kept"), "%s: path %r" % (name, path))
-            check(not lost["reachable"], "%s: the damaged frame's local reached: %r" % (name, lost))
+            # 3.9/3.10 keep a call's arguments on the caller's evaluation stack too, which
+            # culeak reads (inferred, confirmed by the balance): `lost` is reached from there,
+            # never from the damaged frame. 3.11+ move them into the callee's frame.
+            stack = "<thread worker: %s() at corrupt_frames.py:" % p.truth["caller"]
+            if name in ("pyenv-3.9", "pyenv-3.10"):
+                check(lost["paths"] and all(q.startswith(stack) and q.endswith("?>")
+                                            for q in lost["paths"]),
+                      "%s: the damaged frame's local: %r, want its caller's stack" % (name, lost))
+            else:
+                check(not lost["reachable"], "%s: the damaged frame's local reached: %r" % (
+                    name, lost))
 
 
 def tests():

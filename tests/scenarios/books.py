@@ -6,6 +6,8 @@
   marked    a Marker held by a global and by one leaked reference
   named     Markers each held only by a callable the interpreter keeps in C: a signal handler,
             an atexit callback, a codec search function, an audit hook, a profile function
+  pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
+            write method); stale, a ctypes array holding a freed object's address
   the batch loops: `for step, batch in enumerate(gen()):` in loop(), paused in serve(), and the
             same in thread worker, blocked in a C call (lock.acquire()): each enumerate object
             is on its frame's evaluation stack only
@@ -13,14 +15,14 @@
 Prints one JSON line of ground truth from inside, then READY, and serves requests on stdin:
   {"pid", "version": [3, minor], "leaked": id, "leaked_unexplained", "in_leaked": id, "marked": id,
    "marked_unexplained", "enumerate": {"gen": id, "gen_worker": id}, "batch": id,
-   "named": {root: id},
-   "garbage_cycles": [ids]}
+   "named": {root: id}, "in_pickler": id, "freed": address, "garbage_cycles": [ids]}
   where X_unexplained is sys.getrefcount(X) - 1 less the referrers gc.get_referrers finds.
   {"collect": true} -> {"garbage": [ids]}: gc.set_debug(gc.DEBUG_SAVEALL); gc.collect(); the ids
   of gc.garbage, what CPython's own collector finds unreachable.
   {"describe": id} -> {"describe": repr of that object of gc.garbage, or null}"""
 import atexit
 import codecs
+import _pickle
 import ctypes
 import gc
 import json
@@ -85,6 +87,28 @@ named = {
 }
 
 
+class Sink:
+    def write(self, data):
+        pass
+
+
+# a Marker held only through a C type's own field, which culeak has no reader for: the pickler
+# keeps its file's bound write method in its struct
+sink = Sink()
+sink.payload = Marker()
+pickler = _pickle.Pickler(sink)
+in_pickler = id(sink.payload)
+del sink
+
+# a freed object's address left in an extension object's own memory (a ctypes array keeps a
+# small buffer inline): no holder may be made of it. A tuple of 37 items: a size class nothing
+# else here allocates from, so no object takes the address over.
+freed = tuple(range(1000, 1037))
+freed_id = id(freed)
+del freed
+stale = (ctypes.c_uint64 * 2)(freed_id, freed_id)
+
+
 def gen():
     while True:
         yield [Marker()]
@@ -134,6 +158,7 @@ def loop():
         serve({"pid": os.getpid(), "version": list(sys.version_info[:2]), "leaked": leaked_id, "leaked_unexplained": leaked_unexplained,
                "in_leaked": in_leaked, "marked": id(marked),
                "marked_unexplained": marked_unexplained, "batch": id(batch), "named": named,
+               "in_pickler": in_pickler, "freed": freed_id,
                "garbage_cycles": garbage_cycles})
         return
 

@@ -182,7 +182,7 @@ static inline uint64_t pf_type(struct pf *p, const char *name, int64_t basicsize
                                uint64_t flags, enum py_family family)
 {
     const struct py_layout *l = p->l;
-    uint64_t a = pf_object(p, p->t_type, l->ht_cached_keys + 8, 0, PF_REACHABLE, name);
+    uint64_t a = pf_object(p, p->t_type, l->ht_module + 8, 0, PF_REACHABLE, name);
     if (!p->t_type)   /* `type` itself: its own type */
         pf_put64(a + l->ob_type, p->t_type = a);
     pf_put64(a + l->tp_name, pf_cstr(p, name));
@@ -356,7 +356,7 @@ static inline void pf_build_types(struct pf *p)
     const struct py_layout *l = p->l;
     const uint64_t gc = PY_TPFLAGS_HAVE_GC;
     /* type's instances keep their namespace at tp_dict (PyType_Type.tp_dictoffset) */
-    pf_type(p, "type", l->ht_cached_keys + 8, 40, gc | PY_TPFLAGS_TYPE_SUBCLASS, PY_F_TYPE);
+    pf_type(p, "type", l->ht_module + 8, 40, gc | PY_TPFLAGS_TYPE_SUBCLASS, PY_F_TYPE);
     pf_put64(p->t_type + l->tp_dictoffset, l->tp_dict);
     p->t_object = pf_type(p, "object", 16, 0, 0, PY_F_OBJECT);
     pf_put64(p->t_type + l->tp_base, p->t_object);
@@ -382,7 +382,7 @@ static inline void pf_build_types(struct pf *p)
 static inline void pf_build_class(struct pf *p)
 {
     const struct py_layout *l = p->l;
-    uint64_t a = pf_object(p, p->t_type, l->ht_cached_keys + 8, 1, PF_REACHABLE, "Foo");
+    uint64_t a = pf_object(p, p->t_type, l->ht_module + 8, 1, PF_REACHABLE, "Foo");
     p->t_foo = a;
     pf_put64(a + l->tp_name, pf_cstr(p, "Foo"));
     pf_put64(a + l->tp_basicsize, 24);
@@ -392,7 +392,7 @@ static inline void pf_build_class(struct pf *p)
     uint64_t k = pf_str(p, "__module__", PF_REACHABLE), v = pf_str(p, "__main__", PF_REACHABLE);
     p->class_dict = pf_dict(p, 1, &k, &v, 0, PF_REACHABLE, "Foo.__dict__", NULL);
     pf_put64(a + l->tp_dict, p->class_dict);
-    pf_put64(a + l->ht_qualname, pf_str(p, "Foo", PF_ABSENT));   /* read for names, no edge */
+    pf_put64(a + l->ht_qualname, pf_str(p, "Foo", PF_REACHABLE));   /* its __qualname__ */
     uint64_t mro[2] = {a, p->t_object};
     pf_put64(a + l->tp_mro, pf_tuple(p, 2, mro, PF_REACHABLE, "Foo.__mro__"));
     pf_put64(a + l->tp_bases, pf_tuple(p, 1, &p->t_object, PF_REACHABLE, "Foo.__bases__"));
@@ -408,7 +408,7 @@ static inline void pf_build_managed(struct pf *p)
     uint64_t flags = PY_TPFLAGS_HEAPTYPE | PY_TPFLAGS_HAVE_GC | PY_TPFLAGS_MANAGED_DICT;
     if (l->dicts == PY_DICT_MANAGED_313)
         flags |= PY_TPFLAGS_INLINE_VALUES;
-    uint64_t a = pf_object(p, p->t_type, l->ht_cached_keys + 8, 1, PF_REACHABLE, "Bar");
+    uint64_t a = pf_object(p, p->t_type, l->ht_module + 8, 1, PF_REACHABLE, "Bar");
     p->t_bar = a;
     pf_put64(a + l->tp_name, pf_cstr(p, "Bar"));
     pf_put64(a + l->tp_basicsize, 16);

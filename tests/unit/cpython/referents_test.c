@@ -87,7 +87,8 @@ static void test_functions_modules_classes(void)
         CU_ASSERT_EQUAL(referents(P.main_mod), 2);
         CU_ASSERT_TRUE(visited_named(&V, P.main_dict, ".__dict__"));
         CU_ASSERT_TRUE(visited_named(&V, P.t_module, ".__class__"));
-        CU_ASSERT_EQUAL(referents(P.t_foo), 5);
+        CU_ASSERT_EQUAL(referents(P.t_foo), 6);
+        CU_ASSERT_TRUE(visited_named(&V, pf_get64(P.t_foo + P.l->ht_qualname), ".__qualname__"));
         CU_ASSERT_TRUE(visited_named(&V, P.t_object, ".__base__"));   /* a heap type's own */
         CU_ASSERT_TRUE(visited_named(&V, P.class_dict, ".__dict__"));
         CU_ASSERT_TRUE(visited_named(&V, pf_get64(P.t_foo + P.l->tp_mro), ".__mro__"));
