@@ -74,9 +74,24 @@ static const struct py_books_rule rules[] = {
      "a stack reference tagged Py_TAG_REFCNT is borrowed (or immortal): uncounted",
      "Include/internal/pycore_stackref.h: Py_TAG_REFCNT"},
     {9, 99,
+     "a split table's keys are held once by the keys object its dicts share: counted from the "
+     "class that keeps it (ht_cached_keys), never from each dict",
+     "Objects/dictobject.c: new_keys_object, dictkeys_decref"},
+    {9, 99,
+     "a static type borrows its tp_base; a heap type holds it, and its names, __slots__ and "
+     "module",
+     "Objects/typeobject.c: type_ready_set_bases, type_dealloc"},
+    {9, 99,
+     "threading.local's per-thread dicts are held by its dict of them; named from the local "
+     "as its __dict__, uncounted",
+     "Modules/_threadmodule.c: localobject, _ldict"},
+    {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
-     "threads' exceptions and dicts) are C references named after what holds them",
-     "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h"},
+     "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
+     "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib) "
+     "are C references, each a root named after what holds it",
+     "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h; "
+     "Modules/signalmodule.c: Handlers"},
 };
 /* clang-format on */
 
