@@ -167,9 +167,12 @@ struct py_layout {
      * whose struct is in lib-dynload/_queue (read off its DWARF with gdb `ptype /o`, like the
      * extension modules below): 3.9-3.12 a list (sq_list), 3.13+ a RingBuf (sq_ring: put_idx,
      * get_idx, items, items_cap, num_items). Each *_size is the type's tp_basicsize, which
-     * object.c checks before it walks one. mc_vcargs is 3.14's vectorcall_args tuple (3.13's
-     * field of that name is a C array of borrowed references, which check-layout cannot tell
-     * apart: test_referents checks it against gc.get_referents). */
+     * object.c checks before it walks one. mc_vcargs and mc_kwnames are 3.14's vectorcall
+     * tuples; 3.13 has fields of those names too, but its vectorcall_args is a C array of
+     * borrowed references and its vectorcall_kwnames is not always set (a word left from a
+     * former object was read there), so neither is read on 3.13, and check-layout, which
+     * cannot tell the two apart, checks neither: test_referents checks them against
+     * gc.get_referents. */
     uint16_t tee_dataobj, tee_size, teedata_it, teedata_numread, teedata_nextlink, teedata_values,
         teedata_size, groupby_it, groupby_keyfunc, groupby_tgtkey, groupby_currkey,
         groupby_currvalue, groupby_size, grouper_parent, grouper_tgtkey, grouper_size,

@@ -287,7 +287,6 @@ static const struct field fields[] = {
     F(mc_name, "methodcallerobject", "name"),
     F(mc_args, "methodcallerobject", "args|xargs"),
     F(mc_kwds, "methodcallerobject", "kwds"),
-    F(mc_kwnames, "methodcallerobject", "vectorcall_kwnames"),
     F(mc_size, "methodcallerobject", NULL),
     F(attrgetter_attr, "attrgetterobject", "attr"),
     F(attrgetter_size, "attrgetterobject", NULL),

@@ -297,7 +297,7 @@ static const struct py_layout py312 = {
     .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
     .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968,        \
     .is_interned = 194328,                                                                         \
-    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = N, .attrgetter_size = 40,    \
+    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = N, .mc_vcargs = N, .attrgetter_size = 40,    \
     .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,                             \
     .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 7960,                     \
     .is_codec_search_cache = 7968, .is_codec_error_registry = 7976, .is_audit_hooks = 10808,       \
