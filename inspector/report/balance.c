@@ -102,7 +102,7 @@ static int balance_rows(struct py_heap *h, size_t top, struct balance_rows *r, s
 }
 
 /* What holds a held row's object, in words. */
-static void held_reason(const struct py_heap *h, const struct held_row *x, char *out, size_t cap)
+static void held_reason(const struct held_row *x, char *out, size_t cap)
 {
     if (x->c_holder)
         snprintf(out, cap, "held by %s", x->c_holder);
@@ -111,7 +111,6 @@ static void held_reason(const struct py_heap *h, const struct held_row *x, char 
     else
         snprintf(out, cap, "%d reference%s not explained", x->unexplained,
                  x->unexplained == 1 ? "" : "s");
-    (void)h;
 }
 
 static void balance_text(FILE *out, struct py_heap *h, const struct balance_rows *r,
@@ -149,7 +148,7 @@ static void balance_text(FILE *out, struct py_heap *h, const struct balance_rows
     for (size_t k = 0; k < r->nheld; k++) {
         const struct held_row *x = &r->held[k];
         cl_bytes_text(size, sizeof size, x->bytes);
-        held_reason(h, x, reason, sizeof reason);
+        held_reason(x, reason, sizeof reason);
         fprintf(out, "%10llu %10s  0x%llx %s: %s\n", (unsigned long long)x->objects, size,
                 (unsigned long long)h->nodes[x->node].addr, py_node_type(h, x->node)->name, reason);
     }
