@@ -73,6 +73,15 @@ static const struct py_books_rule rules[] = {
     {14, 99,
      "a stack reference tagged Py_TAG_REFCNT is borrowed (or immortal): uncounted",
      "Include/internal/pycore_stackref.h: Py_TAG_REFCNT"},
+    {13, 13,
+     "an object's valid inline values are its own references, visited by the object; a "
+     "__dict__ made of them shares them (uncounted) and is a reference the collector does "
+     "not visit: from outside, to gc",
+     "Objects/dictobject.c: PyObject_VisitManagedDict, dict_traverse (values->embedded)"},
+    {9, 99,
+     "a bounded lru cache holds each link twice: in its dict, and in its ring of links "
+     "(root.next, each link's next), counted, not followed",
+     "Modules/_functoolsmodule.c: bounded_lru_cache_wrapper, lru_cache_append_link"},
     {9, 99,
      "a split table's keys are held once by the keys object its dicts share: counted from the "
      "class that keeps it (ht_cached_keys), never from each dict",
@@ -154,6 +163,11 @@ static void count_references(struct py_heap *h)
     for (size_t k = 0; k < h->nroot_edges; k++)
         if (h->root_edges[k].counted)
             found(u, h->root_edges[k].dst);
+    for (size_t k = 0; k < h->nbooks_refs; k++) {
+        uint32_t i = py_heap_find(h, h->books_refs[k]);
+        if (i != PY_NO_NODE)
+            found(u, i);
+    }
     for (size_t k = 0; k < h->nc_refs; k++) {
         uint32_t i = py_heap_find(h, h->c_refs[k].addr);
         if (i != PY_NO_NODE)
@@ -256,13 +270,17 @@ static bool mark_collected(struct py_heap *h)
     }
     bool heap_only = py_books_rule_applies(&rules[RULE_HEAP_TYPE_CLASS], h->objects.rt->l->minor);
     for (uint32_t i = first; i < h->n; i++) {
-        if (h->nodes[i].tracked || !source_counts(h, i))
-            continue;   /* an untracked object's references are from outside */
+        if (!source_counts(h, i))
+            continue;
+        /* an untracked object's references are from outside, and so are those a tracked
+         * one's traverse does not visit */
+        bool tracked = h->nodes[i].tracked;
         for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
             uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
-            bool counted = e < h->edges.n ? !(h->edges.kind[e] & PY_E_UNCOUNTED)
-                                          : !heap_only || py_node_type(h, i)->heap;
-            if (d != PY_NO_NODE && d >= first && counted)
+            uint8_t kind = e < h->edges.n ? h->edges.kind[e] : 0;
+            bool counted =
+                e < h->edges.n ? !(kind & PY_E_UNCOUNTED) : !heap_only || py_node_type(h, i)->heap;
+            if (d != PY_NO_NODE && d >= first && counted && (!tracked || (kind & PY_E_UNTRAVERSED)))
                 outside[d - first]++;
         }
     }
@@ -282,7 +300,9 @@ static bool mark_collected(struct py_heap *h)
     for (uint32_t head = 0; head < tail;) {
         uint32_t i = queue[head++];
         for (uint32_t p = 0, m = py_node_nedges(h, i); p < m; p++) {
-            uint32_t d = py_edge_dst(h, py_node_edge(h, i, p));
+            uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
+            if (e < h->edges.n && (h->edges.kind[e] & PY_E_UNTRAVERSED))
+                continue;   /* the collector does not follow it */
             if (d != PY_NO_NODE && d >= first && b->collected[d - first]) {
                 b->collected[d - first] = 0;
                 queue[tail++] = d;

@@ -29,6 +29,8 @@ enum py_edge {
                          PY_STACK_GENERATOR for a generator's, PY_STACK_INFERRED for one read
                          above a stack pointer the frame did not save; prints ".<stack[i]>"
                          (".<stack[i]?>" when inferred) */
+    PY_E_BOOKS,       /* a reference the books count that is no edge: its target is named
+                         another way (an lru cache's ring of links, which its dict names) */
 };
 
 /* Or'd into an edge's kind by a reader, for the balance (cpython/balance.h): a reference that
@@ -43,7 +45,12 @@ enum py_edge {
  * stack is; the sink keeps it apart, for the balance to confirm (cpython/balance.h), and makes
  * no node of it. */
 #define PY_E_INFERRED 0x20
-#define PY_E_KIND_MASK 0x1f
+/* Or'd likewise: a reference the collector's traverse does not visit, nor gc.collect() follow
+ * (3.13+: an object's materialized __dict__ while its inline values are valid, and that dict's
+ * values, which the object visits); one that holds a count is from outside, to gc. */
+#define PY_E_UNTRAVERSED 0x10
+#define PY_E_KIND_MASK 0x0f
+_Static_assert(PY_E_BOOKS <= PY_E_KIND_MASK, "edge kinds fit below the flags");
 
 #define PY_STACK_GENERATOR (1ull << 32)
 #define PY_STACK_INFERRED (1ull << 33)

@@ -215,6 +215,12 @@ static void heap_edge(void *sink, uint64_t dst, enum py_edge edge, uint64_t payl
     struct py_heap *h = e->h;
     if (!dst)
         return;
+    if ((edge & PY_E_KIND_MASK) == PY_E_BOOKS) {
+        if (e->from != PY_NO_NODE &&
+            CL_VEC_RESERVE(h->books_refs, h->nbooks_refs, h->books_refs_cap))
+            h->books_refs[h->nbooks_refs++] = dst;
+        return;
+    }
     if (edge & PY_E_INFERRED) {
         if (e->from == PY_NO_NODE && e->root != PY_NO_NODE &&
             CL_VEC_RESERVE(h->inferred, h->ninferred, h->inferred_cap))
@@ -760,13 +766,7 @@ static void confirm_inferred(struct py_heap *h)
     promote(h, &p);
 }
 
-#define OPAQUE_WORDS 64 /* of an object's first 512 bytes, the words scanned */
-
-/* The words of ty's instances that no reader reads, as a mask (bit k: the word at 8k): past
- * the header (and ob_size), not a member, nor the dict or weak-reference slot. Empty for the
- * families culeak reads and for a class statement's instances, whose every word is one of
- * those; C types' own fields are the rest. Computed once a type. */
-static uint64_t opaque_words(struct py_objects *o, struct py_type *ty)
+uint64_t py_opaque_words(struct py_objects *o, struct py_type *ty)
 {
     if (ty->opaque_known)
         return ty->opaque_mask;
@@ -774,22 +774,31 @@ static uint64_t opaque_words(struct py_objects *o, struct py_type *ty)
     ty->opaque_mask = 0;
     if (ty->family != PY_F_OBJECT && ty->family != PY_F_OTHER)
         return 0;
-    int64_t words = ty->basicsize / 8 < OPAQUE_WORDS ? ty->basicsize / 8 : OPAQUE_WORDS;
+    int64_t words = ty->basicsize / 8 < PY_OPAQUE_WORDS ? ty->basicsize / 8 : PY_OPAQUE_WORDS;
     for (int64_t k = ty->itemsize ? 3 : 2; k < words; k++)
         ty->opaque_mask |= 1ull << k;
     int n;
     const struct py_member *m = py_type_slots(o, ty, &n);
     for (int k = 0; k < n; k++)
-        if (m[k].offset % 8 == 0 && m[k].offset / 8 < OPAQUE_WORDS)
+        if (m[k].offset % 8 == 0 && m[k].offset / 8 < PY_OPAQUE_WORDS)
             ty->opaque_mask &= ~(1ull << (m[k].offset / 8));
     int64_t read[] = {ty->dictoffset, ty->weaklistoffset};
     for (size_t k = 0; k < 2; k++)
-        if (read[k] > 0 && read[k] % 8 == 0 && read[k] / 8 < OPAQUE_WORDS)
+        if (read[k] > 0 && read[k] % 8 == 0 && read[k] / 8 < PY_OPAQUE_WORDS)
             ty->opaque_mask &= ~(1ull << (read[k] / 8));
     return ty->opaque_mask;
 }
 
-/* The words of objects of C types culeak has no reader for (opaque_words), in objects a root
+bool py_fields_read(struct py_objects *o, struct py_type *ty)
+{
+    if (ty->family != PY_F_TYPE || ty->addr == o->rt->family_type[PY_F_TYPE])
+        return py_opaque_words(o, ty) == 0;
+    /* A metaclass: a class statement's traverses as `type` does; a C one (static, or made with
+     * its module: ht_module) may keep more, as ctypes' keep their types' StgDict or StgInfo. */
+    return ty->heap && !py_word(o, ty->addr + o->rt->l->ht_module);
+}
+
+/* The words of objects of C types culeak has no reader for (py_opaque_words), in objects a root
  * reaches: each may be a reference, and one the balance confirms (confirm_word) is an edge from
  * a root named after the object and the word: `path.<Type+off?>`. So what such an object alone
  * holds, found on the GC lists, is named through it; a freed or stale word, pointing at no
@@ -801,12 +810,13 @@ static void confirm_opaque_words(struct py_heap *h)
     char path[2048], root[2200];
     for (uint32_t i = 0; i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
-        uint64_t mask = py_node_reachable(h, i) ? opaque_words(o, ty) : 0, words[OPAQUE_WORDS];
+        uint64_t mask = py_node_reachable(h, i) ? py_opaque_words(o, ty) : 0,
+                 words[PY_OPAQUE_WORDS];
         if (!mask ||
             cl_read(o->rt->t, h->nodes[i].addr, words,
                     (size_t)ty->basicsize < sizeof words ? (size_t)ty->basicsize : sizeof words))
             continue;
-        for (unsigned k = 2; k < OPAQUE_WORDS && mask >> k; k++) {
+        for (unsigned k = 2; k < PY_OPAQUE_WORDS && mask >> k; k++) {
             uint32_t j = mask >> k & 1 ? py_heap_find(h, words[k]) : PY_NO_NODE;
             if (j == PY_NO_NODE || py_node_reachable(h, j) || h->books.unexplained[j] <= 0 ||
                 h->books.unexplained[j] == PY_UNBALANCED || !py_heap_path(h, i, path, sizeof path))
@@ -930,6 +940,7 @@ void py_heap_free(struct py_heap *h)
     free(h->edges.by_dst_first);
     free(h->root_edges);
     free(h->inferred);
+    free(h->books_refs);
     for (size_t k = 0; k < h->nc_refs; k++)
         free(h->c_refs[k].name);
     free(h->c_refs);

@@ -136,6 +136,8 @@ struct py_heap {
     uint64_t interned;        /* the interned dict (3.12+), whose references count nothing */
     struct py_inferred *inferred;
     size_t ninferred, inferred_cap;
+    uint64_t *books_refs;     /* targets of PY_E_BOOKS references, counted by the balance */
+    size_t nbooks_refs, books_refs_cap;
     uint32_t npromoted;       /* nodes past nreachable that a confirmed stack word reaches */
     struct py_books books;
     size_t books_cap;         /* of books.unexplained, grown with the nodes */
@@ -209,6 +211,18 @@ static inline bool py_node_reachable(const struct py_heap *h, uint32_t i)
 {
     return i < h->nreachable || h->nodes[i].root != PY_NO_NODE;
 }
+
+#define PY_OPAQUE_WORDS 64 /* of an object's first 512 bytes, the words scanned */
+
+/* The words of ty's instances that no reader reads, as a mask (bit k: the word at 8k): past
+ * the header (and ob_size), not a member, nor the dict or weak-reference slot. Empty for the
+ * families culeak reads and for a class statement's instances, whose every word is one of
+ * those; C types' own fields are the rest, which the walk follows only where the balance
+ * confirms a word. Computed once a type. */
+uint64_t py_opaque_words(struct py_objects *o, struct py_type *ty);
+/* Whether culeak reads every field of ty's instances: no opaque words, and no C metaclass
+ * (ctypes' types), whose own traverse the type reader does not know. */
+bool py_fields_read(struct py_objects *o, struct py_type *ty);
 
 /* The node of an object, or PY_NO_NODE. */
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);

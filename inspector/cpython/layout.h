@@ -119,19 +119,28 @@ struct py_layout {
     uint16_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
     uint16_t dv_values; /* PyDictValues.values */
     uint16_t dv_valid; /* 3.13+: PyDictValues.valid: the inline values are in use */
+    uint16_t dv_embedded; /* 3.13+: PyDictValues.embedded: in their object */
+    /* 3.13: the collector visits an object's valid inline values from the object, not from
+     * its materialized __dict__ (3.14 visits the dict, and the dict its values) */
+    bool gc_visits_inline_values;
     /* functions, generators, exceptions */
     uint16_t fn_globals, fn_code, fn_defaults, fn_kwdefaults, fn_closure, fn_dict, fn_module,
         fn_qualname, fn_name, fn_annotations, fn_annotate, fn_typeparams;
-    uint16_t gen_frame, gen_frame_state, gen_iframe;
+    uint16_t fn_doc; /* read as a field since 3.14 made __doc__ no member */
+    uint16_t gen_frame, gen_frame_state, gen_iframe, gen_name, gen_qualname;
+    /* 3.11+: an async generator's finalizer (a coroutine's origin, a generator's nothing);
+     * 3.9/3.10 keep it in the async generator's own struct only, where culeak does not read it */
+    uint16_t gen_origin;
     int8_t gen_completed; /* frame states >= this have no live locals */
     uint16_t exc_traceback, exc_context, exc_cause;
-    uint16_t lru_cache, lru_func, lru_dict;
+    uint16_t lru_cache, lru_func, lru_dict, lru_kwd_mark, lru_elem_type, lru_info_type;
+    uint16_t prop_name; /* 3.10+ */
     /* the same in every supported version, kept here so that every offset is data and checked */
     uint16_t ob_type, ob_size, list_items, dict_keys, dict_values, set_mask, set_table, cell_ref,
-        method_func, method_self, cfunc_self, prop_get, prop_set, prop_del, sm_callable, tb_next,
-        tb_frame, weakref_callback, exc_args, partial_fn, partial_args, partial_kw, lru_elem_key,
-        lru_elem_result, module_dict, deque_leftblock, deque_leftindex, deque_block_data,
-        deque_block_next;
+        method_func, method_self, cfunc_self, cfunc_class, prop_get, prop_set, prop_del,
+        sm_callable, tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args,
+        partial_kw, lru_elem_key, lru_elem_next, lru_elem_result, module_dict, deque_leftblock,
+        deque_leftindex, deque_block_data, deque_block_next;
     uint16_t set_entry_size; /* setentry: key, hash */
     uint16_t member_type, member_offset, member_flags, member_size; /* PyMemberDef (name @0) */
     /* str */
@@ -188,7 +197,7 @@ struct py_layout {
      * the cancellation as a _PyErr_StackItem (ei_* above), 3.11+ as one exception. */
     uint16_t fut_size, fut_loop, fut_callback0, fut_context0, fut_callbacks, fut_exception,
         fut_exception_tb, fut_result, fut_source_tb, fut_cancel_msg, fut_cancelled_exc,
-        fut_cancelled_exc_state;
+        fut_cancelled_exc_state, fut_awaited_by;
     uint16_t task_size, task_fut_waiter, task_coro, task_name, task_context;
     /* TaskStepMethWrapper, TaskWakeupMethWrapper (3.9), _asyncio.FutureIter */
     uint16_t step_size, step_task, step_arg, wakeup_size, wakeup_task, futiter_size, futiter_future;
@@ -199,7 +208,8 @@ struct py_layout {
      * mapping dict holds pysqlite_Nodes) and pysqlite_Statement.sql; 3.11+ cache statements in
      * a functools lru_cache (PY_F_LRU_CACHE). */
     uint16_t sq_conn_size, sq_conn_statement_cache, sq_conn_cursors, sq_conn_blobs,
-        sq_conn_statements, sq_conn_collations, sq_conn_isolation_level;
+        sq_conn_statements, sq_conn_collations, sq_conn_isolation_level,
+        sq_conn_text_factory; /* a member, but a getset in Debian's 3.13.18 and 3.14 */
     uint16_t sq_cache_size, sq_cache_mapping, sq_node_size, sq_node_key, sq_node_data, sq_stmt_size,
         sq_stmt_sql;
     /* Pre-header: bytes in front of a GC object for a managed dict (3.11+). */

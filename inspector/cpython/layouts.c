@@ -23,9 +23,9 @@
     .gen_completed = 1, .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32,           \
     .dict_values = 40,                                                                            \
     .set_mask = 32, .set_table = 40, .cell_ref = 16, .method_func = 16, .method_self = 24,        \
-    .cfunc_self = 24, .prop_get = 16, .prop_set = 24, .prop_del = 32, .sm_callable = 16,          \
+    .cfunc_self = 24, .cfunc_class = 56, .prop_get = 16, .prop_set = 24, .prop_del = 32, .sm_callable = 16,          \
     .tb_next = 16, .tb_frame = 24, .weakref_callback = 24, .exc_args = 24, .partial_fn = 16,      \
-    .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48,              \
+    .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48, .lru_elem_next = 24,              \
     .module_dict = 16, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
     .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24,             \
     .float_value = 16, .set_entry_size = 16, .member_type = 8, .member_offset = 16,             \
@@ -71,7 +71,7 @@
 
 /* _sqlite3 in 3.9 and 3.10 (the same structs; lib-dynload/_sqlite3 of 3.9.18 and 3.10.13). */
 #define SQLITE_39_310                                                                             \
-    .sq_conn_size = 240, .sq_conn_statement_cache = 80, .sq_conn_cursors = 96,                    \
+    .sq_conn_size = 240, .sq_conn_text_factory = 120, .sq_conn_statement_cache = 80, .sq_conn_cursors = 96,                    \
     .sq_conn_blobs = N, .sq_conn_statements = 88, .sq_conn_collations = 152,                      \
     .sq_conn_isolation_level = 48, .sq_cache_size = 64, .sq_cache_mapping = 24,                   \
     .sq_node_size = 56, .sq_node_key = 16, .sq_node_data = 24, .sq_stmt_size = 56,                \
@@ -116,18 +116,19 @@ static const struct py_layout py39 = {
     .ht_cached_keys = 864, .ht_qualname = 856, .ht_name = 840, .ht_slots = 848,
     .ht_module = 872,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
-    .dk_indices = 40, .dv_values = N, .dv_valid = N,
+    .dk_indices = 40, .dv_values = N, .dv_valid = N, .dv_embedded = N,
     .fn_globals = 24, .fn_code = 16, .fn_defaults = 32, .fn_kwdefaults = 40, .fn_closure = 48,
     .fn_dict = 72, .fn_module = 88, .fn_qualname = 104, .fn_name = 64,
-    .fn_annotations = 96, .fn_annotate = N, .fn_typeparams = N,
+    .fn_annotations = 96, .fn_annotate = N, .fn_typeparams = N, .fn_doc = 56,
     .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
-    .lru_dict = 120,
+    .lru_dict = 120, .lru_kwd_mark = N, .lru_elem_type = N, .lru_info_type = 112, .prop_name = N,
+    .gen_name = 48, .gen_qualname = 56, .gen_origin = N,
     .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
     .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_39_310,
     /* lib-dynload/_asyncio of 3.9.18 */
     .fut_size = 144, .fut_exception_tb = N, .fut_result = 56, .fut_source_tb = 64,
-    .fut_cancel_msg = 72, .fut_cancelled_exc = N, .fut_cancelled_exc_state = 112,
+    .fut_cancel_msg = 72, .fut_cancelled_exc = N, .fut_cancelled_exc_state = 112, .fut_awaited_by = N,
     .task_size = 184, .task_fut_waiter = 144, .task_coro = 152, .task_name = 160,
     .task_context = 168, .wakeup_size = 24,
     .managed_dict_offset = 0, .managed_values_offset = 0,
@@ -166,18 +167,19 @@ static const struct py_layout py310 = {
     .ht_cached_keys = 872, .ht_qualname = 864, .ht_name = 848, .ht_slots = 856,
     .ht_module = 880,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
-    .dk_indices = 40, .dv_values = N, .dv_valid = N,
+    .dk_indices = 40, .dv_values = N, .dv_valid = N, .dv_embedded = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
     .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,
-    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = N,
+    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = N, .fn_doc = 80,
     .gen_frame = 16, .gen_frame_state = N, .gen_iframe = N,
-    .lru_dict = 136,
+    .lru_dict = 136, .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128,
+    .prop_name = 48, .gen_name = 40, .gen_qualname = 48, .gen_origin = N,
     .exc_traceback = 32, .exc_context = 40, .exc_cause = 48,
     .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_39_310,
     /* lib-dynload/_asyncio of 3.10.13 */
     .fut_size = 152, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
-    .fut_cancel_msg = 80, .fut_cancelled_exc = N, .fut_cancelled_exc_state = 120,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = N, .fut_cancelled_exc_state = 120, .fut_awaited_by = N,
     .task_size = 192, .task_fut_waiter = 152, .task_coro = 160, .task_name = 168,
     .task_context = 176, .wakeup_size = N,
     .managed_dict_offset = 0, .managed_values_offset = 0,
@@ -217,21 +219,22 @@ static const struct py_layout py311 = {
     .ht_cached_keys = 872, .ht_qualname = 864, .ht_name = 848, .ht_slots = 856,
     .ht_module = 880,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
-    .dk_indices = 32, .dv_values = 0, .dv_valid = N,
+    .dk_indices = 32, .dv_values = 0, .dv_valid = N, .dv_embedded = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
     .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,
-    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = N,
+    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = N, .fn_doc = 80,
     .gen_frame = N, .gen_frame_state = 75, .gen_iframe = 80,
-    .lru_dict = 136,
+    .lru_dict = 136, .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128,
+    .prop_name = 48, .gen_name = 32, .gen_qualname = 40, .gen_origin = 64,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 48, .compact_data = 72, .unicode_legacy_data = 72, .long_tagged = 0,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_311_LATER,
     /* lib-dynload/_asyncio and _sqlite3 of 3.11.7 */
     .fut_size = 128, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
-    .fut_cancel_msg = 80, .fut_cancelled_exc = 120, .fut_cancelled_exc_state = N,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 120, .fut_cancelled_exc_state = N, .fut_awaited_by = N,
     .task_size = 176, .task_fut_waiter = 128, .task_coro = 136, .task_name = 144,
     .task_context = 152, .wakeup_size = N,
-    .sq_conn_size = 216, .sq_conn_statement_cache = 64, .sq_conn_cursors = 72,
+    .sq_conn_size = 216, .sq_conn_text_factory = 104, .sq_conn_statement_cache = 64, .sq_conn_cursors = 72,
     .sq_conn_blobs = 80,
     .managed_dict_offset = -24, .managed_values_offset = -32,
 };
@@ -270,21 +273,22 @@ static const struct py_layout py312 = {
     .ht_cached_keys = 880, .ht_qualname = 872, .ht_name = 856, .ht_slots = 864,
     .ht_module = 888,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
-    .dk_indices = 32, .dv_values = 0, .dv_valid = N,
+    .dk_indices = 32, .dv_values = 0, .dv_valid = N, .dv_embedded = N,
     .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72,
     .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,
-    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = 120,
+    .fn_annotations = 112, .fn_annotate = N, .fn_typeparams = 120, .fn_doc = 80,
     .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72,
-    .lru_dict = 136,
+    .lru_dict = 136, .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128,
+    .prop_name = 48, .gen_name = 24, .gen_qualname = 32, .gen_origin = 56,
     .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, LOCAL_39_312, SQLITE_311_LATER,
     /* lib-dynload/_asyncio and _sqlite3 of 3.12.1 */
     .fut_size = 128, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
-    .fut_cancel_msg = 80, .fut_cancelled_exc = 120, .fut_cancelled_exc_state = N,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 120, .fut_cancelled_exc_state = N, .fut_awaited_by = N,
     .task_size = 176, .task_fut_waiter = 128, .task_coro = 136, .task_name = 144,
     .task_context = 152, .wakeup_size = N,
-    .sq_conn_size = 224, .sq_conn_statement_cache = 72, .sq_conn_cursors = 80,
+    .sq_conn_size = 224, .sq_conn_text_factory = 112, .sq_conn_statement_cache = 72, .sq_conn_cursors = 80,
     .sq_conn_blobs = 88,
     .managed_dict_offset = -24, .managed_values_offset = 0,
 };
@@ -292,6 +296,7 @@ static const struct py_layout py312 = {
 /* 3.13: what every patch release has in common. */
 #define PY313_COMMON                                                                               \
     .rt_debug_offsets = true, .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313,         \
+    .gc_visits_inline_values = true,                                                               \
     .keys = PY_KEYS_311,                                                                           \
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 632,                         \
     .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
@@ -321,12 +326,14 @@ static const struct py_layout py312 = {
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,       \
     .ht_qualname = 872, .ht_name = 856, .ht_slots = 864, .ht_module = 888,                         \
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                                     \
-    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,             \
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3, .dv_embedded = 2,             \
     .fn_globals = 16,                                                                              \
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,        \
     .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,                     \
-    .fn_annotate = N, .fn_typeparams = 120, .gen_frame = N, .gen_frame_state = 67,                 \
+    .fn_annotate = N, .fn_typeparams = 120, .fn_doc = 80, .gen_frame = N, .gen_frame_state = 67,                 \
     .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,    \
+    .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128, .prop_name = 48,              \
+    .gen_name = 24, .gen_qualname = 32, .gen_origin = 56,                                          \
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,             \
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,                                        \
     /* {args, kw, weakreflist, localdicts, thread_watchdogs} */                                    \
@@ -334,9 +341,9 @@ static const struct py_layout py312 = {
     .local_wr_callback = N, .local_watchdogs = 48,                                                 \
     /* lib-dynload/_asyncio and _sqlite3 of 3.13.0, 3.13.5, 3.13.18 (instance dicts managed) */   \
     .fut_size = 104, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,                \
-    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N,                   \
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N, .fut_awaited_by = N,                   \
     .task_size = 144, .task_fut_waiter = 112, .task_coro = 120, .task_name = 128,                  \
-    .task_context = 136, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_statement_cache = 72,     \
+    .task_context = 136, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_text_factory = 112, .sq_conn_statement_cache = 72,     \
     .sq_conn_cursors = 80, .sq_conn_blobs = 88, .managed_dict_offset = -24,                        \
     .managed_values_offset = 0
 
@@ -389,12 +396,14 @@ static const struct py_layout py314 = {
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,
     .ht_qualname = 872, .ht_name = 856, .ht_slots = 864, .ht_module = 888,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
-    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3, .dv_embedded = 2,
     .fn_globals = 16,
     .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
     .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,
-    .fn_annotate = 120, .fn_typeparams = 128, .gen_frame = N, .gen_frame_state = 67,
+    .fn_annotate = 120, .fn_typeparams = 128, .fn_doc = 80, .gen_frame = N, .gen_frame_state = 67,
     .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
+    .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128, .prop_name = 48,
+    .gen_name = 24, .gen_qualname = 32, .gen_origin = 56,
     .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
     COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,
     /* {args, kw, weakreflist, localdicts, thread_watchdogs} */
@@ -402,9 +411,9 @@ static const struct py_layout py314 = {
     .local_wr_callback = N, .local_watchdogs = 48,
     /* lib-dynload/_asyncio and _sqlite3 of 3.14.10 */
     .fut_size = 112, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
-    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N, .fut_awaited_by = 96,
     .task_size = 168, .task_fut_waiter = 120, .task_coro = 128, .task_name = 136,
-    .task_context = 144, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_statement_cache = 72,
+    .task_context = 144, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_text_factory = 112, .sq_conn_statement_cache = 72,
     .sq_conn_cursors = 80, .sq_conn_blobs = 88, .managed_dict_offset = -24,
     .managed_values_offset = 0,
     .rt_main_interpreter = 90752, .gc_generations = 24, .gc_generation0 = 256, .gc_permanent = 96,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/fixed_types.h"
 #include "util/vec.h"
 
 #define MAX_BASES 64   /* tp_base chains are short; corrupt ones are cut here */
@@ -93,8 +94,10 @@ static const struct named_family {
     {"sqlite3.Statement", PY_F_SQLITE_STMT, offsetof(struct py_layout, sq_stmt_size)},
 };
 
-/* The family of type by its own tp_name (its bases are the caller's), or PY_F_OTHER. */
-static enum py_family named_family_of(struct py_objects *o, uint64_t type)
+/* The family of type by its own tp_name (its bases are the caller's), or PY_F_OTHER; a
+ * PY_F_FIXED type's row into *fixed. */
+static enum py_family named_family_of(struct py_objects *o, uint64_t type,
+                                      const struct py_fixed_type **fixed)
 {
     struct cl_target *t = o->rt->t;
     const struct py_layout *l = o->rt->l;
@@ -120,10 +123,16 @@ static enum py_family named_family_of(struct py_objects *o, uint64_t type)
         }
         return nf->family;
     }
-    return PY_F_OTHER;
+    if (cl_read(t, type + l->tp_basicsize, &basicsize, sizeof basicsize) != 0 ||
+        cl_read_u64(t, type + l->tp_flags, &flags) != 0 ||
+        (!strchr(name, '.') && (flags & PY_TPFLAGS_HEAPTYPE)))
+        return PY_F_OTHER;
+    *fixed = py_fixed_type(name, l->minor, basicsize);
+    return *fixed ? PY_F_FIXED : PY_F_OTHER;
 }
 
-static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t flags)
+static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t flags,
+                                const struct py_fixed_type **fixed)
 {
     struct py_runtime *rt = o->rt;
     uint64_t base = type;
@@ -131,7 +140,7 @@ static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t fl
         for (size_t k = 0; k < rt->nknown; k++)
             if (rt->known[k].type == base && rt->known[k].family != PY_F_OBJECT)
                 return rt->known[k].family;
-        enum py_family f = named_family_of(o, base);
+        enum py_family f = named_family_of(o, base, fixed);
         if (f != PY_F_OTHER)
             return f;
         if (cl_read_u64(rt->t, base + rt->l->tp_base, &base) != 0)
@@ -169,7 +178,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
         return NULL;
     const struct py_layout *l = o->rt->l;
     struct cl_target *t = o->rt->t;
-    struct py_type ty = {.addr = addr, .nslots = -1, .nn_module = -1};
+    struct py_type ty = {.addr = addr, .nslots = -1, .nn_module = -1, .real_size = -1};
     uint64_t np = 0;
     if (cl_read_u64(t, addr + l->tp_flags, &ty.flags) || cl_read_u64(t, addr + l->tp_name, &np) ||
         cl_read(t, addr + l->tp_basicsize, &ty.basicsize, sizeof ty.basicsize) ||
@@ -183,7 +192,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
         return NULL;
     read_name(t, np, ty.name, sizeof ty.name);
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
-    ty.family = family_of(o, addr, ty.flags);
+    ty.family = family_of(o, addr, ty.flags, &ty.fixed);
     struct py_type *copy =
         CL_VEC_RESERVE(o->types, o->ntypes, o->cap) ? malloc(sizeof *copy) : NULL;
     bool inserted;

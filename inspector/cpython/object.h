@@ -25,12 +25,15 @@ struct py_type {
     uint64_t members;          /* tp_members */
     uint64_t dict;             /* tp_dict */
     enum py_family family;     /* of the nearest builtin base */
+    const struct py_fixed_type *fixed; /* PY_F_FIXED: that base's fields */
     bool heap;
     char name[80];             /* tp_name, truncated */
     struct py_member *slots;   /* object members along the base chain, computed on first use */
     int nslots;                /* -1 until computed */
     int8_t nn_module;          /* derives from torch.nn.Module: -1 until known, then 0 or 1 */
     bool opaque_known;         /* opaque_mask computed (cpython/heap.c) */
+    int16_t real_size;         /* a struct sequence's fields, hidden ones too (n_fields);
+                                  0: not one; -1 until known */
     uint64_t opaque_mask;      /* the words of its instances no reader reads, bit k at 8k */
 };
 

@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cpython/emit.h"
+#include "cpython/fixed_types.h"
 #include "cpython/frames.h"
 #include "cpython/referents.h"
+#include "cpython/strkeys.h"
 #include "util/notes.h"
 #include "util/text.h"
 
@@ -195,12 +197,14 @@ struct emit_arg {
     enum py_edge edge;
     uint8_t key_count;        /* PY_E_UNCOUNTED: a split table's keys, which its shared keys
                                  object holds once for every dict that uses it */
+    uint8_t value_flags;      /* PY_E_UNCOUNTED | PY_E_UNTRAVERSED: values embedded in their
+                                 object (3.13+), whose references the object holds and visits */
 };
 
 static bool emit_item(void *arg, uint64_t key, uint64_t value)
 {
     struct emit_arg *a = arg;
-    py_emit(a->e, value, a->edge, key);
+    py_emit(a->e, value, a->edge | a->value_flags, key);
     if (a->edge == PY_E_KEY)
         py_emit(a->e, key, PY_E_DICTKEY | a->key_count, 0);
     return true;
@@ -239,7 +243,7 @@ static bool emit_values(struct py_emitter *e, const struct py_type *ty, uint64_t
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     uint64_t keys = py_word(o, ty->addr + l->ht_cached_keys);
-    struct emit_arg a = {e, PY_E_ATTR, 0};
+    struct emit_arg a = {e, PY_E_ATTR, 0, 0};
     return keys_foreach(o, keys, values + l->dv_values, emit_item, &a);
 }
 
@@ -265,21 +269,29 @@ static bool emit_instance_dict(struct py_emitter *e, uint64_t obj, const struct 
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
             return true;
         case PY_DICT_MANAGED_313: {
+            /* 3.13's PyObject_VisitManagedDict visits valid inline values, and then not the
+             * dict made of them (a materialized __dict__ shares them, and does not visit
+             * them): the values are the object's references, the dict's a reference from
+             * outside the collector's view */
             uint8_t valid = 0;
-            if (w)
+            bool inline_values = (ty->flags & PY_TPFLAGS_INLINE_VALUES) &&
+                                 cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + l->dv_valid,
+                                         &valid, sizeof valid) == 0 &&
+                                 valid;
+            if (!w)
+                return !inline_values || emit_values(e, ty, obj + (uint64_t)ty->basicsize);
+            if (!inline_values || !l->gc_visits_inline_values) {
                 py_emit(e, w, PY_E_NAMED, (uint64_t)(uintptr_t)dict_label);
-            else if ((ty->flags & PY_TPFLAGS_INLINE_VALUES) &&
-                     cl_read(o->rt->t, obj + (uint64_t)ty->basicsize + o->rt->l->dv_valid, &valid,
-                             sizeof valid) == 0 &&
-                     valid)
-                return emit_values(e, ty, obj + (uint64_t)ty->basicsize);
-            return true;
+                return true;
+            }
+            py_emit(e, w, PY_E_NAMED | PY_E_UNTRAVERSED, (uint64_t)(uintptr_t)dict_label);
+            return emit_values(e, ty, obj + (uint64_t)ty->basicsize);
         }
         default: return true;
         }
     }
     int64_t off = ty->dictoffset;
-    if (off < 0) {   /* var-sized objects keep the dict after their items */
+    if (off < 0) { /* var-sized objects keep the dict after their items */
         int64_t n;
         uint64_t items;
         if (cl_read(o->rt->t, obj + l->ob_size, &n, sizeof n) != 0 ||
@@ -319,13 +331,13 @@ static bool emit_set(struct py_emitter *e, uint64_t obj)
     if (cl_read(o->rt->t, obj + o->rt->l->set_mask, &mask, sizeof mask) || mask < 0 ||
         (uint64_t)mask >= MAX_ITEMS || !table)
         return false;
-    if (cl_read_u64(o->rt->t, table, &first))   /* the table itself (py_word reads fail empty) */
+    if (cl_read_u64(o->rt->t, table, &first)) /* the table itself (py_word reads fail empty) */
         return false;
-    uint64_t position = 0;   /* iteration order is table order */
+    uint64_t position = 0; /* iteration order is table order */
     for (int64_t i = 0; i <= mask; i++) {
         uint64_t key = py_word(o, table + o->rt->l->set_entry_size * (uint64_t)i);
         const struct py_type *kt = key ? py_object_type(o, key) : NULL;
-        if (!key || (kt && strcmp(kt->name, "<dummy key> type") == 0))   /* empty, deleted */
+        if (!key || (kt && strcmp(kt->name, "<dummy key> type") == 0)) /* empty, deleted */
             continue;
         py_emit(e, key, PY_E_SETITEM, position++);
     }
@@ -354,14 +366,64 @@ static bool emit_deque(struct py_emitter *e, uint64_t obj)
             block = py_word(o, block + l->deque_block_next);
         }
     }
-    return i == len;   /* else the block chain ended (or could not be read) before the items */
+    return i == len; /* else the block chain ended (or could not be read) before the items */
 }
 
-/* False when the generator's frame or its locals cannot be read. */
-static bool emit_generator(struct py_emitter *e, uint64_t obj)
+/* A field the table marks absent in this version (PY_NONE) is skipped. */
+static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, const char *label)
+{
+    if (offset != PY_NONE)
+        emit_named(e, obj + offset, label);
+}
+
+#define MAX_STRUCT_SEQ 256 /* fields of a struct sequence: os.stat_result has 19 */
+
+/* A tuple's items as tp_traverse visits them: a struct sequence's (os.stat_result) are its
+ * n_fields, past its length (n_sequence_fields) too, as structseq.c's REAL_SIZE reads them off
+ * the type's dict; any other tuple's, its length. */
+static int64_t struct_seq_size(struct py_objects *o, struct py_type *ty, int64_t size)
+{
+    if (ty->real_size < 0) {
+        int64_t n = 0;
+        uint64_t v = ty->addr != o->rt->family_type[PY_F_TUPLE] && ty->dict
+                         ? py_dict_get_str(o, ty->dict, "n_fields")
+                         : 0;
+        ty->real_size = v && py_int_read(o, v, &n) && n > 0 && n <= MAX_STRUCT_SEQ ? (int16_t)n : 0;
+    }
+    return ty->real_size > size ? ty->real_size : size;
+}
+
+/* A bounded lru cache's links: its dict holds each once, and so does the ring the cache keeps
+ * them in, recently used last, which starts and ends at the cache itself (its root link is the
+ * head of the object). The ring's references are counted, not followed: the dict names each
+ * link by its key. An unbounded cache keeps no ring (root.next is the cache). A ring that loops
+ * without coming back (corrupt, or mid-update) is left where the loop shows: a second pointer at
+ * half the speed meets the first. */
+static void emit_lru_ring(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->o->rt->l;
+    uint64_t link = py_word(e->o, obj + l->lru_elem_next), slow = link;
+    for (uint32_t n = 0; link && link != obj && n < MAX_ITEMS; n++) {
+        py_emit(e, link, PY_E_BOOKS, 0);
+        link = py_word(e->o, link + l->lru_elem_next);
+        if (n & 1)
+            slow = py_word(e->o, slow + l->lru_elem_next);
+        if (link == slow)
+            break;
+    }
+}
+
+/* False when the generator's frame or its locals cannot be read. The shared origin-or-finalizer
+ * field is read for async generators only (their finalizer, which async_gen_traverse visits): a
+ * coroutine's origin is a tuple gen_traverse leaves out, and 3.11 leaves a generator's unset. */
+static bool emit_generator(struct py_emitter *e, uint64_t obj, const struct py_type *ty)
 {
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
+    emit_field(e, obj, l->gen_name, ".__name__");
+    emit_field(e, obj, l->gen_qualname, ".__qualname__");
+    if (strcmp(ty->name, "async_generator") == 0)
+        emit_field(e, obj, l->gen_origin, ".<finalizer>");
     if (l->gen_frame != PY_NONE) {
         emit_named(e, obj + l->gen_frame, ".gi_frame");
         return true;
@@ -378,7 +440,7 @@ static bool emit_frame_object(struct py_emitter *e, uint64_t obj)
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     emit_named(e, obj + l->f_back, ".f_back");
-    if (l->f_frame == PY_NONE) {   /* 3.9/3.10: the frame object is the frame */
+    if (l->f_frame == PY_NONE) { /* 3.9/3.10: the frame object is the frame */
         emit_named(e, obj + l->f_code, ".f_code");
         emit_named(e, obj + l->f_locals, ".f_locals");
         return py_frame_locals(e, obj, PY_E_FRAMELOCAL);
@@ -396,13 +458,6 @@ static bool type_dict_readable(struct py_objects *o, uint64_t type)
 }
 
 /* ---- C types whose references only their tp_traverse knows ---- */
-
-/* A field the table marks absent in this version (PY_NONE) is skipped. */
-static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, const char *label)
-{
-    if (offset != PY_NONE)
-        emit_named(e, obj + offset, label);
-}
 
 /* A code object's references: its constants, names and tables (code_dealloc's). */
 static void emit_code(struct py_emitter *e, uint64_t obj)
@@ -438,7 +493,7 @@ static void emit_mappingproxy(struct py_emitter *e, uint64_t obj)
 
 static bool emit_thread_dict(void *arg, uint64_t key, uint64_t value)
 {
-    (void)key;   /* the thread's dummy (3.13) or a weak reference to it */
+    (void)key; /* the thread's dummy (3.13) or a weak reference to it */
     py_emit(arg, value, PY_E_NAMED | PY_E_UNCOUNTED, (uint64_t)(uintptr_t)".__dict__");
     return true;
 }
@@ -467,12 +522,12 @@ static void emit_thread_local(struct py_emitter *e, uint64_t obj)
 /* 32-bit hashes, 5 bits a level: at most 7 levels of bitmap or array nodes, and a collision
  * node (keys whose hashes are equal) at the end of a branch. */
 #define MAX_HAMT_DEPTH 8
-#define MAX_BITMAP_ITEMS 64   /* a (key or NULL, value or node) pair per bit of a 32-bit map */
+#define MAX_BITMAP_ITEMS 64 /* a (key or NULL, value or node) pair per bit of a 32-bit map */
 
 struct hamt_walk {
     struct py_emitter *e;
-    int64_t count;            /* the HAMT's own item count */
-    uint64_t budget;          /* nodes left to visit */
+    int64_t count; /* the HAMT's own item count */
+    uint64_t budget; /* nodes left to visit */
 };
 
 /* The item array of a bitmap or collision node, its length (ob_size) bounded by cap: in small
@@ -592,6 +647,7 @@ static void emit_future(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->fut_source_tb, "._source_traceback");
     emit_field(e, obj, l->fut_cancel_msg, "._cancel_message");
     emit_field(e, obj, l->fut_cancelled_exc, ".<cancelled_exc>");
+    emit_field(e, obj, l->fut_awaited_by, ".<awaited by>"); /* 3.14: a task, or a set of them */
     if (l->fut_cancelled_exc_state == PY_NONE)
         return;
     uint64_t state = obj + l->fut_cancelled_exc_state; /* a _PyErr_StackItem (3.9/3.10) */
@@ -640,6 +696,7 @@ static void emit_sqlite_connection(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->sq_conn_statements, ".<statements>");
     emit_field(e, obj, l->sq_conn_collations, ".<collations>");
     emit_field(e, obj, l->sq_conn_isolation_level, ".isolation_level");
+    emit_field(e, obj, l->sq_conn_text_factory, ".text_factory");
 }
 
 /* C types whose references are fields (iterators, dict views, itertools', operator's
@@ -809,23 +866,30 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
 {
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
-    struct emit_arg items = {e, PY_E_KEY, 0};
+    struct emit_arg items = {e, PY_E_KEY, 0, 0};
     int64_t size = 0;
     bool readable = true; /* false: some of obj's contents could not be read (counted once) */
     fields.n = 0;
     switch (ty->family) {
-    case PY_F_DICT:
-        if (py_word(o, obj + l->dict_values))
+    case PY_F_DICT: {
+        uint64_t values = py_word(o, obj + l->dict_values);
+        uint8_t embedded = 0;
+        if (values)
             items.key_count = PY_E_UNCOUNTED;
+        if (values && l->gc_visits_inline_values &&
+            cl_read(o->rt->t, values + l->dv_embedded, &embedded, sizeof embedded) == 0 && embedded)
+            items.value_flags = PY_E_UNCOUNTED | PY_E_UNTRAVERSED;
         readable = py_dict_items(o, obj, emit_item, &items);
         break;
+    }
     case PY_F_LIST:
         readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
                    emit_array(e, py_word(o, obj + l->list_items), size);
         break;
     case PY_F_TUPLE:
-        readable = cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
-                   emit_array(e, obj + l->tuple_items, size);
+        readable =
+            cl_read(o->rt->t, obj + l->ob_size, &size, sizeof size) == 0 &&
+            emit_array(e, obj + l->tuple_items, size > 0 ? struct_seq_size(o, ty, size) : size);
         break;
     case PY_F_SET: readable = emit_set(e, obj); break;
     case PY_F_CELL: emit_named(e, obj + l->cell_ref, ".cell_contents"); break;
@@ -840,6 +904,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_field(e, obj, l->fn_annotations, ".__annotations__");
         emit_field(e, obj, l->fn_annotate, ".__annotate__");
         emit_field(e, obj, l->fn_typeparams, ".__type_params__");
+        emit_field(e, obj, l->fn_doc, ".__doc__");
+        emit_field(e, obj, l->fn_module, ".__module__"); /* 3.14: no member either */
         break;
     case PY_F_METHOD:
         emit_named(e, obj + l->method_self, ".__self__");
@@ -847,11 +913,12 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         break;
     case PY_F_CODE: emit_code(e, obj); break;
     case PY_F_FRAME: readable = emit_frame_object(e, obj); break;
-    case PY_F_GEN: readable = emit_generator(e, obj); break;
+    case PY_F_GEN: readable = emit_generator(e, obj, ty); break;
     case PY_F_PROPERTY:
         emit_named(e, obj + l->prop_get, ".fget");
         emit_named(e, obj + l->prop_set, ".fset");
         emit_named(e, obj + l->prop_del, ".fdel");
+        emit_field(e, obj, l->prop_name, ".__name__");
         break;
     case PY_F_STATICMETHOD:
     case PY_F_CLASSMETHOD: /* the same struct as staticmethod */
@@ -861,7 +928,11 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->tb_frame, ".tb_frame");
         emit_named(e, obj + l->tb_next, ".tb_next");
         break;
-    case PY_F_CFUNCTION: emit_named(e, obj + l->cfunc_self, ".__self__"); break;
+    case PY_F_CFUNCTION:
+        emit_named(e, obj + l->cfunc_self, ".__self__");
+        if (ty->basicsize >= l->cfunc_class + 8) /* a PyCMethodObject: its defining class */
+            emit_named(e, obj + l->cfunc_class, ".<defining class>");
+        break;
     case PY_F_WEAKREF:
         emit_named(e, obj + l->weakref_callback, ".__callback__"); /* wr_object: weak, no edge */
         break;
@@ -880,6 +951,10 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
     case PY_F_LRU_CACHE:
         emit_named(e, obj + l->lru_func, ".__wrapped__");
         emit_named(e, obj + l->lru_cache, ".<lru_cache>");
+        emit_field(e, obj, l->lru_kwd_mark, ".<kwd_mark>");
+        emit_field(e, obj, l->lru_elem_type, ".<link type>");
+        emit_field(e, obj, l->lru_info_type, ".<cache_info type>");
+        emit_lru_ring(e, obj);
         break;
     case PY_F_TYPE:
         emit_named(e, obj + l->tp_mro, ".__mro__");
@@ -892,6 +967,10 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
     case PY_F_LRU_ELEM:
         emit_named(e, obj + l->lru_elem_result, ".result");
         emit_named(e, obj + l->lru_elem_key, ".key");
+        break;
+    case PY_F_FIXED:
+        for (size_t k = 0; k < PY_FIXED_FIELDS && ty->fixed->fields[k].label; k++)
+            emit_named(e, obj + ty->fixed->fields[k].offset, ty->fixed->fields[k].label);
         break;
     default: emit_c_type(e, obj, ty->family); break;
     }

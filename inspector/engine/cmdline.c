@@ -236,6 +236,7 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
     case CL_O_ADDR: return add_addr(arg, cli, err);
     case CL_O_TYPE: cli->type = arg; return 0;
     case CL_O_MAX_PATHS: return set_count("--max-paths", arg, MAX_PATHS, &cli->max_paths, err);
+    case CL_O_REFERENTS: cli->referents = true; return 0;
     case CL_O_DEVICE: return set_device(arg, cli, err);
     case CL_O_STATE: return set_state(arg, cli, err);
     case CL_O_ALLOCATOR_LAYOUT: return set_allocator_layout(arg, cli, err);

@@ -36,6 +36,7 @@ struct cl_command_line {
     const char *type;
     const char *allocator_layout;   /* --allocator-layout, or NULL */
     size_t max_paths;
+    bool referents;                 /* refs --referents */
     bool full;                      /* --full: text lines are never cut */
     bool quiet;                     /* --quiet: no progress lines */
     bool allocator_only;            /* dump --allocator-only */

@@ -68,7 +68,7 @@ static int cmd_balance(const struct cl_command_line *cli, const struct cl_models
 static int cmd_refs(const struct cl_command_line *cli, const struct cl_models *m, FILE *out,
                     struct cl_error *err)
 {
-    struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths};
+    struct cl_refs_query q = {cli->addrs, cli->naddrs, cli->type, cli->max_paths, cli->referents};
     struct cl_report_notes w = cl_models_notes(m);
     return cl_report_refs(out, m->heap, m->tensors, m->holders, &q, cli->json, &w, err);
 }
@@ -429,7 +429,7 @@ static const struct cl_command_spec commands[] = {
      .run = cmd_balance},
     {.name = "refs",
      .help = "objects (--addr ADDR | --type NAME) and the shortest chain from a root",
-     .options = OPT(ADDR) | OPT(TYPE) | OPT(MAX_PATHS) | OPT(ALLOCATOR_LAYOUT),
+     .options = OPT(ADDR) | OPT(TYPE) | OPT(MAX_PATHS) | OPT(REFERENTS) | OPT(ALLOCATOR_LAYOUT),
      .one_of = OPT(ADDR) | OPT(TYPE),
      .needs = CL_MODEL_HEAP, .uses = CL_MODEL_HOLDERS,
      .without = "objects held only from C++ are not named",

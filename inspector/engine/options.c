@@ -38,6 +38,8 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "or bare (Parameter, which says so when it names several types)"},
     [CL_O_MAX_PATHS] = {"max-paths", 0, "N", false, CL_OPT_SELECTION,
         "refs: up to N paths per object, each through another referrer (max 64)"},
+    [CL_O_REFERENTS] = {"referents", 0, NULL, false, CL_OPT_SELECTION,
+        "refs: also every reference each object holds, as culeak read it"},
     [CL_O_DEVICE] = {"device", 0, "D", false, CL_OPT_SELECTION,
         "tensors: cpu, cuda, cuda:N or all (default all); blocks: cuda:N or N"},
     [CL_O_STATE] = {"state", 0, "S", false, CL_OPT_SELECTION,

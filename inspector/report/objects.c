@@ -207,6 +207,55 @@ static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size
     return r;
 }
 
+/* Node i's references as the walk recorded them, class edge included: each with what it reaches
+ * and how (the step a path would print), and whether it holds a count. Words of a C type no
+ * reader knows are no references here; unread says the type has some. */
+static void referents_text(FILE *out, struct py_heap *h, uint32_t i)
+{
+    char marked[512], step[CL_PATH_TEXT_CAP];
+    for (uint32_t p = 0; p < py_node_nedges(h, i); p++) {
+        uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
+        struct py_step s = py_edge_step(h, e, h->nodes[d].addr);
+        py_heap_render(h, "", &s, 1, marked, sizeof marked);
+        cl_path_text(marked, step);
+        bool uncounted = e < h->edges.n && (h->edges.kind[e] & PY_E_UNCOUNTED);
+        fprintf(out, "    -> 0x%llx %s %s%s\n", (unsigned long long)h->nodes[d].addr,
+                py_node_type(h, d)->name, step, uncounted ? " (holds no count)" : "");
+    }
+    struct py_type *ty = py_node_type(h, i);
+    if (!py_fields_read(&h->objects, ty))
+        fprintf(out,
+                "    (%s's own fields are not read: what only they hold is found where the "
+                "reference counts confirm it)\n",
+                ty->name);
+}
+
+static void referents_json(struct cl_json *j, struct py_heap *h, uint32_t i)
+{
+    char marked[512], step[CL_PATH_TEXT_CAP];
+    cl_json_key(j, "referents");
+    cl_json_begin_array(j);
+    for (uint32_t p = 0; p < py_node_nedges(h, i); p++) {
+        uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
+        struct py_step s = py_edge_step(h, e, h->nodes[d].addr);
+        py_heap_render(h, "", &s, 1, marked, sizeof marked);
+        cl_path_text(marked, step);
+        cl_json_begin_object(j);
+        cl_json_key(j, "address");
+        cl_json_hex(j, h->nodes[d].addr);
+        cl_json_key(j, "type");
+        cl_json_string(j, py_node_type(h, d)->name);
+        cl_json_key(j, "step");
+        cl_json_string(j, step);
+        cl_json_key(j, "counted");
+        cl_json_bool(j, !(e < h->edges.n && (h->edges.kind[e] & PY_E_UNCOUNTED)));
+        cl_json_end_object(j);
+    }
+    cl_json_end_array(j);
+    cl_json_key(j, "fields_read");
+    cl_json_bool(j, py_fields_read(&h->objects, py_node_type(h, i)));
+}
+
 static void ref_text(FILE *out, const struct ref_row *r, char (*paths)[4096])
 {
     fprintf(out, "0x%llx %s\n", (unsigned long long)r->addr,
@@ -253,18 +302,24 @@ static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4
         cl_json_int(j, r->unexplained);
     cl_json_key(j, "unreached");
     cl_json_string(j, r->npaths || !r->found ? NULL : r->unreached);
-    cl_json_end_object(j);
 }
 
 /* Writes one object's row in the form asked for. */
 static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i,
-                       size_t max_paths, char (*paths)[4096], const char *cxx)
+                       const struct cl_refs_query *q, size_t max_paths, char (*paths)[4096],
+                       const char *cxx)
 {
     struct ref_row r = ref_row(h, addr, i, max_paths, paths, cxx);
     if (j)
         ref_json(j, &r, paths);
     else
         ref_text(out, &r, paths);
+    if (q->referents && i != PY_NO_NODE && j)
+        referents_json(j, h, i);
+    else if (q->referents && i != PY_NO_NODE)
+        referents_text(out, h, i);
+    if (j)
+        cl_json_end_object(j);
 }
 
 /* The C++ holder's chain of the Python tensor at heap node i (its parameter's .grad, a graph's
@@ -306,13 +361,13 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     }
     for (size_t k = 0; k < q->naddrs; k++, matched++) {
         uint32_t i = py_heap_find(h, q->addrs[k]);
-        report_one(out, json ? &j : NULL, h, q->addrs[k], i, max_paths, paths,
+        report_one(out, json ? &j : NULL, h, q->addrs[k], i, q, max_paths, paths,
                    cxx_holder(&by_node, hs, i));
     }
     for (uint32_t i = 0; q->type && i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
         if (type_matches(h, ty, q->type)) {
-            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, max_paths, paths,
+            report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, q, max_paths, paths,
                        cxx_holder(&by_node, hs, i));
             matched++;
         }

@@ -20,6 +20,7 @@ struct cl_refs_query {
     size_t naddrs;
     const char *type;            /* every object whose type name is this (or ends in ".this") */
     size_t max_paths;            /* paths per object, shortest first (0: 1) */
+    bool referents;              /* also each object's references, as the walk read them */
 };
 /* tt and hs (both NULL without torch) name the C++ holder of tensors no Python root reaches (a
  * .grad, a saved tensor). 0, or CL_E_INTERNAL (out of memory) before anything is written. */

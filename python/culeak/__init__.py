@@ -158,11 +158,11 @@ class Target:
         no root reaches, split into garbage and what C holds."""
         return self._run("balance", top=top, max_objects=max_objects)
 
-    def refs(self, addr=(), type=None, max_paths=None):
+    def refs(self, addr=(), type=None, max_paths=None, referents=False):
         """Objects (an address or a list of them, or every object of a type) and the chains that
-        hold them."""
+        hold them; referents: also every reference each object holds."""
         return self._run("refs", addr=[addr] if isinstance(addr, int) else list(addr), type=type,
-                         max_paths=max_paths)
+                         max_paths=max_paths, referents=referents)
 
     def snapshot(self):
         """What holds tensor memory, by holder pattern: what diff and merge compare."""

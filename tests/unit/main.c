@@ -50,6 +50,7 @@ int main(void)
     register_cpython_debug_offsets_tests();
     register_cpython_heap_tests();
     register_cpython_balance_tests();
+    register_cpython_fixed_types_tests();
     register_cpython_path_tests();
     register_cpython_referents_tests();
     register_cpython_frames_tests();

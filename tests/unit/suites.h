@@ -39,6 +39,7 @@ void register_cpython_runtime_variant_tests(void);
 void register_cpython_debug_offsets_tests(void);
 void register_cpython_heap_tests(void);
 void register_cpython_balance_tests(void);
+void register_cpython_fixed_types_tests(void);
 void register_cpython_path_tests(void);
 void register_cpython_referents_tests(void);
 void register_cpython_frames_tests(void);
