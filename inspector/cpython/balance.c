@@ -95,6 +95,11 @@ static const struct py_books_rule rules[] = {
      "as its __dict__, uncounted",
      "Modules/_threadmodule.c: localobject, _ldict"},
     {9, 99,
+     "torch: a TensorImpl holds a reference to its tensor's Python object once it owns it (up "
+     "to 2.9: resurrected, the pyobj slot tagged) or whenever C++ holds the tensor too (2.10+: "
+     "kHasPyObject and a strong count above 1): a C reference named after the TensorImpl",
+     "c10/core/impl/PyObjectSlot.h: pyobj_ (torch); c10/util/intrusive_ptr.h: kHasPyObject"},
+    {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib) "
@@ -349,6 +354,27 @@ void py_books_free(struct py_books *b)
     free(b->held_from);
     free(b->c_ref_of);
     free(b->collected);
+}
+
+bool py_books_add_c_ref(struct py_heap *h, uint32_t i, const char *name)
+{
+    if (!h->books.unexplained || i >= h->n || !py_heap_add_c_ref(h, h->nodes[i].addr, name))
+        return false;
+    found(h->books.unexplained, i);
+    return true;
+}
+
+bool py_books_resplit(struct py_heap *h)
+{
+    struct py_books *b = &h->books;
+    if (!b->unexplained)
+        return false;
+    free(b->held_from);
+    free(b->c_ref_of);
+    free(b->collected);
+    int32_t *unexplained = b->unexplained;
+    *b = (struct py_books){.unexplained = unexplained};
+    return py_books_split(h);
 }
 
 uint32_t py_books_held_from(const struct py_heap *h, uint32_t i)

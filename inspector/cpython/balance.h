@@ -38,6 +38,12 @@ int32_t py_books_refcnt(const struct py_layout *l, uint64_t word);
 bool py_books_count(struct py_heap *h);
 bool py_books_confirm(struct py_heap *h, uint32_t i);
 bool py_books_split(struct py_heap *h);
+/* A reference from C that a reader after the walk finds (a TensorImpl's to its Python object:
+ * torch/tensors.c), for node i: off its count and named as the walk's own C references are. Then
+ * py_books_resplit splits what no root reaches again, with all of them. False when out of
+ * memory (the books stay as they were). */
+bool py_books_add_c_ref(struct py_heap *h, uint32_t i, const char *name);
+bool py_books_resplit(struct py_heap *h);
 void py_books_free(struct py_books *b);
 
 /* For node i, which no root reaches: the node whose references hold it (itself included), or

@@ -82,13 +82,16 @@ __attribute__((noinline)) static bool grow_books(struct py_heap *h)
 
 /* A reference the interpreter's C state holds to addr, named name. One that cannot be kept
  * leaves a count unexplained: the object then reads as held from C, by something unnamed. */
-static void add_c_ref(struct py_heap *h, uint64_t addr, const char *name)
+bool py_heap_add_c_ref(struct py_heap *h, uint64_t addr, const char *name)
 {
     if (!addr || !CL_VEC_RESERVE(h->c_refs, h->nc_refs, h->c_refs_cap))
-        return;
-    h->c_refs[h->nc_refs].addr = addr;
-    h->c_refs[h->nc_refs].name = strdup(name);
-    h->nc_refs += h->c_refs[h->nc_refs].name != NULL;
+        return false;
+    struct py_c_ref *r = &h->c_refs[h->nc_refs];
+    r->addr = addr;
+    if (!(r->name = strdup(name)))
+        return false;
+    h->nc_refs++;
+    return true;
 }
 
 __attribute__((noinline)) static uint32_t add_root_edge(struct py_heap *h,
@@ -229,7 +232,7 @@ static void heap_edge(void *sink, uint64_t dst, enum py_edge edge, uint64_t payl
     }
     if (edge & PY_E_COUNT_ONLY) {
         if (e->from == PY_NO_NODE) {
-            add_c_ref(h, dst, e->root != PY_NO_NODE ? h->roots[e->root] : "");
+            py_heap_add_c_ref(h, dst, e->root != PY_NO_NODE ? h->roots[e->root] : "");
             return;
         }
         edge &= ~PY_E_COUNT_ONLY;
@@ -439,7 +442,7 @@ static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, con
 {
     if (!obj || !py_object_type(&h->objects, obj))
         return;
-    add_c_ref(h, obj, name);
+    py_heap_add_c_ref(h, obj, name);
     if (py_heap_find(h, obj) != PY_NO_NODE)
         return;
     struct heap_sink sink = {h, PY_NO_NODE, add_root(h, name, PY_ROOT_OTHER)};
@@ -688,7 +691,7 @@ static void seed_roots(struct py_heap *h)
     add_self_root(h, "builtins", py_word(o, rt->interp + l->is_builtins), ".__dict__");
     uint64_t gc = rt->interp + l->is_gc;
     add_self_root(h, "gc.garbage", py_word(o, gc + l->gc_garbage), NULL);
-    add_c_ref(h, modules, "sys.modules");
+    py_heap_add_c_ref(h, modules, "sys.modules");
     c_roots(h);
     if (l->is_interned != PY_NONE)
         h->interned = py_word(o, rt->interp + l->is_interned);

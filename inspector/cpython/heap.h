@@ -224,6 +224,10 @@ uint64_t py_opaque_words(struct py_objects *o, struct py_type *ty);
  * (ctypes' types), whose own traverse the type reader does not know. */
 bool py_fields_read(struct py_objects *o, struct py_type *ty);
 
+/* Records a reference the interpreter's (or a library's) C state holds to the object at addr,
+ * named after what holds it (struct py_c_ref). False when out of memory. */
+bool py_heap_add_c_ref(struct py_heap *h, uint64_t addr, const char *name);
+
 /* The node of an object, or PY_NO_NODE. */
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);
 /* The shortest chain from a root to node i as a Python-like path; false when unreachable. */

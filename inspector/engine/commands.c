@@ -423,7 +423,8 @@ static const struct cl_command_spec commands[] = {
      .help = "reference counts against the references found: what is not explained, by\n"
              "type; what no root reaches, split into garbage and what C holds",
      .options = OPT(TOP),
-     .needs = CL_MODEL_HEAP,
+     .needs = CL_MODEL_HEAP, .uses = CL_MODEL_HOLDERS,
+     .without = "references C++ holds to tensors' Python objects are not counted",
      .flags = CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_GDB,
      .schema = "balance", .python = "culeak.Target.balance",
      .run = cmd_balance},

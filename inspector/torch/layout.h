@@ -29,7 +29,18 @@ struct torch_layout {
      * further. */
     bool am_abi_varies;
     uint8_t dtype_undefined; /* the first ScalarType value that is not a real dtype */
+    uint8_t pyobj_owner;     /* enum torch_pyobj_owner: when the TensorImpl holds a reference to
+                                its Python object */
 };
+
+/* When C++ holds a reference to a tensor's Python object. Up to 2.9 ownership flips once
+ * Python drops its last reference while C++ holds the tensor (the object is resurrected) and
+ * the pyobj slot's pointer is tagged (bit 0). From 2.10 the TensorImpl holds one whenever C++
+ * holds the tensor besides the Python object: intrusive_ptr_target's combined refcount has
+ * kHasPyObject (bit 63) set and a strong count (its low 32 bits) above 1. */
+enum torch_pyobj_owner { TORCH_PYOBJ_TAGGED, TORCH_PYOBJ_REFCOUNT };
+#define TORCH_COMBINED_REFCOUNT 8        /* intrusive_ptr_target: after the vtable */
+#define TORCH_HAS_PYOBJECT (1ull << 63)
 
 /* Where torch::autograd keeps a graph (torch/autograd.c): Node, Edge, SavedVariable, and the two
  * derived nodes culeak reads. Its own family: it changes on other releases than the tensor's. */

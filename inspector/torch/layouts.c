@@ -60,7 +60,7 @@ static const struct torch_layout torch210 = {
     .device_engaged_last = true,
     .si_data = 16, .si_device = 40, .si_size_bytes = 48,
     .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .am_view_base = 200,
-    .dtype_undefined = 47};
+    .dtype_undefined = 47, .pyobj_owner = TORCH_PYOBJ_REFCOUNT};
 
 static const struct torch_layout torch213 = {
     .name = "2.13-2.15", .major = 2, .first_minor = 13, .last_minor = 15, .verified = true,
@@ -70,7 +70,7 @@ static const struct torch_layout torch213 = {
     .device_engaged_last = true,
     .si_data = 16, .si_device = 40, .si_size_bytes = 48,
     .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 128, .am_view_base = 184,
-    .dtype_undefined = 47,
+    .dtype_undefined = 47, .pyobj_owner = TORCH_PYOBJ_REFCOUNT,
 };
 
 static const struct torch_layout *const layouts[] = {&torch113, &torch20, &torch21, &torch24,

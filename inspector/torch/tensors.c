@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/balance.h"
 #include "torch/autograd.h"
 #include "torch/cxx.h"
 #include "util/notes.h"
@@ -768,8 +769,8 @@ static int collect_by_structure(struct py_heap *h, const char *version, unsigned
                         version, torch_layout_names(names, sizeof names));
 }
 
-int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
-                          struct torch_tensors *out, struct cl_error *err)
+static int collect(struct py_heap *h, const struct cl_torch_info *torch, struct torch_tensors *out,
+                   struct cl_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!torch->loaded)
@@ -787,6 +788,44 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
                     "real %s wheel; the live checks passed",
                     out->l->name, out->l->name);
     return collect_with(h, major, minor, out, err);
+}
+
+/* Whether C++ holds a reference to tensor x's Python object (enum torch_pyobj_owner). */
+static bool cxx_holds_pyobj(struct cl_target *t, const struct torch_layout *l,
+                            const struct torch_tensor *x)
+{
+    if (l->pyobj_owner == TORCH_PYOBJ_REFCOUNT) {
+        uint64_t combined = cl_read_ptr_or_0(t, x->impl + TORCH_COMBINED_REFCOUNT);
+        return (combined & TORCH_HAS_PYOBJECT) && (uint32_t)combined > 1;
+    }
+    return cl_read_ptr_or_0(t, x->impl + l->ti_pyobj) & 1;
+}
+
+/* The books (cpython/balance.h) learn the references TensorImpls hold to their Python objects,
+ * which the walk of Python objects cannot see: each is named after its TensorImpl. */
+static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
+{
+    char name[64];
+    bool added = false;
+    for (uint32_t k = 0; k < tt->n; k++) {
+        const struct torch_tensor *x = &tt->v[k];
+        if (!x->pyobj || x->node == PY_NO_NODE || !cxx_holds_pyobj(h->objects.rt->t, tt->l, x))
+            continue;
+        snprintf(name, sizeof name, "<TensorImpl 0x%llx>", (unsigned long long)x->impl);
+        added |= py_books_add_c_ref(h, x->node, name);
+    }
+    if (added && !py_books_resplit(h))
+        cl_note_add(&tt->warnings, "out of memory balancing the references C++ holds to tensors' "
+                                   "Python objects: nothing no root reaches is called garbage");
+}
+
+int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
+                          struct torch_tensors *out, struct cl_error *err)
+{
+    int rc = collect(h, torch, out, err);
+    if (!rc && out->l)
+        explain_pyobjs(h, out);
+    return rc;
 }
 
 void torch_tensors_free(struct torch_tensors *tt)
