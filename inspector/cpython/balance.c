@@ -97,8 +97,10 @@ static const struct py_books_rule rules[] = {
     {9, 99,
      "torch: a TensorImpl holds a reference to its tensor's Python object once it owns it (up "
      "to 2.9: resurrected, the pyobj slot tagged) or whenever C++ holds the tensor too (2.10+: "
-     "kHasPyObject and a strong count above 1): a C reference named after the TensorImpl",
-     "c10/core/impl/PyObjectSlot.h: pyobj_ (torch); c10/util/intrusive_ptr.h: kHasPyObject"},
+     "kHasPyObject and a strong count above 1), and a custom Function's PyNode to its ctx: C "
+     "references named after the TensorImpl or the PyNode",
+     "c10/core/impl/PyObjectSlot.h: pyobj_; c10/util/intrusive_ptr.h: kHasPyObject; "
+     "torch/csrc/autograd/python_function.h: PyNode::obj (torch)"},
     {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "

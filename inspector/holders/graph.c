@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/balance.h"
 #include "graph/reach.h"
 #include "util/vec.h"
 
@@ -52,6 +53,21 @@ static int find_holders(struct holder_graph *g)
         g->root_edge_holder[k] = (uint32_t)g->nholders;
         if (!add_holder(g, (struct hg_holder){(uint32_t)k, HG_NONE}))
             return CL_E_INTERNAL;
+    }
+    return 0;
+}
+
+/* The heap nodes whose counts hold references nothing the walk found explains: something outside
+ * the walk (C, or what culeak cannot read) holds each, so deleting a holder never frees it. */
+static int find_held_from_c(struct holder_graph *g)
+{
+    size_t cap = 0;
+    for (uint32_t i = 0; i < g->h->n; i++) {
+        if (py_books_unexplained(g->h, i) <= 0)
+            continue;
+        if (!CL_VEC_RESERVE(g->held_from_c, g->nheld_from_c, cap))
+            return CL_E_INTERNAL;
+        g->held_from_c[g->nheld_from_c++] = i;
     }
     return 0;
 }
@@ -162,7 +178,10 @@ static uint32_t out_edge(const struct holder_graph *g, uint32_t v, uint32_t p, u
     *origin = HG_ORIGIN_HIDDEN;
     uint32_t nmain = 0;
     if (v == 0)
-        return p < g->h->nroots ? at->roots + p : CL_GRAPH_END;
+        return p < g->h->nroots ? at->roots + p
+               : p - g->h->nroots < g->nheld_from_c
+                   ? heap_vertex(g, g->held_from_c[p - g->h->nroots])
+                   : CL_GRAPH_END;
     if (v < at->holders) { /* a root: its namespaces, modules and holders */
         size_t r = v - at->roots, i = g->root_first[r] + p;
         if (i >= g->root_first[r + 1])
@@ -305,6 +324,8 @@ int holder_graph_build(struct holder_graph *g, struct py_heap *h, const struct t
     if (!rc)
         rc = group_root_edges(g);
     if (!rc)
+        rc = find_held_from_c(g);
+    if (!rc)
         rc = build_subgraph(g);
     return rc;
 }
@@ -318,6 +339,7 @@ void holder_graph_free(struct holder_graph *g)
     free(g->root_first);
     cl_addrmap_free(&g->ns_first);
     cl_addrmap_free(&g->tensor_of);
+    free(g->held_from_c);
     subgraph_free(&g->sub);
     *g = (struct holder_graph){0};
 }

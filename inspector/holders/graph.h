@@ -1,5 +1,7 @@
 /* The graph holders are computed on (private to holders/): vertex 0 a super-root, then one per
- * root, holder, heap node, tensor, autograd node and storage. It joins the Python object graph
+ * root, holder, heap node, tensor, autograd node and storage. The super-root leads to every root
+ * and to every heap node with references its count holds and nothing explains (cpython/
+ * balance.h): what such an object holds, no holder's deletion frees. It joins the Python object graph
  * (cpython/heap.h) and the C++ references of torch/tensors.h, and is read through a function
  * rather than copied; only the part of it that reaches a storage, the part retained bytes and
  * paths need, is copied and renumbered (a heap of millions of objects holds a few that do). */
@@ -71,6 +73,8 @@ struct holder_graph {
     size_t *root_first;
     struct cl_addrmap ns_first;  /* namespace heap node (number key) -> its first holder */
     struct cl_addrmap tensor_of; /* heap node (number key) -> tensor */
+    uint32_t *held_from_c;       /* heap nodes with references not explained */
+    size_t nheld_from_c;
     struct hg_subgraph sub;
 };
 

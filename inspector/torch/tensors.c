@@ -801,8 +801,9 @@ static bool cxx_holds_pyobj(struct cl_target *t, const struct torch_layout *l,
     return cl_read_ptr_or_0(t, x->impl + l->ti_pyobj) & 1;
 }
 
-/* The books (cpython/balance.h) learn the references TensorImpls hold to their Python objects,
- * which the walk of Python objects cannot see: each is named after its TensorImpl. */
+/* The books (cpython/balance.h) learn the references C++ holds to Python objects, which the walk
+ * of Python objects cannot see: a TensorImpl's to its tensor's, a custom Function's PyNode's to
+ * its ctx. Each is named after what holds it. */
 static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
 {
     char name[64];
@@ -813,6 +814,13 @@ static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
             continue;
         snprintf(name, sizeof name, "<TensorImpl 0x%llx>", (unsigned long long)x->impl);
         added |= py_books_add_c_ref(h, x->node, name);
+    }
+    for (size_t k = 0; k < tt->nlinks; k++) {
+        const struct torch_link *l = &tt->links[k];
+        if (l->kind != TORCH_LINK_CONTEXT || l->src_end != TORCH_END_NODE)
+            continue;
+        snprintf(name, sizeof name, "<PyNode 0x%llx>", (unsigned long long)tt->nodes[l->src].addr);
+        added |= py_books_add_c_ref(h, l->dst, name);
     }
     if (added && !py_books_resplit(h))
         cl_note_add(&tt->warnings, "out of memory balancing the references C++ holds to tensors' "

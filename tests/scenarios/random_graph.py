@@ -1,10 +1,15 @@
 """Scenario: a randomized object graph for the books (issue 41), from a fixed seed (argv[1]):
 lists, dicts, sets, tuples, instances, closures, C iterators, suspended generators and
-functools.partial objects refer to one another at random; some are kept in globals, some leaked
-with Py_IncRef (held from C), the rest dropped, leaving garbage cycles (gc is disabled).
+functools.partial objects refer to one another at random; some are kept in globals g0..g19, some
+leaked with Py_IncRef (held from C), the rest dropped, leaving garbage cycles (gc is disabled).
+With argv[2] "tensors" (a torch interpreter), CPU tensors and views of them (shared storages) are
+among the objects.
 
 Prints one JSON line of ground truth from inside, then READY, and serves requests on stdin:
-  {"pid", "seed", "objects": n, "leaked": [ids]}
+  {"pid", "seed", "objects": n, "leaked": [ids], "roots": ["g0", ...]}
+  {"delete": "gK"} -> {"freed": bytes}: in a fork of the process, once gc.collect() has freed
+  the garbage, gK deleted and gc.collect() run again: the nbytes of the storages whose
+  StorageWeakRef expired then (tensors mode)
   {"collect": true} -> {"garbage": [ids], "freed": [ids]}: gc.set_debug(gc.DEBUG_SAVEALL);
   gc.collect(), the ids of gc.garbage and of the tracked objects the collection freed (a
   suspended generator's finalizer frees what only its frame held)
@@ -19,6 +24,11 @@ import sys
 
 gc.disable()
 seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+tensors = len(sys.argv) > 2 and sys.argv[2] == "tensors"
+if tensors:
+    import torch
+    from torch.multiprocessing.reductions import StorageWeakRef
+    storages = {}   # data_ptr -> (StorageWeakRef, nbytes): every storage the graph made
 rng = random.Random(seed)
 incref = ctypes.pythonapi.Py_IncRef
 incref.argtypes = [ctypes.py_object]
@@ -46,7 +56,9 @@ def closure_over(target):
 def make(i, pool):
     """A new object of a random kind, referring to up to three of pool."""
     refs = [rng.choice(pool) for _ in range(rng.randint(0, 3))] if pool else []
-    kind = rng.randrange(10)
+    kind = rng.randrange(12 if tensors else 10)
+    if kind >= 10:
+        return tensor(kind == 11 and pool)
     if kind == 0:
         return list(refs)
     if kind == 1:
@@ -75,6 +87,37 @@ def make(i, pool):
     return enumerate(list(refs))
 
 
+def tensor(view_of):
+    """A new CPU tensor, or a view of one the pool has (its storage shared)."""
+    bases = [t for t in view_of or () if isinstance(t, torch.Tensor)]
+    t = rng.choice(bases)[::2] if bases else torch.empty(rng.randint(1, 64) * 1024,
+                                                         dtype=torch.uint8)
+    s = t.untyped_storage()
+    storages.setdefault(s.data_ptr(), (StorageWeakRef(s), s.nbytes()))
+    return t
+
+
+def freed_if_deleted(name):
+    """The bytes deleting global name frees, measured in a fork (the process stays as it is):
+    the garbage is collected first, which no holder keeps."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        gc.collect()
+        alive = [(ref, n) for ref, n in storages.values() if not ref.expired()]
+        del globals()[name]
+        gc.collect()
+        os.write(w, str(sum(n for ref, n in alive if ref.expired())).encode())
+        os._exit(0)
+    os.close(w)
+    out = b""
+    while chunk := os.read(r, 64):
+        out += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    return int(out)
+
+
 pool = []
 for i in range(300):
     pool.append(make(i, pool))
@@ -87,12 +130,13 @@ for _ in range(120):
         a["back%d" % id(b)] = b
     elif isinstance(a, Node):
         a.back = b
-kept = rng.sample(pool, 20)
+roots = ["g%d" % k for k in range(20)]
+globals().update(zip(roots, rng.sample(pool, 20)))
 leaked = rng.sample(pool, 5)
 for o in leaked:
     incref(o)
 truth = {"pid": os.getpid(), "seed": seed, "objects": len(pool),
-         "leaked": [id(o) for o in leaked]}
+         "leaked": [id(o) for o in leaked], "roots": roots}
 del pool, a, b, o, leaked   # the leaked ones are held from C, or through what is kept
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
@@ -107,6 +151,8 @@ for line in sys.stdin:
         # held is freed during the collection, never saved
         print(json.dumps({"garbage": [id(x) for x in gc.garbage],
                           "freed": sorted(before - after)}), flush=True)
+    elif "delete" in request:
+        print(json.dumps({"freed": freed_if_deleted(request["delete"])}), flush=True)
     elif "describe" in request:   # an object culeak named, for a failing test to say
         found = [o for o in gc.get_objects() if id(o) == request["describe"]]
         print(json.dumps({"describe": repr(found[0])[:200] if found else None,
