@@ -207,20 +207,29 @@ static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size
     return r;
 }
 
-/* Node i's references as the walk recorded them, class edge included: each with what it reaches
- * and how (the step a path would print), and whether it holds a count. Words of a C type no
- * reader knows are no references here; unread says the type has some. */
+/* Node i's p-th reference as the walk recorded it (the class edge is one): the node it reaches,
+ * the step a path through it prints (into step), and whether it holds a count. Words of a C type
+ * no reader knows are no references; py_fields_read says whether the type has any. */
+static uint32_t referent(struct py_heap *h, uint32_t i, uint32_t p, char step[CL_PATH_TEXT_CAP],
+                         bool *counted)
+{
+    char marked[512];
+    uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
+    struct py_step s = py_edge_step(h, e, h->nodes[d].addr);
+    py_heap_render(h, "", &s, 1, marked, sizeof marked);
+    cl_path_text(marked, step);
+    *counted = !(e < h->edges.n && (h->edges.kind[e] & PY_E_UNCOUNTED));
+    return d;
+}
+
 static void referents_text(FILE *out, struct py_heap *h, uint32_t i)
 {
-    char marked[512], step[CL_PATH_TEXT_CAP];
+    char step[CL_PATH_TEXT_CAP];
+    bool counted;
     for (uint32_t p = 0; p < py_node_nedges(h, i); p++) {
-        uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
-        struct py_step s = py_edge_step(h, e, h->nodes[d].addr);
-        py_heap_render(h, "", &s, 1, marked, sizeof marked);
-        cl_path_text(marked, step);
-        bool uncounted = e < h->edges.n && (h->edges.kind[e] & PY_E_UNCOUNTED);
+        uint32_t d = referent(h, i, p, step, &counted);
         fprintf(out, "    -> 0x%llx %s %s%s\n", (unsigned long long)h->nodes[d].addr,
-                py_node_type(h, d)->name, step, uncounted ? " (holds no count)" : "");
+                py_node_type(h, d)->name, step, counted ? "" : " (holds no count)");
     }
     struct py_type *ty = py_node_type(h, i);
     if (!py_fields_read(&h->objects, ty))
@@ -232,14 +241,12 @@ static void referents_text(FILE *out, struct py_heap *h, uint32_t i)
 
 static void referents_json(struct cl_json *j, struct py_heap *h, uint32_t i)
 {
-    char marked[512], step[CL_PATH_TEXT_CAP];
+    char step[CL_PATH_TEXT_CAP];
+    bool counted;
     cl_json_key(j, "referents");
     cl_json_begin_array(j);
     for (uint32_t p = 0; p < py_node_nedges(h, i); p++) {
-        uint32_t e = py_node_edge(h, i, p), d = py_edge_dst(h, e);
-        struct py_step s = py_edge_step(h, e, h->nodes[d].addr);
-        py_heap_render(h, "", &s, 1, marked, sizeof marked);
-        cl_path_text(marked, step);
+        uint32_t d = referent(h, i, p, step, &counted);
         cl_json_begin_object(j);
         cl_json_key(j, "address");
         cl_json_hex(j, h->nodes[d].addr);
@@ -248,7 +255,7 @@ static void referents_json(struct cl_json *j, struct py_heap *h, uint32_t i)
         cl_json_key(j, "step");
         cl_json_string(j, step);
         cl_json_key(j, "counted");
-        cl_json_bool(j, !(e < h->edges.n && (h->edges.kind[e] & PY_E_UNCOUNTED)));
+        cl_json_bool(j, counted);
         cl_json_end_object(j);
     }
     cl_json_end_array(j);
