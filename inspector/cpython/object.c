@@ -104,29 +104,25 @@ static enum py_family named_family_of(struct py_objects *o, uint64_t type,
     uint64_t np, flags;
     int64_t basicsize;
     char name[64];
-    if (cl_read_u64(t, type + l->tp_name, &np) != 0)
+    if (cl_read_u64(t, type + l->tp_name, &np) != 0 ||
+        cl_read_u64(t, type + l->tp_flags, &flags) != 0 ||
+        cl_read(t, type + l->tp_basicsize, &basicsize, sizeof basicsize) != 0)
         return PY_F_OTHER;
     read_name(t, np, name, sizeof name);
+    if (!strchr(name, '.') && (flags & PY_TPFLAGS_HEAPTYPE))
+        return PY_F_OTHER; /* a class statement's name, which no C type of either table has */
     for (size_t i = 0; i < sizeof named_families / sizeof *named_families; i++) {
         const struct named_family *nf = &named_families[i];
         if (strcmp(name, nf->name) != 0)
             continue;
-        if (!strchr(nf->name, '.') &&
-            (cl_read_u64(t, type + l->tp_flags, &flags) != 0 || (flags & PY_TPFLAGS_HEAPTYPE)))
-            return PY_F_OTHER;
         if (nf->size) {
             uint16_t size;
             memcpy(&size, (const char *)l + nf->size, sizeof size);
-            if (cl_read(t, type + l->tp_basicsize, &basicsize, sizeof basicsize) != 0 ||
-                size == PY_NONE || basicsize != size)
+            if (size == PY_NONE || basicsize != size)
                 return PY_F_OTHER;
         }
         return nf->family;
     }
-    if (cl_read(t, type + l->tp_basicsize, &basicsize, sizeof basicsize) != 0 ||
-        cl_read_u64(t, type + l->tp_flags, &flags) != 0 ||
-        (!strchr(name, '.') && (flags & PY_TPFLAGS_HEAPTYPE)))
-        return PY_F_OTHER;
     *fixed = py_fixed_type(name, l->minor, basicsize);
     return *fixed ? PY_F_FIXED : PY_F_OTHER;
 }

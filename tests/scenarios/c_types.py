@@ -110,7 +110,10 @@ def m():
 
 
 class Seq:
-    """An old-style sequence: iter() makes a seqiter ("iterator") of it."""
+    """An old-style sequence: iter() makes a seqiter ("iterator") of it, reversed() a reversed."""
+    def __len__(self):
+        return 3
+
     def __getitem__(self, i):
         if i > 2:
             raise IndexError
@@ -199,12 +202,6 @@ def sqlite_row():
 def simple_cdata():
     import ctypes
     return ctypes.c_int(3)
-
-
-def wrapped_value():
-    """async_generator_wrapped_value: what an async generator's frame yields, as 3.13 wraps it
-    in the generator's send result; reachable from Python only in a paused agen's frame."""
-    return None
 
 
 def hamt_node(n, type_name):
@@ -309,9 +306,7 @@ CONSTRUCT = {
     "_sha256.sha256": lambda: __import__("_sha256").sha256(),
     "_sha512.sha384": lambda: __import__("_sha512").sha384(),
     "_sha512.sha512": lambda: __import__("_sha512").sha512(),
-    "_multibytecodec.MultibyteCodec":
-        lambda: __import__("codecs").lookup("gb2312").incrementalencoder().codec
-        if False else __import__("_codecs_cn").getcodec("gb2312"),
+    "_multibytecodec.MultibyteCodec": lambda: __import__("_codecs_cn").getcodec("gb2312"),
     "_multibytecodec.MultibyteIncrementalDecoder":
         lambda: __import__("codecs").getincrementaldecoder("gb2312")(),
     "_multibytecodec.MultibyteIncrementalEncoder":
@@ -370,8 +365,7 @@ CONSTRUCT = {
     "filter": lambda: filter(lambda x, marker=m(): x, [m()]),
     "map": lambda: map(lambda x, marker=m(): x, [m()]),
     "zip": lambda: zip([m()], [m()]),
-    "reversed": lambda: reversed(Seq.__getitem__ and type("R", (), {
-        "__len__": lambda s: 1, "__getitem__": lambda s, i: i})()),
+    "reversed": lambda: reversed(Seq()),
     "frame": frame,
     "FrameLocalsProxy": lambda: frame().f_locals,
     "functools.KeyWrapper": lambda: __import__("functools").cmp_to_key(lambda a, b: 0)(m()),
