@@ -95,12 +95,14 @@ static const struct py_books_rule rules[] = {
      "as its __dict__, uncounted",
      "Modules/_threadmodule.c: localobject, _ldict"},
     {9, 99,
-     "torch: a TensorImpl holds a reference to its tensor's Python object once it owns it (up "
-     "to 2.9: resurrected, the pyobj slot tagged) or whenever C++ holds the tensor too (2.10+: "
-     "kHasPyObject and a strong count above 1), and a custom Function's PyNode to its ctx: C "
-     "references named after the TensorImpl or the PyNode",
+     "torch: a TensorImpl holds a reference to its tensor's Python object, and a StorageImpl "
+     "(2.4+) to its torch.UntypedStorage object, once it owns it (up to 2.9: resurrected, the "
+     "pyobj slot tagged) or whenever C++ holds it too (2.10+: kHasPyObject and a strong count "
+     "above 1); a custom Function's PyNode holds its ctx (up to 2.12), and from 2.13 every "
+     "autograd node its grad_fn object or ctx by the 2.10 rule: C references named after the "
+     "C++ object",
      "c10/core/impl/PyObjectSlot.h: pyobj_; c10/util/intrusive_ptr.h: kHasPyObject; "
-     "torch/csrc/autograd/python_function.h: PyNode::obj (torch)"},
+     "torch/csrc/autograd/python_function.h: PyNode::obj, THPFunction::cdata (torch)"},
     {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "

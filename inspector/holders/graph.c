@@ -129,7 +129,8 @@ static enum torch_end vertex_end(const struct holder_graph *g, uint32_t v)
 
 static uint32_t end_base(const struct holder_graph *g, enum torch_end end)
 {
-    return end == TORCH_END_NODE     ? g->at.nodes
+    return end == TORCH_END_STORAGE  ? g->at.storages
+           : end == TORCH_END_NODE   ? g->at.nodes
            : end == TORCH_END_TENSOR ? g->at.tensors
                                      : g->at.heap;
 }

@@ -231,7 +231,8 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     case TORCH_LINK_GRAD: text = grad; break;
     case TORCH_LINK_VIEW_BASE: text = base; break;
     case TORCH_LINK_PYOBJ:
-    case TORCH_LINK_CONTEXT: return (struct py_step){PY_E_HIDDEN, 0, obj};
+    case TORCH_LINK_CONTEXT:
+    case TORCH_LINK_CDATA: return (struct py_step){PY_E_HIDDEN, 0, obj};
     }
     return (struct py_step){PY_E_CXX, (uint64_t)(uintptr_t)text, obj};
 }
@@ -320,17 +321,19 @@ static bool add_storage_holder(struct builder *b, uint32_t s, struct cl_storage_
 /* Storage s, sub-vertex x, reached from holder j: its path and bytes. */
 static int reached_storage(struct builder *b, struct walk *w, uint32_t j, uint32_t s, uint32_t x)
 {
-    uint32_t tensor = b->g.sub.vertex[w->from[x]] - b->g.at.tensors;
+    uint32_t from = b->g.sub.vertex[w->from[x]];
+    bool by_tensor = from >= b->g.at.tensors && from < b->g.at.nodes; /* else a storage object */
+    uint32_t tensor = by_tensor ? from - b->g.at.tensors : UINT32_MAX;
     struct cl_storage_holder sh = {.holder = j,
                                    .tensor = tensor,
                                    .steps = w->depth[x],
                                    .indices = w->indices[x],
                                    .via_autograd = w->flags[x] & PATH_AUTOGRAD,
-                                   .path = b->out->tensor_paths[tensor]};
+                                   .path = by_tensor ? b->out->tensor_paths[tensor] : NULL};
     /* The step from a tensor to its storage prints nothing, so the path to the storage is its
      * tensor's when this walk rendered that, unless one more step elides it elsewhere. Else it
      * is most often the one its tensor got from another walk, which it then shares. */
-    if (!(w->flags[w->from[x]] & PATH_OF_TENSOR) || sh.steps > 2 * PATH_ENDS)
+    if (!by_tensor || !(w->flags[w->from[x]] & PATH_OF_TENSOR) || sh.steps > 2 * PATH_ENDS)
         sh.path = path_to(b, w, j, x, sh.path, &sh.via_autograd, &sh.indices);
     if (!sh.path || !add_storage_holder(b, s, sh))
         return CL_E_INTERNAL;
@@ -544,13 +547,14 @@ static void held_by(struct builder *b)
         for (uint32_t k = 0; k < sh->n; k++)
             sh->held_by = sh->v[k].via_autograd && sh->held_by != CL_HELD_PYTHON ? CL_HELD_AUTOGRAD
                                                                                  : CL_HELD_PYTHON;
-        for (uint32_t k = 0; !sh->n && k < st->ntensors; k++) {
-            const struct torch_tensor *x = &b->tt->v[st->tensors[k]];
-            if (!x->pyobj || sh->held_by == CL_HELD_FROM_C)
+        /* by its tensors; else by its storage object (which, while tensors hold the storage,
+         * its StorageImpl holds, and which then holds nothing of its own) */
+        for (uint32_t k = 0; !sh->n && k < (st->ntensors ? st->ntensors : 1); k++) {
+            uint32_t node = st->ntensors ? b->tt->v[st->tensors[k]].node : st->pynode;
+            if (node == PY_NO_NODE || sh->held_by == CL_HELD_FROM_C)
                 continue;
-            sh->held_by = x->node != PY_NO_NODE && py_books_held_from(b->h, x->node) == PY_NO_NODE
-                              ? CL_HELD_GARBAGE
-                              : CL_HELD_FROM_C;
+            sh->held_by =
+                py_books_held_from(b->h, node) == PY_NO_NODE ? CL_HELD_GARBAGE : CL_HELD_FROM_C;
         }
     }
 }

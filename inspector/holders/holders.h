@@ -47,7 +47,8 @@ struct cl_holder {
 /* How one holder reaches one storage. */
 struct cl_storage_holder {
     uint32_t holder;         /* into cl_holders.v */
-    uint32_t tensor;         /* into torch_tensors.v: the tensor the path ends at */
+    uint32_t tensor;         /* into torch_tensors.v: the tensor the path ends at, UINT32_MAX
+                                when it ends at a torch.UntypedStorage object */
     uint32_t steps;          /* path length */
     uint32_t indices;        /* its steps that are indices or keys ([3], ['k']) */
     bool via_autograd;       /* the path passes through an autograd graph */

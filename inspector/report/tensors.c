@@ -247,7 +247,40 @@ static void tensor_text(FILE *out, const struct py_heap *h, const struct torch_t
         cl_text_line(out, "      held from C++ by an unknown owner", width);
 }
 
+/* A storage's torch.UntypedStorage object (one of them before 2.4, which made one a call), a line
+ * below its tensors: for a storage only that object holds, the one line that names it. */
+static void storage_object_text(FILE *out, const struct py_heap *h, const struct storage_row *r)
+{
+    fprintf(out, "  0x%llx %s%s\n", (unsigned long long)h->nodes[r->st->pynode].addr,
+            py_node_type(h, r->st->pynode)->name,
+            r->st->ntensors ? "" : " (no tensor found on this storage)");
+}
+
 /* ---- JSON ---- */
+
+static void storage_object_json(struct cl_json *j, struct py_heap *h, const struct cl_holders *hs,
+                                const struct storage_row *s)
+{
+    cl_json_begin_object(j);
+    cl_json_key(j, "address");
+    cl_json_hex(j, h->nodes[s->st->pynode].addr);
+    cl_json_key(j, "type");
+    cl_json_string(j, py_node_type(h, s->st->pynode)->name);
+    cl_json_key(j, "device");
+    cl_json_string(j, s->device);
+    cl_json_key(j, "nbytes");
+    cl_json_int(j, (long long)s->st->nbytes);
+    cl_json_key(j, "storage");
+    cl_json_hex(j, s->st->impl);
+    cl_json_key(j, "storage_data_ptr");
+    cl_json_hex(j, s->st->data);
+    cl_json_key(j, "tensors");
+    cl_json_int(j, s->st->ntensors);
+    cl_json_key(j, "held_by");
+    cl_json_string(j, cl_held_by_name(s->holders->held_by));
+    holders_json(j, h, hs, s->holders, s->devi);
+    cl_json_end_object(j);
+}
 
 static void tensor_json(struct cl_json *j, struct py_heap *h, const struct torch_tensors *tt,
                         const struct cl_holders *hs, const struct storage_row *s,
@@ -352,8 +385,18 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
             else
                 tensor_text(out, h, tt, &tr, opt->width);
         }
+        if (!json && sr.st->pynode != PY_NO_NODE)
+            storage_object_text(out, h, &sr);
     }
     if (json) {
+        cl_json_end_array(&j);
+        cl_json_key(&j, "storage_objects");
+        cl_json_begin_array(&j);
+        for (uint32_t s = 0; s < tt->nstorages; s++)
+            if (selected(&tt->storages[s], f) && tt->storages[s].pynode != PY_NO_NODE) {
+                struct storage_row sr = storage_row(tt, hs, s);
+                storage_object_json(&j, h, hs, &sr);
+            }
         cl_json_end_array(&j);
         autograd_json(&j, tt);
         cl_report_json_end(out, &j, w);

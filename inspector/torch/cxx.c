@@ -65,6 +65,8 @@ static enum cxx_kind kind_of(const char *mangled)
         return CXX_TENSOR;
     if (strstr(mangled, "DifferentiableViewMeta"))
         return CXX_VIEW_META;
+    if (strcmp(mangled, "N3c1011StorageImplE") == 0)
+        return CXX_STORAGE;
     /* torch::autograd's nodes; its other polymorphic classes (metadata, hooks, views) are not */
     if (strncmp(mangled, "N5torch8autograd", 16) == 0 && !strstr(mangled, "Meta") &&
         !strstr(mangled, "SavedVariable") && !strstr(mangled, "ViewInfo") &&

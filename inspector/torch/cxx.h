@@ -34,6 +34,7 @@ enum cxx_kind {
     CXX_UNDEFINED_TENSOR,   /* c10::UndefinedTensorImpl: an at::Tensor that holds nothing */
     CXX_NODE,               /* a torch::autograd node (Node subclass) */
     CXX_VIEW_META,          /* a DifferentiableViewMeta: a view's AutogradMeta, with its base */
+    CXX_STORAGE,            /* a c10::StorageImpl */
 };
 
 #define CXX_SHORT_NAME 64

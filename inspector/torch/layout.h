@@ -17,8 +17,13 @@ struct torch_layout {
         ti_dtype, ti_device;
     bool device_engaged_last; /* std::optional<Device>: {type, index, engaged}; c10::optional:
                                    {engaged, type, index} */
-    /* c10::StorageImpl */
-    uint16_t si_data, si_device, si_size_bytes;
+    /* THPStorage (a torch.UntypedStorage object)'s StorageImpl*: a raw pointer up to 2.0, a
+     * c10::Storage from 2.10, in between the Storage of a c10::MaybeOwned<Storage> (a flag, then
+     * the Storage whether owned or borrowed: MaybeOwnedTraits<Storage>'s borrow_type is one) */
+    uint16_t thp_storage;
+    /* c10::StorageImpl; si_pyobj 0 where it keeps no Python object (before 2.4), else its
+     * pyobj_slot_'s PyObject*, owned as enum torch_pyobj_owner says */
+    uint16_t si_data, si_device, si_size_bytes, si_pyobj;
     /* torch::autograd::AutogradMeta */
     uint16_t am_grad, am_grad_fn, am_requires_grad;
     uint16_t am_view_base; /* DifferentiableViewMeta's base_ (a view's root base, owning) */
@@ -29,17 +34,18 @@ struct torch_layout {
      * further. */
     bool am_abi_varies;
     uint8_t dtype_undefined; /* the first ScalarType value that is not a real dtype */
-    uint8_t pyobj_owner;     /* enum torch_pyobj_owner: when the TensorImpl holds a reference to
-                                its Python object */
+    uint8_t pyobj_owner; /* enum torch_pyobj_owner: when the TensorImpl (and StorageImpl)
+                            holds a reference to its Python object */
 };
 
-/* When C++ holds a reference to a tensor's Python object. Up to 2.9 ownership flips once
- * Python drops its last reference while C++ holds the tensor (the object is resurrected) and
- * the pyobj slot's pointer is tagged (bit 0). From 2.10 the TensorImpl holds one whenever C++
- * holds the tensor besides the Python object: intrusive_ptr_target's combined refcount has
- * kHasPyObject (bit 63) set and a strong count (its low 32 bits) above 1. */
+/* When C++ holds a reference to a tensor's (or a storage's) Python object. Up to 2.9 ownership
+ * flips once Python drops its last reference while C++ holds the tensor (the object is
+ * resurrected) and the pyobj slot's pointer is tagged (bit 0). From 2.10 the TensorImpl holds one
+ * whenever C++ holds the tensor besides the Python object: intrusive_ptr_target's combined
+ * refcount has kHasPyObject (bit 63) set and a strong count (its low 32 bits) above 1. Autograd
+ * nodes follow the second rule from 2.13, where they became intrusive_ptr_targets. */
 enum torch_pyobj_owner { TORCH_PYOBJ_TAGGED, TORCH_PYOBJ_REFCOUNT };
-#define TORCH_COMBINED_REFCOUNT 8        /* intrusive_ptr_target: after the vtable */
+#define TORCH_COMBINED_REFCOUNT 8 /* intrusive_ptr_target: after the vtable */
 #define TORCH_HAS_PYOBJECT (1ull << 63)
 
 /* Where torch::autograd keeps a graph (torch/autograd.c): Node, Edge, SavedVariable, and the two
@@ -52,8 +58,11 @@ struct torch_autograd_layout {
                                    std::shared_ptr (pointer, control block). An Edge is that,
                                    then input_nr. */
     uint16_t node_next_edges; /* Node::next_edges_, a std::vector<Edge> */
+    uint16_t node_pyobj; /* Node's PyObject*: a weak back pointer to its grad_fn object until
+                            2.12; from 2.13 its pyobj_slot_, owned by the refcount rule */
     uint16_t node_size; /* sizeof(Node): where a derived node's own members begin */
-    uint16_t pynode_obj; /* PyNode's owning PyObject* to the custom Function's ctx */
+    uint16_t pynode_obj; /* PyNode's owning PyObject* to the custom Function's ctx (from 2.13
+                            node_pyobj, owned by the refcount rule) */
     uint16_t thpfunction_saved; /* THPFunction::saved_variables, a std::vector<SavedVariable> */
     /* SavedVariable: data_ (an at::Tensor: the undefined singleton once released), fw_grad_ (a
      * shared_ptr), weak_grad_fn_ (never owning), output_nr_, its bool flags
@@ -66,12 +75,15 @@ struct torch_autograd_layout {
 };
 
 #define TORCH_NODE_REFCOUNT 8 /* c10::intrusive_ptr_target's strong count, after the vptr */
+#define TORCH_THP_NODE \
+    16 /* THPCppFunction::cdata's Node*, after the PyObject head, in every
+                             release (a shared_ptr until 2.12, then an intrusive_ptr) */
 #define TORCH_MAX_SAVED_VARIABLE 256 /* bytes: a bound on sv_size */
 
 /* c10::SizesAndStrides, the same in every release: size_ (the dimension count), then a union of
  * TORCH_SS_MAX_INLINE sizes and as many strides inline, or a pointer to sizes then strides. */
 #define TORCH_SS_MAX_INLINE 5
-#define TORCH_SS_STORAGE 8                                                   /* the union */
+#define TORCH_SS_STORAGE 8 /* the union */
 #define TORCH_SS_INLINE_STRIDES (TORCH_SS_STORAGE + 8 * TORCH_SS_MAX_INLINE) /* 48 */
 
 /* AutogradMeta's name_ (after the vptr) where torch_layout.am_abi_varies: the new ABI's

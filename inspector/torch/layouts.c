@@ -13,7 +13,7 @@
 /* clang-format off */
 static const struct torch_layout torch113 = {
     .name = "1.13", .major = 1, .first_minor = 13, .last_minor = 13, .verified = true,
-    .thp_impl = 24,
+    .thp_impl = 24, .thp_storage = 16,
     .ti_storage = 24, .ti_autograd_meta = 32, .ti_pyobj = 64, .ti_sizes_strides = 72,
     .ti_storage_offset = 160, .ti_numel = 168, .ti_dtype = 176, .ti_device = 178,
     .device_engaged_last = false,
@@ -23,7 +23,8 @@ static const struct torch_layout torch113 = {
 };
 
 /* 2.0 (the 2.0.1 wheel) and 2.1 (2.1.2) share TensorImpl and StorageImpl; 2.1's AutogradMeta
- * holds 8 bytes more before requires_grad_, and 2.1 added dtypes. */
+ * holds 8 bytes more before requires_grad_, 2.1 added dtypes, and its THPStorage holds a
+ * MaybeOwned<Storage> where 2.0's holds a StorageImpl* (2.0's offset is its header's). */
 #define TORCH_2_0_2_1(NAME, MINOR) \
     .name = NAME, .major = 2, .first_minor = MINOR, .last_minor = MINOR, .verified = true, \
     .thp_impl = 24, \
@@ -33,19 +34,21 @@ static const struct torch_layout torch113 = {
     .si_data = 24, .si_device = 48, .si_size_bytes = 56, \
     .am_grad = 16, .am_grad_fn = 24, .am_abi_varies = true
 static const struct torch_layout torch20 = {
-    TORCH_2_0_2_1("2.0", 0), .am_requires_grad = 112, .am_view_base = 168, .dtype_undefined = 18};
+    TORCH_2_0_2_1("2.0", 0), .thp_storage = 16, .am_requires_grad = 112, .am_view_base = 168,
+    .dtype_undefined = 18};
 static const struct torch_layout torch21 = {
-    TORCH_2_0_2_1("2.1", 1), .am_requires_grad = 120, .am_view_base = 176, .dtype_undefined = 44};
+    TORCH_2_0_2_1("2.1", 1), .thp_storage = 24,
+    .am_requires_grad = 120, .am_view_base = 176, .dtype_undefined = 44};
 
 /* PyPI's builds use the old C++ ABI up to 2.6 and the new one from 2.7 (2.7.1, 2.8.0, 2.9.1:
  * their AutogradMeta is read 24 bytes further by the ABI rule) */
 static const struct torch_layout torch24 = {
     .name = "2.4-2.9", .major = 2, .first_minor = 4, .last_minor = 9, .verified = true,
-    .thp_impl = 24,
+    .thp_impl = 24, .thp_storage = 24,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
-    .si_data = 16, .si_device = 40, .si_size_bytes = 48,
+    .si_data = 16, .si_device = 40, .si_size_bytes = 48, .si_pyobj = 80,
     .am_grad = 16, .am_grad_fn = 24, .am_requires_grad = 120, .am_view_base = 168,
     .am_abi_varies = true, .dtype_undefined = 44,
 };
@@ -54,21 +57,21 @@ static const struct torch_layout torch24 = {
  * holds grad_fn_ in a shared_ptr (16 bytes); from 2.13 the PyObject* alone and an intrusive_ptr. */
 static const struct torch_layout torch210 = {
     .name = "2.10-2.12", .major = 2, .first_minor = 10, .last_minor = 12, .verified = true,
-    .thp_impl = 16,
+    .thp_impl = 16, .thp_storage = 16,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 56, .ti_sizes_strides = 64,
     .ti_storage_offset = 152, .ti_numel = 160, .ti_dtype = 168, .ti_device = 170,
     .device_engaged_last = true,
-    .si_data = 16, .si_device = 40, .si_size_bytes = 48,
+    .si_data = 16, .si_device = 40, .si_size_bytes = 48, .si_pyobj = 80,
     .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 144, .am_view_base = 200,
     .dtype_undefined = 47, .pyobj_owner = TORCH_PYOBJ_REFCOUNT};
 
 static const struct torch_layout torch213 = {
     .name = "2.13-2.15", .major = 2, .first_minor = 13, .last_minor = 15, .verified = true,
-    .thp_impl = 16,
+    .thp_impl = 16, .thp_storage = 16,
     .ti_storage = 16, .ti_autograd_meta = 24, .ti_pyobj = 48, .ti_sizes_strides = 56,
     .ti_storage_offset = 144, .ti_numel = 152, .ti_dtype = 160, .ti_device = 162,
     .device_engaged_last = true,
-    .si_data = 16, .si_device = 40, .si_size_bytes = 48,
+    .si_data = 16, .si_device = 40, .si_size_bytes = 48, .si_pyobj = 80,
     .am_grad = 40, .am_grad_fn = 48, .am_requires_grad = 128, .am_view_base = 184,
     .dtype_undefined = 47, .pyobj_owner = TORCH_PYOBJ_REFCOUNT,
 };
@@ -121,7 +124,7 @@ const char *torch_layout_names(char *buf, size_t cap)
 /* clang-format off */
 #define SHARED_NODES(NAME, MAJOR, FIRST, LAST, NODE_SIZE, THPF_SAVED) \
     .name = NAME, .major = MAJOR, .first_minor = FIRST, .last_minor = LAST, .node_ptr_words = 2, \
-    .node_next_edges = 96, .node_size = NODE_SIZE, .pynode_obj = NODE_SIZE, \
+    .node_next_edges = 96, .node_pyobj = 120, .node_size = NODE_SIZE, .pynode_obj = NODE_SIZE, \
     .thpfunction_saved = THPF_SAVED, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, \
     .sv_nflags = 5
 /* SavedVariable until 2.4 keeps a version_counter_ (8 bytes) that 2.6 dropped */
@@ -141,11 +144,11 @@ static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER},
     {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
     {.name = "2.13", .major = 2, .first_minor = 13, .last_minor = 13, .node_ptr_words = 1,
-     .node_next_edges = 88, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
+     .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
      .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
     {.name = "2.14-2.15", .major = 2, .first_minor = 14, .last_minor = 15, .node_ptr_words = 1,
-     .node_next_edges = 88, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 192,
+     .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 192,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
      .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
 };

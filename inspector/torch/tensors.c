@@ -88,7 +88,9 @@ struct walk {
     unsigned major, minor;            /* the torch version, for the autograd table */
     struct torch_tensors *out;
     struct cxx_classifier cxx;
-    uint8_t *tensor_types;            /* by type index: 1 a tensor's type, 2 not, 0 not asked */
+    uint8_t *type_kinds;              /* by type index: enum type_kind */
+    struct py_storage *py_storages;   /* torch.UntypedStorage objects, in heap order */
+    size_t npy_storages, py_storages_cap;
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
     struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
@@ -96,25 +98,51 @@ struct walk {
     bool oom;                         /* an allocation failed: the graph is partial */
 };
 
-/* Whether heap node i's type is torch.Tensor or derives from it: its base chain reaches the C
- * type torch._C.TensorBase (torch._C._TensorBase before 2.2). Asked once a type, by its index:
- * every node of the heap asks. */
-static bool is_tensor_node(struct walk *w, uint32_t i)
+/* A torch.UntypedStorage object and the StorageImpl it owns. */
+struct py_storage {
+    uint32_t node;
+    uint64_t impl;
+};
+
+/* What torch makes of a heap type's instances. */
+enum type_kind {
+    TYPE_UNASKED,
+    TYPE_TENSOR,  /* torch.Tensor or a subclass */
+    TYPE_STORAGE, /* torch.UntypedStorage */
+    TYPE_GRAD_FN, /* a C++ node's Python class (THPCppFunction: "MulBackward0") */
+    TYPE_OTHER,
+};
+
+/* What heap node i's type is. A tensor's or a storage's base chain reaches the C type
+ * torch._C.TensorBase (torch._C._TensorBase before 2.2) or torch._C.StorageBase. A grad_fn
+ * class has no common base: it is a static C type with no family of its own, the size of a
+ * THPCppFunction (a head and a shared_ptr<Node>, from 2.13 an intrusive_ptr), whose instance
+ * holds a node there (the caller checks each instance's back pointer). Asked once a type, by
+ * its index: every node of the heap asks. */
+static enum type_kind type_kind(struct walk *w, uint32_t i)
 {
-    uint8_t *known = &w->tensor_types[w->h->nodes[i].type];
-    if (*known)
-        return *known == 1;
-    bool yes = false;
+    uint8_t *known = &w->type_kinds[w->h->nodes[i].type];
+    if (*known != TYPE_UNASKED)
+        return (enum type_kind) * known;
+    const struct py_type *ty = py_node_type(w->h, i);
     const struct py_layout *pl = w->h->objects.rt->l;
-    uint64_t base = py_node_type(w->h, i)->addr;
-    for (int k = 0; k < 64 && base && !yes; k++) {
+    *known = TYPE_OTHER;
+    uint64_t base = ty->addr;
+    for (int k = 0; k < 64 && base && *known == TYPE_OTHER; k++) {
         char name[32] = "";
         cl_read_cstr(w->t, cl_read_ptr_or_0(w->t, base + pl->tp_name), name, sizeof name);
-        yes = strcmp(name, "torch._C.TensorBase") == 0 || strcmp(name, "torch._C._TensorBase") == 0;
+        if (strcmp(name, "torch._C.TensorBase") == 0 || strcmp(name, "torch._C._TensorBase") == 0)
+            *known = TYPE_TENSOR;
+        else if (strcmp(name, "torch._C.StorageBase") == 0)
+            *known = TYPE_STORAGE;
         base = cl_read_ptr_or_0(w->t, base + pl->tp_base);
     }
-    *known = yes ? 1 : 2;
-    return yes;
+    if (*known == TYPE_OTHER && !ty->heap && ty->family == PY_F_OTHER &&
+        (ty->basicsize == 24 || ty->basicsize == 32) &&
+        cxx_classify(&w->cxx, cl_read_ptr_or_0(w->t, w->h->nodes[i].addr + TORCH_THP_NODE)) ==
+            CXX_NODE)
+        *known = TYPE_GRAD_FN;
+    return (enum type_kind) * known;
 }
 
 /* A new entry of names[], known by key (the address of what named it, 0 for none) from then on. */
@@ -250,16 +278,44 @@ static uint32_t add_impl(struct walk *w, struct torch_tensor *x)
     return i;
 }
 
+/* The StorageImpl a torch.UntypedStorage object owns, 0 when it does not read as one (the
+ * object is being torn down). From 2.4 the StorageImpl points back to the object, tagged as the
+ * TensorImpl's back pointer is. */
+static uint64_t python_storage_impl(struct walk *w, uint64_t obj)
+{
+    const struct torch_layout *l = w->l;
+    uint64_t impl = cl_read_ptr_or_0(w->t, obj + l->thp_storage);
+    if (cxx_classify(&w->cxx, impl) != CXX_STORAGE ||
+        (l->si_pyobj && (cl_read_ptr_or_0(w->t, impl + l->si_pyobj) & ~7ull) != obj))
+        return 0;
+    return impl;
+}
+
+static bool add_python_storage(struct walk *w, uint32_t i)
+{
+    uint64_t impl = python_storage_impl(w, w->h->nodes[i].addr);
+    if (!impl)
+        return true;
+    if (!CL_VEC_RESERVE(w->py_storages, w->npy_storages, w->py_storages_cap))
+        return false;
+    w->py_storages[w->npy_storages++] = (struct py_storage){i, impl};
+    return true;
+}
+
 /* Every Python tensor must point to a TensorImpl that points back to it: that both confirms the
  * layout table and drops objects being torn down (whose cdata is already undefined). The back
- * pointer's low bits may carry a tag (1.13 marks a PyObject the TensorImpl owns). */
+ * pointer's low bits may carry a tag (1.13 marks a PyObject the TensorImpl owns). Storage
+ * objects are kept for group_storages. */
 static int collect_python(struct walk *w, struct cl_error *err)
 {
     struct py_heap *h = w->h;
     unsigned confirmed = 0, refuted = 0, skipped = 0;
     uint64_t first_bad = 0;
     for (uint32_t i = 0; i < h->n; i++) {
-        if (!is_tensor_node(w, i))
+        enum type_kind what = type_kind(w, i);
+        if (what == TYPE_STORAGE && !add_python_storage(w, i))
+            return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+        if (what != TYPE_TENSOR)
             continue;
         struct torch_tensor *x = new_tensor(w);
         if (!x)
@@ -599,6 +655,27 @@ const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum t
     return tt->links + lo;
 }
 
+/* The grad_fn objects of the heap, each checked by its node's back pointer: each owns its node
+ * (a link in; !back), and from 2.13 the node owns it while C++ holds the node (a link out; back,
+ * once the graphs are read, so that a node's next edges stay its first links). */
+static void link_grad_fn_objects(struct walk *w, bool back)
+{
+    for (uint32_t i = 0; i < w->h->n; i++) {
+        if (type_kind(w, i) != TYPE_GRAD_FN)
+            continue;
+        uint64_t obj = w->h->nodes[i].addr, node = cl_read_ptr_or_0(w->t, obj + TORCH_THP_NODE);
+        uint32_t k;
+        if (cxx_classify(&w->cxx, node) != CXX_NODE ||
+            cl_read_ptr_or_0(w->t, node + w->ag->node_pyobj) != obj ||
+            (k = node_at(w, node)) == UINT32_MAX)
+            continue;
+        if (!back)
+            link(w, TORCH_END_PYOBJ, i, TORCH_END_NODE, k, TORCH_LINK_CDATA);
+        else if (w->ag->node_ptr_words == 1)
+            link(w, TORCH_END_NODE, k, TORCH_END_PYOBJ, i, TORCH_LINK_PYOBJ);
+    }
+}
+
 /* Every tensor's references, then every node's, breadth first: new tensors and nodes found on
  * the way are expanded in turn. */
 static void walk_graphs(struct walk *w)
@@ -607,6 +684,8 @@ static void walk_graphs(struct walk *w)
     unsigned failed = 0;
     uint32_t ti = 0, ni = 0;
     tt->autograd = w->ag = choose_autograd(w);
+    if (w->ag)
+        link_grad_fn_objects(w, false);
     while (ti < tt->n || ni < tt->nnodes) {
         for (; ti < tt->n; ti++)
             tensor_links(w, ti);
@@ -617,7 +696,8 @@ static void walk_graphs(struct walk *w)
         if (!w->ag)
             break;
     }
-    group_links(w);
+    if (w->ag)
+        link_grad_fn_objects(w, true);
     for (uint32_t k = 0; k < tt->n; k++)
         if (tt->v[k].grad_fn)
             tt->v[k].grad_fn_node = cl_addrmap_get(&w->node_index, tt->v[k].grad_fn);
@@ -647,6 +727,7 @@ static void read_storage(struct walk *w, uint64_t impl, struct torch_storage *st
     uint8_t dev[2] = {0, 0};
     memset(st, 0, sizeof *st);
     st->impl = impl;
+    st->pynode = PY_NO_NODE;
     st->data = cl_read_ptr_or_0(w->t, impl + w->l->si_data);
     st->nbytes = cl_read_ptr_or_0(w->t, impl + w->l->si_size_bytes);
     if ((st->nbytes >> 61) == 5) /* a symbolic size (SymInt heap tag): unknown */
@@ -656,24 +737,39 @@ static void read_storage(struct walk *w, uint64_t impl, struct torch_storage *st
     st->device_index = (int8_t)dev[1];
 }
 
-/* Storages biggest first, each with its tensors; every tensor learns its storage's index. */
+/* The storage at impl's index, read and added if new; UINT32_MAX when out of memory. */
+static uint32_t storage_at(struct walk *w, uint64_t impl, size_t *cap)
+{
+    struct torch_tensors *tt = w->out;
+    bool inserted;
+    uint32_t s = cl_addrmap_put(&w->storage_index, impl, tt->nstorages, &inserted);
+    if (s == UINT32_MAX || (inserted && !CL_VEC_RESERVE(tt->storages, tt->nstorages, *cap)))
+        return UINT32_MAX;
+    if (inserted)
+        read_storage(w, impl, &tt->storages[tt->nstorages++]);
+    return s;
+}
+
+/* Storages biggest first, each with its tensors; every tensor learns its storage's index. The
+ * storages of torch.UntypedStorage objects are among them (a link from each object; before 2.4
+ * a StorageImpl may have several). */
 static int group_storages(struct walk *w)
 {
     struct torch_tensors *tt = w->out;
     size_t cap = 0;
     for (uint32_t i = 0; i < tt->n; i++) { /* the distinct storages in the order met */
         struct torch_tensor *x = &tt->v[i];
-        bool inserted;
         if (!x->storage)
             continue;
-        uint32_t s = cl_addrmap_put(&w->storage_index, x->storage, tt->nstorages, &inserted);
-        if (s == UINT32_MAX || (inserted && !CL_VEC_RESERVE(tt->storages, tt->nstorages, cap)))
+        uint32_t s = storage_at(w, x->storage, &cap);
+        if (s == UINT32_MAX)
             return CL_E_INTERNAL;
-        if (inserted)
-            read_storage(w, x->storage, &tt->storages[tt->nstorages++]);
         tt->storages[s].ntensors++;
         x->storage_index = s;
     }
+    for (size_t k = 0; k < w->npy_storages; k++)
+        if (storage_at(w, w->py_storages[k].impl, &cap) == UINT32_MAX)
+            return CL_E_INTERNAL;
     /* sorted through their indices, so that each tensor's is renumbered, not looked up again */
     size_t n = tt->nstorages;
     uint32_t *order = malloc((n + 1) * sizeof *order),
@@ -706,6 +802,13 @@ static int group_storages(struct walk *w)
         struct torch_storage *st = &tt->storages[x->storage_index];
         st->tensors[st->ntensors++] = i;
     }
+    for (size_t k = 0; k < w->npy_storages; k++) {
+        const struct py_storage *p = &w->py_storages[k];
+        uint32_t s = renumber[cl_addrmap_get(&w->storage_index, p->impl)];
+        if (tt->storages[s].pynode == PY_NO_NODE)
+            tt->storages[s].pynode = p->node;
+        link(w, TORCH_END_PYOBJ, p->node, TORCH_END_STORAGE, s, TORCH_LINK_CDATA);
+    }
     free(order);
     free(renumber);
     return 0;
@@ -718,17 +821,22 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     struct walk w = {
         .h = h, .t = h->objects.rt->t, .l = out->l, .major = major, .minor = minor, .out = out};
     w.cxx.t = w.t;
-    w.tensor_types = calloc(h->objects.ntypes + 1, 1);
-    int rc = w.tensor_types && add_name(&w, 0, "?") == TORCH_NAME_UNKNOWN
+    w.type_kinds = calloc(h->objects.ntypes + 1, 1);
+    int rc = w.type_kinds && add_name(&w, 0, "?") == TORCH_NAME_UNKNOWN
                  ? collect_python(&w, err)
                  : cl_error_set(err, CL_E_INTERNAL, "out of memory");
     if (!rc) {
         walk_graphs(&w);
-        if (w.oom || group_storages(&w))
+        if (!w.oom && group_storages(&w) == 0)
+            group_links(&w);
+        else
+            w.oom = true;
+        if (w.oom)
             rc = cl_error_set(err, CL_E_INTERNAL, "out of memory reading tensors");
     }
     cxx_classifier_free(&w.cxx);
-    free(w.tensor_types);
+    free(w.type_kinds);
+    free(w.py_storages);
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
     cl_addrmap_free(&w.name_of);
@@ -790,37 +898,63 @@ static int collect(struct py_heap *h, const struct cl_torch_info *torch, struct 
     return collect_with(h, major, minor, out, err);
 }
 
-/* Whether C++ holds a reference to tensor x's Python object (enum torch_pyobj_owner). */
-static bool cxx_holds_pyobj(struct cl_target *t, const struct torch_layout *l,
-                            const struct torch_tensor *x)
+/* Whether the C++ object at obj holds a reference to its Python object, whose pointer is at
+ * obj + slot (enum torch_pyobj_owner). */
+static bool cxx_holds_pyobj(struct cl_target *t, enum torch_pyobj_owner owner, uint64_t obj,
+                            uint16_t slot)
 {
-    if (l->pyobj_owner == TORCH_PYOBJ_REFCOUNT) {
-        uint64_t combined = cl_read_ptr_or_0(t, x->impl + TORCH_COMBINED_REFCOUNT);
+    if (owner == TORCH_PYOBJ_REFCOUNT) {
+        uint64_t combined = cl_read_ptr_or_0(t, obj + TORCH_COMBINED_REFCOUNT);
         return (combined & TORCH_HAS_PYOBJECT) && (uint32_t)combined > 1;
     }
-    return cl_read_ptr_or_0(t, x->impl + l->ti_pyobj) & 1;
+    return cl_read_ptr_or_0(t, obj + slot) & 1;
+}
+
+/* Whether a node holds the Python object its link leads to: a PyNode always holds its ctx until
+ * 2.12; from 2.13 every node holds its Python object (a ctx or a grad_fn object) by the refcount
+ * rule. */
+static bool node_holds_pyobj(struct cl_target *t, const struct torch_tensors *tt,
+                             const struct torch_link *l)
+{
+    return tt->autograd->node_ptr_words == 2
+               ? l->kind == TORCH_LINK_CONTEXT
+               : cxx_holds_pyobj(t, TORCH_PYOBJ_REFCOUNT, tt->nodes[l->src].addr, 0);
 }
 
 /* The books (cpython/balance.h) learn the references C++ holds to Python objects, which the walk
- * of Python objects cannot see: a TensorImpl's to its tensor's, a custom Function's PyNode's to
- * its ctx. Each is named after what holds it. */
+ * of Python objects cannot see: a TensorImpl's to its tensor's, a StorageImpl's to its
+ * torch.UntypedStorage's, a node's to its grad_fn object or custom Function's ctx. Each is named
+ * after what holds it. */
 static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
 {
+    struct cl_target *t = h->objects.rt->t;
+    const struct torch_layout *tl = tt->l;
     char name[64];
     bool added = false;
     for (uint32_t k = 0; k < tt->n; k++) {
         const struct torch_tensor *x = &tt->v[k];
-        if (!x->pyobj || x->node == PY_NO_NODE || !cxx_holds_pyobj(h->objects.rt->t, tt->l, x))
+        if (!x->pyobj || x->node == PY_NO_NODE ||
+            !cxx_holds_pyobj(t, tl->pyobj_owner, x->impl, tl->ti_pyobj))
             continue;
         snprintf(name, sizeof name, "<TensorImpl 0x%llx>", (unsigned long long)x->impl);
         added |= py_books_add_c_ref(h, x->node, name);
     }
     for (size_t k = 0; k < tt->nlinks; k++) {
         const struct torch_link *l = &tt->links[k];
-        if (l->kind != TORCH_LINK_CONTEXT || l->src_end != TORCH_END_NODE)
-            continue;
-        snprintf(name, sizeof name, "<PyNode 0x%llx>", (unsigned long long)tt->nodes[l->src].addr);
-        added |= py_books_add_c_ref(h, l->dst, name);
+        if (l->src_end == TORCH_END_NODE && l->dst_end == TORCH_END_PYOBJ &&
+            node_holds_pyobj(t, tt, l)) {
+            const struct torch_node *n = &tt->nodes[l->src];
+            snprintf(name, sizeof name, "<%s 0x%llx>",
+                     l->kind == TORCH_LINK_CONTEXT ? "PyNode" : tt->names[n->name],
+                     (unsigned long long)n->addr);
+            added |= py_books_add_c_ref(h, l->dst, name);
+        } else if (l->dst_end == TORCH_END_STORAGE && tl->si_pyobj) {
+            uint64_t impl = tt->storages[l->dst].impl;
+            if (!cxx_holds_pyobj(t, tl->pyobj_owner, impl, tl->si_pyobj))
+                continue;
+            snprintf(name, sizeof name, "<StorageImpl 0x%llx>", (unsigned long long)impl);
+            added |= py_books_add_c_ref(h, l->src, name);
+        }
     }
     if (added && !py_books_resplit(h))
         cl_note_add(&tt->warnings, "out of memory balancing the references C++ holds to tensors' "

@@ -50,7 +50,8 @@ struct torch_tensor {
 struct torch_storage {
     uint64_t impl, data, nbytes;
     uint32_t *tensors; /* indices into torch_tensors.v, a part of torch_tensors.storage_tensors */
-    uint32_t ntensors;
+    uint32_t ntensors; /* 0 for a storage only a torch.UntypedStorage object holds */
+    uint32_t pynode;   /* heap node of its torch.UntypedStorage object, PY_NO_NODE for none */
     int8_t device_type, device_index;
 };
 
@@ -67,25 +68,27 @@ struct torch_node {
 };
 
 /* One end of a C++ reference. */
-enum torch_end { TORCH_END_TENSOR, TORCH_END_NODE, TORCH_END_PYOBJ };
+enum torch_end { TORCH_END_TENSOR, TORCH_END_NODE, TORCH_END_PYOBJ, TORCH_END_STORAGE };
 
 /* What a C++ reference is (autograd.h's references, and a tensor's own). */
 enum torch_link_kind {
     TORCH_LINK_GRAD_FN, /* tensor -> node: AutogradMeta::grad_fn_ */
     TORCH_LINK_GRAD, /* tensor -> tensor: AutogradMeta::grad_ */
     TORCH_LINK_VIEW_BASE, /* tensor -> tensor: a view's base (DifferentiableViewMeta::base_) */
-    TORCH_LINK_PYOBJ, /* tensor -> its Python object, which it keeps alive (resurrects)
-                                as long as C++ holds the tensor */
+    TORCH_LINK_PYOBJ, /* tensor (from 2.13 node too) -> its Python object, which it keeps
+                         alive (resurrects) as long as C++ holds the tensor */
     TORCH_LINK_NEXT, /* node -> node */
     TORCH_LINK_SAVED, /* node or ctx -> tensor */
     TORCH_LINK_SAVED_NODE, /* node -> node: a SavedVariable's grad_fn_/grad_accumulator_ */
     TORCH_LINK_VARIABLE, /* AccumulateGrad -> its leaf tensor */
     TORCH_LINK_CONTEXT, /* PyNode -> the custom Function's ctx (a Python object) */
+    TORCH_LINK_CDATA, /* a Python object -> the C++ object it wraps and owns: a grad_fn object's
+                         node, a torch.UntypedStorage's storage */
 };
 
-/* A reference from C++ (or into C++ from a custom Function's ctx); src and dst index tensors,
- * nodes or heap nodes by their ends. The Python-tensor -> TensorImpl -> storage references are
- * implied by torch_tensor.node and .storage_index. */
+/* A reference from C++ (or into C++ from a Python object); src and dst index tensors, nodes, heap
+ * nodes or storages by their ends (a storage is never a source). The Python-tensor -> TensorImpl
+ * -> storage references are implied by torch_tensor.node and .storage_index. */
 struct torch_link {
     uint32_t src, dst;
     uint8_t src_end, dst_end; /* enum torch_end */

@@ -136,11 +136,13 @@ def tensor_pyobj(python):
             truth = p.truth["tensors"]
             refs = harness.culeak_json("refs", "--pid", p.pid, *sum(
                 (["--addr", t["address"]] for t in truth.values()), []))
+            balance = harness.culeak_json("balance", "--pid", p.pid)
         got = {o["address"]: o for o in refs["objects"]}
-        problems = []
+        problems = ["%s: %d more references found than its count holds" % (
+            o["type"], o["references"]) for o in balance["overcounted"]]
         for name, t in sorted(truth.items()):
             o = got.get(t["address"], {})
-            if t["outside"] != 1 and not (name == "held" and t["outside"] == 0):
+            if t["outside"] != 1 and not (name.endswith("held") and t["outside"] == 0):
                 problems.append("%s: the process counts %d references from outside, want 1"
                                 % (name, t["outside"]))
             if o.get("unexplained") != 0:

@@ -69,7 +69,7 @@ def compare_edges(doc, truth):
 def reached(doc):
     """holder name -> data pointers of the storages culeak lists it as reaching."""
     by_holder = {}
-    for t in doc["tensors"]:
+    for t in doc["tensors"] + doc["storage_objects"]:
         for h in t["holders"]:
             by_holder.setdefault(h["holder"], set()).add(int(t["storage_data_ptr"], 16))
     return by_holder
@@ -164,13 +164,14 @@ def paths_evaluate(python, scenario=SCENARIO):
     return test
 
 
-def iterator_leaks(kind):
-    """Tensors held only through C iterators and dict views (itertools.cycle, enumerate, zip, map,
-    filter, dict views; issue 41: "reachable from no root"): each global reaches what the process
+def scenario_leaks(scenario, python, kind):
+    """A scenario whose globals each hold tensors in a way of its own (iterator_leaks.py: through
+    C iterators and dict views, "reachable from no root" before issue 41; cxx_wrappers.py:
+    through grad_fn and torch.UntypedStorage objects): each global reaches what the process
     reaches from it by gc.get_referents, and culeak's retained bytes equal what deleting it
     freed in a fork of the job."""
     def test():
-        with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "iterator_leaks.py") as p:
+        with harness.tempdir() as d, harness.Process(python, scenario) as p:
             target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
             summary = harness.culeak_json("summary", *target)
             doc = harness.culeak_json("tensors", *target)
@@ -232,7 +233,15 @@ def tests():
     yield "torch-2.13:read-as-2.99:gcore", unlisted_release("2.13", "2.99.0", None, "2.13")
     yield "torch-2.13:grad-refs", grad_refs(harness.TORCH_VENV)
     for kind in ("live", "gcore"):
-        yield "torch-2.13:iterator-leaks:%s" % kind, iterator_leaks(kind)
+        yield "torch-2.13:iterator-leaks:%s" % kind, scenario_leaks("iterator_leaks.py",
+                                                                    harness.TORCH_VENV, kind)
+        yield "torch-2.13:cxx-wrappers:%s" % kind, scenario_leaks("cxx_wrappers.py",
+                                                                  harness.TORCH_VENV, kind)
+    for release, python in RELEASES.items():   # each way a storage object and a node are held
+        if release != "2.13":
+            yield ("torch-%s:cxx-wrappers:live" % release,
+                   scenario_leaks("cxx_wrappers.py", python, "live"),
+                   *(() if release in ("1.13", "2.1-cuda", "2.4-cuda", "2.10-cuda") else ("full",)))
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")

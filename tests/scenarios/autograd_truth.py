@@ -69,24 +69,32 @@ def reachable(obj):
 def storages(obj):
     """{data_ptr: (nbytes, device)} of the storages obj reaches, walking as culeak's graph is
     defined."""
+    return {p: (s.nbytes(), str(s.device)) for p, s in storage_objects(obj).items()}
+
+
+def storage_objects(obj):
+    """{data_ptr: storage} of the storages obj reaches (a tensor's, or a torch.UntypedStorage
+    object's)."""
     stop = barriers()
-    seen, ptrs, todo, alive = set(), {}, [obj], []
+    seen, found, todo, alive = set(), {}, [obj], []
     while todo:
         o = todo.pop()
         if id(o) in seen or id(o) in stop:
             continue
         seen.add(id(o))
         alive.append(o)   # node wrappers may be made afresh: keep each alive so ids stay unique
-        if isinstance(o, torch.Tensor):
-            ptrs[storage_ptr(o)] = (storage(o).nbytes(), str(o.device))
+        if issubclass(type(o), torch.Tensor):   # type(): no module's __getattr__ runs
+            found[storage_ptr(o)] = storage(o)
             todo += [t for t in (o.grad, o._base, o.grad_fn) if t is not None]
+        if issubclass(type(o), torch._C.StorageBase):   # a torch.UntypedStorage object
+            found[o.data_ptr()] = o
         if hasattr(type(o), "next_functions"):   # an autograd node (1.13 has no graph.Node)
             todo += [f for f, _ in getattr(o, "next_functions", ()) if f is not None]
             todo += saved_tensors(o)
             if hasattr(o, "variable"):
                 todo.append(o.variable)
         todo += gc.get_referents(o)
-    return ptrs
+    return found
 
 
 def graph_edges(root):

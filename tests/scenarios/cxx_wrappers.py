@@ -1,0 +1,74 @@
+"""Scenario: memory held through the Python objects that wrap C++ ones, with no tensor of the
+job's own left to hold it (issue 41: the books balance, and nothing is left out):
+
+  fns      grad_fn objects kept after their outputs were dropped: each keeps its node, which
+           keeps the tensors it saved and its leaf (through AccumulateGrad)
+  chain    one grad_fn object of a longer graph (sum of exp of a product)
+  stores   torch.UntypedStorage objects whose tensors were dropped: they alone hold the bytes
+  keep, ks a tensor and its storage's object: each reaches the storage, neither retains it
+
+Prints one JSON line of ground truth from inside, then READY, and waits:
+  {"pid", "holders": {name: [data_ptr of each storage it reaches, by gc.get_referents]},
+   "freed": {name: bytes}}   what deleting the global alone frees: in a fork(), the nbytes of the
+                             storages whose StorageWeakRef expired after `del` and gc.collect()"""
+import gc
+import json
+import os
+import time
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from autograd_truth import reachable, storage, storage_objects   # tests/scenarios/
+
+torch.manual_seed(0)
+
+
+def untyped(n):
+    s = storage(torch.ones(n))
+    return s if type(s).__name__ == "UntypedStorage" else s._storage   # < 2.0: a TypedStorage
+
+
+fns = [(torch.randn(100 + i, requires_grad=True) * torch.randn(100 + i)).grad_fn for i in range(3)]
+chain = (torch.randn(50, requires_grad=True) * torch.randn(50)).exp().sum().grad_fn
+stores = [untyped(2000 + i) for i in range(2)]
+keep = torch.ones(500)
+ks = storage(keep)
+ks = ks if type(ks).__name__ == "UntypedStorage" else ks._storage
+NAMES = ["fns", "chain", "stores", "keep", "ks"]
+
+
+def storage_refs():
+    """{data_ptr: (StorageWeakRef, nbytes)} of every storage the globals reach."""
+    refs = {}
+    for name in NAMES:
+        for ptr, s in storage_objects(globals()[name]).items():
+            refs[ptr] = (StorageWeakRef(s), s.nbytes())
+    return refs
+
+
+def freed(name):
+    """Bytes that deleting globals()[name] frees, measured in a child so the job keeps it."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        refs = storage_refs()
+        del globals()[name]
+        gc.collect()
+        gone = sum(n for ref, n in refs.values() if ref.expired())
+        os.write(write, str(gone).encode())
+        os._exit(0)
+    os.close(write)
+    got = os.read(read, 64)
+    os.waitpid(pid, 0)
+    return int(got)
+
+
+gc.collect()
+truth = {"pid": os.getpid(), "holders": {n: reachable(globals()[n]) for n in NAMES},
+         "freed": {n: freed(n) for n in NAMES}}
+print(json.dumps(truth), flush=True)
+print("READY", flush=True)
+while True:
+    time.sleep(1)
