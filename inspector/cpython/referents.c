@@ -554,7 +554,8 @@ static uint64_t *hamt_items(struct py_objects *o, uint64_t node, enum py_family 
     return buf;
 }
 
-/* Emits every (key, value) of the subtree at node as context[key] = value. */
+/* Emits every (key, value) of the subtree at node as context[key] = value, uncounted (the
+ * nodes' own references are counted). */
 static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
 {
     struct py_objects *o = w->e->o;
@@ -584,8 +585,8 @@ static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
         if (!buf[i] && bitmap) { /* no key: the value is a subtree */
             hamt_walk_node(w, buf[i + 1], depth + 1);
         } else if (buf[i] && buf[i + 1]) {
-            py_emit(w->e, buf[i + 1], PY_E_KEY, buf[i]);
-            py_emit(w->e, buf[i], PY_E_DICTKEY, 0);
+            py_emit(w->e, buf[i + 1], PY_E_KEY | PY_E_UNCOUNTED, buf[i]);
+            py_emit(w->e, buf[i], PY_E_DICTKEY | PY_E_UNCOUNTED, 0);
         }
     }
     if (buf != small)
@@ -593,7 +594,7 @@ static void hamt_walk_node(struct hamt_walk *w, uint64_t node, int depth)
 }
 
 /* A Context's variables live in a HAMT of nodes; each value is emitted as ctx[var] (how Python
- * reads it), the HAMT itself as one more referent. */
+ * reads it), uncounted: the HAMT, one more referent, holds the counted references. */
 static void emit_context(struct py_emitter *e, uint64_t obj)
 {
     struct py_objects *o = e->o;

@@ -5,7 +5,8 @@
             and a bytearray in it
   marked    a Marker held by a global and by one leaked reference
   named     Markers each held only by a callable the interpreter keeps in C: a signal handler,
-            an atexit callback, a codec search function, an audit hook, a profile function
+            an atexit callback, a codec search function, an audit hook, a profile function, the
+            thread's contextvars Context
   pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
             write method); stale, a ctypes array holding a freed object's address
   the batch loops: `for step, batch in enumerate(gen()):` in loop(), paused in serve(), and the
@@ -22,6 +23,7 @@ Prints one JSON line of ground truth from inside, then READY, and serves request
   {"describe": id} -> {"describe": repr of that object of gc.garbage, or null}"""
 import atexit
 import codecs
+import contextvars
 import _pickle
 import ctypes
 import gc
@@ -84,6 +86,7 @@ named = {
     "<codec search functions>": held_only_by(codecs.register),
     "<audit hooks>": held_only_by(sys.addaudithook),
     "<thread main: sys.setprofile function>": held_only_by(sys.setprofile),
+    "<thread main: contextvars context>": held_only_by(contextvars.ContextVar("held").set),
 }
 
 
