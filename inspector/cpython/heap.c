@@ -7,6 +7,7 @@
 #include "cpython/gclist.h"
 #include "cpython/path.h"
 #include "cpython/referents.h"
+#include "cpython/statics.h"
 #include "cpython/strkeys.h"
 
 #include <ctype.h>
@@ -720,22 +721,32 @@ struct promotion {
     size_t tail, cap;
 };
 
-/* Takes a word that may be a reference to node i, from root by the root edge (edge, payload),
- * when the balance confirms it: i is no root's yet and its count holds a reference nothing else
- * explains. Then i is reached from root, queued for what it reaches. */
-static void confirm_word(struct py_heap *h, struct promotion *p, uint32_t root, uint32_t i,
-                         enum py_edge edge, uint64_t payload)
+/* Takes a word that is a reference to node i, from root by the root edge (edge, payload), where
+ * i's count holds a reference nothing else explains. A node no root reached is reached from root
+ * then, queued for what it reaches. */
+static void take_word(struct py_heap *h, struct promotion *p, uint32_t root, uint32_t i,
+                      enum py_edge edge, uint64_t payload)
 {
     struct heap_sink sink = {h, PY_NO_NODE, root};
     uint32_t re;
-    if (i == PY_NO_NODE || root == PY_NO_NODE || py_node_reachable(h, i) ||
-        !py_books_confirm(h, i) || (re = add_root_edge(h, &sink, i, edge, payload)) == PY_NO_EDGE ||
+    if (i == PY_NO_NODE || root == PY_NO_NODE || !py_books_confirm(h, i) ||
+        (re = add_root_edge(h, &sink, i, edge, payload)) == PY_NO_EDGE || py_node_reachable(h, i) ||
         !CL_VEC_RESERVE(p->queue, p->tail, p->cap))
         return;
     h->nodes[i].root = root;
     h->nodes[i].parent = PY_NO_NODE;
     h->nodes[i].via = re;
     p->queue[p->tail++] = i;
+}
+
+/* take_word for a word that may be a reference, when the balance confirms it: i is no root's
+ * yet (an object a root reaches may be held from C as well: its unexplained reference is not
+ * taken on a guess) and its count holds a reference nothing else explains. */
+static void confirm_word(struct py_heap *h, struct promotion *p, uint32_t root, uint32_t i,
+                         enum py_edge edge, uint64_t payload)
+{
+    if (i != PY_NO_NODE && !py_node_reachable(h, i))
+        take_word(h, p, root, i, edge, payload);
 }
 
 /* What the confirmed words reach that no root did, by the shortest chains from them. */
@@ -838,6 +849,45 @@ static void confirm_opaque_words(struct py_heap *h)
     promote(h, &p);
 }
 
+static int by_node(const void *a, const void *b)
+{
+    const struct py_static_word *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The words of the libraries' static data that point at objects (cpython/statics.h): all of an
+ * object's are roots where they are exactly as many as its references not explained, whether a
+ * root reaches it or not (each is then as certain as the balance can make it); none where they
+ * are not (a word is stale or borrowed, or something else unseen holds it too). */
+static void confirm_statics(struct py_heap *h)
+{
+    struct py_static_word *w;
+    size_t n;
+    if (py_statics_find(h, &w, &n)) {
+        cl_note_add(&h->warnings, "out of memory reading the libraries' static data: references "
+                                  "they hold to Python objects are not explained");
+        return;
+    }
+    qsort(w, n, sizeof *w, by_node);
+    struct promotion p = {0};
+    char name[256];
+    for (size_t k = 0, end; k < n; k = end) {
+        uint32_t j = w[k].node;
+        for (end = k; end < n && w[end].node == j;)
+            end++;
+        if (h->books.unexplained[j] != (int32_t)(end - k))
+            continue;
+        for (size_t i = k; i < end; i++) {
+            py_static_name(h, w[i].at, name, sizeof name);
+            take_word(h, &p, add_root(h, name, PY_ROOT_OTHER), j, PY_E_SELF, 0);
+        }
+    }
+    promote(h, &p);
+    free(w);
+}
+
 /* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
  * cost a read per object of the heap for nothing. */
 static bool emit_gc_node(void *arg, uint64_t node)
@@ -900,6 +950,10 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     }
     bool counted = h->n && py_books_count(h);
     if (counted) {
+        /* a library's static word first: it was written there to be kept, where a running
+         * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a
+         * call long returned) */
+        confirm_statics(h);
         confirm_inferred(h);
         confirm_opaque_words(h);
     }

@@ -215,6 +215,7 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
 {
     memset(rt, 0, sizeof *rt);
     rt->t = t;
+    rt->module = py->module;
     rt->runtime = py->runtime;
     unsigned major = (unsigned)(py->version_hex >> 24);
     unsigned minor = (unsigned)(py->version_hex >> 16) & 0xff;

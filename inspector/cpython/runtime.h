@@ -89,6 +89,7 @@ enum py_family {
 
 struct py_runtime {
     struct cl_target *t;
+    const struct cl_module *module;     /* libpython, or the executable of a static build */
     const struct py_layout *l;          /* what the walkers read: points at layout */
     const struct py_layout *table;      /* the variant that fits this runtime */
     /* The table with what the runtime says of itself filled in: its _Py_DebugOffsets (3.13+)

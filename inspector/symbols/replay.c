@@ -114,8 +114,8 @@ bool cl_symbols_recorded(struct cl_symbols *s, struct cl_symq *q)
         if (!s->optional_missed)
             cl_note_add(&s->target->warnings,
                         "this dump was written by an older culeak, which did not look up %s "
-                        "%s in %s (nor maybe others): objects of types it names are read as "
-                        "types culeak does not know",
+                        "%s in %s (nor maybe others): what culeak reads through it now is left "
+                        "out (the types it names, the libraries' static data)",
                         question_names[q->kind], q->key ? q->key : "", mod);
         s->optional_missed = true;
         q->found = false;

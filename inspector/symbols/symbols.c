@@ -326,6 +326,12 @@ bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *ad
     return located(m, CL_SYMQ_SECTION, name, false, addr, size);
 }
 
+bool cl_module_section_optional(const struct cl_module *m, const char *name, uint64_t *addr,
+                                uint64_t *size)
+{
+    return located(m, CL_SYMQ_SECTION, name, true, addr, size);
+}
+
 static bool has(const struct cl_module *m, enum cl_symq_kind kind)
 {
     struct cl_symq q = cl_symbols_question(m, kind, NULL, NULL);

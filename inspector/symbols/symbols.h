@@ -75,8 +75,10 @@ bool cl_module_symbol(const struct cl_module *m, const char *name, uint64_t *add
  * answers "not found" with a note, where cl_module_symbol would lose the target. */
 bool cl_module_symbol_optional(const struct cl_module *m, const char *name, uint64_t *addr,
                                uint64_t *size);
-/* Target address and size of a section of m's file. */
+/* Target address and size of a section of m's file; _optional as cl_module_symbol_optional. */
 bool cl_module_section(const struct cl_module *m, const char *name, uint64_t *addr, uint64_t *size);
+bool cl_module_section_optional(const struct cl_module *m, const char *name, uint64_t *addr,
+                                uint64_t *size);
 /* Whether m has DWARF (in the file, or a separate debug file found by debuglink / build-id). */
 bool cl_module_has_dwarf(const struct cl_module *m);
 /* Whether m's symbols come from a full .symtab rather than only the exported .dynsym. */

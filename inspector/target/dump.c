@@ -103,8 +103,15 @@ static bool dump_resident(struct cl_target *t, uint64_t addr, struct cl_window *
     return true;
 }
 
-static const struct cl_target_ops dump_ops = {
-    .read_page = dump_read_page, .close = dump_close, .resident = dump_resident};
+static bool dump_left_out(struct cl_target *t, uint64_t addr)
+{
+    return !run_at(t->impl, addr);
+}
+
+static const struct cl_target_ops dump_ops = {.read_page = dump_read_page,
+                                              .close = dump_close,
+                                              .resident = dump_resident,
+                                              .left_out = dump_left_out};
 
 static int corrupt(struct cl_error *err, const char *name, const char *what)
 {

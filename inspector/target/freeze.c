@@ -698,6 +698,11 @@ static int read_file_page(const struct cl_frozen_region *r, uint64_t page, void 
     return 0;
 }
 
+bool cl_frozen_holds(const struct cl_frozen *f, uint64_t addr)
+{
+    return region_of(f, addr) != SIZE_MAX;
+}
+
 int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held)
 {
     size_t i = region_of(f, addr);

@@ -119,6 +119,9 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
  * bulk. Past the budget a page is not held; a budget under a chunk frees f. 0, or CL_E_INTERNAL
  * (f is freed). */
 int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src, uint64_t budget);
+/* Whether a region of the plan holds addr: false for what it left out (a foreign library's data,
+ * a shared mapping), which is read from the process. */
+bool cl_frozen_holds(const struct cl_frozen *f, uint64_t addr);
 /* Whether the copy holds page-aligned addr (*held); if it does, 0 and the page in out, or
  * CL_E_UNREADABLE for a page the copy could not read (or whose file has since changed). */
 int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held);

@@ -473,8 +473,18 @@ static bool live_resident(struct cl_target *t, uint64_t addr, struct cl_window *
     return w->data != NULL;
 }
 
-static const struct cl_target_ops live_ops = {
-    .read_page = live_read_page, .close = live_close, .resident = live_resident};
+/* A copy (made at once or on demand) leaves out what no walk reads; with none, the process is
+ * stopped while read and nothing is. */
+static bool live_left_out(struct cl_target *t, uint64_t addr)
+{
+    const struct live *lv = t->impl;
+    return lv->frozen.n && !cl_frozen_holds(&lv->frozen, addr);
+}
+
+static const struct cl_target_ops live_ops = {.read_page = live_read_page,
+                                              .close = live_close,
+                                              .resident = live_resident,
+                                              .left_out = live_left_out};
 
 /* The process's /proc/PID/maps into ms: 0, or the errno reading it. */
 static int read_maps(int pid, struct cl_mappings *ms)

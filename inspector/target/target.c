@@ -150,6 +150,11 @@ int cl_target_file_status(struct cl_target *t, const char *path)
     return t->ops->file_status ? t->ops->file_status(t, path) : 0;
 }
 
+bool cl_target_left_out(struct cl_target *t, uint64_t addr)
+{
+    return t->ops->left_out && t->ops->left_out(t, addr);
+}
+
 int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
 {
     if (cap == 0)

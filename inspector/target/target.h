@@ -45,6 +45,10 @@ struct cl_target_ops {
      * file the target mapped at path is here (else CL_E_IO) and the one it mapped (else
      * CL_E_EXE_MISMATCH); 0 also for a path it does not need. */
     int (*file_status)(struct cl_target *t, const char *path);
+    /* Optional: whether the source left addr out as memory no walk needs, to be read only if a
+     * reader must (a live copy's foreign library data: read from the running process; a page a
+     * dump did not record: reading it loses the target). */
+    bool (*left_out)(struct cl_target *t, uint64_t addr);
 };
 
 /* How file-backed memory that a core does not contain is found on this machine. */
@@ -175,6 +179,9 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
 
 /* The target's file_status of path: 0 where the source reads no files of this machine. */
 int cl_target_file_status(struct cl_target *t, const char *path);
+/* The target's left_out of addr: false where the source leaves nothing out (a core). A reader
+ * that scans memory for what may lie there (cpython/statics.c) skips such pages. */
+bool cl_target_left_out(struct cl_target *t, uint64_t addr);
 
 /* Resolves a path the target recorded to a file on this machine, honouring the locator. Returns a
  * malloc'ed path, or NULL if no candidate exists. is_exe selects the --exe override. */

@@ -1,0 +1,171 @@
+#include "cpython/statics.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symbols.h"
+#include "util/bsearch.h"
+#include "util/notes.h"
+#include "util/vec.h"
+
+#define PAGE 4096u
+
+struct range {
+    uint64_t start, end;
+};
+
+struct scan {
+    struct py_heap *h;
+    struct range *sections; /* sorted by start */
+    size_t nsections, sections_cap;
+    struct range *objects; /* the heap's objects that lie in them, sorted by start */
+    size_t nobjects, objects_cap;
+    uint64_t lo, hi; /* the heap's lowest object address and past its highest */
+    struct py_static_word *words;
+    size_t nwords, words_cap;
+    bool oom;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+struct range_at {
+    const struct range *v;
+    uint64_t addr;
+};
+
+static bool starts_at_or_before(size_t i, const void *ctx)
+{
+    const struct range_at *q = ctx;
+    return q->v[i].start <= q->addr;
+}
+
+/* Whether addr lies in one of v[0..n), sorted by start and disjoint. */
+static bool in_ranges(const struct range *v, size_t n, uint64_t addr)
+{
+    struct range_at q = {v, addr};
+    size_t after = cl_partition_point(n, starts_at_or_before, &q);
+    return after > 0 && addr < v[after - 1].end;
+}
+
+static void add_range(struct scan *s, struct range **v, size_t *n, size_t *cap, uint64_t start,
+                      uint64_t end)
+{
+    if (!CL_VEC_RESERVE(*v, *n, *cap)) {
+        s->oom = true;
+        return;
+    }
+    (*v)[(*n)++] = (struct range){start, end};
+}
+
+/* The .data and .bss of every library but the interpreter's, each bounded. */
+static void find_sections(struct scan *s)
+{
+    const struct py_runtime *rt = s->h->objects.rt;
+    const struct cl_symbols *syms = rt->module->owner;
+    static const char *const names[] = {".data", ".bss"};
+    for (size_t i = 0; i < syms->n; i++) {
+        const struct cl_module *m = &syms->mods[i];
+        for (size_t k = 0; m != rt->module && k < sizeof names / sizeof *names; k++) {
+            uint64_t addr, size;
+            if (!cl_module_section_optional(m, names[k], &addr, &size) || !size)
+                continue;
+            if (size > PY_STATICS_MAX_SECTION) {
+                cl_note_add(&s->h->warnings,
+                            "%s's %s is %llu bytes: only its first %u are read for references "
+                            "to Python objects",
+                            m->path, names[k], (unsigned long long)size, PY_STATICS_MAX_SECTION);
+                size = PY_STATICS_MAX_SECTION;
+            }
+            add_range(s, &s->sections, &s->nsections, &s->sections_cap, addr & ~7ull, addr + size);
+        }
+    }
+    qsort(s->sections, s->nsections, sizeof *s->sections, by_start);
+}
+
+/* The heap's objects in those sections (static types and objects of the libraries), whose words
+ * the walk reads as theirs; and the bounds of every object's address. */
+static void find_objects(struct scan *s)
+{
+    struct py_heap *h = s->h;
+    s->lo = UINT64_MAX;
+    for (uint32_t i = 0; i < h->n; i++) {
+        uint64_t a = h->nodes[i].addr;
+        s->lo = a < s->lo ? a : s->lo;
+        s->hi = a >= s->hi ? a + 1 : s->hi;
+        if (!in_ranges(s->sections, s->nsections, a))
+            continue;
+        uint64_t size = py_object_size(&h->objects, a, py_node_type(h, i));
+        add_range(s, &s->objects, &s->nobjects, &s->objects_cap, a, a + (size ? size : 8));
+    }
+    qsort(s->objects, s->nobjects, sizeof *s->objects, by_start);
+}
+
+static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)
+{
+    uint64_t words[PAGE / 8];
+    struct cl_target *t = s->h->objects.rt->t;
+    if (cl_target_left_out(t, page) || cl_read(t, page, words, sizeof words))
+        return;
+    for (uint64_t at = from; at < to; at += 8) {
+        uint64_t w = words[(at - page) / 8];
+        uint32_t j;
+        if (w < s->lo || w >= s->hi || (w & 7) || (j = py_heap_find(s->h, w)) == PY_NO_NODE ||
+            in_ranges(s->objects, s->nobjects, at))
+            continue;
+        if (!CL_VEC_RESERVE(s->words, s->nwords, s->words_cap)) {
+            s->oom = true;
+            return;
+        }
+        s->words[s->nwords++] = (struct py_static_word){at, j};
+    }
+}
+
+int py_statics_find(struct py_heap *h, struct py_static_word **out, size_t *n)
+{
+    struct scan s = {.h = h};
+    *out = NULL;
+    *n = 0;
+    if (!h->objects.rt->module || !h->objects.rt->module->owner)
+        return 0;
+    find_sections(&s);
+    if (!s.oom)
+        find_objects(&s);
+    for (size_t k = 0; !s.oom && k < s.nsections; k++) {
+        const struct range *r = &s.sections[k];
+        for (uint64_t page = r->start & ~(uint64_t)(PAGE - 1); page < r->end && !s.oom;
+             page += PAGE) {
+            uint64_t from = page > r->start ? page : r->start, to = page + PAGE;
+            scan_page(&s, page, from, to < r->end ? to : r->end);
+        }
+    }
+    free(s.sections);
+    free(s.objects);
+    if (s.oom) {
+        free(s.words);
+        return CL_E_INTERNAL;
+    }
+    *out = s.words;
+    *n = s.nwords;
+    return 0;
+}
+
+void py_static_name(const struct py_heap *h, uint64_t at, char *buf, size_t cap)
+{
+    struct cl_symbols *syms = h->objects.rt->module->owner;
+    const struct cl_module *m = cl_symbols_module_at(syms, at);
+    const char *path = m ? m->path : "?", *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    uint64_t off = 0;
+    const char *sym = cl_symbols_name_at(syms, at, &off);
+    if (sym && off)
+        snprintf(buf, cap, "<%s: %s+0x%llx>", base, sym, (unsigned long long)off);
+    else if (sym)
+        snprintf(buf, cap, "<%s: %s>", base, sym);
+    else
+        snprintf(buf, cap, "<%s+0x%llx>", base, (unsigned long long)(at - (m ? m->bias : 0)));
+}

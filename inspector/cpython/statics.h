@@ -1,0 +1,34 @@
+/* References held by the static data of the libraries a process loaded (C extensions, torch's
+ * libraries), which no walk of objects sees: a C extension keeps an object it made once (an
+ * interned name, a type, a cache, torch's dtype registry) in a global. Every aligned word of each
+ * library's .data and .bss but the interpreter's own (whose globals the walk's roots and rules
+ * already read) that points at the start of an object of the heap, outside the static objects
+ * the heap holds there, may be such a reference. The balance decides, per object: where the words
+ * that point at it are exactly as many as its references not explained, each becomes a root named
+ * after the library and the word (its symbol where the library says, `<_datetime: utc>`);
+ * otherwise none does, and the object stays held from C with its count unexplained. */
+#ifndef CULEAK_CPYTHON_STATICS_H
+#define CULEAK_CPYTHON_STATICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpython/heap.h"
+
+/* Bounds the scan: a library's section past this is read only this far, with a warning. */
+#define PY_STATICS_MAX_SECTION (256u << 20)
+
+/* A word of a library's static data, at `at`, that points at the start of heap node `node`. */
+struct py_static_word {
+    uint64_t at;
+    uint32_t node;
+};
+
+/* Every such word, in address order (*out malloc'ed; none where the symbols are not known). 0,
+ * or CL_E_INTERNAL when out of memory. Pages the target left out (target.h) are not read. */
+int py_statics_find(struct py_heap *h, struct py_static_word **out, size_t *n);
+/* The root name of the word at `at`: `<libfoo.so: symbol+0x8>`, or `<libfoo.so+0x1234>` (its
+ * address in the library's file) where no symbol holds it. */
+void py_static_name(const struct py_heap *h, uint64_t at, char *buf, size_t cap);
+
+#endif

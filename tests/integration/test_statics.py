@@ -1,0 +1,90 @@
+"""References held by a C extension's static data (cpython/statics.h), against static_refs.py: a
+real extension (tests/scenarios/ext/static_refs.c), built here for each interpreter, keeps an
+object in a static with a reference of its own, and another's address with none. The kept object
+is reached from a root named after the extension and its static, with no reference left
+unexplained, where the process counts one reference from outside; the borrowed address makes no
+holder; no object has more references found than its count. With torch, the static is the leak
+report's holder of a tensor and retains what releasing it frees in a fork of the job. Live, from
+a core and from a dump (which holds the libraries' data it read, and no more)."""
+import os
+import subprocess
+
+import harness
+from harness import Failure, check, check_eq
+
+SOURCE = os.path.join(harness.SCENARIOS, "ext", "static_refs.c")
+SYSTEM_PY = "/usr/bin/python3"
+
+
+def build(python, directory):
+    """static_refs.c built for python, in directory."""
+    r = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['include']);"
+                        "print(sysconfig.get_config_var('EXT_SUFFIX'))"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "%s cannot say where its headers are: %s" % (python, r.stderr))
+    include, suffix = r.stdout.split()
+    out = os.path.join(directory, "static_refs" + suffix)
+    r = subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-g", "-I", include, SOURCE, "-o", out],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "building static_refs for %s failed: %s" % (python, r.stderr))
+    return directory
+
+
+def target_args(kind, p, d):
+    if kind == "live":
+        return ["--pid", p.pid]
+    core = harness.gcore(p.pid, d)
+    if kind == "gcore":
+        return ["--core", core]
+    dump = os.path.join(d, "job.cldump")
+    harness.culeak("dump", "--core", core, "-o", dump)
+    return ["--dump", dump]
+
+
+def inspect(python, kind, with_torch=False):
+    def test():
+        with harness.tempdir() as d:
+            args = [build(python, d)] + (["torch"] if with_torch else [])
+            with harness.Process(python, "static_refs.py", *args) as p:
+                target = target_args(kind, p, d)
+                truth = p.truth
+                refs = harness.culeak_json("refs", *target, "--addr", hex(truth["kept"]),
+                                           "--addr", hex(truth["borrowed"]))
+                balance = harness.culeak_json("balance", *target)
+                summary = harness.culeak_json("summary", *target) if with_torch else None
+        check_eq(truth["kept_outside"], 1, "references the process counts from outside the kept "
+                 "object (the static's)")
+        check_eq(truth["borrowed_outside"], 0, "references from outside the borrowed object")
+        got = {int(o["address"], 16): o for o in refs["objects"]}
+        problems = ["%s: %d more references found than its count holds" % (o["type"], o["references"])
+                    for o in balance["overcounted"]]
+        kept, borrowed = got.get(truth["kept"]), got.get(truth["borrowed"])
+        if not kept or not kept["paths"] or "static_refs" not in kept["paths"][0] or \
+                "kept" not in kept["paths"][0]:
+            problems.append("the kept object: paths %r, want one from the root of static_refs's "
+                            "`kept`" % (kept and kept["paths"]))
+        if kept and kept["unexplained"] != 0:
+            problems.append("the kept object: %d references not explained" % kept["unexplained"])
+        if not borrowed or any("static_refs" in path for path in borrowed["paths"]):
+            problems.append("the borrowed address made a holder: %r" % (borrowed and borrowed["paths"]))
+        if summary is not None:
+            holders = {h["holder"]: h for h in summary["holders"]}
+            static = [h for name, h in holders.items() if "static_refs" in name and "kept" in name]
+            have = static[0]["retained_by_device"].get("cpu", 0) if static else None
+            if have != truth["freed"]:
+                problems.append("the static holder retains %r bytes, releasing it freed %d "
+                                "(holders: %s)" % (have, truth["freed"], sorted(holders)[:8]))
+        if problems:
+            raise Failure("\n".join(problems))
+    return test
+
+
+def tests():
+    pythons = dict(harness.interpreters())
+    yield "torch-2.13:live", inspect(harness.TORCH_VENV, "live", with_torch=True)
+    yield "torch-2.13:gcore", inspect(harness.TORCH_VENV, "gcore", with_torch=True)
+    yield "torch-2.13:dump", inspect(harness.TORCH_VENV, "dump", with_torch=True)
+    yield "system-3.11:live", inspect(SYSTEM_PY, "live")
+    for name in ("pyenv-3.9", "pyenv-3.10", "pyenv-3.11", "pyenv-3.12", "pyenv-3.13"):
+        yield "%s:live" % name, inspect(pythons[name], "live"), \
+            *(() if name in ("pyenv-3.9", "pyenv-3.13") else ("full",))

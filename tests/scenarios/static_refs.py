@@ -1,0 +1,56 @@
+"""Scenario: objects a C extension holds in its static data (tests/scenarios/ext/static_refs.c,
+built for this interpreter; argv[1] is the folder of the built module):
+
+  kept      a Marker only the extension's static `kept` holds: it took a reference of its own
+  tensor    with torch (argv[2] "torch"): a tensor the static holds instead, of which the
+            extension is the only holder
+  borrowed  a Marker a global holds, whose address the static `borrowed` keeps with no reference:
+            no holder may be made of it
+
+Prints one JSON line of ground truth from inside, then READY, and waits:
+  {"pid", "kept": id, "kept_outside", "borrowed": id, "borrowed_outside", "freed": bytes}
+  where X_outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds
+  (the references no Python object holds), and freed what releasing the static frees: in a
+  fork(), the nbytes of the storages whose StorageWeakRef expired after keep(None)."""
+import gc
+import json
+import os
+import sys
+import threading
+
+sys.path.insert(0, sys.argv[1])
+import static_refs  # noqa: E402
+
+
+class Marker:
+    pass
+
+
+truth = {"pid": os.getpid()}
+with_torch = sys.argv[2:] == ["torch"]
+if with_torch:
+    import torch
+    from torch.multiprocessing.reductions import StorageWeakRef
+    kept = torch.ones(1000)
+    ref, nbytes = StorageWeakRef(kept.untyped_storage()), kept.untyped_storage().nbytes()
+else:
+    kept = Marker()
+static_refs.keep(kept)
+# inline at module level (a function's frame would hold more): the global's and the static's
+truth["kept"], truth["kept_outside"] = id(kept), sys.getrefcount(kept) - 1 - len(gc.get_referrers(kept))
+del kept
+if with_torch:
+    pid = os.fork()
+    if pid == 0:
+        static_refs.keep(None)
+        gc.collect()
+        os._exit(0 if ref.expired() else 1)
+    truth["freed"] = nbytes if os.waitpid(pid, 0)[1] == 0 else 0
+borrowed = Marker()
+static_refs.borrow(borrowed)
+truth["borrowed"] = id(borrowed)
+truth["borrowed_outside"] = sys.getrefcount(borrowed) - 1 - len(gc.get_referrers(borrowed))
+gc.collect()
+print(json.dumps(truth), flush=True)
+print("READY", flush=True)
+threading.Event().wait()
