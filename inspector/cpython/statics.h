@@ -1,12 +1,16 @@
 /* References held by the static data of the libraries a process loaded (C extensions, torch's
  * libraries), which no walk of objects sees: a C extension keeps an object it made once (an
  * interned name, a type, a cache, torch's dtype registry) in a global. Every aligned word of each
- * library's .data and .bss but the interpreter's own (whose globals the walk's roots and rules
- * already read) that points at the start of an object of the heap, outside the static objects
- * the heap holds there, may be such a reference. The balance decides, per object: where the words
- * that point at it are exactly as many as its references not explained, each becomes a root named
- * after the library and the word (its symbol where the library says, `<_datetime: utc>`);
- * otherwise none does, and the object stays held from C with its count unexplained. */
+ * library's .data and .bss that points at the start of an object of the heap, outside the static
+ * objects the heap holds there, may be such a reference. The interpreter's own are left to the
+ * walk's roots and rules: its state is full of addresses it holds no reference to (free lists,
+ * caches, a thread's last call), and one such word once matched the count of a list leaked by a
+ * Py_IncRef (test_books) as well as a reference would.
+ * The balance decides, per object: where the words that point at it are exactly as many as its
+ * references not explained, each becomes a root named after the library and the word (its symbol
+ * where the library says, `<static_refs.so: kept>`); otherwise none does (a stale or borrowed
+ * word, something unseen holding it too), and the object stays held from C with its count
+ * unexplained. */
 #ifndef CULEAK_CPYTHON_STATICS_H
 #define CULEAK_CPYTHON_STATICS_H
 
