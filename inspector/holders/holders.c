@@ -141,6 +141,40 @@ static int retained(struct builder *b)
     return rc;
 }
 
+/* The storages the objects C holds reach (the super-root's edges into the heap, rather than to
+ * roots), breadth first over the subgraph. */
+static int reached_from_c(struct builder *b)
+{
+    const struct hg_subgraph *sg = &b->g.sub;
+    uint32_t root = hg_sub_vertex(sg, 0), tail = 0;
+    uint8_t *seen = calloc((size_t)sg->n + 1, 1);
+    uint32_t *queue = malloc(((size_t)sg->n + 1) * sizeof *queue);
+    if (!seen || !queue || root == NONE) {
+        free(seen);
+        free(queue);
+        return root == NONE ? 0 : CL_E_INTERNAL;
+    }
+    seen[root] = 1;
+    for (uint32_t e = sg->first[root]; e < sg->first[root + 1]; e++)
+        if (sg->vertex[sg->dst[e]] >= b->g.at.heap && !seen[sg->dst[e]]) {
+            seen[sg->dst[e]] = 1;
+            queue[tail++] = sg->dst[e];
+        }
+    for (uint32_t head = 0; head < tail; head++) {
+        uint32_t x = queue[head], v = sg->vertex[x];
+        if (v >= b->g.at.storages)
+            b->out->storages[v - b->g.at.storages].from_c = true;
+        for (uint32_t e = sg->first[x]; e < sg->first[x + 1]; e++)
+            if (!seen[sg->dst[e]]) {
+                seen[sg->dst[e]] = 1;
+                queue[tail++] = sg->dst[e];
+            }
+    }
+    free(seen);
+    free(queue);
+    return 0;
+}
+
 /* ---- walks from each holder ---- */
 
 struct walk {
@@ -580,6 +614,8 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
         rc = holder_bytes(&b);
     if (!rc)
         rc = retained(&b);
+    if (!rc)
+        rc = reached_from_c(&b);
     if (!rc)
         rc = walk_holders(&b);
     if (!rc)

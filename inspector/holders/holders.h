@@ -75,6 +75,8 @@ struct cl_storage_holders {
                                 path to it passes through it; CL_NO_RETAINER when several
                                 share it, or no holder reaches it */
     enum cl_held_by held_by;
+    bool from_c; /* an object C holds (references not explained) reaches it too: no holder
+                    retains it, however many reach it */
     uint64_t bytes; /* what it counts for: its block's size on CUDA */
 };
 

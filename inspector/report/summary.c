@@ -101,7 +101,8 @@ struct cuda_row {
 };
 
 /* Where one device's tensor bytes are (what each storage counts for: its block on CUDA), every
- * byte once: retained by one holder alone, shared by several, held from C, garbage, held by C++
+ * byte once: retained by one holder alone, held from C (whether holders reach it too or not),
+ * shared by several holders, garbage, held by C++
  * with no Python object; on CUDA, with the allocated blocks no tensor lies in (unattributed),
  * they sum to the allocator's allocated bytes, and with its cache to its reserved bytes. */
 struct accounting {
@@ -113,7 +114,7 @@ static const char *const accounting_names[] = {"retained", "shared", "held_from_
 static const char *const accounting_text[] = {
     "retained, each by one holder alone (the leak report's first column)",
     "shared by several holders, retained by none alone",
-    "held from C: no root reaches it (culeak balance says what holds it)",
+    "held from C: an object C holds reaches it (culeak balance says which)",
     "garbage: only objects gc.collect() would free reach it",
     "held from C++ with no Python object culeak knows (an unknown owner)",
 };
@@ -216,9 +217,9 @@ static bool add_accounting(struct summary *s, const struct torch_tensors *tt)
         if (d < 0)
             continue;
         struct accounting *a = &s->accounting[d];
-        uint64_t *into = sh->retainer != CL_NO_RETAINER   ? &a->retained
-                         : sh->n                          ? &a->shared
-                         : sh->held_by == CL_HELD_FROM_C  ? &a->held_from_c
+        uint64_t *into = sh->retainer != CL_NO_RETAINER                 ? &a->retained
+                         : sh->from_c || sh->held_by == CL_HELD_FROM_C ? &a->held_from_c
+                         : sh->n                                        ? &a->shared
                          : sh->held_by == CL_HELD_GARBAGE ? &a->garbage
                                                           : &a->cxx;
         *into += sh->bytes;

@@ -60,7 +60,8 @@ def accounting(doc, truth):
     """Every byte of the summary appears once: on each device, retained, shared, held from C,
     garbage and C++ lines sum to the bytes of the storages the process enumerates (the CPU), or
     with the blocks no tensor lies in to the allocator's allocated bytes, and with its cache to
-    its reserved bytes (CUDA); the planted cycle's bytes are garbage."""
+    its reserved bytes (CUDA); the planted cycle's bytes are garbage, and those of the tensor a
+    leaked list holds besides a global are held from C."""
     problems = []
     lines = ("retained", "shared", "held_from_c", "garbage", "cxx")
     for a in doc["accounting"]:
@@ -75,10 +76,13 @@ def accounting(doc, truth):
                             "memory_allocated %d, memory_reserved %d" % (
                                 a["device"], total, cuda[0]["unattributed"], cuda[0]["cached"],
                                 truth["allocated"], truth["reserved"]))
-        cycle = truth["tensors"]["cycle"]["nbytes"]
-        if a["device"] == truth["tensors"]["cycle"]["device"] and a["garbage"] < cycle:
+        cycle, from_c = truth["tensors"]["cycle"], truth["tensors"]["from_c"]
+        if a["device"] == cycle["device"] and a["garbage"] < cycle["nbytes"]:
             problems.append("%s: %d bytes garbage, less than the cycle's %d" % (
-                a["device"], a["garbage"], cycle))
+                a["device"], a["garbage"], cycle["nbytes"]))
+        if a["device"] == from_c["device"] and a["held_from_c"] < from_c["nbytes"]:
+            problems.append("%s: %d bytes held from C, less than the leaked list's tensor's %d" % (
+                a["device"], a["held_from_c"], from_c["nbytes"]))
     if problems:
         raise harness.Failure("\n".join(problems))
 

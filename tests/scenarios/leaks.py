@@ -8,6 +8,7 @@ With --cuda every tensor lives on CUDA (the simulated device in the tests), and 
 also holds what torch.cuda.memory._snapshot() says of the caching allocator.
 
 argv: [--cuda] [--abort]"""
+import ctypes
 import functools
 import gc
 import json
@@ -142,6 +143,14 @@ def worker_body():
 
 threading.Thread(target=worker_body, name="worker", daemon=True).start()
 ready.wait()
+
+# 12. a tensor a global holds that a list C holds too (one Py_IncRef left over): no holder
+# retains it, and the summary counts it held from C, not shared
+leaked = [torch.ones(12, device=DEV)]
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(leaked))
+also_held = leaked[0]
+del leaked
+plant("from_c", also_held, "__main__.also_held")
 if DEV == "cuda":
     snap = torch.cuda.memory._snapshot()
     truth.update(reserved=torch.cuda.memory_reserved(), allocated=torch.cuda.memory_allocated(),
