@@ -217,11 +217,11 @@ static bool add_accounting(struct summary *s, const struct torch_tensors *tt)
         if (d < 0)
             continue;
         struct accounting *a = &s->accounting[d];
-        uint64_t *into = sh->retainer != CL_NO_RETAINER                 ? &a->retained
+        uint64_t *into = sh->retainer != CL_NO_RETAINER                ? &a->retained
                          : sh->from_c || sh->held_by == CL_HELD_FROM_C ? &a->held_from_c
-                         : sh->n                                        ? &a->shared
-                         : sh->held_by == CL_HELD_GARBAGE ? &a->garbage
-                                                          : &a->cxx;
+                         : sh->n                                       ? &a->shared
+                         : sh->held_by == CL_HELD_GARBAGE              ? &a->garbage
+                                                                       : &a->cxx;
         *into += sh->bytes;
     }
     return true;
