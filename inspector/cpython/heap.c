@@ -870,6 +870,8 @@ static void confirm_statics(struct py_heap *h)
                                   "they hold to Python objects are not explained");
         return;
     }
+    if (!n)
+        return;
     qsort(w, n, sizeof *w, by_node);
     struct promotion p = {0};
     char name[256];

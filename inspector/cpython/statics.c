@@ -84,7 +84,8 @@ static void find_sections(struct scan *s)
             add_range(s, &s->sections, &s->nsections, &s->sections_cap, addr & ~7ull, addr + size);
         }
     }
-    qsort(s->sections, s->nsections, sizeof *s->sections, by_start);
+    if (s->nsections)
+        qsort(s->sections, s->nsections, sizeof *s->sections, by_start);
 }
 
 /* The heap's objects in those sections (static types and objects of the libraries), whose words
@@ -102,7 +103,8 @@ static void find_objects(struct scan *s)
         uint64_t size = py_object_size(&h->objects, a, py_node_type(h, i));
         add_range(s, &s->objects, &s->nobjects, &s->objects_cap, a, a + (size ? size : 8));
     }
-    qsort(s->objects, s->nobjects, sizeof *s->objects, by_start);
+    if (s->nobjects)
+        qsort(s->objects, s->nobjects, sizeof *s->objects, by_start);
 }
 
 static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)
