@@ -64,6 +64,8 @@ struct torch_autograd_layout {
     uint16_t pynode_obj; /* PyNode's owning PyObject* to the custom Function's ctx (from 2.13
                             node_pyobj, owned by the refcount rule) */
     uint16_t thpfunction_saved; /* THPFunction::saved_variables, a std::vector<SavedVariable> */
+    uint16_t thpfunction_cdata; /* THPFunction::cdata, from 2.13 an owning intrusive_ptr to its
+                                   PyNode; 0 until 2.12, where it is a weak_ptr */
     /* SavedVariable: data_ (an at::Tensor: the undefined singleton once released), fw_grad_ (a
      * shared_ptr), weak_grad_fn_ (never owning), output_nr_, its bool flags
      * (was_default_constructed_ first), grad_fn_ and grad_accumulator_ (set only with saved-tensor

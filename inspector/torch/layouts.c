@@ -145,10 +145,12 @@ static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
     {.name = "2.13", .major = 2, .first_minor = 13, .last_minor = 13, .node_ptr_words = 1,
      .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
+     .thpfunction_cdata = 216,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
      .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
     {.name = "2.14-2.15", .major = 2, .first_minor = 14, .last_minor = 15, .node_ptr_words = 1,
      .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 192,
+     .thpfunction_cdata = 280,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
      .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64},
 };

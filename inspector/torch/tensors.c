@@ -95,6 +95,7 @@ struct walk {
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
     struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
     struct cl_addrmap node_index;     /* Node* -> nodes[] */
+    struct cl_addrmap contexts_read;  /* heap node of a ctx whose saved_variables were read */
     bool oom;                         /* an allocation failed: the graph is partial */
 };
 
@@ -110,6 +111,7 @@ enum type_kind {
     TYPE_TENSOR,  /* torch.Tensor or a subclass */
     TYPE_STORAGE, /* torch.UntypedStorage */
     TYPE_GRAD_FN, /* a C++ node's Python class (THPCppFunction: "MulBackward0") */
+    TYPE_CONTEXT, /* a custom Function's ctx (THPFunction: its class derives _FunctionBase) */
     TYPE_OTHER,
 };
 
@@ -135,6 +137,8 @@ static enum type_kind type_kind(struct walk *w, uint32_t i)
             *known = TYPE_TENSOR;
         else if (strcmp(name, "torch._C.StorageBase") == 0)
             *known = TYPE_STORAGE;
+        else if (strcmp(name, "torch._C._FunctionBase") == 0)
+            *known = TYPE_CONTEXT;
         base = cl_read_ptr_or_0(w->t, base + pl->tp_base);
     }
     if (*known == TYPE_OTHER && !ty->heap && ty->family == PY_F_OTHER &&
@@ -434,6 +438,8 @@ struct node_visit {
     uint32_t from;
 };
 
+static void read_context(struct walk *w, uint32_t k);
+
 static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
 {
     struct node_visit *v = arg;
@@ -460,10 +466,22 @@ static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
             if (ty && v->end == TORCH_END_NODE)
                 w->out->nodes[v->from].name = context_name(w, ty);
             link(w, v->end, v->from, TORCH_END_PYOBJ, k, TORCH_LINK_CONTEXT);
-            struct node_visit ctx = {w, TORCH_END_PYOBJ, k};
-            torch_context_saved(&w->cxx, w->ag, dst, node_ref, &ctx);
+            read_context(w, k);
         }
         break;
+    }
+}
+
+/* The tensors a custom Function's ctx (heap node k) saved, once a ctx, whether its PyNode or the
+ * heap leads to it. */
+static void read_context(struct walk *w, uint32_t k)
+{
+    bool inserted;
+    if (cl_addrmap_put(&w->contexts_read, cl_addrmap_number_key(k), 1, &inserted) == UINT32_MAX)
+        w->oom = true;
+    else if (inserted) {
+        struct node_visit ctx = {w, TORCH_END_PYOBJ, k};
+        torch_context_saved(&w->cxx, w->ag, w->h->nodes[k].addr, node_ref, &ctx);
     }
 }
 
@@ -655,23 +673,35 @@ const struct torch_link *torch_links_from(const struct torch_tensors *tt, enum t
     return tt->links + lo;
 }
 
-/* The grad_fn objects of the heap, each checked by its node's back pointer: each owns its node
+/* The node a grad_fn object (THPCppFunction::cdata, every release) or a custom Function's ctx
+ * (THPFunction::cdata, from 2.13) owns, checked by the node's back pointer; UINT32_MAX for none. */
+static uint32_t owned_node(struct walk *w, uint32_t i, uint16_t cdata)
+{
+    uint64_t obj = w->h->nodes[i].addr, node = cdata ? cl_read_ptr_or_0(w->t, obj + cdata) : 0;
+    if (cxx_classify(&w->cxx, node) != CXX_NODE ||
+        cl_read_ptr_or_0(w->t, node + w->ag->node_pyobj) != obj)
+        return UINT32_MAX;
+    return node_at(w, node);
+}
+
+/* The heap's Python objects of autograd nodes. A grad_fn object or a ctx (from 2.13) owns its node
  * (a link in; !back), and from 2.13 the node owns it while C++ holds the node (a link out; back,
- * once the graphs are read, so that a node's next edges stay its first links). */
-static void link_grad_fn_objects(struct walk *w, bool back)
+ * once the graphs are read, so that a node's next edges stay its first links: a ctx's is its
+ * PyNode's CONTEXT link). A ctx holds the tensors it saved whatever holds its node. */
+static void link_python_nodes(struct walk *w, bool back)
 {
     for (uint32_t i = 0; i < w->h->n; i++) {
-        if (type_kind(w, i) != TYPE_GRAD_FN)
-            continue;
-        uint64_t obj = w->h->nodes[i].addr, node = cl_read_ptr_or_0(w->t, obj + TORCH_THP_NODE);
-        uint32_t k;
-        if (cxx_classify(&w->cxx, node) != CXX_NODE ||
-            cl_read_ptr_or_0(w->t, node + w->ag->node_pyobj) != obj ||
-            (k = node_at(w, node)) == UINT32_MAX)
+        enum type_kind what = type_kind(w, i);
+        if (what == TYPE_CONTEXT && !back)
+            read_context(w, i);
+        uint32_t k = what == TYPE_GRAD_FN   ? owned_node(w, i, TORCH_THP_NODE)
+                     : what == TYPE_CONTEXT ? owned_node(w, i, w->ag->thpfunction_cdata)
+                                            : UINT32_MAX;
+        if (k == UINT32_MAX)
             continue;
         if (!back)
             link(w, TORCH_END_PYOBJ, i, TORCH_END_NODE, k, TORCH_LINK_CDATA);
-        else if (w->ag->node_ptr_words == 1)
+        else if (w->ag->node_ptr_words == 1 && what == TYPE_GRAD_FN)
             link(w, TORCH_END_NODE, k, TORCH_END_PYOBJ, i, TORCH_LINK_PYOBJ);
     }
 }
@@ -685,7 +715,7 @@ static void walk_graphs(struct walk *w)
     uint32_t ti = 0, ni = 0;
     tt->autograd = w->ag = choose_autograd(w);
     if (w->ag)
-        link_grad_fn_objects(w, false);
+        link_python_nodes(w, false);
     while (ti < tt->n || ni < tt->nnodes) {
         for (; ti < tt->n; ti++)
             tensor_links(w, ti);
@@ -697,7 +727,7 @@ static void walk_graphs(struct walk *w)
             break;
     }
     if (w->ag)
-        link_grad_fn_objects(w, true);
+        link_python_nodes(w, true);
     for (uint32_t k = 0; k < tt->n; k++)
         if (tt->v[k].grad_fn)
             tt->v[k].grad_fn_node = cl_addrmap_get(&w->node_index, tt->v[k].grad_fn);
@@ -841,6 +871,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     cl_addrmap_free(&w.storage_index);
     cl_addrmap_free(&w.name_of);
     cl_addrmap_free(&w.node_index);
+    cl_addrmap_free(&w.contexts_read);
     if (rc)
         torch_tensors_free(out);
     return rc;

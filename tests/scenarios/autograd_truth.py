@@ -89,8 +89,13 @@ def storage_objects(obj):
         if issubclass(type(o), torch._C.StorageBase):   # a torch.UntypedStorage object
             found[o.data_ptr()] = o
         if hasattr(type(o), "next_functions"):   # an autograd node (1.13 has no graph.Node)
-            todo += [f for f, _ in getattr(o, "next_functions", ()) if f is not None]
-            todo += saved_tensors(o)
+            try:
+                todo += [f for f, _ in getattr(o, "next_functions", ()) if f is not None]
+                todo += saved_tensors(o)
+                if issubclass(type(o), torch._C._FunctionBase):   # a custom Function's ctx
+                    todo += list(o.saved_tensors)
+            except RuntimeError:   # a ctx whose node is gone, which released them (up to 2.12)
+                pass
             if hasattr(o, "variable"):
                 todo.append(o.variable)
         todo += gc.get_referents(o)

@@ -4,6 +4,9 @@ job's own left to hold it (issue 41: the books balance, and nothing is left out)
   fns      grad_fn objects kept after their outputs were dropped: each keeps its node, which
            keeps the tensors it saved and its leaf (through AccumulateGrad)
   chain    one grad_fn object of a longer graph (sum of exp of a product)
+  ctxs     custom Functions' ctx objects kept after their outputs were dropped: from torch 2.13
+           each owns its node (with the leaf's AccumulateGrad) and the tensor it saved; up to
+           2.12 the node released them when it went
   stores   torch.UntypedStorage objects whose tensors were dropped: they alone hold the bytes
   keep, ks a tensor and its storage's object: each reaches the storage, neither retains it
 
@@ -29,13 +32,25 @@ def untyped(n):
     return s if type(s).__name__ == "UntypedStorage" else s._storage   # < 2.0: a TypedStorage
 
 
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x * 2)
+        return x * 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 3
+
+
 fns = [(torch.randn(100 + i, requires_grad=True) * torch.randn(100 + i)).grad_fn for i in range(3)]
+ctxs = [Twice.apply(torch.randn(30 + i, requires_grad=True)).grad_fn for i in range(2)]
 chain = (torch.randn(50, requires_grad=True) * torch.randn(50)).exp().sum().grad_fn
 stores = [untyped(2000 + i) for i in range(2)]
 keep = torch.ones(500)
 ks = storage(keep)
 ks = ks if type(ks).__name__ == "UntypedStorage" else ks._storage
-NAMES = ["fns", "chain", "stores", "keep", "ks"]
+NAMES = ["fns", "chain", "ctxs", "stores", "keep", "ks"]
 
 
 def storage_refs():
