@@ -577,9 +577,12 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     add_self_root(h, root, py_word(o, tstate + l->ts_c_traceobj), NULL);
     snprintf(root, sizeof root, "<thread %s: sys.setprofile function>", who);
     add_self_root(h, root, py_word(o, tstate + l->ts_c_profileobj), NULL);
-    /* the Context whose ContextVar values the thread sees (Python/context.c: ts->context) */
+    /* the Context whose ContextVar values the thread sees (Python/context.c: ts->context); a
+     * dump an older culeak wrote holds no page of it */
     snprintf(root, sizeof root, "<thread %s: contextvars context>", who);
-    add_self_root(h, root, py_word(o, tstate + l->ts_context), NULL);
+    uint64_t context = py_word(o, tstate + l->ts_context);
+    if (context && !cl_target_left_out(o->rt->t, context))
+        add_self_root(h, root, context, NULL);
 }
 
 /* The word at field of the interpreter, or 0 where the version has no such field. */
