@@ -115,8 +115,9 @@ enum type_kind {
     TYPE_OTHER,
 };
 
-/* What heap node i's type is. A tensor's or a storage's base chain reaches the C type
- * torch._C.TensorBase (torch._C._TensorBase before 2.2) or torch._C.StorageBase. A grad_fn
+/* What heap node i's type is. A tensor's, a storage's or a ctx's base chain reaches the C type
+ * torch._C.TensorBase (torch._C._TensorBase before 2.2), torch._C.StorageBase or
+ * torch._C._FunctionBase. A grad_fn
  * class has no common base: it is a static C type with no family of its own, the size of a
  * THPCppFunction (a head and a shared_ptr<Node>, from 2.13 an intrusive_ptr), whose instance
  * holds a node there (the caller checks each instance's back pointer). Asked once a type, by
@@ -125,7 +126,7 @@ static enum type_kind type_kind(struct walk *w, uint32_t i)
 {
     uint8_t *known = &w->type_kinds[w->h->nodes[i].type];
     if (*known != TYPE_UNASKED)
-        return (enum type_kind) * known;
+        return (enum type_kind)known[0];
     const struct py_type *ty = py_node_type(w->h, i);
     const struct py_layout *pl = w->h->objects.rt->l;
     *known = TYPE_OTHER;
@@ -146,7 +147,7 @@ static enum type_kind type_kind(struct walk *w, uint32_t i)
         cxx_classify(&w->cxx, cl_read_ptr_or_0(w->t, w->h->nodes[i].addr + TORCH_THP_NODE)) ==
             CXX_NODE)
         *known = TYPE_GRAD_FN;
-    return (enum type_kind) * known;
+    return (enum type_kind)known[0];
 }
 
 /* A new entry of names[], known by key (the address of what named it, 0 for none) from then on. */
