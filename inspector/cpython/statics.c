@@ -88,19 +88,25 @@ static void find_sections(struct scan *s)
         qsort(s->sections, s->nsections, sizeof *s->sections, by_start);
 }
 
-/* The heap's objects in those sections (static types and objects of the libraries), whose words
- * the walk reads as theirs; and the bounds of every object's address. */
+/* The bounds of every object's address, and the types that lie in those sections (a library's
+ * static types, whose words the walk reads as theirs: tp_dict, tp_mro...). Other static objects
+ * are not looked for among the millions of nodes: a word of one that the walk counted makes its
+ * object's words outnumber its unexplained references, and none of them is taken. */
 static void find_objects(struct scan *s)
 {
     struct py_heap *h = s->h;
+    struct py_objects *o = &h->objects;
     s->lo = UINT64_MAX;
     for (uint32_t i = 0; i < h->n; i++) {
         uint64_t a = h->nodes[i].addr;
         s->lo = a < s->lo ? a : s->lo;
         s->hi = a >= s->hi ? a + 1 : s->hi;
+    }
+    for (size_t k = 0; k < o->ntypes; k++) {
+        uint64_t a = o->types[k]->addr;
         if (!in_ranges(s->sections, s->nsections, a))
             continue;
-        uint64_t size = py_object_size(&h->objects, a, py_node_type(h, i));
+        uint64_t size = py_object_size(o, a, py_object_type(o, a));
         add_range(s, &s->objects, &s->nobjects, &s->objects_cap, a, a + (size ? size : 8));
     }
     if (s->nobjects)
