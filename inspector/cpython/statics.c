@@ -106,7 +106,8 @@ static void find_objects(struct scan *s)
         uint64_t a = o->types[k]->addr;
         if (!in_ranges(s->sections, s->nsections, a))
             continue;
-        uint64_t size = py_object_size(o, a, py_object_type(o, a));
+        const struct py_type *meta = py_object_type(o, a); /* NULL: unreadable now */
+        uint64_t size = meta ? py_object_size(o, a, meta) : 0;
         add_range(s, &s->objects, &s->nobjects, &s->objects_cap, a, a + (size ? size : 8));
     }
     if (s->nobjects)
