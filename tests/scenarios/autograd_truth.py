@@ -1,10 +1,12 @@
 """Ground truth about holders from inside a process, shared by the holder scenarios: what a
 global reaches (gc.get_referents plus the autograd graph, as culeak's graph is defined) and the
-autograd graph as Python sees it (next_functions, _saved_*)."""
+autograd graph as Python sees it (next_functions, _saved_*), and what deleting a global frees."""
 import gc
+import os
 import sys
 
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 BARRIER_OBJECTS = []   # kept alive, so their ids stay theirs (some modules make vars() afresh)
 
@@ -46,6 +48,12 @@ def saved_tensors(node):
 
 def storage(t):
     return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()   # < 2.0
+
+
+def untyped_storage(t):
+    """t's torch.UntypedStorage object (before 2.0 the one its TypedStorage wraps)."""
+    s = storage(t)
+    return s if type(s).__name__ == "UntypedStorage" else s._storage
 
 
 def storage_ptr(t):
@@ -100,6 +108,26 @@ def storage_objects(obj):
                 todo.append(o.variable)
         todo += gc.get_referents(o)
     return found
+
+
+def freed_in_fork(namespace, name, storages_of):
+    """Bytes that deleting namespace[name] frees, measured in a fork() so that the job keeps it:
+    the nbytes of the storages storages_of() gives ({data_ptr: storage}) whose StorageWeakRef
+    expired after `del` and gc.collect()."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        refs = {p: (StorageWeakRef(s), s.nbytes()) for p, s in storages_of().items()}
+        del namespace[name]
+        gc.collect()
+        gone = sum(n for ref, n in refs.values() if ref.expired())
+        os.write(write, str(gone).encode())
+        os._exit(0)
+    os.close(write)
+    got = os.read(read, 64)
+    os.waitpid(pid, 0)
+    return int(got)
 
 
 def graph_edges(root):

@@ -20,16 +20,11 @@ import os
 import time
 
 import torch
-from torch.multiprocessing.reductions import StorageWeakRef
 
-from autograd_truth import reachable, storage, storage_objects   # tests/scenarios/
+from autograd_truth import (freed_in_fork, reachable,   # tests/scenarios/
+                            storage_objects, untyped_storage)
 
 torch.manual_seed(0)
-
-
-def untyped(n):
-    s = storage(torch.ones(n))
-    return s if type(s).__name__ == "UntypedStorage" else s._storage   # < 2.0: a TypedStorage
 
 
 class Twice(torch.autograd.Function):
@@ -46,43 +41,20 @@ class Twice(torch.autograd.Function):
 fns = [(torch.randn(100 + i, requires_grad=True) * torch.randn(100 + i)).grad_fn for i in range(3)]
 ctxs = [Twice.apply(torch.randn(30 + i, requires_grad=True)).grad_fn for i in range(2)]
 chain = (torch.randn(50, requires_grad=True) * torch.randn(50)).exp().sum().grad_fn
-stores = [untyped(2000 + i) for i in range(2)]
+stores = [untyped_storage(torch.ones(2000 + i)) for i in range(2)]
 keep = torch.ones(500)
-ks = storage(keep)
-ks = ks if type(ks).__name__ == "UntypedStorage" else ks._storage
+ks = untyped_storage(keep)
 NAMES = ["fns", "chain", "ctxs", "stores", "keep", "ks"]
 
 
-def storage_refs():
-    """{data_ptr: (StorageWeakRef, nbytes)} of every storage the globals reach."""
-    refs = {}
-    for name in NAMES:
-        for ptr, s in storage_objects(globals()[name]).items():
-            refs[ptr] = (StorageWeakRef(s), s.nbytes())
-    return refs
-
-
-def freed(name):
-    """Bytes that deleting globals()[name] frees, measured in a child so the job keeps it."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        refs = storage_refs()
-        del globals()[name]
-        gc.collect()
-        gone = sum(n for ref, n in refs.values() if ref.expired())
-        os.write(write, str(gone).encode())
-        os._exit(0)
-    os.close(write)
-    got = os.read(read, 64)
-    os.waitpid(pid, 0)
-    return int(got)
+def reached_storages():
+    """{data_ptr: storage} of every storage the globals reach."""
+    return {p: s for name in NAMES for p, s in storage_objects(globals()[name]).items()}
 
 
 gc.collect()
 truth = {"pid": os.getpid(), "holders": {n: reachable(globals()[n]) for n in NAMES},
-         "freed": {n: freed(n) for n in NAMES}}
+         "freed": {n: freed_in_fork(globals(), n, reached_storages) for n in NAMES}}
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 while True:

@@ -20,9 +20,8 @@ import os
 import time
 
 import torch
-from torch.multiprocessing.reductions import StorageWeakRef
 
-from autograd_truth import reachable, storage   # tests/scenarios/
+from autograd_truth import freed_in_fork, reachable, storage   # tests/scenarios/
 
 torch.manual_seed(0)
 
@@ -46,33 +45,15 @@ values = {"w": batch(32)}.values()
 NAMES = ["batches", "epoch", "pairs", "scaled", "kept", "values"]
 
 
-def freed(name):
-    """Bytes that deleting globals()[name] frees, measured in a child so the job keeps it."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        refs = {}
-        for o in gc.get_objects():
-            if issubclass(type(o), torch.Tensor):   # type(): no module's __getattr__ runs
-                s = storage(o)
-                refs[s.data_ptr()] = (StorageWeakRef(s), s.nbytes())
-                del s   # no strong reference of our own
-        del o
-        del globals()[name]
-        gc.collect()
-        gone = sum(n for ref, n in refs.values() if ref.expired())
-        os.write(write, str(gone).encode())
-        os._exit(0)
-    os.close(write)
-    got = os.read(read, 64)
-    os.waitpid(pid, 0)
-    return int(got)
+def tensors_storages():
+    """{data_ptr: storage} of the storage of every tensor gc tracks."""
+    return {storage(o).data_ptr(): storage(o) for o in gc.get_objects()
+            if issubclass(type(o), torch.Tensor)}   # type(): no module's __getattr__ runs
 
 
 gc.collect()
 truth = {"pid": os.getpid(), "holders": {n: reachable(globals()[n]) for n in NAMES},
-         "freed": {n: freed(n) for n in NAMES}}
+         "freed": {n: freed_in_fork(globals(), n, tensors_storages) for n in NAMES}}
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 while True:

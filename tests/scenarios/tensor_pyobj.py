@@ -23,6 +23,9 @@ import weakref
 
 import torch
 
+from autograd_truth import untyped_storage   # tests/scenarios/
+
+
 def outside(o):
     return sys.getrefcount(o) - 2 - len(gc.get_referrers(o))   # less its argument and o's
 
@@ -30,11 +33,6 @@ def outside(o):
 def resurrected(o_id):
     """Nothing in Python refers to it: its whole count is held from outside."""
     return {"address": hex(o_id), "outside": ctypes.c_ssize_t.from_address(o_id).value}
-
-
-def storage_of(t):
-    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()._storage
-    return s
 
 
 x = torch.randn(3, requires_grad=True)
@@ -47,9 +45,9 @@ grad_id = id(grad)
 del grad
 
 kept = torch.randn(4)
-storage_held = storage_of(kept)
+storage_held = untyped_storage(kept)
 other = torch.randn(5)
-first = weakref.ref(storage_of(other))   # the object outlives its last Python reference?
+first = weakref.ref(untyped_storage(other))   # the object outlives its last Python reference?
 storage_kept = first() is not None
 storage_id = id(first())
 
