@@ -91,6 +91,8 @@ struct walk {
     uint8_t *type_kinds;              /* by type index: enum type_kind */
     struct py_storage *py_storages;   /* torch.UntypedStorage objects, in heap order */
     size_t npy_storages, py_storages_cap;
+    struct node_object *node_objects; /* grad_fn objects and ctxs, in heap order */
+    size_t nnode_objects, node_objects_cap;
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
     struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
@@ -103,6 +105,12 @@ struct walk {
 struct py_storage {
     uint32_t node;
     uint64_t impl;
+};
+
+/* A grad_fn object or a custom Function's ctx (heap node obj), and the node it owns (into
+ * torch_tensors.nodes; UINT32_MAX for none, or until link_python_nodes has read it). */
+struct node_object {
+    uint32_t obj, node;
 };
 
 /* What torch makes of a heap type's instances. */
@@ -318,8 +326,12 @@ static int collect_python(struct walk *w, struct cl_error *err)
     uint64_t first_bad = 0;
     for (uint32_t i = 0; i < h->n; i++) {
         enum type_kind what = type_kind(w, i);
-        if (what == TYPE_STORAGE && !add_python_storage(w, i))
+        if ((what == TYPE_STORAGE && !add_python_storage(w, i)) ||
+            ((what == TYPE_GRAD_FN || what == TYPE_CONTEXT) &&
+             !CL_VEC_RESERVE(w->node_objects, w->nnode_objects, w->node_objects_cap)))
             return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+        if (what == TYPE_GRAD_FN || what == TYPE_CONTEXT)
+            w->node_objects[w->nnode_objects++] = (struct node_object){i, UINT32_MAX};
         if (what != TYPE_TENSOR)
             continue;
         struct torch_tensor *x = new_tensor(w);
@@ -685,25 +697,26 @@ static uint32_t owned_node(struct walk *w, uint32_t i, uint16_t cdata)
     return node_at(w, node);
 }
 
-/* The heap's Python objects of autograd nodes. A grad_fn object or a ctx (from 2.13) owns its node
- * (a link in; !back), and from 2.13 the node owns it while C++ holds the node (a link out; back,
- * once the graphs are read, so that a node's next edges stay its first links: a ctx's is its
- * PyNode's CONTEXT link). A ctx holds the tensors it saved whatever holds its node. */
+/* The heap's Python objects of autograd nodes (collect_python found them). A grad_fn object or a
+ * ctx (from 2.13) owns its node (a link in; !back), and from 2.13 the node owns a grad_fn object
+ * while C++ holds the node (a link out; back, once the graphs are read, so that a node's next
+ * edges stay its first links: a ctx's is its PyNode's CONTEXT link). A ctx holds the tensors it
+ * saved whatever holds its node. */
 static void link_python_nodes(struct walk *w, bool back)
 {
-    for (uint32_t i = 0; i < w->h->n; i++) {
-        enum type_kind what = type_kind(w, i);
-        if (what == TYPE_CONTEXT && !back)
-            read_context(w, i);
-        uint32_t k = what == TYPE_GRAD_FN   ? owned_node(w, i, TORCH_THP_NODE)
-                     : what == TYPE_CONTEXT ? owned_node(w, i, w->ag->thpfunction_cdata)
-                                            : UINT32_MAX;
-        if (k == UINT32_MAX)
+    for (size_t k = 0; k < w->nnode_objects; k++) {
+        struct node_object *o = &w->node_objects[k];
+        bool grad_fn = type_kind(w, o->obj) == TYPE_GRAD_FN;
+        if (back) {
+            if (o->node != UINT32_MAX && grad_fn && w->ag->node_ptr_words == 1)
+                link(w, TORCH_END_NODE, o->node, TORCH_END_PYOBJ, o->obj, TORCH_LINK_PYOBJ);
             continue;
-        if (!back)
-            link(w, TORCH_END_PYOBJ, i, TORCH_END_NODE, k, TORCH_LINK_CDATA);
-        else if (w->ag->node_ptr_words == 1 && what == TYPE_GRAD_FN)
-            link(w, TORCH_END_NODE, k, TORCH_END_PYOBJ, i, TORCH_LINK_PYOBJ);
+        }
+        if (!grad_fn)
+            read_context(w, o->obj);
+        o->node = owned_node(w, o->obj, grad_fn ? TORCH_THP_NODE : w->ag->thpfunction_cdata);
+        if (o->node != UINT32_MAX)
+            link(w, TORCH_END_PYOBJ, o->obj, TORCH_END_NODE, o->node, TORCH_LINK_CDATA);
     }
 }
 
@@ -868,6 +881,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     cxx_classifier_free(&w.cxx);
     free(w.type_kinds);
     free(w.py_storages);
+    free(w.node_objects);
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
     cl_addrmap_free(&w.name_of);
