@@ -146,6 +146,11 @@ int py_statics_find(struct py_heap *h, struct py_static_word **out, size_t *n)
         find_objects(&s);
     for (size_t k = 0; !s.oom && k < s.nsections; k++) {
         const struct range *r = &s.sections[k];
+        /* A section whose start the target left out is a foreign library's (target/libdata.h):
+         * none of it is read, not even a last page a live copy holds because the memory after
+         * it shares it. */
+        if (cl_target_left_out(h->objects.rt->t, r->start))
+            continue;
         for (uint64_t page = r->start & ~(uint64_t)(PAGE - 1); page < r->end && !s.oom;
              page += PAGE) {
             uint64_t from = page > r->start ? page : r->start, to = page + PAGE;
