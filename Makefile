@@ -233,7 +233,8 @@ check: deps fuzz-deps
 	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	scripts/run-tests
 # The whole version matrix (docs/matrix.md); make check runs one representative per axis.
-check-full: deps fuzz-deps
+check-full: fuzz-deps
+	CULEAK_FULL=1 scripts/install-deps
 	$(MAKE) lint all static wheel simgpu simgpu12 $(BUILD)/simgpu_tests $(BUILD)/unit_tests \
 	    $(BUILD)/unit_tests_san $(BUILD)/culeak-san fuzz-bins
 	CULEAK_FULL=1 scripts/run-tests

@@ -12,7 +12,8 @@ its interpreter or wheel is gone from the machines that run the tests:
   walk of TENSOR_MAX_OBJECTS objects from __main__ holds every tensor the truth names and the
   graphs they carry (the rest of the heap, torch's own, is left out of the dump).
 Dumps are xz-compressed. Run it by hand when a layout table or the dump format changes (it needs
-build/culeak, every interpreter harness.interpreters() finds and the CUDA torch venvs):
+build/culeak, every interpreter harness.interpreters() finds and the CUDA torch venvs of
+`CULEAK_FULL=1 scripts/install-deps`):
 
     /usr/bin/python3 tests/evidence/make.py [NAME ...]"""
 import json

@@ -21,6 +21,20 @@ CULEAK_SAN = os.path.join(ROOT, "build", "culeak-san")
 SCENARIOS = os.path.join(ROOT, "tests", "scenarios")
 TORCH_VENV = os.path.join(ROOT, "build", "venv", "torch-2.13", "bin", "python")
 CUDA_TORCH_VENV = os.path.join(ROOT, "build", "venv", "torch-2.14-cuda", "bin", "python")
+# The CUDA wheels make check runs live, one per CUDA major; scripts/install-deps installs only
+# these (with the CPU wheel), make check-full the other releases too (CULEAK_FULL=1), and
+# tests/evidence keeps every release's layout tables tested in make check.
+CHECK_CUDA_RELEASES = ("2.10", "2.14")
+
+
+def cuda_python(release):
+    """The interpreter of the venv with PyPI's CUDA build of torch RELEASE ("2.10")."""
+    return os.path.join(ROOT, "build", "venv", "torch-%s-cuda" % release, "bin", "python")
+
+
+def full_unless_checked(release):
+    """A cell's tag for a CUDA wheel's release: () in make check's, ("full",) for the others."""
+    return () if release.replace("-cuda", "") in CHECK_CUDA_RELEASES else ("full",)
 PYENV = os.path.expanduser("~/.pyenv/versions")
 
 

@@ -19,8 +19,7 @@ for _v, _layout, _cuda in (("2.1", "2.1", 12), ("2.4", "2.4", 12), ("2.6", "2.6-
                            ("2.10", "2.10", 12), ("2.11", "2.11", 13),
                            ("2.12", "2.12", 13), ("2.13", "2.13-2.15", 13),
                            ("2.15", "2.13-2.15", 13)):
-    RELEASES[_v] = (os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v, "bin",
-                                 "python"), _layout, _cuda)
+    RELEASES[_v] = (harness.cuda_python(_v), _layout, _cuda)
 EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
 
 
@@ -353,35 +352,29 @@ def tests():
     for kind in ("live", "gcore", "kernel-core"):
         yield "simulated-device:%s" % kind, blocks("2.14", kind, False)
         yield "simulated-device:expandable:%s" % kind, blocks("2.14", kind, True)
-    for release in ("2.1", "2.4", "2.6", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.15"):
-        yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False)
-        yield "simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True)
-    # 2.7 shares 2.6's table (2.6 stands for both in make check): only make check-full runs it
-    for release in ("2.7",):
-        yield "simulated-device:torch-%s:live" % release, blocks(release, "live", False), "full"
-        yield ("simulated-device:torch-%s:expandable:live" % release, blocks(release, "live", True),
-               "full")
+    for release in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13",
+                    "2.15"):
+        tag = harness.full_unless_checked(release)
+        yield ("simulated-device:torch-%s:live" % release, blocks(release, "live", False)) + tag
+        yield ("simulated-device:torch-%s:expandable:live" % release,
+               blocks(release, "live", True)) + tag
     for kind in ("live", "gcore"):
         yield "torch-snapshot:%s" % kind, torch_snapshot(kind, False)
     yield "torch-snapshot:expandable:live", torch_snapshot("live", True)
     for kind in ("live", "gcore", "dump"):
         yield "torch-snapshot:recorded-python:%s" % kind, torch_snapshot(kind, False, "python")
     yield "torch-snapshot:recorded-all:live", torch_snapshot("live", False, "all")
-    # each Block layout family's own offset: 2.1, 2.4 to 2.10 (2.10 stands for them), 2.11 on
-    for release in ("2.1", "2.10"):
-        yield "torch-snapshot:recorded:torch-%s" % release, recorded_stacks(release)
-    for release in ("2.4", "2.6", "2.7", "2.8", "2.9", "2.11", "2.12", "2.13", "2.15"):
-        yield "torch-snapshot:recorded:torch-%s" % release, recorded_stacks(release), "full"
+    for release in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13",
+                    "2.15"):
+        yield ("torch-snapshot:recorded:torch-%s" % release,
+               recorded_stacks(release)) + harness.full_unless_checked(release)
     yield "html", html_page
-    yield "simulated-device:torch-2.12:forced-2.14-layout-refuted", wrong_layout("2.12", "2.14")
-    yield "simulated-device:torch-2.10:forced-2.11-layout-refuted", wrong_layout("2.10", "2.11")
-    yield "simulated-device:torch-2.6:forced-2.4-layout-refuted", wrong_layout("2.6", "2.4")
-    yield "simulated-device:torch-2.4:forced-2.1-layout-refuted", wrong_layout("2.4", "2.1")
-    yield "simulated-device:torch-2.14:forced-2.11-layout-refuted", wrong_layout("2.14", "2.11")
-    # the table 2.9.1 seemed to fit before it had its own, and the one nearest 2.8's
-    yield "simulated-device:torch-2.9:forced-2.7-layout-refuted", wrong_layout("2.9", "2.7")
-    yield "simulated-device:torch-2.8:forced-2.9-layout-refuted", wrong_layout("2.8", "2.9")
-    yield "simulated-device:torch-2.9:cuda-13-build", cuda13_build_before_2_10
+    # (2.9 to 2.7: the table 2.9.1 seemed to fit before it had its own; 2.8 to 2.9: the nearest)
+    for release, other in (("2.12", "2.14"), ("2.10", "2.11"), ("2.6", "2.4"), ("2.4", "2.1"),
+                           ("2.14", "2.11"), ("2.9", "2.7"), ("2.8", "2.9")):
+        yield ("simulated-device:torch-%s:forced-%s-layout-refuted" % (release, other),
+               wrong_layout(release, other)) + harness.full_unless_checked(release)
+    yield "simulated-device:torch-2.9:cuda-13-build", cuda13_build_before_2_10, "full"
     yield "simulated-device:unknown-release-and-cuda-12-builds", other_builds
     yield "simulated-device:filters", filters
     yield "simulated-device:summary", summary

@@ -28,10 +28,12 @@ DELETED = ["total_loss", "val_total", "losses", "cache", "last_error", "orphan_o
 RELEASES = {"1.13": "/usr/bin/python3", "2.13": harness.TORCH_VENV}
 for _v in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14",
            "2.15"):
-    RELEASES[_v + "-cuda"] = os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % _v,
-                                          "bin", "python")
-# autograd table 2.6-2.12 is also checked on 2.6 and 2.10-2.12 by make check: these only in -full
-FULL_ONLY = {"2.7-cuda", "2.8-cuda", "2.9-cuda"}
+    RELEASES[_v + "-cuda"] = harness.cuda_python(_v)
+
+
+def tag(release):
+    """Debian's 1.13 and the CPU wheel in make check, the CUDA wheels as harness says."""
+    return () if "-cuda" not in release else harness.full_unless_checked(release)
 
 
 def culeak_graph(doc, root_path):
@@ -224,12 +226,10 @@ def tests():
         yield "torch-2.13:%s" % kind, inspect(harness.TORCH_VENV, kind)
     yield "torch-2.13:val-first:live", inspect(harness.TORCH_VENV, "live", ("--order", "val-first"))
     for release, python in RELEASES.items():
-        if release in FULL_ONLY:
-            yield "torch-%s:live" % release, inspect(python, "live"), "full"
-        elif release != "2.13":
-            yield "torch-%s:live" % release, inspect(python, "live")
+        if release != "2.13":
+            yield ("torch-%s:live" % release, inspect(python, "live")) + tag(release)
     yield "torch-2.4-cuda:read-as-2.5:gcore", unlisted_release("2.4-cuda", "2.5.1+cu124", "12.4",
-                                                               "2.4")
+                                                               "2.4"), "full"
     yield "torch-2.13:read-as-2.99:gcore", unlisted_release("2.13", "2.99.0", None, "2.13")
     yield "torch-2.13:grad-refs", grad_refs(harness.TORCH_VENV)
     for kind in ("live", "gcore"):
@@ -240,8 +240,7 @@ def tests():
     for release, python in RELEASES.items():   # each way a storage object and a node are held
         if release != "2.13":
             yield ("torch-%s:cxx-wrappers:live" % release,
-                   scenario_leaks("cxx_wrappers.py", python, "live"),
-                   *(() if release in ("1.13", "2.1-cuda", "2.4-cuda", "2.10-cuda") else ("full",)))
+                   scenario_leaks("cxx_wrappers.py", python, "live")) + tag(release)
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")

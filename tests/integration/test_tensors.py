@@ -174,12 +174,7 @@ def tests():
             yield "%s:leaks-%s" % (name, kind), leaks(python, kind)
         yield "%s:no-growth" % name, no_growth(python)
     for release in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.15"):
-        python = os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % release, "bin",
-                              "python")
-        # table 2.4-2.9: 2.4 and 2.6 (old C++ ABI) and 2.8 (new) stand for it in make check
-        if release in ("2.7", "2.9"):
-            yield "torch-%s-cuda:leaks-live" % release, leaks(python, "live"), "full"
-        else:
-            yield "torch-%s-cuda:leaks-live" % release, leaks(python, "live")
+        yield ("torch-%s-cuda:leaks-live" % release,
+               leaks(harness.cuda_python(release), "live")) + harness.full_unless_checked(release)
     yield "torch-2.13:filters", filters
     yield "torch-2.13:version-from-heap", version_from_heap
