@@ -62,7 +62,7 @@ static bool frame_code_of(struct py_objects *o, uint64_t frame, uint64_t *code)
     return true;
 }
 
-static uint64_t frame_code(struct py_objects *o, uint64_t frame)
+uint64_t py_frame_code(struct py_objects *o, uint64_t frame)
 {
     uint64_t code;
     return frame_code_of(o, frame, &code) ? code : 0;
@@ -356,7 +356,7 @@ bool py_code_locate(struct py_objects *o, uint64_t code, int64_t addr, struct py
 bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t cap)
 {
     const struct py_layout *l = o->rt->l;
-    uint64_t code = frame_code(o, frame);
+    uint64_t code = py_frame_code(o, frame);
     char name[128], file[512];
     if (!code || !py_str_read(o, py_word(o, code + l->co_name), name, sizeof name))
         return false;
@@ -373,6 +373,6 @@ bool py_frame_describe(struct py_objects *o, uint64_t frame, char *out, size_t c
 
 bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap)
 {
-    uint64_t code = frame_code(o, frame);
+    uint64_t code = py_frame_code(o, frame);
     return code && py_str_read(o, py_word(o, code + o->rt->l->co_filename), out, cap);
 }

@@ -478,19 +478,19 @@ static bool top_frame(struct py_objects *o, uint64_t tstate, uint64_t *frame)
     return false;
 }
 
-/* A root for each Python frame of the thread, top first, holding the frame's locals. A frame
+/* The frames of the thread that run Python code, top first, into *out (n returned). A frame
  * that cannot be read (nor its locals, nor the link to its caller) is counted with the
  * containers the walk could not read; a chain that comes back to a frame already seen (a corrupt
  * or changing stack) is walked once and said. */
-static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
+static size_t code_frames(struct py_heap *h, uint64_t tstate, const char *who, uint64_t **out)
 {
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
     struct heap_sink nowhere = {h, PY_NO_NODE, PY_NO_NODE};
     struct py_emitter skip = heap_emitter(&nowhere);
     struct cl_addrmap seen = {0};
-    char desc[512], root[700];
-    uint64_t frame = 0;
+    uint64_t frame = 0, *frames = NULL;
+    size_t n = 0, cap = 0;
     uint16_t back = l->frames == PY_FRAMES_OBJECTS ? l->f_back : l->if_previous;
     int i = 0;
     if (!top_frame(o, tstate, &frame)) {
@@ -509,16 +509,10 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
         if (kind == PY_FRAME_UNREADABLE)
             py_emit_skipped(&skip, PY_F_FRAME);
         if (kind == PY_FRAME_CODE) {
-            if (!py_frame_describe(o, frame, desc, sizeof desc))
-                snprintf(desc, sizeof desc, "?() at ?"); /* code whose names are unreadable */
-            snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
-            char file[512] = "";
-            py_frame_file(o, frame, file, sizeof file);
-            enum py_root_kind rk = library_file(file) ? PY_ROOT_LIBRARY_FRAME : PY_ROOT_USER_FRAME;
-            struct heap_sink sink = {h, PY_NO_NODE, add_root(h, root, rk)};
-            struct py_emitter e = heap_emitter(&sink);
-            if (!py_frame_locals(&e, frame, PY_E_ATTR))
-                py_emit_skipped(&e, PY_F_FRAME);
+            if (CL_VEC_RESERVE(frames, n, cap))
+                frames[n++] = frame;
+            else
+                py_emit_skipped(&skip, PY_F_FRAME); /* out of memory: its locals unread */
         }
         if (cl_read_u64(o->rt->t, frame + back, &frame) != 0) {
             if (kind != PY_FRAME_UNREADABLE) /* counted once: the chain is cut here */
@@ -530,6 +524,53 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
         cl_note_add(&h->warnings, "thread %s has more than %d frames: frames below are missing",
                     who, MAX_FRAMES);
     cl_addrmap_free(&seen);
+    *out = frames;
+    return n;
+}
+
+/* A root for each Python frame of the thread, top first, holding the frame's locals, named by
+ * the thread, the function, and its file and current line ("<thread main: main() at job.py:25>").
+ * Snapshots compare frames without their line (cl_path_collapse), so a function that runs
+ * itself again (recursion, direct or not) is told apart by its calls' order from the bottom of
+ * the stack, which frames pushed above it leave unchanged: "... at job.py:7 (recursion 2)". */
+static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
+{
+    struct py_objects *o = &h->objects;
+    uint64_t *frames;
+    size_t n = code_frames(h, tstate, who, &frames);
+    /* each frame's call of its code, from the bottom: 1 for the first */
+    uint32_t *call = calloc(n ? n : 1, sizeof *call), *calls = calloc(n ? n : 1, sizeof *calls);
+    struct cl_addrmap codes = {0}; /* code object -> its index in calls */
+    uint32_t ncodes = 0;
+    for (size_t k = n; call && calls && k-- > 0;) {
+        uint64_t code = py_frame_code(o, frames[k]);
+        bool inserted = false;
+        uint32_t c = code ? cl_addrmap_put(&codes, code, ncodes, &inserted) : UINT32_MAX;
+        if (c == UINT32_MAX)
+            continue; /* no code read, or out of memory: no order said rather than a wrong one */
+        ncodes += inserted;
+        call[k] = ++calls[c];
+    }
+    cl_addrmap_free(&codes);
+    free(calls);
+    char desc[512], root[700];
+    for (size_t k = 0; k < n; k++) {
+        if (!py_frame_describe(o, frames[k], desc, sizeof desc))
+            snprintf(desc, sizeof desc, "?() at ?"); /* code whose names are unreadable */
+        if (call && call[k] > 1)
+            snprintf(root, sizeof root, "<thread %s: %s (recursion %u)>", who, desc, call[k]);
+        else
+            snprintf(root, sizeof root, "<thread %s: %s>", who, desc);
+        char file[512] = "";
+        py_frame_file(o, frames[k], file, sizeof file);
+        enum py_root_kind rk = library_file(file) ? PY_ROOT_LIBRARY_FRAME : PY_ROOT_USER_FRAME;
+        struct heap_sink sink = {h, PY_NO_NODE, add_root(h, root, rk)};
+        struct py_emitter e = heap_emitter(&sink);
+        if (!py_frame_locals(&e, frames[k], PY_E_ATTR))
+            py_emit_skipped(&e, PY_F_FRAME);
+    }
+    free(call);
+    free(frames);
 }
 
 static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, bool main)

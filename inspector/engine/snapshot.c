@@ -16,6 +16,24 @@
 #include "util/version.h"
 #include "report/text.h"
 
+/* A thread's frame root names its frame's current line ("<thread main: main() at job.py:25>"),
+ * which moves while the job runs: the pattern leaves it out, so that an unchanged job compares
+ * equal. (Recursion stays told apart: heap.c's frame_roots names it by call order.) */
+static void drop_frame_line(char *out)
+{
+    if (strncmp(out, "<thread ", 8) != 0)
+        return;
+    char *at = strstr(out, "() at ");
+    for (char *c = at ? strchr(at, ':') : NULL; c; c = strchr(c + 1, ':')) {
+        size_t digits = strspn(c + 1, "0123456789");
+        const char *after = c + 1 + digits;
+        if (digits && (*after == '>' || strncmp(after, " (recursion ", 12) == 0)) {
+            memmove(c, after, strlen(after) + 1);
+            return;
+        }
+    }
+}
+
 void cl_path_collapse(const char *path, char *out, size_t cap)
 {
     char text[CL_PATH_TEXT_CAP];
@@ -34,6 +52,7 @@ void cl_path_collapse(const char *path, char *out, size_t cap)
         out[w++] = *p++;
     }
     out[w] = '\0';
+    drop_frame_line(out);
     /* what an autograd graph holds counts under the reference to the graph: X.grad_fn */
     char *graph = strstr(out, ".grad_fn");
     if (graph)
@@ -185,9 +204,27 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
     return db;
 }
 
+/* What a diff says of a side read from an older file (cl_snapshot.recollapsed): "" if none. */
+static void recollapsed_note(const struct cl_snapshot *a, const struct cl_snapshot *b, char *out,
+                             size_t cap)
+{
+    const char *which = a->recollapsed && b->recollapsed ? "both snapshots were"
+                        : a->recollapsed                 ? "the first snapshot was"
+                        : b->recollapsed                 ? "the second snapshot was"
+                                                         : NULL;
+    snprintf(out, cap, "%s%s", which ? which : "",
+             which ? " written by an older culeak, whose patterns kept a frame's line: "
+                     "compared without it"
+                   : "");
+}
+
 static void diff_text(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
                       const struct change *c, size_t n)
 {
+    char note[160];
+    recollapsed_note(a, b, note, sizeof note);
+    if (note[0])
+        fprintf(out, "note: %s\n", note);
     char delta[CL_BYTES_TEXT];
     cl_bytes_delta_text(delta, sizeof delta, (int64_t)b->bytes - (int64_t)a->bytes);
     fprintf(out, "%+lld storages, %s\n", (long long)b->storages - (long long)a->storages, delta);
@@ -206,6 +243,13 @@ static void diff_json(FILE *out, const struct cl_snapshot *a, const struct cl_sn
     cl_json_int(&j, (long long)b->storages - (long long)a->storages);
     cl_json_key(&j, "bytes");
     cl_json_int(&j, (long long)b->bytes - (long long)a->bytes);
+    char note[160];
+    recollapsed_note(a, b, note, sizeof note);
+    cl_json_key(&j, "notes");
+    cl_json_begin_array(&j);
+    if (note[0])
+        cl_json_string(&j, note);
+    cl_json_end_array(&j);
     cl_json_key(&j, "changes");
     cl_json_begin_array(&j);
     for (size_t i = 0; i < n; i++) {
@@ -247,6 +291,8 @@ void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap)
     const char *values[] = {snap->time, snap->hostname, snap->culeak, snap->python, snap->torch};
     cl_json_key(&j, "kind");
     cl_json_string(&j, "culeak-snapshot");
+    cl_json_key(&j, "patterns");
+    cl_json_int(&j, CL_SNAPSHOT_PATTERNS);
     cl_json_key(&j, "pid");
     cl_json_int(&j, snap->pid);
     cl_json_rank(&j, &snap->rank);
@@ -300,14 +346,17 @@ static void text_of(const struct cl_jv *v, char *out, size_t cap)
 /* The snapshot in a parsed document; false when a field is missing or of the wrong kind. */
 static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
 {
-    const struct cl_jv *kind = cl_jv_get(doc, "kind"), *entries = cl_jv_get(doc, "entries");
-    uint64_t pid = 0;
+    const struct cl_jv *kind = cl_jv_get(doc, "kind"), *entries = cl_jv_get(doc, "entries"),
+                       *patterns = cl_jv_get(doc, "patterns");
+    uint64_t pid = 0, format = 1;
     if (!kind || kind->kind != CL_JV_STRING || strcmp(kind->string, "culeak-snapshot") ||
-        !entries || entries->kind != CL_JV_ARRAY ||
+        !entries || entries->kind != CL_JV_ARRAY || (patterns && !count_of(patterns, &format)) ||
+        format < 1 || format > CL_SNAPSHOT_PATTERNS ||
         !count_of(cl_jv_get(doc, "storages"), &out->storages) ||
         !count_of(cl_jv_get(doc, "bytes"), &out->bytes) || !count_of(cl_jv_get(doc, "pid"), &pid))
         return false;
     out->pid = (int)pid;
+    out->recollapsed = format < CL_SNAPSHOT_PATTERNS;
     out->rank =
         (struct cl_rank){rank_of(cl_jv_get(doc, "rank")), rank_of(cl_jv_get(doc, "local_rank")),
                          rank_of(cl_jv_get(doc, "world_size"))};
@@ -323,7 +372,11 @@ static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
             !count_of(cl_jv_get(e, "storages"), &storages) ||
             !count_of(cl_jv_get(e, "bytes"), &bytes))
             return false;
-        struct cl_snapshot_entry *x = entry(out, pattern->string);
+        char collapsed[4096];
+        if (format < CL_SNAPSHOT_PATTERNS)
+            cl_path_collapse(pattern->string, collapsed, sizeof collapsed);
+        struct cl_snapshot_entry *x =
+            entry(out, format < CL_SNAPSHOT_PATTERNS ? collapsed : pattern->string);
         if (!x)
             return false;
         x->storages += storages;

@@ -25,7 +25,14 @@ struct cl_snapshot {
     struct cl_rank rank;
     char time[32];            /* UTC, ISO 8601 */
     char hostname[256], culeak[32], python[64], torch[64];
+    /* read from a file whose patterns kept frames' lines (patterns 1), collapsed again as this
+     * culeak makes them */
+    bool recollapsed;
 };
+
+/* The way patterns are made, written in each snapshot file ("patterns"): 2 since frame roots
+ * leave out their line; 1 (a file without the field) kept it. */
+#define CL_SNAPSHOT_PATTERNS 2
 
 /* Saves a snapshot as a JSON document (kind "culeak-snapshot"); reads one back, checking every
  * field (a file may come from anywhere): CL_E_IO when it is not one this culeak reads. */
@@ -42,8 +49,8 @@ int cl_snapshot_from(const struct torch_tensors *tt, const struct cl_holders *hs
 void cl_snapshot_free(struct cl_snapshot *snap);
 
 /* The holder pattern of a path (marked, cpython/path.h, or plain text): every index and
- * numeric key replaced with `[*]`, and a path through an autograd graph cut after `.grad_fn`
- * (its nodes and saved tensors count there). Pure. */
+ * numeric key replaced with `[*]`, a frame root's line left out, and a path through an autograd
+ * graph cut after `.grad_fn` (its nodes and saved tensors count there). Pure. */
 void cl_path_collapse(const char *path, char *out, size_t cap);
 
 /* One line: "+3 storages, +393216 bytes; grew: __main__.history[*] +393216". Returns the byte

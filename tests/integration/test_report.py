@@ -114,6 +114,7 @@ def tests():
     yield "qualified-type", qualified_type
     yield "python-before-autograd", python_before_autograd
     yield "snapshots-and-diff", snapshots_and_diff
+    yield "stable-patterns", stable_patterns
     yield "identical-twice", identical_twice
     yield "progress", progress
 
@@ -167,6 +168,64 @@ def snapshots_and_diff():
           "watch printed %r" % lines)
     check("cannot open" in bad.stderr and "missing.json" in bad.stderr,
           "diff of a missing file: %r" % bad.stderr)
+
+
+def stable_patterns():
+    """A job that moves from one line of main() to another, holding the same: the holder paths
+    name the line it stands on, the snapshots' patterns do not, and they diff to nothing. A
+    recursive function's calls stay apart, by their order from the bottom of the stack, each
+    with the bytes its own local holds. A snapshot file of the older format (patterns with
+    lines) diffs to nothing too, and the diff says why."""
+    import json
+    import signal
+    import time
+
+    def stopped(p):
+        deadline = time.time() + 30
+        while p.status()["State"][0] != "T":
+            check(time.time() < deadline, "the scenario did not stop itself")
+            time.sleep(0.02)
+
+    def go_on(p):
+        p.proc.send_signal(signal.SIGCONT)
+        time.sleep(0.1)
+        stopped(p)
+
+    main = "<thread main: main() at frame_lines.py%s>.big"
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "frame_lines.py") as p:
+        truth, snaps = p.truth, []
+        for stop in range(3):
+            if stop:
+                go_on(p)
+            else:
+                stopped(p)
+            snaps.append(d + "/%d.json" % stop)
+            harness.culeak("snapshot", "--pid", p.pid, "-o", snaps[-1])
+            if stop < 2:   # the path a reader sees names the line
+                paths = {h["path"] for t in harness.culeak_json("tensors", "--pid", p.pid)["tensors"]
+                         for h in t["holders"]}
+                want = main % (":%d" % truth["lines"][stop])
+                check(want in paths, "no %s in %r" % (want, sorted(paths)[:20]))
+        patterns = [{e["pattern"]: e["bytes"] for e in json.load(open(f))["entries"]} for f in snaps]
+        check(patterns[0].get(main % "") == truth["big"], "A's patterns: %r" % patterns[0])
+        diff = harness.culeak_json("diff", snaps[0], snaps[1])
+        check(diff["changes"] == [] and diff["notes"] == [], "A to B: %r" % diff)
+        nest = "<thread main: nest() at frame_lines.py%s>.mine"
+        calls = [patterns[2].get(nest % ("" if k == 0 else " (recursion %d)" % (k + 1)))
+                 for k in range(len(truth["calls"]))]
+        check(calls == truth["calls"], "nest()'s calls: %r of %r" % (calls, patterns[2]))
+        # culeak 0.2's file: no "patterns" field, the line in the pattern
+        old = json.load(open(snaps[0]))
+        del old["patterns"]
+        for e in old["entries"]:
+            e["pattern"] = e["pattern"].replace(main % "", main % (":%d" % truth["lines"][0]))
+        with open(d + "/old.json", "w") as f:
+            json.dump(old, f)
+        diff = harness.culeak_json("diff", d + "/old.json", snaps[1])
+        check(diff["changes"] == [] and len(diff["notes"]) == 1 and "older culeak" in
+              diff["notes"][0], "old A to B: %r" % diff)
+        text = harness.culeak("diff", d + "/old.json", snaps[1]).stdout
+        check(text.startswith("note: the first snapshot was written by an older culeak"), text)
 
 
 def progress():

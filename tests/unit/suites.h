@@ -54,5 +54,6 @@ void register_holders_tests(void);
 void register_engine_values_tests(void);
 void register_engine_ranks_tests(void);
 void register_engine_table_tests(void);
+void register_engine_snapshot_tests(void);
 
 #endif
