@@ -177,15 +177,31 @@ static int reached_from_c(struct builder *b)
 
 /* ---- walks from each holder ---- */
 
+/* The walk's frontier: a binary min-heap of (key, sub-vertex), an entry left behind when a better
+ * path to its vertex was found after it (skipped when it comes out). Of equal keys the first
+ * pushed comes out first (seq), as a breadth-first walk has them: the first index of a list. */
+struct frontier_entry {
+    uint64_t key, seq;
+    uint32_t x;
+};
+
+static bool frontier_before(const struct frontier_entry *a, const struct frontier_entry *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
 struct walk {
     /* per sub-vertex, for the current holder's walk: the edge that reached it and the sub-vertex
      * it left from, how deep it is (UNSEEN before the walk reaches it: each walk resets the ones
      * it queued) and how many of those steps are indices */
     uint32_t *parent, *from, *depth, *indices, *queue;
-    uint8_t *flags; /* PATH_AUTOGRAD, PATH_OF_TENSOR */
+    uint8_t *flags; /* PATH_AUTOGRAD, PATH_OF_TENSOR, PATH_DONE */
     uint8_t *relevant; /* reaches a storage without passing a barrier */
     uint32_t holder; /* the sub-vertex of the walk's holder */
     uint64_t visits;
+    struct frontier_entry *frontier;
+    size_t nfrontier, frontier_cap;
+    uint64_t pushed;
 };
 
 #define UNSEEN UINT32_MAX
@@ -193,6 +209,7 @@ struct walk {
 enum {
     PATH_AUTOGRAD = 1, /* the path to it passes through an autograd node */
     PATH_OF_TENSOR = 2, /* a tensor whose shown path this walk rendered */
+    PATH_DONE = 4, /* its preferred path is known: it came out of the frontier */
 };
 
 /* Whether sub-vertex x is a root, a namespace dict or a module. */
@@ -286,13 +303,20 @@ static bool index_step(const struct builder *b, uint32_t origin)
     return !ty || ty->family != PY_F_STR;
 }
 
+/* The key a path to sub-vertex x is preferred by within a walk (lower first), as preference()
+ * orders the paths of different holders: Python references over a path through an autograd
+ * graph, then fewer indices, then fewer steps. */
+static uint64_t walk_key(const struct walk *w, uint32_t x)
+{
+    uint64_t indices = w->indices[x] < 0x7ffffff ? w->indices[x] : 0x7ffffff;
+    return (uint64_t)(w->flags[x] & PATH_AUTOGRAD) << 59 | indices << 32 | w->depth[x];
+}
+
 /* How a path from holder j to sub-vertex x is preferred, lower first: its root's kind, then
  * Python references over a path through an autograd graph, then fewer indices, then its length. */
 static uint64_t preference(const struct builder *b, const struct walk *w, uint32_t j, uint32_t x)
 {
-    uint64_t indices = w->indices[x] < 0x7ffffff ? w->indices[x] : 0x7ffffff;
-    return (uint64_t)b->h->root_kinds[b->out->v[j].root] << 60 |
-           (uint64_t)(w->flags[x] & PATH_AUTOGRAD) << 59 | indices << 32 | w->depth[x];
+    return (uint64_t)b->h->root_kinds[b->out->v[j].root] << 60 | walk_key(w, x);
 }
 
 static bool is_graph_node(const struct builder *b, uint32_t v)
@@ -395,44 +419,90 @@ static void reached_tensor(struct builder *b, struct walk *w, uint32_t j, uint32
     }
 }
 
-/* Breadth first from holder j (sub-vertex hx) over relevant sub-vertices, not entering
- * barriers. */
+static bool frontier_push(struct walk *w, uint64_t key, uint32_t x)
+{
+    if (!CL_VEC_RESERVE(w->frontier, w->nfrontier, w->frontier_cap))
+        return false;
+    struct frontier_entry in = {key, w->pushed++, x};
+    size_t i = w->nfrontier++;
+    for (; i && frontier_before(&in, &w->frontier[(i - 1) / 2]); i = (i - 1) / 2)
+        w->frontier[i] = w->frontier[(i - 1) / 2];
+    w->frontier[i] = in;
+    return true;
+}
+
+static struct frontier_entry frontier_pop(struct walk *w)
+{
+    struct frontier_entry top = w->frontier[0], last = w->frontier[--w->nfrontier];
+    size_t i = 0, n = w->nfrontier;
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && frontier_before(&w->frontier[c + 1], &w->frontier[c]))
+            c++;
+        if (!frontier_before(&w->frontier[c], &last))
+            break;
+        w->frontier[i] = w->frontier[c];
+    }
+    if (n)
+        w->frontier[i] = last;
+    return top;
+}
+
+/* From holder j (sub-vertex hx) over relevant sub-vertices, not entering barriers, each reached
+ * by its preferred path (walk_key): a parameter a Trainer holds is named through its model
+ * (trainer.model[2].weight) rather than through its optimizer's keys, shorter as that is. */
 static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t hx, uint64_t *best)
 {
     const struct hg_layout *at = &b->g.at;
     const struct hg_subgraph *g = &b->g.sub;
-    size_t head = 0, tail = 0;
+    size_t touched = 0; /* w->queue: the sub-vertices this walk set, to reset at its end */
+    int rc = 0;
     w->holder = hx;
     w->depth[hx] = 0;
     w->indices[hx] = 0;
     w->flags[hx] = 0;
-    w->queue[tail++] = hx;
-    while (head < tail && w->visits < MAX_VISITS) {
-        uint32_t x = w->queue[head++], v = g->vertex[x];
+    w->queue[touched++] = hx;
+    w->nfrontier = 0;
+    if (!frontier_push(w, 0, hx))
+        rc = CL_E_INTERNAL;
+    while (!rc && w->nfrontier && w->visits < MAX_VISITS) {
+        struct frontier_entry top = frontier_pop(w);
+        uint32_t x = top.x, v = g->vertex[x];
+        if (top.key != walk_key(w, x) || (w->flags[x] & PATH_DONE))
+            continue; /* a better path to x came out before */
+        w->flags[x] |= PATH_DONE;
         w->visits++;
         if (v >= at->storages) {
-            if (reached_storage(b, w, j, v - at->storages, x))
-                return CL_E_INTERNAL;
+            rc = reached_storage(b, w, j, v - at->storages, x);
             continue;
         }
         if (v >= at->tensors && v < at->nodes)
             reached_tensor(b, w, j, v - at->tensors, x, best);
         b->out->v[j].nodes += is_graph_node(b, v);
-        for (uint32_t e = g->first[x]; e < g->first[x + 1]; e++) {
+        uint8_t autograd = (w->flags[x] & PATH_AUTOGRAD) || is_graph_node(b, v) ? PATH_AUTOGRAD : 0;
+        for (uint32_t e = g->first[x]; !rc && e < g->first[x + 1]; e++) {
             uint32_t d = g->dst[e];
-            if (w->depth[d] != UNSEEN || !w->relevant[d] || is_barrier(b, d))
+            if (!w->relevant[d] || is_barrier(b, d))
                 continue;
+            bool seen = w->depth[d] != UNSEEN;
+            uint64_t key = (uint64_t)autograd << 59 |
+                           (uint64_t)(w->indices[x] + index_step(b, g->origin[e])) << 32 |
+                           (w->depth[x] + 1);
+            if (seen && ((w->flags[d] & PATH_DONE) || key >= walk_key(w, d)))
+                continue;
+            if (!seen)
+                w->queue[touched++] = d;
             w->parent[d] = e;
             w->from[d] = x;
             w->depth[d] = w->depth[x] + 1;
             w->indices[d] = w->indices[x] + index_step(b, g->origin[e]);
-            w->flags[d] = (w->flags[x] & PATH_AUTOGRAD) || is_graph_node(b, v) ? PATH_AUTOGRAD : 0;
-            w->queue[tail++] = d;
+            w->flags[d] = autograd;
+            if (!frontier_push(w, key, d))
+                rc = CL_E_INTERNAL;
         }
     }
-    while (tail)
-        w->depth[w->queue[--tail]] = UNSEEN;
-    return 0;
+    while (touched)
+        w->depth[w->queue[--touched]] = UNSEEN;
+    return rc;
 }
 
 /* Preferred first: root kind, Python references over autograd graphs, fewer indices, shorter,
@@ -491,6 +561,7 @@ out:
     free(w.indices);
     free(w.flags);
     free(w.queue);
+    free(w.frontier);
     free(w.relevant);
     return rc;
 }

@@ -166,6 +166,20 @@ def paths_evaluate(python, scenario=SCENARIO):
     return test
 
 
+def trainer_names():
+    """A Trainer in main(): each parameter is named through the model that holds it
+    (`trainer.model[0].weight`, as named_parameters() says), not through the optimizer's state
+    keys or param_groups, which reach it in fewer steps but through an index."""
+    import re
+    with harness.Process(harness.TORCH_VENV, "trainer_main.py") as p:
+        doc = harness.culeak_json("tensors", "--pid", p.pid)
+    root = "<thread main: main() at trainer_main.py:%d>.trainer.model" % p.truth["line"]
+    got = {t["address"]: t["paths"][0] for t in doc["tensors"] if t["address"] in p.truth["params"]}
+    want = {a: root + re.sub(r"\.(\d+)", r"[\1]", "." + name)
+            for a, name in p.truth["params"].items()}
+    check(got == want, "parameters named %r, want %r" % (got, want))
+
+
 def scenario_leaks(scenario, python, kind):
     """A scenario whose globals each hold tensors in a way of its own (iterator_leaks.py: through
     C iterators and dict views, "reachable from no root" before issue 41; cxx_wrappers.py:
@@ -241,6 +255,7 @@ def tests():
         if release != "2.13":
             yield ("torch-%s:cxx-wrappers:live" % release,
                    scenario_leaks("cxx_wrappers.py", python, "live")) + tag(release)
+    yield "torch-2.13:trainer-names", trainer_names
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")
