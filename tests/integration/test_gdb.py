@@ -4,6 +4,7 @@ cuda-gdb 11.8 (gdb 10.2), the host's gdb 13, and the gdbs of the Debian roots (1
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -207,8 +208,19 @@ def recipes():
     with harness.tempdir() as d:
         shutil.copy(os.path.join(harness.ROOT, "build", "culeak.gdb"), d)
         shutil.copy(os.path.join(harness.SCENARIOS, "train.py"), d)
-        env = dict(os.environ, PATH=os.path.dirname(harness.TORCH_VENV) + ":" + os.environ["PATH"],
-                   SYSROOT="/")
+        # other tests run scripts named *train.py at the same time: the recipes' pgrep finds only
+        # the processes that run in this folder (itself, whose command line names train.py too,
+        # left out)
+        os.mkdir(os.path.join(d, "bin"))
+        with open(os.path.join(d, "bin", "pgrep"), "w") as f:
+            f.write("#!/bin/sh\nfor pid in $(%s \"$@\"); do\n"
+                    "    [ \"$(readlink /proc/$pid/cwd)\" = %s ] &&\n"
+                    "        ! grep -qa bin/pgrep /proc/$pid/cmdline && echo $pid\ndone\ntrue\n" %
+                    (shutil.which("pgrep"), shlex.quote(os.path.realpath(d))))
+        os.chmod(os.path.join(d, "bin", "pgrep"), 0o755)
+        env = dict(os.environ, PATH=os.pathsep.join([os.path.join(d, "bin"),
+                                                     os.path.dirname(harness.TORCH_VENV),
+                                                     os.environ["PATH"]]), SYSROOT="/")
         with harness.Process(harness.TORCH_VENV, "train.py", cwd=d,
                              env=dict(env, HOLD="1")) as p:
             subprocess.run(["gcore", "-o", os.path.join(d, "core"), str(p.pid)],
