@@ -100,6 +100,7 @@ size_t cl_command_usage(enum cl_front front, char *out, size_t cap)
 #define MAX_PATHS 64
 #define MAX_WATCH_COUNT 1000000
 #define MAX_EVERY 1000000
+#define MAX_DRILL_DEPTH 6
 #define MAX_GROWTH (UINT64_C(1) << 50)   /* a PiB: anything larger is a typo */
 #define MAX_PID 0x7fffffff
 #define MAX_OBJECTS UINT32_MAX   /* the walk numbers its nodes with 32 bits */
@@ -153,6 +154,16 @@ static int set_count(const char *opt, const char *arg, uint64_t max, size_t *out
     int rc = cl_value_count(opt, arg, 1, max, &v, err);
     if (!rc)
         *out = (size_t)v;
+    return rc;
+}
+
+static int set_u32(const char *opt, const char *arg, uint64_t min, uint64_t max, uint32_t *out,
+                   struct cl_error *err)
+{
+    uint64_t v;
+    int rc = cl_value_count(opt, arg, min, max, &v, err);
+    if (!rc)
+        *out = (uint32_t)v;
     return rc;
 }
 
@@ -248,6 +259,9 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
     case CL_O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
     case CL_O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
     case CL_O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);
+    case CL_O_DEPTH: return set_u32("--depth", arg, 0, MAX_DRILL_DEPTH, &cli->drill.depth, err);
+    case CL_O_DOMINANT: return set_u32("--dominant", arg, 51, 100, &cli->drill.dominant_pct, err);
+    case CL_O_SPREAD: return set_u32("--spread", arg, 2, UINT32_MAX, &cli->drill.spread, err);
     case CL_O_JSON: cli->json = true; return 0;
     case CL_O_FULL: cli->full = true; return 0;
     case CL_O_HTML: cli->html = arg; return 0;

@@ -47,6 +47,7 @@ struct cl_command_line {
     size_t nfiles;
     double interval;                /* watch --interval seconds */
     size_t count;                   /* watch --count: inspections, 0 until the process ends */
+    struct cl_drill_options drill;  /* summary --depth, --dominant, --spread */
     struct {                        /* culeak-break-step, in gdb */
         const char *symbol;         /* --symbol, or NULL: the autograd engine's execute */
         size_t every;               /* --every: report every Nth hit (0: each) */

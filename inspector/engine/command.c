@@ -35,7 +35,13 @@ static int build(const struct cl_command_line *cli, struct cl_session *s, unsign
         return cl_session_heap(s, &cli->walk, &m->heap, err);
     if (model == CL_MODEL_ALLOCATOR)
         return cl_session_allocator(s, cli->allocator_layout, &m->allocator, err);
-    int rc = cl_session_holders(s, &cli->walk, cli->allocator_layout, &m->holders, err);
+    bool given[] = {cli->given & CL_OPTION_BIT(CL_O_DOMINANT),
+                    cli->given & CL_OPTION_BIT(CL_O_SPREAD),
+                    cli->given & CL_OPTION_BIT(CL_O_DEPTH)};
+    struct cl_drill_options drill = {given[0] ? cli->drill.dominant_pct : CL_DRILL_DOMINANT_PCT,
+                                     given[1] ? cli->drill.spread : CL_DRILL_SPREAD,
+                                     given[2] ? cli->drill.depth : CL_DRILL_DEPTH};
+    int rc = cl_session_holders(s, &cli->walk, cli->allocator_layout, &drill, &m->holders, err);
     if (!rc)
         m->tensors = &s->tensors;
     return rc;

@@ -446,7 +446,8 @@ static const struct cl_command_spec commands[] = {
      .run = cmd_tensors},
     {.name = "summary",
      .help = "the leak report: every holder by the bytes dropping it would free",
-     .options = OPT(TOP) | OPT(ALLOCATOR_LAYOUT) | OPT(FULL) | OPT(HTML),
+     .options = OPT(TOP) | OPT(ALLOCATOR_LAYOUT) | OPT(FULL) | OPT(HTML) | OPT(DEPTH) |
+                OPT(DOMINANT) | OPT(SPREAD),
      .needs = CL_MODEL_HOLDERS, .uses = CL_MODEL_ALLOCATOR,
      .without = "no CUDA allocator figures",
      .flags = CL_CMD_TORCH | CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_RANKS | CL_CMD_GDB,

@@ -66,6 +66,15 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "watch: seconds between inspections (default 10)"},
     [CL_O_COUNT] = {"count", 0, "N", false, CL_OPT_SELECTION,
         "watch: inspections before stopping (default: until the process ends)"},
+    [CL_O_DEPTH] = {"depth", 0, "N", false, CL_OPT_SELECTION,
+        "summary: levels of each holder's breakdown under where its drill-down\n"
+        "stops (default 1; 0: none)"},
+    [CL_O_DOMINANT] = {"dominant", 0, "PCT", false, CL_OPT_SELECTION,
+        "summary: the drill-down goes into a child that retains PCT percent of\n"
+        "its parent's bytes (default 80)"},
+    [CL_O_SPREAD] = {"spread", 0, "N", false, CL_OPT_SELECTION,
+        "summary: bytes spread over N objects or more make an accumulation\n"
+        "point, where the drill-down stops (default 10)"},
 
     [CL_O_JSON] = {"json", 0, NULL, false, CL_OPT_OUTPUT, "one JSON object instead of text"},
     [CL_O_FULL] = {"full", 0, NULL, false, CL_OPT_OUTPUT,

@@ -16,7 +16,7 @@ enum cl_option_id {
     /* what to report */
     CL_O_TOP, CL_O_ADDR, CL_O_TYPE, CL_O_MAX_PATHS, CL_O_REFERENTS, CL_O_DEVICE, CL_O_STATE, CL_O_ALLOCATOR_LAYOUT,
     CL_O_MIN_BYTES, CL_O_MAX_OBJECTS, CL_O_OUTPUT, CL_O_ALLOCATOR_ONLY, CL_O_TORCH_SNAPSHOT,
-    CL_O_INTERVAL, CL_O_COUNT,
+    CL_O_INTERVAL, CL_O_COUNT, CL_O_DEPTH, CL_O_DOMINANT, CL_O_SPREAD,
     /* how to write it */
     CL_O_JSON, CL_O_FULL, CL_O_HTML, CL_O_QUIET,
     /* culeak-break-step's, in gdb */

@@ -159,7 +159,8 @@ int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allo
 }
 
 int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, const char *force,
-                       struct cl_holders **out, struct cl_error *err)
+                       const struct cl_drill_options *drill, struct cl_holders **out,
+                       struct cl_error *err)
 {
     struct torch_tensors *tt;
     int rc = cl_session_tensors(s, opt, &tt, err);
@@ -170,7 +171,7 @@ int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, 
         struct cl_error no_allocator;
         if (s->torch.c10_cuda_mapped && cl_session_allocator(s, force, &a, &no_allocator))
             a = NULL;
-        if (!(rc = cl_holders_build(&s->heap, tt, a, &s->holders, err)))
+        if (!(rc = cl_holders_build(&s->heap, tt, a, drill, &s->holders, err)))
             s->holders_built = true;
         if ((rc = settle(s, rc, err)))
             return rc;

@@ -62,8 +62,10 @@ int cl_session_tensors(struct cl_session *s, const struct py_walk_options *opt,
 
 /* Who holds each storage and what each holder retains, built on first use over the tensors and,
  * in a process with the CUDA allocator, its walk (with the force layout, see
- * cl_session_allocator; a failed walk only makes CUDA bytes storage sizes). */
+ * cl_session_allocator; a failed walk only makes CUDA bytes storage sizes); drill: how holders
+ * are drilled down (NULL: the defaults). */
 int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, const char *force,
-                       struct cl_holders **out, struct cl_error *err);
+                       const struct cl_drill_options *drill, struct cl_holders **out,
+                       struct cl_error *err);
 
 #endif

@@ -77,7 +77,7 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
                      struct cl_snapshot *out, struct cl_error *err)
 {
     struct cl_holders *hs;
-    int rc = cl_session_holders(s, opt, NULL, &hs, err);
+    int rc = cl_session_holders(s, opt, NULL, NULL, &hs, err);
     if (rc) {
         memset(out, 0, sizeof *out);
         return rc;

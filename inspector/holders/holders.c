@@ -28,6 +28,9 @@ struct builder {
     char (*arrow)[72], (*grad_fn)[80];   /* per node class: " → Name", ".grad_fn → Name" */
     uint64_t *bytes;             /* per storage */
     int *device;                 /* per storage: index into out->devices */
+    struct cl_drill_options drill;
+    uint32_t *drill_at;          /* per sub-vertex: the drill entry it is, or NONE */
+    size_t drills_cap;
     struct cl_storage_holder *found; /* storages' holders as the walks find them, */
     uint32_t *found_storage;         /* and the storage each is of */
     size_t nfound, found_cap;
@@ -104,6 +107,55 @@ static int holder_bytes(struct builder *b)
 
 /* ---- retained bytes ---- */
 
+/* Whether the drill-down may go into sub-vertex x: a Python object or a tensor, not a module. */
+static bool drill_enterable(void *arg, uint32_t x)
+{
+    const struct builder *b = arg;
+    uint32_t v = b->g.sub.vertex[x];
+    return v >= b->g.at.heap && v < b->g.at.nodes && !holder_graph_barrier(&b->g, v);
+}
+
+/* Each holder's drill-down (holders/drill.h) on the dominator tree: idom over the reachable
+ * sub-vertices in order (each after its dominator), per sub-vertex its retained bytes. */
+static int drill_holders(struct builder *b, const uint32_t *idom, const uint32_t *order,
+                         uint32_t nordered, const uint64_t *ret)
+{
+    const struct hg_subgraph *sg = &b->g.sub;
+    struct cl_holders *hs = b->out;
+    uint32_t *first = calloc((size_t)sg->n + 2, sizeof *first),
+             *child = malloc(((size_t)nordered + 1) * sizeof *child);
+    b->drill_at = malloc(((size_t)sg->n + 1) * sizeof *b->drill_at);
+    int rc = first && child && b->drill_at ? 0 : CL_E_INTERNAL;
+    for (uint32_t k = 1; !rc && k < nordered; k++) /* children that retain any, by parent */
+        first[idom[order[k]] + 2] += ret[order[k]] > 0;
+    for (uint32_t x = 0; !rc && x < sg->n; x++)
+        first[x + 2] += first[x + 1];
+    for (uint32_t k = 1; !rc && k < nordered; k++)
+        if (ret[order[k]] > 0)
+            child[first[idom[order[k]] + 1]++] = order[k];
+    for (uint32_t x = 0; !rc && x < sg->n; x++)
+        b->drill_at[x] = NONE;
+    struct cl_dom_tree t = {sg->n, ret, first, child};
+    for (uint32_t k = 0; !rc && k < b->g.nholders; k++) {
+        uint32_t j = b->model[k], hx = hg_sub_vertex(sg, b->g.at.holders + k);
+        if (j == NOT_HOLDER || hx == NONE || ret[hx] == 0)
+            continue;
+        size_t at = hs->ndrills;
+        if (!cl_drill_holder(&t, hx, &b->drill, drill_enterable, b, &hs->drills, &hs->ndrills,
+                             &b->drills_cap)) {
+            rc = CL_E_INTERNAL;
+            break;
+        }
+        hs->v[j].drill = (uint32_t)at;
+        hs->v[j].ndrill = (uint32_t)(hs->ndrills - at);
+        for (size_t i = at; i < hs->ndrills; i++)
+            b->drill_at[hs->drills[i].vertex] = (uint32_t)i;
+    }
+    free(first);
+    free(child);
+    return rc;
+}
+
 /* On the subgraph: every path from the super-root to a storage lies in it, so its dominators
  * there are the whole graph's. */
 static int retained(struct builder *b)
@@ -113,9 +165,10 @@ static int retained(struct builder *b)
     struct cl_graph g = {sg->n, sg->first, sg->dst};
     uint32_t *idom = malloc(((size_t)sg->n + 1) * sizeof *idom),
              *order = malloc(((size_t)sg->n + 1) * sizeof *order);
+    uint64_t *ret = calloc((size_t)sg->n + 1, sizeof *ret); /* per sub-vertex: bytes retained */
     uint32_t nordered = 0;
-    int rc = idom && order ? cl_dominators(&g, hg_sub_vertex(sg, 0), idom, order, &nordered)
-                           : CL_E_INTERNAL;
+    int rc = idom && order && ret ? cl_dominators(&g, hg_sub_vertex(sg, 0), idom, order, &nordered)
+                                  : CL_E_INTERNAL;
     /* nearest holder (a vertex) above each sub-vertex in the dominator tree, reusing order's
      * preorder */
     uint32_t *near = rc ? NULL : malloc(((size_t)sg->n + 1) * sizeof *near);
@@ -134,10 +187,16 @@ static int retained(struct builder *b)
         uint32_t holder = b->model[near[x] - at->holders];
         b->out->storages[s].retainer = holder;
         b->out->v[holder].retained[b->device[s]] += b->bytes[s];
+        ret[x] = b->bytes[s];
     }
+    for (uint32_t k = nordered; !rc && k-- > 1;)
+        ret[idom[order[k]]] += ret[order[k]];
+    if (!rc)
+        rc = drill_holders(b, idom, order, nordered, ret);
     free(idom);
     free(order);
     free(near);
+    free(ret);
     return rc;
 }
 
@@ -447,6 +506,18 @@ static struct frontier_entry frontier_pop(struct walk *w)
     return top;
 }
 
+/* The path from holder j of the drill entry sub-vertex x is. */
+static int drill_path(struct builder *b, struct walk *w, uint32_t j, uint32_t x)
+{
+    bool via;
+    uint32_t indices;
+    struct cl_drill *d = &b->out->drills[b->drill_at[x]];
+    if (d->path)
+        return 0;
+    d->path = path_to(b, w, j, x, NULL, &via, &indices);
+    return d->path ? 0 : CL_E_INTERNAL;
+}
+
 /* From holder j (sub-vertex hx) over relevant sub-vertices, not entering barriers, each reached
  * by its preferred path (walk_key): a parameter a Trainer holds is named through its model
  * (trainer.model[2].weight) rather than through its optimizer's keys, shorter as that is. */
@@ -471,6 +542,8 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
             continue; /* a better path to x came out before */
         w->flags[x] |= PATH_DONE;
         w->visits++;
+        if (b->drill_at[x] != NONE && (rc = drill_path(b, w, j, x)))
+            break;
         if (v >= at->storages) {
             rc = reached_storage(b, w, j, v - at->storages, x);
             continue;
@@ -665,9 +738,17 @@ static void held_by(struct builder *b)
 }
 
 int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
-                     const struct cc_allocator *a, struct cl_holders *out, struct cl_error *err)
+                     const struct cc_allocator *a, const struct cl_drill_options *drill,
+                     struct cl_holders *out, struct cl_error *err)
 {
-    struct builder b = {.h = h, .tt = tt, .a = a, .out = out};
+    struct builder b = {.h = h,
+                        .tt = tt,
+                        .a = a,
+                        .out = out,
+                        .drill = drill
+                                     ? *drill
+                                     : (struct cl_drill_options){CL_DRILL_DOMINANT_PCT,
+                                                                 CL_DRILL_SPREAD, CL_DRILL_DEPTH}};
     memset(out, 0, sizeof *out);
     int rc = holder_graph_build(&b.g, h, tt);
     if (!rc && (!(out->storages = calloc(tt->nstorages + 1, sizeof *out->storages)) ||
@@ -701,6 +782,7 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
     free(b.device);
     free(b.found);
     free(b.found_storage);
+    free(b.drill_at);
     if (rc) {
         cl_holders_free(out);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory computing holders");
@@ -715,6 +797,7 @@ void cl_holders_free(struct cl_holders *hs)
     free(hs->storage_holders);
     free(hs->storages);
     free(hs->tensor_paths);
+    free(hs->drills);
     cl_strings_free(&hs->texts);
     free(hs->warnings);
     memset(hs, 0, sizeof *hs);

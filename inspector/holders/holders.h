@@ -26,6 +26,7 @@
 
 #include "cpython/heap.h"
 #include "cudacache/walk.h"
+#include "holders/drill.h"
 #include "torch/tensors.h"
 #include "util/strings.h"
 
@@ -42,6 +43,7 @@ struct cl_holder {
     uint32_t storages;       /* storages it reaches */
     uint32_t saved;          /* of those, reached only through an autograd graph */
     uint32_t nodes;          /* autograd nodes it reaches */
+    uint32_t drill, ndrill;  /* its drill-down: cl_holders.drills[drill .. drill + ndrill) */
 };
 
 /* How one holder reaches one storage. */
@@ -90,15 +92,19 @@ struct cl_holders {
     uint32_t nstorages;
     struct cl_storage_holder *storage_holders; /* every storage's v, storage by storage */
     uint64_t *device_bytes; /* where every holder's retained and reachable arrays lie */
+    struct cl_drill *drills; /* every holder's drill-down (holders/drill.h), holder by holder */
+    size_t ndrills;
     const char **tensor_paths; /* per tensor: its shortest path from any holder, or NULL */
     uint32_t ntensors;
     struct cl_strings texts; /* the names and paths above */
     char *warnings;
 };
 
-/* a may be NULL (no CUDA allocator walked: CUDA storages then count their own size). */
+/* a may be NULL (no CUDA allocator walked: CUDA storages then count their own size); drill
+ * NULL: the documented defaults. */
 int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
-                     const struct cc_allocator *a, struct cl_holders *out, struct cl_error *err);
+                     const struct cc_allocator *a, const struct cl_drill_options *drill,
+                     struct cl_holders *out, struct cl_error *err);
 void cl_holders_free(struct cl_holders *hs);
 
 /* The index of a device in hs->devices, or -1. */

@@ -285,6 +285,61 @@ static void holder_text(FILE *out, const struct cl_holders *hs, const struct cl_
     cl_text_line(out, line, width);
 }
 
+/* A drill entry's path as text, after its holder's where it goes on from it ("" for the holder
+ * itself). */
+static const char *drill_text(const struct cl_holder *hd, const struct cl_drill *d, char *buf)
+{
+    char holder[CL_PATH_TEXT_CAP];
+    cl_path_text(hd->name, holder);
+    cl_path_text(d->path, buf);
+    size_t n = strlen(holder);
+    return strncmp(buf, holder, n) == 0 && strchr(".[", buf[n]) ? buf + n : buf;
+}
+
+/* How many of entry i's entries break it down. */
+static uint32_t drill_parts(const struct cl_holders *hs, const struct cl_holder *hd, uint32_t i)
+{
+    uint32_t n = 0;
+    for (uint32_t k = i + 1; k < hd->ndrill; k++)
+        n += hs->drills[hd->drill + k].parent == i;
+    return n;
+}
+
+/* A holder's drill-down under its line: each entry's bytes, where it is, how many objects hold
+ * them; the holder itself is left out where entries break it down, and a holder whose bytes one
+ * object holds (a tensor, a graph) has none. */
+static void drill_text_lines(FILE *out, const struct cl_holders *hs, const struct cl_holder *hd,
+                             size_t width)
+{
+    char bytes[CL_BYTES_TEXT], path[CL_PATH_TEXT_CAP], line[4096];
+    const struct cl_drill *first = hd->ndrill ? &hs->drills[hd->drill] : NULL;
+    if (!first || (hd->ndrill == 1 && !first->accumulation && first->children <= 1))
+        return;
+    bool accumulation = false;
+    uint32_t top = 0; /* levels not shown: the holder itself */
+    for (uint32_t i = 0; i < hd->ndrill; i++) {
+        const struct cl_drill *d = &hs->drills[hd->drill + i];
+        accumulation |= d->accumulation;
+        if (!d->path)
+            continue;
+        const char *where = drill_text(hd, d, path);
+        if (!*where && drill_parts(hs, hd, i)) {
+            top = 1;
+            continue;
+        }
+        cl_bytes_text(bytes, sizeof bytes, d->bytes);
+        size_t len = 0;
+        if (cl_appendf(line, sizeof line, &len, "  %10s %19s  %*s↳ %s: %s%u object%s", bytes, "",
+                       (int)(2 * (d->level - (d->level ? top : 0))), "",
+                       *where ? where : "(the holder itself)",
+                       d->accumulation ? "accumulation point, " : "", d->children,
+                       d->children == 1 ? "" : "s"))
+            cl_text_line(out, line, width);
+    }
+    if (hd->ndrill && !accumulation)
+        fprintf(out, "  %10s %19s  ↳ no accumulation point: a few objects hold it\n", "", "");
+}
+
 /* The CUDA row of device index, or NULL. */
 static const struct cuda_row *cuda_row_of(const struct summary *s, int index)
 {
@@ -340,8 +395,10 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
             "leak report, by what dropping each reference alone would free:\n"
             "  %10s %10s %8s  %s\n",
             "retained", "reachable", "storages", "holder");
-    for (uint32_t i = 0; i < s->nholders; i++)
+    for (uint32_t i = 0; i < s->nholders; i++) {
         holder_text(out, s->hs, &s->hs->v[s->holders[i]], width);
+        drill_text_lines(out, s->hs, &s->hs->v[s->holders[i]], width);
+    }
     for (uint32_t i = 0; i < s->ncuda; i++) {
         const struct cc_device *d = s->cuda[i].device;
         cl_bytes_text(b, sizeof b, s->cuda[i].unattributed);
@@ -390,6 +447,32 @@ static void bytes_by_device(struct cl_json *j, const struct cl_holders *hs, cons
     cl_json_end_object(j);
 }
 
+/* Drill entry i of a holder and the entries that break it down, as a tree. */
+static void drill_json(struct cl_json *j, const struct cl_holders *hs, const struct cl_holder *hd,
+                       uint32_t i)
+{
+    const struct cl_drill *d = &hs->drills[hd->drill + i];
+    cl_json_begin_object(j);
+    cl_json_key(j, "path");
+    if (d->path)
+        cl_json_path(j, d->path);
+    else
+        cl_json_null(j);
+    cl_json_key(j, "retained_bytes");
+    cl_json_int(j, (long long)d->bytes);
+    cl_json_key(j, "objects");
+    cl_json_int(j, d->children);
+    cl_json_key(j, "accumulation_point");
+    cl_json_bool(j, d->accumulation);
+    cl_json_key(j, "parts");
+    cl_json_begin_array(j);
+    for (uint32_t k = i + 1; k < hd->ndrill; k++)
+        if (hs->drills[hd->drill + k].parent == i)
+            drill_json(j, hs, hd, k);
+    cl_json_end_array(j);
+    cl_json_end_object(j);
+}
+
 static void holder_json(struct cl_json *j, const struct summary *s, const struct cl_holder *hd)
 {
     const struct cl_holders *hs = s->hs;
@@ -414,6 +497,11 @@ static void holder_json(struct cl_json *j, const struct summary *s, const struct
     bytes_by_device(j, hs, hd->retained);
     cl_json_key(j, "reachable_by_device");
     bytes_by_device(j, hs, hd->reachable);
+    cl_json_key(j, "drill");
+    if (hd->ndrill)
+        drill_json(j, hs, hd, 0);
+    else
+        cl_json_null(j);
     cl_json_end_object(j);
 }
 

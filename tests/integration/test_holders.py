@@ -166,18 +166,46 @@ def paths_evaluate(python, scenario=SCENARIO):
     return test
 
 
-def trainer_names():
-    """A Trainer in main(): each parameter is named through the model that holds it
+def trainer():
+    """A Trainer in main() (issue 43): each parameter is named through the model that holds it
     (`trainer.model[0].weight`, as named_parameters() says), not through the optimizer's state
-    keys or param_groups, which reach it in fewer steps but through an index."""
+    keys or param_groups, which reach it in fewer steps but through an index. The summary drills
+    down the Trainer to its accumulation point, `trainer.metrics['loss']`, with as many objects as
+    the list has entries and the bytes deleting it frees; a global of two big tensors has none,
+    and the text says so."""
     import re
+
+    def drills(tree):
+        yield tree
+        for part in tree["parts"]:
+            yield from drills(part)
+
     with harness.Process(harness.TORCH_VENV, "trainer_main.py") as p:
         doc = harness.culeak_json("tensors", "--pid", p.pid)
-    root = "<thread main: main() at trainer_main.py:%d>.trainer.model" % p.truth["line"]
-    got = {t["address"]: t["paths"][0] for t in doc["tensors"] if t["address"] in p.truth["params"]}
-    want = {a: root + re.sub(r"\.(\d+)", r"[\1]", "." + name)
-            for a, name in p.truth["params"].items()}
+        summary = harness.culeak_json("summary", "--pid", p.pid)
+        text = harness.culeak("summary", "--pid", p.pid).stdout
+        # one more object than the list has entries: no accumulation point, and no breakdown
+        strict = harness.culeak_json("summary", "--pid", p.pid, "--depth", "0", "--spread",
+                                     str(p.truth["steps"] + 1))
+    truth = p.truth
+    root = "<thread main: main() at trainer_main.py:%d>.trainer" % truth["line"]
+    got = {t["address"]: t["paths"][0] for t in doc["tensors"] if t["address"] in truth["params"]}
+    want = {a: root + ".model" + re.sub(r"\.(\d+)", r"[\1]", "." + name)
+            for a, name in truth["params"].items()}
     check(got == want, "parameters named %r, want %r" % (got, want))
+    holders = {h["holder"]: h for h in summary["holders"]}
+    check(root in holders and "__main__.few" in holders, "holders: %r" % sorted(holders))
+    points = [d for d in drills(holders[root]["drill"]) if d["accumulation_point"]]
+    check([(d["path"], d["objects"], d["retained_bytes"]) for d in points] ==
+          [(root + ".metrics['loss']", truth["steps"], truth["loss_freed"])],
+          "the Trainer's accumulation points: %r" % points)
+    few = list(drills(holders["__main__.few"]["drill"]))
+    check(not any(d["accumulation_point"] for d in few) and few[0]["retained_bytes"] ==
+          truth["few_freed"], "__main__.few's drill-down: %r" % few)
+    check(".metrics['loss']: accumulation point, %d objects" % truth["steps"] in text and
+          "no accumulation point" in text, text[-2000:])
+    check(all(not d["accumulation_point"] and not d["parts"] for h in strict["holders"]
+              if h["drill"] for d in drills(h["drill"])), "--spread, --depth: %r" % strict)
 
 
 def scenario_leaks(scenario, python, kind):
@@ -255,7 +283,7 @@ def tests():
         if release != "2.13":
             yield ("torch-%s:cxx-wrappers:live" % release,
                    scenario_leaks("cxx_wrappers.py", python, "live")) + tag(release)
-    yield "torch-2.13:trainer-names", trainer_names
+    yield "torch-2.13:trainer", trainer
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")

@@ -1,9 +1,12 @@
 """Scenario: a Trainer object in main() holds a model, its AdamW optimizer (with state after a few
-steps) and a metrics dict whose loss list leaks. A parameter is reachable through the model's
-modules and, by fewer steps, through the optimizer's state keys and param_groups; a user names it
-through the model.
+steps) and a metrics dict whose loss list leaks: each step appends a validation loss with its
+autograd graph. A parameter is reachable through the model's modules and, by fewer steps, through
+the optimizer's state keys and param_groups; a user names it through the model. A module global
+holds two big tensors: a holder with no accumulation point.
 
-Truth: pid; line: where main() waits; params: {hex id: its name under model (named_parameters)}.
+Truth: pid; line: where main() waits; params: {hex id: its name under model (named_parameters)};
+steps: entries of metrics['loss']; loss_freed: bytes deleting metrics['loss'] frees; few_freed:
+bytes deleting the global `few` frees.
 
 argv: none"""
 import json
@@ -11,6 +14,11 @@ import os
 import time
 
 import torch
+
+from autograd_truth import freed_in_fork, storage_objects
+
+STEPS = 30
+few = [torch.ones(1 << 16), torch.ones(1 << 16)]
 
 
 class Trainer:
@@ -25,18 +33,22 @@ class Trainer:
         self.opt.zero_grad()
         loss.backward()
         self.opt.step()
-        self.metrics["loss"].append(loss)
+        val = self.model(torch.randn(128, 64)).pow(2).mean()   # kept with its graph: the leak
+        self.metrics["loss"].append(val)
 
 
 def main():
     trainer = Trainer()
-    for _ in range(3):
+    for _ in range(STEPS):
         trainer.step()
     line = [n + 1 for n, text in enumerate(open(__file__).read().splitlines())
             if text.strip() == "time.sleep(1)"][0]
-    print(json.dumps({"pid": os.getpid(), "line": line,
-                      "params": {hex(id(p)): name for name, p in trainer.model.named_parameters()}}),
-          flush=True)
+    print(json.dumps({
+        "pid": os.getpid(), "line": line,
+        "params": {hex(id(p)): name for name, p in trainer.model.named_parameters()},
+        "steps": len(trainer.metrics["loss"]),
+        "loss_freed": freed_in_fork(trainer.metrics, "loss", lambda: storage_objects(trainer)),
+        "few_freed": freed_in_fork(globals(), "few", lambda: storage_objects(few))}), flush=True)
     print("READY", flush=True)
     while True:
         time.sleep(1)

@@ -80,7 +80,7 @@ static void test_retained_and_reachable(void)
         struct torch_tensors tt;
         lay(&tt, &h, at);
         struct cl_holders hs;
-        CU_ASSERT_EQUAL_FATAL(cl_holders_build(&h, &tt, NULL, &hs, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cl_holders_build(&h, &tt, NULL, NULL, &hs, &err), 0);
         CU_ASSERT_EQUAL_FATAL(hs.ndevices, 1);   /* the CPU */
         char text[256];
         const struct cl_holder *foo = holder(&hs, "__main__.foo");
