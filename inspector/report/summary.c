@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/blocks.h"
+#include "report/categories.h"
 #include "report/json.h"
 #include "report/paths.h"
 #include "report/warnings.h"
@@ -128,8 +129,13 @@ static uint64_t *accounting_field(struct accounting *a, size_t k)
 #define ACCOUNTING_FIELDS (sizeof accounting_names / sizeof *accounting_names)
 
 /* The summary's rows: what both writers print, computed once. */
+struct category_total {
+    uint64_t storages, bytes;
+};
+
 struct summary {
     struct accounting *accounting;      /* by device, as cl_holders.devices */
+    struct category_total (*categories)[CL_NCATEGORIES]; /* by device, as cl_holders.devices */
     uint32_t objects, tensors, storages;
     struct total *devices, *owners;     /* bytes by device and by the root that holds them */
     size_t ndevices, nowners;
@@ -148,6 +154,7 @@ static void summary_free(struct summary *s)
     free(s->holders);
     free(s->cuda);
     free(s->accounting);
+    free(s->categories);
     memset(s, 0, sizeof *s);
 }
 
@@ -227,6 +234,27 @@ static bool add_accounting(struct summary *s, const struct torch_tensors *tt)
     return true;
 }
 
+/* Each device's storages by category (report/categories.h); false when out of memory. */
+static bool add_categories(struct summary *s, struct py_heap *h, const struct torch_tensors *tt)
+{
+    const struct cl_holders *hs = s->hs;
+    uint8_t *category = malloc(tt->nstorages + 1);
+    if (!category || !(s->categories = calloc(hs->ndevices + 1, sizeof *s->categories)) ||
+        cl_categories(h, tt, category)) {
+        free(category);
+        return false;
+    }
+    for (uint32_t k = 0; k < tt->nstorages; k++) {
+        int d = cl_holders_device(hs, tt->storages[k].device_type, tt->storages[k].device_index);
+        if (d < 0)
+            continue;
+        s->categories[d][category[k]].storages++;
+        s->categories[d][category[k]].bytes += hs->storages[k].bytes;
+    }
+    free(category);
+    return true;
+}
+
 static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
                      const struct cc_allocator *a)
 {
@@ -249,7 +277,8 @@ static int summary_build(struct py_heap *h, const struct torch_tensors *tt,
 {
     *s = (struct summary){
         .objects = h->n, .tensors = tt->n, .storages = tt->nstorages, .h = h, .hs = hs};
-    if (add_totals(s, tt) && add_holders(s, top) && add_cuda(s, tt, a) && add_accounting(s, tt))
+    if (add_totals(s, tt) && add_holders(s, top) && add_cuda(s, tt, a) && add_accounting(s, tt) &&
+        add_categories(s, h, tt))
         return 0;
     summary_free(s);
     return cl_error_set(err, CL_E_INTERNAL, "out of memory totalling %u storages", tt->nstorages);
@@ -390,6 +419,17 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
                 (unsigned long long)s->devices[i].storages, s->devices[i].key);
         accounting_text_lines(out, s, s->devices[i].key);
     }
+    fprintf(out, "by category (each storage in the first that fits):\n");
+    for (uint32_t d = 0; d < s->hs->ndevices; d++)
+        for (int c = 0; c < CL_NCATEGORIES; c++) {
+            char dev[32], size[CL_BYTES_TEXT];
+            const struct category_total *t = &s->categories[d][c];
+            cl_device_text(dev, sizeof dev, s->hs->devices[d].type, s->hs->devices[d].index);
+            cl_bytes_text(size, sizeof size, t->bytes);
+            if (t->storages)
+                fprintf(out, "  %10s %6llu storages  %s %s\n", size,
+                        (unsigned long long)t->storages, dev, cl_category_name(c));
+        }
     /* the owners are for scripts (JSON); the holders say it better for people */
     fprintf(out,
             "leak report, by what dropping each reference alone would free:\n"
@@ -541,6 +581,28 @@ static void accounting_json(struct cl_json *j, const struct summary *s)
     cl_json_end_array(j);
 }
 
+static void categories_json(struct cl_json *j, const struct summary *s)
+{
+    char dev[32];
+    cl_json_key(j, "categories");
+    cl_json_begin_array(j);
+    for (uint32_t d = 0; d < s->hs->ndevices; d++)
+        for (int c = 0; c < CL_NCATEGORIES; c++) {
+            cl_device_text(dev, sizeof dev, s->hs->devices[d].type, s->hs->devices[d].index);
+            cl_json_begin_object(j);
+            cl_json_key(j, "device");
+            cl_json_string(j, dev);
+            cl_json_key(j, "category");
+            cl_json_string(j, cl_category_name(c));
+            cl_json_key(j, "storages");
+            cl_json_int(j, (long long)s->categories[d][c].storages);
+            cl_json_key(j, "bytes");
+            cl_json_int(j, (long long)s->categories[d][c].bytes);
+            cl_json_end_object(j);
+        }
+    cl_json_end_array(j);
+}
+
 static void summary_json(FILE *out, const struct summary *s, const struct cl_report_notes *w)
 {
     struct cl_json j;
@@ -564,6 +626,7 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
         cuda_json(&j, &s->cuda[i]);
     cl_json_end_array(&j);
     accounting_json(&j, s);
+    categories_json(&j, s);
     cl_report_json_end(out, &j, w);
 }
 

@@ -206,6 +206,13 @@ def trainer():
           "no accumulation point" in text, text[-2000:])
     check(all(not d["accumulation_point"] and not d["parts"] for h in strict["holders"]
               if h["drill"] for d in drills(h["drill"])), "--spread, --depth: %r" % strict)
+    # memory by category, against the process's own view of each
+    got = {c["category"]: c["bytes"] for c in summary["categories"] if c["device"] == "cpu"}
+    check({k: got.get(k) for k in truth["categories"]} == truth["categories"],
+          "categories %r, want %r" % (got, truth["categories"]))
+    cpu = next(d["bytes"] for d in summary["device"] if d["name"] == "cpu")
+    check(sum(got.values()) == cpu, "categories sum to %d, cpu holds %d" % (sum(got.values()), cpu))
+    check("by category" in text and "cpu optimizer state" in text, text[:1500])
 
 
 def scenario_leaks(scenario, python, kind):

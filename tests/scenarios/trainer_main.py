@@ -6,7 +6,9 @@ holds two big tensors: a holder with no accumulation point.
 
 Truth: pid; line: where main() waits; params: {hex id: its name under model (named_parameters)};
 steps: entries of metrics['loss']; loss_freed: bytes deleting metrics['loss'] frees; few_freed:
-bytes deleting the global `few` frees.
+bytes deleting the global `few` frees; categories: the bytes of the storages of the parameters,
+their gradients, the optimizer's state and the losses' saved tensors, each storage counted in
+the first of these it is in.
 
 argv: none"""
 import json
@@ -15,7 +17,7 @@ import time
 
 import torch
 
-from autograd_truth import freed_in_fork, storage_objects
+from autograd_truth import freed_in_fork, saved_tensors, storage_objects, untyped_storage
 
 STEPS = 30
 few = [torch.ones(1 << 16), torch.ones(1 << 16)]
@@ -37,6 +39,38 @@ class Trainer:
         self.metrics["loss"].append(val)
 
 
+def categories(trainer):
+    """As the process sees them: model.parameters(), their .grad, opt.state's values, and the
+    tensors the losses' graphs saved (through next_functions)."""
+    first = {}   # data_ptr -> (category, nbytes)
+
+    def put(t, category):
+        s = untyped_storage(t)
+        if s.data_ptr() not in first or category < first[s.data_ptr()][0]:
+            first[s.data_ptr()] = (category, s.nbytes())
+
+    params = list(trainer.model.parameters())
+    for p in params:
+        put(p, 0)
+        if p.grad is not None:
+            put(p.grad, 1)
+    for state in trainer.opt.state.values():
+        for v in state.values():
+            if isinstance(v, torch.Tensor):
+                put(v, 2)
+    seen, todo = set(), [loss.grad_fn for loss in trainer.metrics["loss"]]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for t in saved_tensors(node):
+            put(t, 3)
+        todo += [f for f, _ in node.next_functions]
+    names = ["parameters", "gradients", "optimizer state", "saved for backward"]
+    return {name: sum(n for c, n in first.values() if c == k) for k, name in enumerate(names)}
+
+
 def main():
     trainer = Trainer()
     for _ in range(STEPS):
@@ -46,7 +80,7 @@ def main():
     print(json.dumps({
         "pid": os.getpid(), "line": line,
         "params": {hex(id(p)): name for name, p in trainer.model.named_parameters()},
-        "steps": len(trainer.metrics["loss"]),
+        "steps": len(trainer.metrics["loss"]), "categories": categories(trainer),
         "loss_freed": freed_in_fork(trainer.metrics, "loss", lambda: storage_objects(trainer)),
         "few_freed": freed_in_fork(globals(), "few", lambda: storage_objects(few))}), flush=True)
     print("READY", flush=True)

@@ -1,0 +1,121 @@
+#include "report/categories.h"
+
+#include <stdlib.h>
+
+#include "util/error.h"
+#include "util/vec.h"
+
+#define PARAMETER "torch.nn.parameter.Parameter"
+#define OPTIMIZER "torch.optim.optimizer.Optimizer"
+/* how deep an optimizer's state is read: state[param] -> its dict -> a value (a tensor, or a
+ * list or tuple of them) -> a tensor in it */
+#define STATE_DEPTH 3
+
+const char *cl_category_name(enum cl_category c)
+{
+    static const char *const names[] = {"parameters", "gradients", "optimizer state",
+                                        "saved for backward", "other tensors"};
+    return names[c];
+}
+
+static void mark(const struct torch_tensors *tt, uint32_t tensor, enum cl_category c, uint8_t *out)
+{
+    uint32_t s = tensor < tt->n ? tt->v[tensor].storage_index : UINT32_MAX;
+    if (s < tt->nstorages && c < out[s])
+        out[s] = (uint8_t)c;
+}
+
+/* What a type is, once asked: by type index. */
+enum { UNASKED, IS, IS_NOT };
+
+static bool derives(struct py_heap *h, uint32_t node, unsigned char *kind, const char *qualified)
+{
+    uint32_t t = h->nodes[node].type;
+    if (kind[t] == UNASKED)
+        kind[t] = py_type_derives(h, py_node_type(h, node), qualified) ? IS : IS_NOT;
+    return kind[t] == IS;
+}
+
+static bool container(struct py_heap *h, uint32_t node)
+{
+    enum py_family f = py_node_type(h, node)->family;
+    return f == PY_F_DICT || f == PY_F_LIST || f == PY_F_TUPLE;
+}
+
+struct visit {
+    uint32_t node, depth;
+};
+
+/* The tensors an optimizer's state holds: its values (not its keys, the parameters), through
+ * dicts, lists and tuples, STATE_DEPTH deep (a crafted heap's sharing bounded by MAX_VISITS).
+ * False when out of memory. */
+#define MAX_VISITS 10000000u
+static bool optimizer_state(struct py_heap *h, const struct torch_tensors *tt,
+                            const uint32_t *tensor_of, uint32_t state, uint8_t *out)
+{
+    struct visit *queue = NULL;
+    size_t tail = 0, cap = 0;
+    if (!CL_VEC_RESERVE(queue, tail, cap))
+        return false;
+    queue[tail++] = (struct visit){state, 0};
+    for (size_t head = 0; head < tail && head < MAX_VISITS; head++) {
+        struct visit v = queue[head];
+        if (tensor_of[v.node] != UINT32_MAX) {
+            mark(tt, tensor_of[v.node], CL_CAT_OPTIMIZER, out);
+            continue;
+        }
+        if (v.depth == STATE_DEPTH || !container(h, v.node))
+            continue;
+        for (uint32_t k = 0, m = py_node_nedges(h, v.node); k < m; k++) {
+            uint32_t e = py_node_edge(h, v.node, k), d = py_edge_dst(h, e);
+            if (d == PY_NO_NODE || py_edge_step(h, e, 0).edge == PY_E_DICTKEY ||
+                e >= h->edges.n) /* a key, or the class */
+                continue;
+            if (!CL_VEC_RESERVE(queue, tail, cap)) {
+                free(queue);
+                return false;
+            }
+            queue[tail++] = (struct visit){d, v.depth + 1};
+        }
+    }
+    free(queue);
+    return true;
+}
+
+int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *out)
+{
+    for (uint32_t s = 0; s < tt->nstorages; s++)
+        out[s] = CL_CAT_OTHER;
+    uint32_t *tensor_of = malloc(((size_t)h->n + 1) * sizeof *tensor_of);
+    unsigned char *parameter = calloc(h->objects.ntypes + 1, 1),
+                  *optimizer = calloc(h->objects.ntypes + 1, 1);
+    int rc = tensor_of && parameter && optimizer ? 0 : CL_E_INTERNAL;
+    for (uint32_t i = 0; !rc && i < h->n; i++)
+        tensor_of[i] = UINT32_MAX;
+    for (uint32_t k = 0; !rc && k < tt->n; k++) {
+        uint32_t node = tt->v[k].node;
+        if (node == PY_NO_NODE || node >= h->n)
+            continue;
+        tensor_of[node] = k;
+        if (derives(h, node, parameter, PARAMETER))
+            mark(tt, k, CL_CAT_PARAMETER, out);
+    }
+    for (size_t l = 0; !rc && l < tt->nlinks; l++) {
+        const struct torch_link *x = &tt->links[l];
+        if (x->dst_end == TORCH_END_TENSOR && x->kind == TORCH_LINK_GRAD)
+            mark(tt, x->dst, CL_CAT_GRADIENT, out);
+        else if (x->dst_end == TORCH_END_TENSOR && x->kind == TORCH_LINK_SAVED)
+            mark(tt, x->dst, CL_CAT_SAVED, out);
+    }
+    for (uint32_t i = 0; !rc && i < h->n; i++) {
+        if (!derives(h, i, optimizer, OPTIMIZER))
+            continue;
+        uint32_t state = py_heap_find(h, py_heap_attr(&h->objects, h->nodes[i].addr, "state"));
+        if (state != PY_NO_NODE && !optimizer_state(h, tt, tensor_of, state, out))
+            rc = CL_E_INTERNAL;
+    }
+    free(tensor_of);
+    free(parameter);
+    free(optimizer);
+    return rc;
+}

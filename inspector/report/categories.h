@@ -1,0 +1,27 @@
+/* Memory by category, from the structures themselves with no profiler armed (issue 43): each
+ * storage is in exactly one, by precedence parameter > gradient > optimizer state > saved for
+ * backward > other. */
+#ifndef CULEAK_REPORT_CATEGORIES_H
+#define CULEAK_REPORT_CATEGORIES_H
+
+#include <stdint.h>
+
+#include "cpython/heap.h"
+#include "torch/tensors.h"
+
+enum cl_category {
+    CL_CAT_PARAMETER,  /* a tensor whose class derives from torch.nn.Parameter */
+    CL_CAT_GRADIENT,   /* some tensor's .grad (AutogradMeta::grad_) */
+    CL_CAT_OPTIMIZER,  /* a value of a torch.optim.Optimizer's state (its class found by MRO) */
+    CL_CAT_SAVED,      /* saved for backward by an autograd node or a custom Function's ctx */
+    CL_CAT_OTHER,      /* any other tensor */
+    CL_NCATEGORIES
+};
+
+const char *cl_category_name(enum cl_category c);
+
+/* Each storage's category into out (tt->nstorages entries). 0, or CL_E_INTERNAL when out of
+ * memory. */
+int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *out);
+
+#endif
