@@ -242,8 +242,8 @@ static int cmd_check_layout(const struct cl_command_line *cli, const struct cl_m
 
 static int snapshot_of(const struct cl_models *m, struct cl_snapshot *out, struct cl_error *err)
 {
-    return cl_snapshot_from(m->tensors, m->holders, m->target->pid, m->rank, m->python->version,
-                            m->torch->version, out, err);
+    return cl_snapshot_from(m->heap, m->tensors, m->holders, m->target->pid, m->rank,
+                            m->python->version, m->torch->version, out, err);
 }
 
 static int cmd_snapshot(const struct cl_command_line *cli, const struct cl_models *m, FILE *out,

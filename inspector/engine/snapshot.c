@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/categories.h"
 #include "report/info.h"
 #include "report/json.h"
 #include "report/paths.h"
+#include "report/tensors.h"
 #include "util/jsonread.h"
 #include "util/text.h"
 #include "util/vec.h"
@@ -59,18 +61,26 @@ void cl_path_collapse(const char *path, char *out, size_t cap)
         graph[strlen(".grad_fn")] = '\0';
 }
 
+/* The entry of list (v, n, cap) for key, added (zero) if none. */
+static struct cl_snapshot_entry *entry_in(struct cl_snapshot_entry **v, size_t *n, size_t *cap,
+                                          const char *key)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].path, key) == 0)
+            return &(*v)[i];
+    if (!CL_VEC_RESERVE(*v, *n, *cap))
+        return NULL;
+    struct cl_snapshot_entry *e = &(*v)[*n];
+    if (!(e->path = strdup(key)))
+        return NULL;
+    e->storages = e->bytes = 0;
+    ++*n;
+    return e;
+}
+
 static struct cl_snapshot_entry *entry(struct cl_snapshot *snap, const char *path)
 {
-    for (size_t i = 0; i < snap->n; i++)
-        if (strcmp(snap->v[i].path, path) == 0)
-            return &snap->v[i];
-    if (!CL_VEC_RESERVE(snap->v, snap->n, snap->cap))
-        return NULL;
-    struct cl_snapshot_entry *v = snap->v;
-    if (!(v[snap->n].path = strdup(path)))
-        return NULL;
-    v[snap->n].storages = v[snap->n].bytes = 0;
-    return &v[snap->n++];
+    return entry_in(&snap->v, &snap->n, &snap->cap, path);
 }
 
 int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
@@ -82,12 +92,38 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
         memset(out, 0, sizeof *out);
         return rc;
     }
-    return cl_snapshot_from(&s->tensors, hs, s->target->pid, &s->rank, s->python.version,
+    return cl_snapshot_from(&s->heap, &s->tensors, hs, s->target->pid, &s->rank, s->python.version,
                             s->torch.version, out, err);
 }
 
-int cl_snapshot_from(const struct torch_tensors *tt, const struct cl_holders *hs, int pid,
-                     const struct cl_rank *rank, const char *python, const char *torch,
+/* The storages by "DEVICE CATEGORY". */
+static int add_categories(struct py_heap *h, const struct torch_tensors *tt,
+                          struct cl_snapshot *out, struct cl_error *err)
+{
+    uint8_t *category = malloc(tt->nstorages + 1);
+    int rc = category && !cl_categories(h, tt, category) ? 0 : CL_E_INTERNAL;
+    char key[64], dev[32];
+    for (uint32_t k = 0; !rc && k < tt->nstorages; k++) {
+        const struct torch_storage *st = &tt->storages[k];
+        cl_device_text(dev, sizeof dev, st->device_type, st->device_index);
+        snprintf(key, sizeof key, "%s %s", dev, cl_category_name(category[k]));
+        struct cl_snapshot_entry *e = entry_in(&out->cat, &out->ncat, &out->cat_cap, key);
+        if (!e)
+            rc = CL_E_INTERNAL;
+        else
+            e->storages++, e->bytes += st->nbytes;
+    }
+    free(category);
+    out->has_categories = !rc;
+    if (rc) {
+        cl_snapshot_free(out);
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    }
+    return 0;
+}
+
+int cl_snapshot_from(struct py_heap *h, const struct torch_tensors *tt, const struct cl_holders *hs,
+                     int pid, const struct cl_rank *rank, const char *python, const char *torch,
                      struct cl_snapshot *out, struct cl_error *err)
 {
     char collapsed[4096];
@@ -120,7 +156,7 @@ int cl_snapshot_from(const struct torch_tensors *tt, const struct cl_holders *hs
         out->storages++;
         out->bytes += st->nbytes;
     }
-    return 0;
+    return h ? add_categories(h, tt, out, err) : 0;
 }
 
 void cl_snapshot_free(struct cl_snapshot *snap)
@@ -128,6 +164,9 @@ void cl_snapshot_free(struct cl_snapshot *snap)
     for (size_t i = 0; i < snap->n; i++)
         free(snap->v[i].path);
     free(snap->v);
+    for (size_t i = 0; i < snap->ncat; i++)
+        free(snap->cat[i].path);
+    free(snap->cat);
     memset(snap, 0, sizeof *snap);
 }
 
@@ -136,11 +175,12 @@ struct change {
     int64_t storages, bytes;
 };
 
-static const struct cl_snapshot_entry *lookup(const struct cl_snapshot *s, const char *path)
+static const struct cl_snapshot_entry *lookup(const struct cl_snapshot_entry *v, size_t n,
+                                              const char *path)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i].path, path) == 0)
-            return &s->v[i];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].path, path) == 0)
+            return &v[i];
     return NULL;
 }
 
@@ -151,30 +191,39 @@ static int by_change(const void *a, const void *b)
     return ax < ay ? 1 : ax > ay ? -1 : strcmp(x->path, y->path);
 }
 
-/* Paths whose totals differ, biggest change first; the caller frees the array. */
-static struct change *changes(const struct cl_snapshot *a, const struct cl_snapshot *b, size_t *n)
+/* The keys of lists a and b whose totals differ, biggest change first; the caller frees the
+ * array. */
+static struct change *changes_in(const struct cl_snapshot_entry *a, size_t na,
+                                 const struct cl_snapshot_entry *b, size_t nb, size_t *n)
 {
-    struct change *v = calloc(a->n + b->n + 1, sizeof *v);
+    struct change *v = calloc(na + nb + 1, sizeof *v);
     *n = 0;
     for (size_t pass = 0; v && pass < 2; pass++) {
-        const struct cl_snapshot *from = pass ? a : b, *other = pass ? b : a;
-        for (size_t i = 0; i < from->n; i++) {
-            const struct cl_snapshot_entry *o = lookup(other, from->v[i].path);
+        const struct cl_snapshot_entry *from = pass ? a : b, *other = pass ? b : a;
+        size_t nfrom = pass ? na : nb, nother = pass ? nb : na;
+        for (size_t i = 0; i < nfrom; i++) {
+            const struct cl_snapshot_entry *o = lookup(other, nother, from[i].path);
             if (pass && o)
                 continue;   /* seen in the first pass */
-            const struct cl_snapshot_entry *before = pass ? &from->v[i] : o;
-            const struct cl_snapshot_entry *after = pass ? o : &from->v[i];
+            const struct cl_snapshot_entry *before = pass ? &from[i] : o;
+            const struct cl_snapshot_entry *after = pass ? o : &from[i];
             int64_t ds =
                 (int64_t)(after ? after->storages : 0) - (int64_t)(before ? before->storages : 0);
             int64_t db =
                 (int64_t)(after ? after->bytes : 0) - (int64_t)(before ? before->bytes : 0);
             if (ds || db)
-                v[(*n)++] = (struct change){from->v[i].path, ds, db};
+                v[(*n)++] = (struct change){from[i].path, ds, db};
         }
     }
     if (*n > 1)
         qsort(v, *n, sizeof *v, by_change);
     return v;
+}
+
+/* The patterns whose totals differ. */
+static struct change *changes(const struct cl_snapshot *a, const struct cl_snapshot *b, size_t *n)
+{
+    return changes_in(a->v, a->n, b->v, b->n, n);
 }
 
 int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot *b, char *line,
@@ -204,38 +253,88 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
     return db;
 }
 
-/* What a diff says of a side read from an older file (cl_snapshot.recollapsed): "" if none. */
-static void recollapsed_note(const struct cl_snapshot *a, const struct cl_snapshot *b, char *out,
-                             size_t cap)
+/* Which of a and b have flag: "both snapshots were", "the first snapshot was", ... or NULL. */
+static const char *which(bool a, bool b)
 {
-    const char *which = a->recollapsed && b->recollapsed ? "both snapshots were"
-                        : a->recollapsed                 ? "the first snapshot was"
-                        : b->recollapsed                 ? "the second snapshot was"
-                                                         : NULL;
-    snprintf(out, cap, "%s%s", which ? which : "",
-             which ? " written by an older culeak, whose patterns kept a frame's line: "
-                     "compared without it"
-                   : "");
+    return a && b ? "both snapshots were"
+           : a    ? "the first snapshot was"
+           : b    ? "the second snapshot was"
+                  : NULL;
 }
 
-static void diff_text(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
-                      const struct change *c, size_t n)
+/* What a diff says of sides read from older files: their patterns collapsed again, their
+ * categories missing. Returns how many notes (at most 2). */
+static size_t diff_notes(const struct cl_snapshot *a, const struct cl_snapshot *b,
+                         char notes[2][160])
 {
-    char note[160];
-    recollapsed_note(a, b, note, sizeof note);
-    if (note[0])
-        fprintf(out, "note: %s\n", note);
+    size_t n = 0;
+    const char *w = which(a->recollapsed, b->recollapsed);
+    if (w)
+        snprintf(notes[n++], sizeof notes[0],
+                 "%s written by an older culeak, whose patterns kept a frame's line: compared "
+                 "without it",
+                 w);
+    if ((w = which(!a->has_categories, !b->has_categories)))
+        snprintf(notes[n++], sizeof notes[0],
+                 "%s written by an older culeak, without categories: none compared", w);
+    return n;
+}
+
+/* The categories whose totals differ, when both sides have them. */
+static struct change *category_changes(const struct cl_snapshot *a, const struct cl_snapshot *b,
+                                       size_t *n)
+{
+    if (a->has_categories && b->has_categories)
+        return changes_in(a->cat, a->ncat, b->cat, b->ncat, n);
+    *n = 0;
+    return calloc(1, sizeof(struct change));
+}
+
+static void changes_text(FILE *out, const struct change *c, size_t n)
+{
     char delta[CL_BYTES_TEXT];
-    cl_bytes_delta_text(delta, sizeof delta, (int64_t)b->bytes - (int64_t)a->bytes);
-    fprintf(out, "%+lld storages, %s\n", (long long)b->storages - (long long)a->storages, delta);
     for (size_t i = 0; i < n; i++) {
         cl_bytes_delta_text(delta, sizeof delta, c[i].bytes);
         fprintf(out, "  %11s %+6lld storages  %s\n", delta, (long long)c[i].storages, c[i].path);
     }
 }
 
+static void diff_text(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
+                      const struct change *c, size_t n, const struct change *cats, size_t ncats)
+{
+    char notes[2][160], delta[CL_BYTES_TEXT];
+    for (size_t i = 0, k = diff_notes(a, b, notes); i < k; i++)
+        fprintf(out, "note: %s\n", notes[i]);
+    cl_bytes_delta_text(delta, sizeof delta, (int64_t)b->bytes - (int64_t)a->bytes);
+    fprintf(out, "%+lld storages, %s\n", (long long)b->storages - (long long)a->storages, delta);
+    if (ncats) {
+        fprintf(out, "by category:\n");
+        changes_text(out, cats, ncats);
+        fprintf(out, "by holder pattern:\n");
+    }
+    changes_text(out, c, n);
+}
+
+/* A category change as JSON: its key ("cpu saved for backward") split at the device. */
+static void category_json(struct cl_json *j, const struct change *c)
+{
+    const char *space = strchr(c->path, ' ');
+    char dev[32];
+    cl_copy_span(dev, sizeof dev, c->path, space ? (size_t)(space - c->path) : strlen(c->path));
+    cl_json_begin_object(j);
+    cl_json_key(j, "device");
+    cl_json_string(j, dev);
+    cl_json_key(j, "category");
+    cl_json_string(j, space ? space + 1 : "");
+    cl_json_key(j, "storages");
+    cl_json_int(j, c->storages);
+    cl_json_key(j, "bytes");
+    cl_json_int(j, c->bytes);
+    cl_json_end_object(j);
+}
+
 static void diff_json(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b,
-                      const struct change *c, size_t n)
+                      const struct change *c, size_t n, const struct change *cats, size_t ncats)
 {
     struct cl_json j;
     cl_json_begin_document(&j, out);
@@ -243,12 +342,16 @@ static void diff_json(FILE *out, const struct cl_snapshot *a, const struct cl_sn
     cl_json_int(&j, (long long)b->storages - (long long)a->storages);
     cl_json_key(&j, "bytes");
     cl_json_int(&j, (long long)b->bytes - (long long)a->bytes);
-    char note[160];
-    recollapsed_note(a, b, note, sizeof note);
+    char notes[2][160];
     cl_json_key(&j, "notes");
     cl_json_begin_array(&j);
-    if (note[0])
-        cl_json_string(&j, note);
+    for (size_t i = 0, k = diff_notes(a, b, notes); i < k; i++)
+        cl_json_string(&j, notes[i]);
+    cl_json_end_array(&j);
+    cl_json_key(&j, "categories");
+    cl_json_begin_array(&j);
+    for (size_t i = 0; i < ncats; i++)
+        category_json(&j, &cats[i]);
     cl_json_end_array(&j);
     cl_json_key(&j, "changes");
     cl_json_begin_array(&j);
@@ -270,16 +373,20 @@ static void diff_json(FILE *out, const struct cl_snapshot *a, const struct cl_sn
 int cl_snapshot_diff(FILE *out, const struct cl_snapshot *a, const struct cl_snapshot *b, bool json,
                      struct cl_error *err)
 {
-    size_t n;
-    struct change *c = changes(a, b, &n);
-    if (!c)
+    size_t n, ncats;
+    struct change *c = changes(a, b, &n), *cats = category_changes(a, b, &ncats);
+    if (!c || !cats) {
+        free(c);
+        free(cats);
         return cl_error_set(err, CL_E_INTERNAL, "out of memory comparing %zu and %zu patterns",
                             a->n, b->n);
+    }
     if (json)
-        diff_json(out, a, b, c, n);
+        diff_json(out, a, b, c, n, cats, ncats);
     else
-        diff_text(out, a, b, c, n);
+        diff_text(out, a, b, c, n, cats, ncats);
     free(c);
+    free(cats);
     return 0;
 }
 
@@ -317,6 +424,15 @@ void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap)
         cl_json_end_object(&j);
     }
     cl_json_end_array(&j);
+    if (snap->has_categories) {
+        cl_json_key(&j, "categories");
+        cl_json_begin_array(&j);
+        for (size_t i = 0; i < snap->ncat; i++) {
+            const struct cl_snapshot_entry *e = &snap->cat[i];
+            category_json(&j, &(struct change){e->path, (int64_t)e->storages, (int64_t)e->bytes});
+        }
+        cl_json_end_array(&j);
+    }
     cl_json_end_object(&j);
     cl_json_finish(&j);
 }
@@ -377,6 +493,26 @@ static bool from_document(const struct cl_jv *doc, struct cl_snapshot *out)
             cl_path_collapse(pattern->string, collapsed, sizeof collapsed);
         struct cl_snapshot_entry *x =
             entry(out, format < CL_SNAPSHOT_PATTERNS ? collapsed : pattern->string);
+        if (!x)
+            return false;
+        x->storages += storages;
+        x->bytes += bytes;
+    }
+    const struct cl_jv *cats = cl_jv_get(doc, "categories");
+    if (cats && cats->kind != CL_JV_ARRAY)
+        return false;
+    out->has_categories = cats != NULL;
+    for (size_t i = 0; cats && i < cats->n; i++) {
+        const struct cl_jv *e = &cats->items[i], *dev = cl_jv_get(e, "device"),
+                           *cat = cl_jv_get(e, "category");
+        uint64_t storages, bytes;
+        char key[160];
+        if (!dev || dev->kind != CL_JV_STRING || !cat || cat->kind != CL_JV_STRING ||
+            !count_of(cl_jv_get(e, "storages"), &storages) ||
+            !count_of(cl_jv_get(e, "bytes"), &bytes))
+            return false;
+        snprintf(key, sizeof key, "%s %s", dev->string, cat->string);
+        struct cl_snapshot_entry *x = entry_in(&out->cat, &out->ncat, &out->cat_cap, key);
         if (!x)
             return false;
         x->storages += storages;

@@ -28,6 +28,11 @@ struct cl_snapshot {
     /* read from a file whose patterns kept frames' lines (patterns 1), collapsed again as this
      * culeak makes them */
     bool recollapsed;
+    /* the storages by device and category (report/categories.h), keyed "cpu parameters"; none
+     * in a file of an older culeak (has_categories false) */
+    struct cl_snapshot_entry *cat;
+    size_t ncat, cat_cap;
+    bool has_categories;
 };
 
 /* The way patterns are made, written in each snapshot file ("patterns"): 2 since frame roots
@@ -40,11 +45,12 @@ void cl_snapshot_write(FILE *out, const struct cl_snapshot *snap);
 int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error *err);
 
 /* A snapshot of the session now (its holders built first), or of models already built: the
- * tensors and their holders, and where they were read (pid, rank, versions). */
+ * tensors and their holders, their categories (h NULL: none), and where they were read (pid,
+ * rank, versions). */
 int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
                      struct cl_snapshot *out, struct cl_error *err);
-int cl_snapshot_from(const struct torch_tensors *tt, const struct cl_holders *hs, int pid,
-                     const struct cl_rank *rank, const char *python, const char *torch,
+int cl_snapshot_from(struct py_heap *h, const struct torch_tensors *tt, const struct cl_holders *hs,
+                     int pid, const struct cl_rank *rank, const char *python, const char *torch,
                      struct cl_snapshot *out, struct cl_error *err);
 void cl_snapshot_free(struct cl_snapshot *snap);
 

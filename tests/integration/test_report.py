@@ -152,6 +152,11 @@ def snapshots_and_diff():
         for key in ("schema_version", "pid", "time", "hostname", "culeak", "python", "torch"):
             check(key in snap, "snapshot without %s" % key)
         diff = harness.culeak_json("diff", a, b)
+        # the categories part every storage: their changes sum to the whole change
+        check(diff["categories"] and sum(c["bytes"] for c in diff["categories"]) == diff["bytes"],
+              "diff A B by category: %r of %d" % (diff["categories"], diff["bytes"]))
+        check(sum(c["bytes"] for c in snap["categories"]) == snap["bytes"],
+              "snapshot by category: %r of %d" % (snap["categories"], snap["bytes"]))
         grown = {c["path"] for c in diff["changes"]}
         check(grown and all(c.startswith("__main__.history[*]") for c in grown) and
               all(c["bytes"] > 0 for c in diff["changes"]), "diff A B: %r" % diff["changes"])
@@ -209,7 +214,8 @@ def stable_patterns():
         patterns = [{e["pattern"]: e["bytes"] for e in json.load(open(f))["entries"]} for f in snaps]
         check(patterns[0].get(main % "") == truth["big"], "A's patterns: %r" % patterns[0])
         diff = harness.culeak_json("diff", snaps[0], snaps[1])
-        check(diff["changes"] == [] and diff["notes"] == [], "A to B: %r" % diff)
+        check(diff["changes"] == [] and diff["categories"] == [] and diff["notes"] == [],
+              "A to B: %r" % diff)
         nest = "<thread main: nest() at frame_lines.py%s>.mine"
         calls = [patterns[2].get(nest % ("" if k == 0 else " (recursion %d)" % (k + 1)))
                  for k in range(len(truth["calls"]))]
