@@ -284,11 +284,23 @@ def png_colours(path):
     return len(set(zlib.decompress(idat)))
 
 
+def drill_rows(holder, d, level=0):
+    """The rows the page draws for a holder's drill-down d (summary JSON), as its script does."""
+    if d["path"] is None:
+        return []
+    where = d["path"][len(holder):] if d["path"].startswith(holder) else d["path"]
+    rows = [d["retained_bytes"]] if where or not d["parts"] else []
+    for part in d["parts"]:
+        rows += drill_rows(holder, part, level + 1 if where else level)
+    return rows
+
+
 def html_page():
     """summary --html and blocks --html write one self-contained page that headless Chromium
     renders offline: its holder rows carry the summary JSON's retained and reachable bytes in its
-    order, one bar per segment and one box per block of the blocks JSON, and a screenshot of it is
-    not blank."""
+    order (each holder's drill-down under it), its category rows the JSON's categories, one bar
+    per segment, as wide as its size against the widest (to a thousandth of a percent), and one
+    box per block of the blocks JSON, and a screenshot of it is not blank."""
     import re
     with harness.tempdir() as d, harness.Process(PYTHON, "cuda_blocks.py",
                                                  env=harness.simgpu_env()) as p:
@@ -309,6 +321,20 @@ def html_page():
             want = [(str(h["retained_bytes"]), str(h["reachable_bytes"]))
                     for h in summary["holders"]]
             check_eq(rows, want, "%s: holder rows (retained, reachable)" % command)
+            check_eq(re.findall(r'<tr class="category" data-bytes="(\d+)"', r.stdout),
+                     [str(c["bytes"]) for c in summary["categories"] if c["storages"]],
+                     "%s: category rows" % command)
+            want = [str(b) for h in summary["holders"] if h["drill"] and (
+                h["drill"]["parts"] or h["drill"]["objects"] > 1 or
+                h["drill"]["accumulation_point"]) for b in drill_rows(h["holder"], h["drill"])]
+            check_eq(re.findall(r'<tr class="drill" data-bytes="(\d+)"', r.stdout), want,
+                     "%s: drill-down rows" % command)
+            widest = max(s["size"] for s in blocks["devices"][0]["segments"])
+            widths = [(int(size), float(w)) for size, w in re.findall(
+                r'class="segment" data-address="[^"]*" data-size="(\d+)" style="width: ([\d.]+)%',
+                r.stdout)]
+            check(widths and all(abs(w - 100 * size / widest) < 0.001 for size, w in widths),
+                  "%s: segment widths %r" % (command, widths))
             segments = blocks["devices"][0]["segments"]
             check_eq(r.stdout.count('class="segment"'), len(segments), "%s: segment bars" % command)
             check_eq(len(re.findall(r'class="block ', r.stdout)),
