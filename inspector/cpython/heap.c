@@ -1275,25 +1275,44 @@ static size_t key_path_cost(const char *text)
 
 #define MAX_KEY_CANDIDATES 16
 
+/* The length of a path's root when it is a <...> name (<thread main: <module>() at x.py:3>),
+ * else 0. */
+static size_t angle_root_len(const char *text)
+{
+    int depth = 0;
+    for (size_t k = 0; text[0] == '<' && text[k]; k++) {
+        depth += text[k] == '<';
+        depth -= text[k] == '>';
+        if (depth == 0)
+            return k + 1;
+    }
+    return 0;
+}
+
 /* An object used as a key, by its own path from a root (opt.state[model.fc2.weight]): of its
  * shortest path and those through its other referrers, the plain one that reads most like a
- * name. False when none is plain. */
+ * name. A path from the root the key's own path starts from reads from there, as the code of
+ * that frame names it (trainer.opt.state[trainer.model[0].weight]). False when none is plain. */
 static bool put_object_key(struct py_heap *h, struct out *o, uint64_t key)
 {
     uint32_t node = py_heap_find(h, key);
-    char text[2048], best[2048] = "";
+    char text[2048], best[2048] = "", marked[4096], here[4096];
     size_t best_cost = SIZE_MAX;
     if (node == PY_NO_NODE || !py_node_reachable(h, node) || o->depth >= MAX_KEY_DEPTH)
         return false;
+    cl_copy_span(marked, sizeof marked, o->p, o->len);
+    size_t root = angle_root_len(py_path_text(marked, here, sizeof here));
     struct referrer *v = NULL;
     size_t n = referrers(h, node, &v);
     for (size_t k = 0; k <= n && k <= MAX_KEY_CANDIDATES; k++) {
         bool ok = k == 0 ? render(h, node, PY_NO_NODE, NULL, text, sizeof text, o->depth + 1)
                          : render(h, v[k - 1].src, v[k - 1].root, &v[k - 1].step, text, sizeof text,
                                   o->depth + 1);
-        if (ok && plain_path(text, sizeof text) && key_path_cost(text) < best_cost) {
-            best_cost = key_path_cost(text);
-            memcpy(best, text, sizeof best);
+        const char *name =
+            root && strncmp(text, here, root) == 0 && text[root] == '.' ? text + root + 1 : text;
+        if (ok && plain_path(name, sizeof text) && key_path_cost(name) < best_cost) {
+            best_cost = key_path_cost(name);
+            memmove(best, name, strlen(name) + 1);
         }
     }
     free(v);

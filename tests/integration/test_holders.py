@@ -169,7 +169,8 @@ def paths_evaluate(python, scenario=SCENARIO):
 def trainer():
     """A Trainer in main() (issue 43): each parameter is named through the model that holds it
     (`trainer.model[0].weight`, as named_parameters() says), not through the optimizer's state
-    keys or param_groups, which reach it in fewer steps but through an index. The summary drills
+    keys or param_groups, which reach it in fewer steps but through an index; its optimizer
+    state by it, as main()'s code would (`trainer.opt.state[trainer.model[0].weight]`). The summary drills
     down the Trainer to its accumulation point, `trainer.metrics['loss']`, with as many objects as
     the list has entries and the bytes deleting it frees; a global of two big tensors has none,
     and the text says so."""
@@ -189,10 +190,15 @@ def trainer():
                                      str(p.truth["steps"] + 1))
     truth = p.truth
     root = "<thread main: main() at trainer_main.py:%d>.trainer" % truth["line"]
-    got = {t["address"]: t["paths"][0] for t in doc["tensors"] if t["address"] in truth["params"]}
-    want = {a: root + ".model" + re.sub(r"\.(\d+)", r"[\1]", "." + name)
-            for a, name in truth["params"].items()}
-    check(got == want, "parameters named %r, want %r" % (got, want))
+    def under_model(name):   # 0.weight -> .model[0].weight
+        return ".model" + re.sub(r"\.(\d+)", r"[\1]", "." + name)
+
+    named = {**truth["params"], **truth["exp_avg"]}
+    got = {t["address"]: t["paths"][0] for t in doc["tensors"] if t["address"] in named}
+    want = {a: root + under_model(name) for a, name in truth["params"].items()}
+    want.update({a: "%s.opt.state[trainer%s]['exp_avg']" % (root, under_model(name))
+                 for a, name in truth["exp_avg"].items()})
+    check(got == want, "tensors named %r, want %r" % (got, want))
     holders = {h["holder"]: h for h in summary["holders"]}
     check(root in holders and "__main__.few" in holders, "holders: %r" % sorted(holders))
     points = [d for d in drills(holders[root]["drill"]) if d["accumulation_point"]]

@@ -5,6 +5,7 @@ the optimizer's state keys and param_groups; a user names it through the model. 
 holds two big tensors: a holder with no accumulation point.
 
 Truth: pid; line: where main() waits; params: {hex id: its name under model (named_parameters)};
+exp_avg: {hex id of opt.state[p]['exp_avg']: p's name};
 steps: entries of metrics['loss']; loss_freed: bytes deleting metrics['loss'] frees; few_freed:
 bytes deleting the global `few` frees; categories: the bytes of the storages of the parameters,
 their gradients, the optimizer's state and the losses' saved tensors, each storage counted in
@@ -80,6 +81,8 @@ def main():
     print(json.dumps({
         "pid": os.getpid(), "line": line,
         "params": {hex(id(p)): name for name, p in trainer.model.named_parameters()},
+        "exp_avg": {hex(id(trainer.opt.state[p]["exp_avg"])): name
+                    for name, p in trainer.model.named_parameters()},
         "steps": len(trainer.metrics["loss"]), "categories": categories(trainer),
         "loss_freed": freed_in_fork(trainer.metrics, "loss", lambda: storage_objects(trainer)),
         "few_freed": freed_in_fork(globals(), "few", lambda: storage_objects(few))}), flush=True)
