@@ -81,7 +81,14 @@ static int write_html(const char *path, const struct cl_models *m, struct cl_err
     if (rc)
         return rc;
     struct cl_report_notes w = cl_models_notes(m);
-    rc = cl_report_html(o.f, m->heap, m->tensors, m->holders, m->allocator, &w, err);
+    static const char *const made_from[] = {[CL_TARGET_LIVE] = "process",
+                                            [CL_TARGET_CORE] = "core of process",
+                                            [CL_TARGET_GDB] = "process (in gdb)",
+                                            [CL_TARGET_DUMP] = "dump of process"};
+    char target[64];
+    snprintf(target, sizeof target, "%s %d", made_from[m->target->kind], m->target->pid);
+    struct cl_html_header header = {target, m->python->version, m->torch->version};
+    rc = cl_report_html(o.f, &header, m->heap, m->tensors, m->holders, m->allocator, &w, err);
     if (rc)
         cl_output_abort(&o);
     return rc ? rc : cl_output_commit(&o, err);

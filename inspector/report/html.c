@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/blocks.h"
 #include "report/tensors.h"
@@ -86,8 +87,12 @@ static const char page_tail[] =
     "  return 'hsl(' + (hash % 360) + ', 65%, 50%)';\n"
     "}\n"
     "const totals = document.getElementById('totals');\n"
-    "totals.textContent = summary.objects + ' Python objects, ' + summary.tensors +\n"
-    "  ' tensors in ' + summary.storages + ' storages';\n"
+    "const head = data.header;\n"
+    "totals.append(el('div', {id: 'header'}, head.target + ', ' + head.time +\n"
+    "  (head.python ? ', Python ' + head.python : '') + (head.torch ? ', torch ' + head.torch : '')));\n"
+    "totals.append(el('div', {}, summary.device.map(d => d.name + ' ' + human(d.bytes)).join(', ') +\n"
+    "  ' in ' + summary.storages + ' storages; ' + summary.tensors + ' tensors, ' +\n"
+    "  summary.objects + ' Python objects'));\n"
     "const ctbody = document.querySelector('#categories tbody');\n"
     "summary.categories.filter(c => c.storages).forEach(c => {\n"
     "  const row = el('tr', {class: 'category', 'data-bytes': c.bytes});\n"
@@ -238,8 +243,10 @@ static int blocks_json(FILE *out, void *arg)
     return cl_report_blocks(out, m->a, m->tt, m->hs, &all, true, m->w, m->err);
 }
 
-/* The page's data: {"summary": its --json document, "blocks": blocks' or null}. */
+/* The page's data: {"header": where and when, "summary": its --json document, "blocks":
+ * blocks' or null}. */
 struct documents {
+    const struct cl_html_header *header;
     const char *summary, *blocks;
 };
 
@@ -249,6 +256,19 @@ static int page_data(FILE *out, void *arg)
     struct cl_json j;
     cl_json_init(&j, out);
     cl_json_begin_object(&j);
+    cl_json_key(&j, "header");
+    cl_json_begin_object(&j);
+    char when[32];
+    time_t now = time(NULL);
+    struct tm utc;
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &utc));
+    const char *keys[] = {"target", "python", "torch", "time"};
+    const char *values[] = {d->header->target, d->header->python, d->header->torch, when};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        cl_json_key(&j, keys[k]);
+        cl_json_string(&j, values[k]);
+    }
+    cl_json_end_object(&j);
     cl_json_key(&j, "summary");
     cl_json_raw(&j, d->summary);
     cl_json_key(&j, "blocks");
@@ -260,9 +280,10 @@ static int page_data(FILE *out, void *arg)
     return 0;
 }
 
-int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                   const struct cl_holders *hs, const struct cc_allocator *a,
-                   const struct cl_report_notes *w, struct cl_error *err)
+int cl_report_html(FILE *out, const struct cl_html_header *header, struct py_heap *h,
+                   const struct torch_tensors *tt, const struct cl_holders *hs,
+                   const struct cc_allocator *a, const struct cl_report_notes *w,
+                   struct cl_error *err)
 {
     struct models m = {h, tt, hs, a, w, err};
     int rc = 0;
@@ -270,7 +291,7 @@ int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     char *blocks = a && !rc ? json_of(blocks_json, &m, &rc) : NULL;
     if (!rc && (!summary || (a && !blocks)))
         rc = cl_error_set(err, CL_E_INTERNAL, "out of memory writing the HTML report");
-    struct documents docs = {summary, blocks};
+    struct documents docs = {header, summary, blocks};
     char *data = rc ? NULL : json_of(page_data, &docs, &rc);
     if (!rc && !data)
         rc = cl_error_set(err, CL_E_INTERNAL, "out of memory writing the HTML report");

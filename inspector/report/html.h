@@ -14,9 +14,16 @@
 #include "torch/tensors.h"
 #include "util/error.h"
 
+/* What the page's header says of where its report comes from. */
+struct cl_html_header {
+    const char *target;          /* "process 1234", "core of process 1234" */
+    const char *python, *torch;  /* their versions ("" for none) */
+};
+
 /* a is NULL when the process has no CUDA allocator culeak could read (no segment map then). */
-int cl_report_html(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
-                   const struct cl_holders *hs, const struct cc_allocator *a,
-                   const struct cl_report_notes *w, struct cl_error *err);
+int cl_report_html(FILE *out, const struct cl_html_header *header, struct py_heap *h,
+                   const struct torch_tensors *tt, const struct cl_holders *hs,
+                   const struct cc_allocator *a, const struct cl_report_notes *w,
+                   struct cl_error *err);
 
 #endif

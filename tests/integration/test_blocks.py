@@ -300,7 +300,8 @@ def html_page():
     renders offline: its holder rows carry the summary JSON's retained and reachable bytes in its
     order (each holder's drill-down under it), its category rows the JSON's categories, one bar
     per segment, as wide as its size against the widest (to a thousandth of a percent), and one
-    box per block of the blocks JSON, and a screenshot of it is not blank."""
+    box per block of the blocks JSON, a header naming the process and its torch, and a
+    screenshot of it is not blank."""
     import re
     with harness.tempdir() as d, harness.Process(PYTHON, "cuda_blocks.py",
                                                  env=harness.simgpu_env()) as p:
@@ -321,6 +322,9 @@ def html_page():
             want = [(str(h["retained_bytes"]), str(h["reachable_bytes"]))
                     for h in summary["holders"]]
             check_eq(rows, want, "%s: holder rows (retained, reachable)" % command)
+            header = re.findall(r'<div id="header">([^<]*)<', r.stdout)
+            check(len(header) == 1 and header[0].startswith("process %d, " % p.pid) and
+                  "torch %s" % p.truth["torch"] in header[0], "%s: header %r" % (command, header))
             check_eq(re.findall(r'<tr class="category" data-bytes="(\d+)"', r.stdout),
                      [str(c["bytes"]) for c in summary["categories"] if c["storages"]],
                      "%s: category rows" % command)
