@@ -188,19 +188,24 @@ struct ref_row {
     char unreached[512];          /* found, no path: garbage, or what holds it */
 };
 
-/* The row of the object at addr (heap node i, or PY_NO_NODE), its paths into paths; cxx names
- * the C++ holder of a tensor no Python root reaches. */
+/* The row of the object at addr (heap node i, or PY_NO_NODE), its paths into paths: a tensor's
+ * as its holders name it first (tensor, a marked path: through its model rather than its
+ * optimizer's keys, or the C++ holder of one no Python root reaches), then the heap's shortest
+ * ones through other referrers. */
 static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size_t max_paths,
-                              char (*paths)[4096], const char *cxx)
+                              char (*paths)[4096], const char *tensor)
 {
     struct ref_row r = {.addr = addr, .found = i != PY_NO_NODE};
     r.type = r.found ? py_node_type(h, i) : NULL;
     r.size = r.type ? py_object_size(&h->objects, addr, r.type) : 0;
-    r.npaths = r.found ? py_heap_paths(h, i, max_paths, paths) : 0;
-    if (r.npaths == 0 && cxx) {
-        snprintf(paths[0], sizeof paths[0], "%s", cxx);
-        r.npaths = 1;
-    }
+    if (tensor)
+        snprintf(paths[r.npaths++], sizeof paths[0], "%s", tensor);
+    size_t from = r.npaths, to = from + (r.found && max_paths > from
+                                             ? py_heap_paths(h, i, max_paths - from, paths + from)
+                                             : 0);
+    for (size_t k = from; k < to; k++) /* the holders' path once */
+        if (!tensor || strcmp(paths[k], paths[0]) != 0)
+            memmove(paths[r.npaths++], paths[k], sizeof paths[0]);
     r.unexplained = r.found ? h->books.unexplained[i] : PY_UNBALANCED;
     if (r.found && r.npaths == 0)
         cl_unreached_text(h, i, r.unreached, sizeof r.unreached);
@@ -314,9 +319,9 @@ static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4
 /* Writes one object's row in the form asked for. */
 static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t addr, uint32_t i,
                        const struct cl_refs_query *q, size_t max_paths, char (*paths)[4096],
-                       const char *cxx)
+                       const char *tensor)
 {
-    struct ref_row r = ref_row(h, addr, i, max_paths, paths, cxx);
+    struct ref_row r = ref_row(h, addr, i, max_paths, paths, tensor);
     if (j)
         ref_json(j, &r, paths);
     else
@@ -329,10 +334,11 @@ static void report_one(FILE *out, struct cl_json *j, struct py_heap *h, uint64_t
         cl_json_end_object(j);
 }
 
-/* The C++ holder's chain of the Python tensor at heap node i (its parameter's .grad, a graph's
- * saved tensor), or NULL. */
-static const char *cxx_holder(const struct cl_addrmap *by_node, const struct cl_holders *hs,
-                              uint32_t i)
+/* The holders' path of the Python tensor at heap node i (through Python references, or the C++
+ * holder's chain of one only C++ reaches: its parameter's .grad, a graph's saved tensor), or
+ * NULL. */
+static const char *tensor_path(const struct cl_addrmap *by_node, const struct cl_holders *hs,
+                               uint32_t i)
 {
     uint32_t k = i != PY_NO_NODE ? cl_addrmap_get(by_node, cl_addrmap_number_key(i)) : UINT32_MAX;
     return k != UINT32_MAX ? hs->tensor_paths[k] : NULL;
@@ -352,12 +358,12 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     char(*paths)[4096] = malloc(max_paths * sizeof *paths);
     if (!paths)
         return cl_error_set(err, CL_E_INTERNAL, "out of memory for %zu paths", max_paths);
-    /* heap node (number key) -> tensor, for tensors only C++ reaches */
+    /* heap node (number key) -> tensor, for the Python tensors holders name */
     struct cl_addrmap by_node = {0};
     for (uint32_t k = 0; tt && hs && k < tt->n; k++) {
         bool inserted;
-        if (tt->v[k].pyobj && !py_node_reachable(h, tt->v[k].node) && hs->tensor_paths[k])
-            /* a miss: no C++ path */
+        if (tt->v[k].pyobj && tt->v[k].node != PY_NO_NODE && hs->tensor_paths[k])
+            /* a miss: only the heap's paths */
             (void)cl_addrmap_put(&by_node, cl_addrmap_number_key(tt->v[k].node), k, &inserted);
     }
     const struct cl_report_notes notes = *w;
@@ -369,13 +375,13 @@ int cl_report_refs(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
     for (size_t k = 0; k < q->naddrs; k++, matched++) {
         uint32_t i = py_heap_find(h, q->addrs[k]);
         report_one(out, json ? &j : NULL, h, q->addrs[k], i, q, max_paths, paths,
-                   cxx_holder(&by_node, hs, i));
+                   tensor_path(&by_node, hs, i));
     }
     for (uint32_t i = 0; q->type && i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
         if (type_matches(h, ty, q->type)) {
             report_one(out, json ? &j : NULL, h, h->nodes[i].addr, i, q, max_paths, paths,
-                       cxx_holder(&by_node, hs, i));
+                       tensor_path(&by_node, hs, i));
             matched++;
         }
     }

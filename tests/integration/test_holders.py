@@ -170,7 +170,8 @@ def trainer():
     """A Trainer in main() (issue 43): each parameter is named through the model that holds it
     (`trainer.model[0].weight`, as named_parameters() says), not through the optimizer's state
     keys or param_groups, which reach it in fewer steps but through an index; its optimizer
-    state by it, as main()'s code would (`trainer.opt.state[trainer.model[0].weight]`). The summary drills
+    state by it, as main()'s code would (`trainer.opt.state[trainer.model[0].weight]`), and refs
+    lists that path first. The summary drills
     down the Trainer to its accumulation point, `trainer.metrics['loss']`, with as many objects as
     the list has entries and the bytes deleting it frees; a global of two big tensors has none,
     and the text says so."""
@@ -185,6 +186,8 @@ def trainer():
         doc = harness.culeak_json("tensors", "--pid", p.pid)
         summary = harness.culeak_json("summary", "--pid", p.pid)
         text = harness.culeak("summary", "--pid", p.pid).stdout
+        refs = harness.culeak_json("refs", "--pid", p.pid, "--type",
+                                   "torch.nn.parameter.Parameter", "--max-paths", "3")
         # one more object than the list has entries: no accumulation point, and no breakdown
         strict = harness.culeak_json("summary", "--pid", p.pid, "--depth", "0", "--spread",
                                      str(p.truth["steps"] + 1))
@@ -199,6 +202,11 @@ def trainer():
     want.update({a: "%s.opt.state[trainer%s]['exp_avg']" % (root, under_model(name))
                  for a, name in truth["exp_avg"].items()})
     check(got == want, "tensors named %r, want %r" % (got, want))
+    # refs names a parameter so too, then by the optimizer's other references
+    got = {o["address"]: o["paths"] for o in refs["objects"]}
+    check(sorted(got) == sorted(truth["params"]) and
+          all(paths[0] == want[a] and len(paths) == 3 and len(set(paths)) == 3
+              for a, paths in got.items()), "refs --type Parameter: %r" % got)
     holders = {h["holder"]: h for h in summary["holders"]}
     check(root in holders and "__main__.few" in holders, "holders: %r" % sorted(holders))
     points = [d for d in drills(holders[root]["drill"]) if d["accumulation_point"]]
