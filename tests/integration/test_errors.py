@@ -290,10 +290,11 @@ def output():
     with harness.tempdir() as d, harness.Process(SYSTEM_PY, "idle.py") as p:
         spill = os.path.join(d, "tmp")
         os.mkdir(spill)
-        held = harness.culeak_json("objects", "--pid", p.pid, env={"TMPDIR": spill})
-        check_eq(os.listdir(spill), [], "files left in TMPDIR")
-        in_memory = harness.culeak_json("objects", "--pid", p.pid,
-                                        env={"TMPDIR": os.path.join(d, "none")})
+        with harness.stopped(p):   # its threads may still be settling: two reads of one state
+            held = harness.culeak_json("objects", "--pid", p.pid, env={"TMPDIR": spill})
+            check_eq(os.listdir(spill), [], "files left in TMPDIR")
+            in_memory = harness.culeak_json("objects", "--pid", p.pid,
+                                            env={"TMPDIR": os.path.join(d, "none")})
         check_eq(held["objects"], in_memory["objects"], "objects, spilled and in memory")
         with open("/dev/full", "w") as full:
             r = subprocess.run([harness.CULEAK, "objects", "--pid", str(p.pid)], stdout=full,
