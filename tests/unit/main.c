@@ -62,6 +62,7 @@ int main(void)
     register_graph_dominators_tests();
     register_graph_reach_tests();
     register_holders_tests();
+    register_holders_drill_tests();
     register_engine_values_tests();
     register_engine_snapshot_tests();
     register_engine_ranks_tests();

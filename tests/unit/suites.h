@@ -51,6 +51,7 @@ void register_torch_tensors_tests(void);
 void register_graph_dominators_tests(void);
 void register_graph_reach_tests(void);
 void register_holders_tests(void);
+void register_holders_drill_tests(void);
 void register_engine_values_tests(void);
 void register_engine_ranks_tests(void);
 void register_engine_table_tests(void);
