@@ -362,13 +362,19 @@ static bool index_step(const struct builder *b, uint32_t origin)
     return !ty || ty->family != PY_F_STR;
 }
 
-/* The key a path to sub-vertex x is preferred by within a walk (lower first), as preference()
- * orders the paths of different holders: Python references over a path through an autograd
- * graph, then fewer indices, then fewer steps. */
+/* The key a path is preferred by within a walk (lower first), as preference() orders the paths
+ * of different holders: Python references over a path through an autograd graph, then fewer
+ * indices, then fewer steps. */
+static uint64_t path_key(bool autograd, uint32_t indices, uint32_t depth)
+{
+    return (uint64_t)autograd << 59 | (uint64_t)(indices < 0x7ffffff ? indices : 0x7ffffff) << 32 |
+           depth;
+}
+
+/* The key of the path a walk has to sub-vertex x. */
 static uint64_t walk_key(const struct walk *w, uint32_t x)
 {
-    uint64_t indices = w->indices[x] < 0x7ffffff ? w->indices[x] : 0x7ffffff;
-    return (uint64_t)(w->flags[x] & PATH_AUTOGRAD) << 59 | indices << 32 | w->depth[x];
+    return path_key(w->flags[x] & PATH_AUTOGRAD, w->indices[x], w->depth[x]);
 }
 
 /* How a path from holder j to sub-vertex x is preferred, lower first: its root's kind, then
@@ -506,7 +512,7 @@ static struct frontier_entry frontier_pop(struct walk *w)
     return top;
 }
 
-/* The path from holder j of the drill entry sub-vertex x is. */
+/* The path from holder j to sub-vertex x, a drill entry's (holders/drill.h). */
 static int drill_path(struct builder *b, struct walk *w, uint32_t j, uint32_t x)
 {
     bool via;
@@ -551,15 +557,14 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
         if (v >= at->tensors && v < at->nodes)
             reached_tensor(b, w, j, v - at->tensors, x, best);
         b->out->v[j].nodes += is_graph_node(b, v);
-        uint8_t autograd = (w->flags[x] & PATH_AUTOGRAD) || is_graph_node(b, v) ? PATH_AUTOGRAD : 0;
+        bool autograd = (w->flags[x] & PATH_AUTOGRAD) || is_graph_node(b, v);
         for (uint32_t e = g->first[x]; !rc && e < g->first[x + 1]; e++) {
             uint32_t d = g->dst[e];
             if (!w->relevant[d] || is_barrier(b, d))
                 continue;
             bool seen = w->depth[d] != UNSEEN;
-            uint64_t key = (uint64_t)autograd << 59 |
-                           (uint64_t)(w->indices[x] + index_step(b, g->origin[e])) << 32 |
-                           (w->depth[x] + 1);
+            uint32_t indices = w->indices[x] + index_step(b, g->origin[e]);
+            uint64_t key = path_key(autograd, indices, w->depth[x] + 1);
             if (seen && ((w->flags[d] & PATH_DONE) || key >= walk_key(w, d)))
                 continue;
             if (!seen)
@@ -567,8 +572,8 @@ static int walk_holder(struct builder *b, struct walk *w, uint32_t j, uint32_t h
             w->parent[d] = e;
             w->from[d] = x;
             w->depth[d] = w->depth[x] + 1;
-            w->indices[d] = w->indices[x] + index_step(b, g->origin[e]);
-            w->flags[d] = autograd;
+            w->indices[d] = indices;
+            w->flags[d] = autograd ? PATH_AUTOGRAD : 0;
             if (!frontier_push(w, key, d))
                 rc = CL_E_INTERNAL;
         }
