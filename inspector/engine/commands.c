@@ -74,10 +74,11 @@ static int cmd_refs(const struct cl_command_line *cli, const struct cl_models *m
 }
 
 /* --html FILE: the page of the holders and, where the allocator was read, the segments. */
-static int write_html(const char *path, const struct cl_models *m, struct cl_error *err)
+static int write_html(const struct cl_command_line *cli, const struct cl_models *m,
+                      struct cl_error *err)
 {
     struct cl_output o;
-    int rc = cl_output_open(path, &o, err);
+    int rc = cl_output_open(cli->html, &o, err);
     if (rc)
         return rc;
     struct cl_report_notes w = cl_models_notes(m);
@@ -88,7 +89,8 @@ static int write_html(const char *path, const struct cl_models *m, struct cl_err
     char target[64];
     snprintf(target, sizeof target, "%s %d", made_from[m->target->kind], m->target->pid);
     struct cl_html_header header = {target, m->python->version, m->torch->version};
-    rc = cl_report_html(o.f, &header, m->heap, m->tensors, m->holders, m->allocator, &w, err);
+    rc = cl_report_html(o.f, &header, m->heap, m->tensors, m->holders, m->allocator,
+                        &cli->block_filter, &w, err);
     if (rc)
         cl_output_abort(&o);
     return rc ? rc : cl_output_commit(&o, err);
@@ -134,7 +136,7 @@ static int cmd_summary(const struct cl_command_line *cli, const struct cl_models
     struct cl_report_notes w = cl_models_notes(m);
     int rc = cl_report_summary(out, m->heap, m->tensors, m->holders, m->allocator, &text, cli->json,
                                &w, err);
-    return rc || !cli->html ? rc : write_html(cli->html, m, err);
+    return rc || !cli->html ? rc : write_html(cli, m, err);
 }
 
 /* What _record_memory_history() recorded of each block, for --torch-snapshot; NULL with a note
@@ -197,7 +199,7 @@ static int cmd_blocks(const struct cl_command_line *cli, const struct cl_models 
     if (cli->html && !m->holders)
         return cl_error_set(err, CL_E_UNSUPPORTED,
                             "--html needs the tensors, which could not be read (%s)", m->unread);
-    return cli->html ? write_html(cli->html, m, err) : 0;
+    return cli->html ? write_html(cli, m, err) : 0;
 }
 
 /* Checks what the walkers would read: the variant py_runtime_open chooses, with the runtime's

@@ -225,6 +225,7 @@ struct models {
     const struct torch_tensors *tt;
     const struct cl_holders *hs;
     const struct cc_allocator *a;
+    const struct cl_block_filter *filter;
     const struct cl_report_notes *w;
     struct cl_error *err;
 };
@@ -239,8 +240,7 @@ static int summary_json(FILE *out, void *arg)
 static int blocks_json(FILE *out, void *arg)
 {
     struct models *m = arg;
-    struct cl_block_filter all = {.device = -1};
-    return cl_report_blocks(out, m->a, m->tt, m->hs, &all, true, m->w, m->err);
+    return cl_report_blocks(out, m->a, m->tt, m->hs, m->filter, true, m->w, m->err);
 }
 
 /* The page's data: {"header": where and when, "summary": its --json document, "blocks":
@@ -282,10 +282,10 @@ static int page_data(FILE *out, void *arg)
 
 int cl_report_html(FILE *out, const struct cl_html_header *header, struct py_heap *h,
                    const struct torch_tensors *tt, const struct cl_holders *hs,
-                   const struct cc_allocator *a, const struct cl_report_notes *w,
-                   struct cl_error *err)
+                   const struct cc_allocator *a, const struct cl_block_filter *filter,
+                   const struct cl_report_notes *w, struct cl_error *err)
 {
-    struct models m = {h, tt, hs, a, w, err};
+    struct models m = {h, tt, hs, a, filter, w, err};
     int rc = 0;
     char *summary = json_of(summary_json, &m, &rc);
     char *blocks = a && !rc ? json_of(blocks_json, &m, &rc) : NULL;

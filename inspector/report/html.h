@@ -10,6 +10,7 @@
 #include "cpython/heap.h"
 #include "cudacache/walk.h"
 #include "holders/holders.h"
+#include "report/blocks.h"
 #include "report/warnings.h"
 #include "torch/tensors.h"
 #include "util/error.h"
@@ -20,10 +21,11 @@ struct cl_html_header {
     const char *python, *torch;  /* their versions ("" for none) */
 };
 
-/* a is NULL when the process has no CUDA allocator culeak could read (no segment map then). */
+/* a is NULL when the process has no CUDA allocator culeak could read (no segment map then);
+ * filter selects the devices and block states drawn (blocks --device, --state). */
 int cl_report_html(FILE *out, const struct cl_html_header *header, struct py_heap *h,
                    const struct torch_tensors *tt, const struct cl_holders *hs,
-                   const struct cc_allocator *a, const struct cl_report_notes *w,
-                   struct cl_error *err);
+                   const struct cc_allocator *a, const struct cl_block_filter *filter,
+                   const struct cl_report_notes *w, struct cl_error *err);
 
 #endif

@@ -300,8 +300,8 @@ def html_page():
     renders offline: its holder rows carry the summary JSON's retained and reachable bytes in its
     order (each holder's drill-down under it), its category rows the JSON's categories, one bar
     per segment, as wide as its size against the widest (to a thousandth of a percent), and one
-    box per block of the blocks JSON, a header naming the process and its torch, and a
-    screenshot of it is not blank."""
+    box per block of the blocks JSON (as --state selects them), a header naming the process and
+    its torch, and a screenshot of it is not blank."""
     import re
     with harness.tempdir() as d, harness.Process(PYTHON, "cuda_blocks.py",
                                                  env=harness.simgpu_env()) as p:
@@ -343,6 +343,15 @@ def html_page():
             check_eq(r.stdout.count('class="segment"'), len(segments), "%s: segment bars" % command)
             check_eq(len(re.findall(r'class="block ', r.stdout)),
                      sum(len(s["blocks"]) for s in segments), "%s: block boxes" % command)
+        # blocks --html draws what blocks --state selects
+        free = os.path.join(d, "free.html")
+        harness.culeak("blocks", "--pid", p.pid, "--state", "free", "--html", free)
+        want = harness.culeak_json("blocks", "--pid", p.pid, "--state", "free")
+        r = chromium("file://" + free, "--dump-dom")
+        check_eq(len(re.findall(r'class="block ', r.stdout)),
+                 sum(len(s["blocks"]) for s in want["devices"][0]["segments"]),
+                 "blocks --state free --html: block boxes")
+        check(' data-state="active_allocated"' not in r.stdout, "an allocated block drawn")
         shot = os.path.join(d, "page.png")
         r = chromium("file://" + pages["blocks"], "--screenshot=" + shot, "--window-size=1200,900")
         check(os.path.exists(shot), "no screenshot: %s" % r.stderr[-1000:])
