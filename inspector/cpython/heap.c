@@ -340,6 +340,15 @@ bool py_type_derives(struct py_heap *h, const struct py_type *ty, const char *qu
     return false;
 }
 
+bool py_node_derives(struct py_heap *h, uint32_t i, unsigned char *cache, const char *qualified)
+{
+    enum { UNASKED, DERIVES, NOT };
+    uint32_t t = h->nodes[i].type;
+    if (cache[t] == UNASKED)
+        cache[t] = py_type_derives(h, py_node_type(h, i), qualified) ? DERIVES : NOT;
+    return cache[t] == DERIVES;
+}
+
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,
                         size_t cap)
 {

@@ -251,6 +251,9 @@ uint64_t py_heap_attr(struct py_objects *o, uint64_t obj, const char *name);
 /* Whether ty is the class called qualified (py_type_qualified_name) or derives from it along
  * its bases (tp_base, the first of each). */
 bool py_type_derives(struct py_heap *h, const struct py_type *ty, const char *qualified);
+/* py_type_derives for node i's class, answered once a type: cache holds an entry a type index
+ * (h->objects.ntypes, zeroed before the first question). */
+bool py_node_derives(struct py_heap *h, uint32_t i, unsigned char *cache, const char *qualified);
 
 /* sys.modules[module].attr when it is a str (e.g. torch.version.__version__); false otherwise. */
 bool py_heap_module_str(struct py_heap *h, const char *module, const char *attr, char *out,

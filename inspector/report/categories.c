@@ -5,8 +5,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-#define PARAMETER "torch.nn.parameter.Parameter"
-#define OPTIMIZER "torch.optim.optimizer.Optimizer"
 /* how deep an optimizer's state is read: state[param] -> its dict -> a value (a tensor, or a
  * list or tuple of them) -> a tensor in it */
 #define STATE_DEPTH 3
@@ -23,17 +21,6 @@ static void mark(const struct torch_tensors *tt, uint32_t tensor, enum cl_catego
     uint32_t s = tensor < tt->n ? tt->v[tensor].storage_index : UINT32_MAX;
     if (s < tt->nstorages && c < out[s])
         out[s] = (uint8_t)c;
-}
-
-/* What a type is, once asked: by type index. */
-enum { UNASKED, IS, IS_NOT };
-
-static bool derives(struct py_heap *h, uint32_t node, unsigned char *kind, const char *qualified)
-{
-    uint32_t t = h->nodes[node].type;
-    if (kind[t] == UNASKED)
-        kind[t] = py_type_derives(h, py_node_type(h, node), qualified) ? IS : IS_NOT;
-    return kind[t] == IS;
 }
 
 static bool container(struct py_heap *h, uint32_t node)
@@ -97,7 +84,7 @@ int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *ou
         if (node == PY_NO_NODE || node >= h->n)
             continue;
         tensor_of[node] = k;
-        if (derives(h, node, parameter, PARAMETER))
+        if (py_node_derives(h, node, parameter, TORCH_PARAMETER_CLASS))
             mark(tt, k, CL_CAT_PARAMETER, out);
     }
     for (size_t l = 0; !rc && l < tt->nlinks; l++) {
@@ -108,7 +95,7 @@ int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *ou
             mark(tt, x->dst, CL_CAT_SAVED, out);
     }
     for (uint32_t i = 0; !rc && i < h->n; i++) {
-        if (!derives(h, i, optimizer, OPTIMIZER))
+        if (!py_node_derives(h, i, optimizer, TORCH_OPTIMIZER_CLASS))
             continue;
         uint32_t state = py_heap_find(h, py_heap_attr(&h->objects, h->nodes[i].addr, "state"));
         if (state != PY_NO_NODE && !optimizer_state(h, tt, tensor_of, state, out))

@@ -95,6 +95,10 @@ struct torch_link {
     uint8_t kind; /* enum torch_link_kind */
 };
 
+/* The classes culeak recognizes instances of, along their bases (py_type_derives). */
+#define TORCH_PARAMETER_CLASS "torch.nn.parameter.Parameter"
+#define TORCH_OPTIMIZER_CLASS "torch.optim.optimizer.Optimizer"
+
 struct torch_tensors {
     const struct torch_layout *l;
     struct torch_tensor *v;
