@@ -289,6 +289,19 @@ class Process:
                 fields[key] = value.strip()
         return fields
 
+    def wait_stopped(self, why="did not stop"):
+        """Until the process is stopped (State T), at most 30 s; else a Failure saying why."""
+        deadline = time.time() + 30
+        while self.status()["State"][0] != "T":
+            check(time.time() < deadline, "process %d %s" % (self.pid, why))
+            time.sleep(0.01)
+
+    def next_stop(self):
+        """A scenario that stops itself (SIGSTOP) at each step: on to its next stop."""
+        self.proc.send_signal(signal.SIGCONT)
+        time.sleep(0.05)   # out of the stop it was in, before the wait looks
+        self.wait_stopped("did not stop itself again")
+
     def ask(self, request):
         """One JSON request on the scenario's stdin (started with stdin=True), its JSON answer."""
         self.proc.stdin.write(json.dumps(request) + "\n")
@@ -431,10 +444,7 @@ def stopped(p):
     inspections compared: an idle loop makes objects, and culeak lets a job run while it walks
     its copy."""
     os.kill(p.pid, signal.SIGSTOP)
-    deadline = time.time() + 30
-    while p.status()["State"][0] != "T":
-        check(time.time() < deadline, "process %d did not stop" % p.pid)
-        time.sleep(0.01)
+    p.wait_stopped()
     try:
         yield
     finally:

@@ -123,30 +123,17 @@ def snapshots_and_diff():
     """snapshot, diff and watch from the CLI, and gdb's snapshots in the same files: across
     training steps of the leaking demo job only history[*] patterns grow."""
     import json
-    import signal
-    import time
     from test_gdb import gdb
-
-    def stopped(p):
-        deadline = time.time() + 30
-        while p.status()["State"][0] != "T":
-            check(time.time() < deadline, "the training loop did not stop itself")
-            time.sleep(0.02)
-
-    def steps(p, n):
-        for _ in range(n):
-            p.proc.send_signal(signal.SIGCONT)
-            time.sleep(0.05)
-            stopped(p)
 
     with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "leaky_train.py", "3", "--pause") as p:
         a, b, g = d + "/a.json", d + "/b.json", d + "/g.json"
-        stopped(p)
+        p.wait_stopped("(the training loop) did not stop itself")
         harness.culeak("snapshot", "--pid", p.pid, "-o", a)
         rc, out = gdb("-p", str(p.pid), "-ex", "culeak-snapshot first --save %s" % g)
         check(json.load(open(g))["entries"] == json.load(open(a))["entries"],
               "gdb's snapshot file differs from the CLI's: %s" % out[-500:])
-        steps(p, 3)
+        for _ in range(3):
+            p.next_stop()
         harness.culeak("snapshot", "--pid", p.pid, "-o", b)
         snap = json.load(open(b))
         for key in ("schema_version", "pid", "time", "hostname", "culeak", "python", "torch"):
@@ -182,28 +169,15 @@ def stable_patterns():
     with the bytes its own local holds. A snapshot file of the older format (patterns with
     lines) diffs to nothing too, and the diff says why."""
     import json
-    import signal
-    import time
-
-    def stopped(p):
-        deadline = time.time() + 30
-        while p.status()["State"][0] != "T":
-            check(time.time() < deadline, "the scenario did not stop itself")
-            time.sleep(0.02)
-
-    def go_on(p):
-        p.proc.send_signal(signal.SIGCONT)
-        time.sleep(0.1)
-        stopped(p)
 
     main = "<thread main: main() at frame_lines.py%s>.big"
     with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "frame_lines.py") as p:
         truth, snaps = p.truth, []
         for stop in range(3):
             if stop:
-                go_on(p)
+                p.next_stop()
             else:
-                stopped(p)
+                p.wait_stopped("did not stop itself")
             snaps.append(d + "/%d.json" % stop)
             harness.culeak("snapshot", "--pid", p.pid, "-o", snaps[-1])
             if stop < 2:   # the path a reader sees names the line

@@ -5,8 +5,6 @@ wheel (2.14.1, imported without a GPU), live on the 2.1, 2.4, 2.6, 2.7, 2.8, 2.9
 and a non-leaking loop that shows no growth."""
 import os
 import re
-import signal
-import time
 
 import harness
 from harness import check
@@ -105,34 +103,24 @@ def leaks(python, kind):
 def no_growth(python):
     """Inspections at the same point of successive steps of a loop that does not leak agree on
     everything modules hold."""
-    def stopped(p):
-        deadline = time.time() + 30
-        while p.status()["State"][0] != "T":
-            check(time.time() < deadline, "the training loop did not stop itself")
-            time.sleep(0.02)
-
     def held(p):
-        stopped(p)
+        p.wait_stopped("(the training loop) did not stop itself")
         doc = harness.culeak_json("summary", "--pid", p.pid)
         return {o["name"]: o["bytes"] for o in doc["owner"] if not o["name"].startswith("<")}
-
-    def steps(p, n):
-        for _ in range(n):
-            p.proc.send_signal(signal.SIGCONT)
-            time.sleep(0.05)
-            stopped(p)
 
     def test():
         with harness.Process(python, "training.py", "--pause") as p:
             first = held(p)
-            steps(p, 3)
+            for _ in range(3):
+                p.next_stop()
             second = held(p)
             check(first == second, "module-held bytes changed: %r -> %r" % (first, second))
             check(first.get("__main__", 0) > 0, "nothing held by __main__: %r" % first)
         # The same measurement on the leaking demo job does see growth.
         with harness.Process(python, "leaky_train.py", "5", "--pause") as p:
             first = held(p)
-            steps(p, 3)
+            for _ in range(3):
+                p.next_stop()
             second = held(p)
             check(second.get("__main__", 0) > first.get("__main__", 0),
                   "no growth seen in a leaking loop: %r -> %r" % (first, second))
