@@ -365,7 +365,7 @@ static void drill_text_lines(FILE *out, const struct cl_holders *hs, const struc
                        d->children == 1 ? "" : "s"))
             cl_text_line(out, line, width);
     }
-    if (hd->ndrill && !accumulation)
+    if (!accumulation) /* a holder with none has returned above */
         fprintf(out, "  %10s %19s  ↳ no accumulation point: a few objects hold it\n", "", "");
 }
 
