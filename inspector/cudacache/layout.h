@@ -36,6 +36,19 @@ struct cc_layout {
     /* std::shared_ptr<GatheredContext> context_when_allocated, then the segment's: what
      * torch.cuda.memory._record_memory_history() recorded (a torch::CapturedTraceback) */
     uint16_t blk_context;
+    /* The trace ring _record_memory_history() fills (DeviceCachingAllocator, after its
+     * cudaDeviceProp where it has one): std::vector<TraceEntry>* alloc_trace, the slot of the
+     * oldest entry (alloc_trace_next) and max_entries */
+    uint32_t dca_trace_entries, dca_trace_next, dca_trace_max;
+    /* TraceEntry: its size and members; its Action (an int) is at +0 in every line. 0: the line
+     * has no such member (the time from 2.4, the private pool and compile context from 2.8, the
+     * user metadata from 2.10) */
+    uint16_t te_stride, te_addr, te_context, te_stream, te_size, te_mempool, te_time,
+        te_compile_context, te_user_metadata;
+    /* NativeCachingAllocator: its ApproximateClockToUnixTimeConverter's start pairs (0: none),
+     * what torch turns the trace's TSC ticks into time_us with */
+    uint32_t nca_clock;
+    uint8_t last_action; /* the highest TraceEntry::Action: ANNOTATE (9) from 2.14, else OOM */
 };
 
 /* context_when_segment_allocated follows context_when_allocated: a shared_ptr is two words. */
@@ -72,8 +85,8 @@ struct cc_layout {
 
 /* From 2.10 the DeviceCachingAllocator embeds a cudaDeviceProp, which is this much bigger in
  * CUDA 12 (1032 bytes in CUDA 12.8's headers) than in 13 (1008 in 13.0's); that moves every
- * member after it, of those culeak reads only graph_pools, between builds of one release for the
- * two CUDA majors. */
+ * member after it, of those culeak reads graph_pools and the trace ring's, between builds of one
+ * release for the two CUDA majors. */
 #define CC_CUDA12_DEVICE_PROP_GROWTH 24
 
 /* The table read off torch major.minor, or NULL. */

@@ -123,7 +123,8 @@ static void add(struct py_objects *o, uint64_t ctx, struct cc_stacks *s)
         s->oom = true;
 }
 
-void cc_stacks_read(struct py_objects *o, const struct cc_allocator *a, struct cc_stacks *out)
+void cc_stacks_read(struct py_objects *o, const struct cc_allocator *a, const struct cc_trace *tr,
+                    struct cc_stacks *out)
 {
     *out = (struct cc_stacks){0};
     for (uint32_t d = 0; d < a->ndevices; d++)
@@ -131,6 +132,9 @@ void cc_stacks_read(struct py_objects *o, const struct cc_allocator *a, struct c
             add(o, a->devices[d].blocks[b].context, out);
             add(o, a->devices[d].blocks[b].segment_context, out);
         }
+    for (uint32_t d = 0; tr && d < tr->ndevices; d++)
+        for (uint32_t i = 0; i < tr->devices[d].n; i++)
+            add(o, tr->devices[d].v[i].context, out);
 }
 
 const struct cc_stack *cc_stack_at(const struct cc_stacks *s, uint64_t context)

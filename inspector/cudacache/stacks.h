@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cpython/object.h"
+#include "cudacache/trace.h"
 #include "cudacache/walk.h"
 #include "util/addrmap.h"
 
@@ -36,9 +37,11 @@ struct cc_stacks {
     bool oom;                   /* some stack was dropped for want of memory */
 };
 
-/* Reads the stack of every block and segment of a that has one; what cannot be read is counted
- * in unreadable (and then has no stack), never guessed. */
-void cc_stacks_read(struct py_objects *o, const struct cc_allocator *a, struct cc_stacks *out);
+/* Reads the stack of every block and segment of a, and of every entry of its trace tr (NULL:
+ * none), that has one; what cannot be read is counted in unreadable (and then has no stack),
+ * never guessed. */
+void cc_stacks_read(struct py_objects *o, const struct cc_allocator *a, const struct cc_trace *tr,
+                    struct cc_stacks *out);
 /* The stack recorded at context, or NULL when none was read there (context 0: nothing
  * recorded). */
 const struct cc_stack *cc_stack_at(const struct cc_stacks *s, uint64_t context);

@@ -383,13 +383,15 @@ static const struct cc_layout *for_cuda(const struct cc_layout *l, unsigned cuda
 {
     if (!l->device_prop || cuda_major == l->cuda_major || (cuda_major != 12 && cuda_major != 13))
         return l;
-    out->other_cuda = *l;
-    out->other_cuda.cuda_major = cuda_major;
-    if (cuda_major == 12)
-        out->other_cuda.dca_graph_pools += CC_CUDA12_DEVICE_PROP_GROWTH;
-    else
-        out->other_cuda.dca_graph_pools -= CC_CUDA12_DEVICE_PROP_GROWTH;
-    return &out->other_cuda;
+    struct cc_layout *o = &out->other_cuda;
+    int32_t by = cuda_major == 12 ? CC_CUDA12_DEVICE_PROP_GROWTH : -CC_CUDA12_DEVICE_PROP_GROWTH;
+    *o = *l;
+    o->cuda_major = cuda_major;
+    o->dca_graph_pools += by; /* the members after the cudaDeviceProp */
+    o->dca_trace_entries += by;
+    o->dca_trace_next += by;
+    o->dca_trace_max += by;
+    return o;
 }
 
 /* No table for this torch version: the newest table the structure fits. */
@@ -465,13 +467,14 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
                     "the allocator's structure fits it",
                     out->l->name, version);
     if (!rc && out->l == &out->other_cuda)
-        cl_note_add(&out->warnings,
-                    "a CUDA %s build: layout %s was read off CUDA %u builds, and "
-                    "the private-pool map's place is computed for CUDA %u (cudaDeviceProp's size "
-                    "differs by %d bytes), not read off such a wheel; the allocator's structure "
-                    "fits it",
-                    torch->cuda, out->l->name, cuda_major == 12 ? 13 : 12, cuda_major,
-                    CC_CUDA12_DEVICE_PROP_GROWTH);
+        cl_note_add(
+            &out->warnings,
+            "a CUDA %s build: layout %s was read off CUDA %u builds, and "
+            "the places of the private-pool map and the trace ring are computed for CUDA %u (cudaDeviceProp's size "
+            "differs by %d bytes), not read off such a wheel; the allocator's structure "
+            "fits it",
+            torch->cuda, out->l->name, cuda_major == 12 ? 13 : 12, cuda_major,
+            CC_CUDA12_DEVICE_PROP_GROWTH);
     return rc;
 }
 

@@ -82,13 +82,9 @@ static int write_html(const struct cl_command_line *cli, const struct cl_models 
     if (rc)
         return rc;
     struct cl_report_notes w = cl_models_notes(m);
-    static const char *const made_from[] = {[CL_TARGET_LIVE] = "process",
-                                            [CL_TARGET_CORE] = "core of process",
-                                            [CL_TARGET_GDB] = "process (in gdb)",
-                                            [CL_TARGET_DUMP] = "dump of process"};
-    char target[64];
-    snprintf(target, sizeof target, "%s %d", made_from[m->target->kind], m->target->pid);
-    struct cl_html_header header = {target, m->python->version, m->torch->version};
+    char target[96];
+    struct cl_html_header header = {cl_target_words(m->target, target, sizeof target),
+                                    m->python->version, m->torch->version};
     rc = cl_report_html(o.f, &header, m->heap, m->tensors, m->holders, m->allocator,
                         &cli->block_filter, &w, err);
     if (rc)
@@ -139,10 +135,25 @@ static int cmd_summary(const struct cl_command_line *cli, const struct cl_models
     return rc || !cli->html ? rc : write_html(cli, m, err);
 }
 
-/* What _record_memory_history() recorded of each block, for --torch-snapshot; NULL with a note
- * when the objects cannot be read. Whatever is not read is noted too: those blocks' frames are
- * then their holders only. */
-static struct cc_stacks *alloc_stacks(const struct cl_models *m)
+/* The trace _record_memory_history() recorded, for --torch-snapshot: NULL with a note when it
+ * cannot be read; what of it is not read is noted too. */
+static struct cc_trace *alloc_trace(const struct cl_models *m)
+{
+    struct cc_trace *tr = malloc(sizeof *tr);
+    if (!tr || !cc_trace_read(m->target, m->allocator, tr)) {
+        cl_note_add(m->notes, "the allocator's trace is not exported (out of memory)");
+        free(tr);
+        return NULL;
+    }
+    if (tr->notes)
+        cl_note_add(m->notes, "%s", tr->notes);
+    return tr;
+}
+
+/* What _record_memory_history() recorded of each block and trace entry, for --torch-snapshot;
+ * NULL with a note when the objects cannot be read. Whatever is not read is noted too: those
+ * blocks' frames are then their holders only. */
+static struct cc_stacks *alloc_stacks(const struct cl_models *m, const struct cc_trace *tr)
 {
     struct cc_stacks *st = m->heap ? malloc(sizeof *st) : NULL;
     if (!st) {
@@ -150,7 +161,7 @@ static struct cc_stacks *alloc_stacks(const struct cl_models *m)
                     m->heap ? "out of memory" : "the Python objects could not be read");
         return NULL;
     }
-    cc_stacks_read(&m->heap->objects, m->allocator, st);
+    cc_stacks_read(&m->heap->objects, m->allocator, tr, st);
     if (st->unreadable)
         cl_note_add(m->notes,
                     "%llu recorded allocation stacks could not be read "
@@ -184,8 +195,9 @@ static int write_torch_snapshot(const char *path, const struct cl_torch_snapshot
 static int cmd_blocks(const struct cl_command_line *cli, const struct cl_models *m, FILE *out,
                       struct cl_error *err)
 {
-    struct cc_stacks *stacks = cli->torch_snapshot ? alloc_stacks(m) : NULL;
-    struct cl_torch_snapshot_models tm = {m->allocator, m->tensors, m->holders, stacks};
+    struct cc_trace *trace = cli->torch_snapshot ? alloc_trace(m) : NULL;
+    struct cc_stacks *stacks = cli->torch_snapshot ? alloc_stacks(m, trace) : NULL;
+    struct cl_torch_snapshot_models tm = {m->allocator, m->tensors, m->holders, stacks, trace};
     struct cl_report_notes w = cl_models_notes(m);
     int rc = cl_report_blocks(out, m->allocator, m->tensors, m->holders, &cli->block_filter,
                               cli->json, &w, err);
@@ -194,6 +206,9 @@ static int cmd_blocks(const struct cl_command_line *cli, const struct cl_models 
     if (stacks)
         cc_stacks_free(stacks);
     free(stacks);
+    if (trace)
+        cc_trace_free(trace);
+    free(trace);
     if (rc)
         return rc;
     if (cli->html && !m->holders)

@@ -1,7 +1,8 @@
 /* `summary --html FILE`, `blocks --html FILE`: one self-contained page (no network when it is
- * viewed): the holders by retained bytes, and the CUDA segments drawn with their blocks coloured
- * by holder, each block's chains on hover and on click. The page carries the summary's and the
- * blocks' --json documents and draws from them, so its numbers are the JSON's. */
+ * viewed): each device's memory to scale by category and by holder, the holders by retained
+ * bytes, and the CUDA segments to scale with their blocks coloured by holder, each block's chains
+ * beside the map on hover and on click. The page carries the summary's and the blocks' --json
+ * documents and draws from them, so its numbers are the JSON's. */
 #ifndef CULEAK_REPORT_HTML_H
 #define CULEAK_REPORT_HTML_H
 
@@ -17,7 +18,7 @@
 
 /* What the page's header says of where its report comes from. */
 struct cl_html_header {
-    const char *target;          /* "process 1234", "core of process 1234" */
+    const char *target;          /* report/info.h's cl_target_words: "live process, pid 1234" */
     const char *python, *torch;  /* their versions ("" for none) */
 };
 

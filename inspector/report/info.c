@@ -25,13 +25,20 @@ static const char *debug_level(const struct cl_python_info *py)
     return py->has_dwarf ? "DWARF" : py->has_symtab ? ".symtab only" : ".dynsym only (stripped)";
 }
 
+const char *cl_target_words(const struct cl_target *t, char *buf, size_t cap)
+{
+    /* A dump says what it was made from, and then reads like that target. */
+    snprintf(buf, cap, "%s%s, pid %d", t->kind == CL_TARGET_DUMP ? "dump of a " : "",
+             kind_words(t->source_kind), t->pid);
+    return buf;
+}
+
 void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_python_info *py,
                          const struct cl_torch_info *tc, const struct cl_rank *rank,
                          const struct cl_report_notes *w)
 {
-    /* A dump says what it was made from, and then reads like that target. */
-    fprintf(out, "target      %s%s, pid %d%s\n", t->kind == CL_TARGET_DUMP ? "dump of a " : "",
-            kind_words(t->source_kind), t->pid,
+    char words[96];
+    fprintf(out, "target      %s%s\n", cl_target_words(t, words, sizeof words),
             t->allocator_only ? " (--allocator-only: no Python objects)" : "");
     if (t->ns_pid && t->ns_pid != t->pid)   /* in a container: the pid it knows itself by */
         fprintf(out, "  ns pid    %d (in its own PID namespace)\n", t->ns_pid);

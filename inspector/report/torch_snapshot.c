@@ -1,5 +1,7 @@
 #include "report/torch_snapshot.h"
 
+#include <stdlib.h>
+
 #include "report/blocks.h"
 #include "report/paths.h"
 #include "report/pickle.h"
@@ -28,11 +30,10 @@ static void frame(struct cl_pickle *p, const char *name)
     cl_pickle_dict_end(p);
 }
 
-/* A recorded stack as torch symbolizes one. */
+/* A recorded stack's frames as torch symbolizes them. */
 static void recorded_frames(struct cl_pickle *p, const struct cc_stacks *s,
                             const struct cc_stack *st)
 {
-    cl_pickle_list_begin(p);
     for (uint32_t i = 0; st && i < st->n; i++) {
         const struct cc_frame *where = &s->sites[s->frames[st->first + i]];
         cl_pickle_dict_begin(p);
@@ -44,19 +45,18 @@ static void recorded_frames(struct cl_pickle *p, const struct cc_stacks *s,
         cl_pickle_str(p, where->name);
         cl_pickle_dict_end(p);
     }
-    cl_pickle_list_end(p);
 }
 
-/* An allocated block's frames: every holder path of every storage in it, else what culeak
- * knows of why nothing names it. */
-static void block_frames(struct cl_pickle *p, const struct cc_block *b, struct cl_block_storages *s,
-                         const struct torch_tensors *tt, const struct cl_holders *hs)
+/* An allocated block's holder frames: every holder path of every storage in it, else what
+ * culeak knows of why nothing names it. */
+static void holder_frames(struct cl_pickle *p, const struct cc_block *b,
+                          struct cl_block_storages *s, const struct torch_tensors *tt,
+                          const struct cl_holders *hs)
 {
     char text[CL_PATH_TEXT_CAP];
     size_t n = 0;
     uint32_t in_block =
         b->state == CC_ACTIVE_ALLOCATED ? cl_block_storages_in(s, b->ptr, b->size) : 0;
-    cl_pickle_list_begin(p);
     for (uint32_t i = 0; i < in_block; i++) {
         const struct cl_storage_holders *sh = &hs->storages[s->found[i]];
         for (uint32_t h = 0; h < sh->n; h++, n++)
@@ -66,6 +66,17 @@ static void block_frames(struct cl_pickle *p, const struct cc_block *b, struct c
     }
     if (b->state == CC_ACTIVE_ALLOCATED && !n)
         frame(p, tt ? "no tensor culeak found (a custom op or library)" : "tensors not read");
+}
+
+/* A block's or trace entry's frames as the viewers show them on hover: who holds it (the
+ * block b, when it is allocated), then the stack recorded at context, innermost first. */
+static void frames(struct cl_pickle *p, const struct cl_torch_snapshot_models *m,
+                   struct cl_block_storages *s, const struct cc_block *b, uint64_t context)
+{
+    cl_pickle_list_begin(p);
+    if (b)
+        holder_frames(p, b, s, m->tensors, m->holders);
+    recorded_frames(p, m->stacks, m->stacks ? cc_stack_at(m->stacks, context) : NULL);
     cl_pickle_list_end(p);
 }
 
@@ -108,9 +119,7 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
     cl_pickle_str(p, "is_expandable");
     cl_pickle_bool(p, seg->expandable);
     cl_pickle_str(p, "frames");   /* torch's are the first block's segment context too */
-    const struct cc_stack *st =
-        m->stacks ? cc_stack_at(m->stacks, d->blocks[first].segment_context) : NULL;
-    recorded_frames(p, m->stacks, st);
+    frames(p, m, s, NULL, d->blocks[first].segment_context);
     cl_pickle_str(p, "blocks");
     cl_pickle_list_begin(p);
     for (uint32_t i = first; i < end; i++) {
@@ -121,17 +130,94 @@ static void segment(struct cl_pickle *p, const struct cc_device *d, const struct
         key_uint(p, "requested_size", b->requested);
         cl_pickle_str(p, "state");
         cl_pickle_str(p, state_name(b->state));
-        st = m->stacks ? cc_stack_at(m->stacks, b->context) : NULL;
         cl_pickle_str(p, "frames");
-        if (st) {   /* who allocated it as its frames, and who holds it beside them */
-            recorded_frames(p, m->stacks, st);
-            cl_pickle_str(p, "culeak_holders");
-        }
-        block_frames(p, b, s, m->tensors, m->holders);
+        frames(p, m, s, b, b->context);
         cl_pickle_dict_end(p);
     }
     cl_pickle_list_end(p);
     cl_pickle_dict_end(p);
+}
+
+/* Which entries of a device's trace allocated a block still allocated, newest first: the last
+ * allocation at the block's address with no free after it. Their hover then shows who holds
+ * it. NULL when memory ran out. */
+static const struct cc_block **live_allocations(const struct cc_device *d,
+                                                const struct cc_device_trace *dt)
+{
+    const struct cc_block **live = calloc(dt->n ? dt->n : 1, sizeof *live);
+    struct cl_addrmap allocated = {0}, done = {0};   /* block by ptr; addresses settled */
+    bool inserted, ok = live != NULL;
+    for (uint32_t i = 0; ok && i < d->nblocks; i++)
+        if (d->blocks[i].state == CC_ACTIVE_ALLOCATED)
+            ok = cl_addrmap_put(&allocated, d->blocks[i].ptr, i, &inserted) != UINT32_MAX;
+    for (uint32_t i = dt->n; ok && i-- > 0;) {
+        const struct cc_trace_entry *e = &dt->v[i];
+        bool alloc = e->action == CC_TRACE_ALLOC;
+        if ((!alloc && e->action != CC_TRACE_FREE_REQUESTED &&
+             e->action != CC_TRACE_FREE_COMPLETED) ||
+            !e->addr)
+            continue;
+        if (cl_addrmap_get(&done, e->addr) == UINT32_MAX) {
+            uint32_t b = alloc ? cl_addrmap_get(&allocated, e->addr) : UINT32_MAX;
+            live[i] = b != UINT32_MAX ? &d->blocks[b] : NULL;
+            ok = cl_addrmap_put(&done, e->addr, 1, &inserted) != UINT32_MAX;
+        }
+    }
+    cl_addrmap_free(&allocated);
+    cl_addrmap_free(&done);
+    if (!ok) {
+        free(live);
+        return NULL;
+    }
+    return live;
+}
+
+/* Device di's trace entries, as torch's snapshot lists them (the keys of the newest torch that
+ * the line records); false when memory ran out. */
+static bool device_trace(struct cl_pickle *p, const struct cl_torch_snapshot_models *m, uint32_t di,
+                         struct cl_block_storages *s)
+{
+    const struct cc_device_trace *dt = &m->trace->devices[di];
+    const struct cc_layout *l = m->allocator->l;
+    const struct cc_block **live = live_allocations(&m->allocator->devices[di], dt);
+    if (!live)
+        return false;
+    for (uint32_t i = 0; i < dt->n; i++) {
+        const struct cc_trace_entry *e = &dt->v[i];
+        cl_pickle_dict_begin(p);
+        cl_pickle_str(p, "action");
+        cl_pickle_str(p, cc_trace_action_name(e->action));
+        key_uint(p, e->action == CC_TRACE_OOM ? "device_free" : "addr", e->addr);
+        cl_pickle_str(p, "size");
+        cl_pickle_int(p, (int64_t)e->size);
+        cl_pickle_str(p, "stream");
+        cl_pickle_int(p, (int64_t)e->stream);
+        if (m->trace->times) {
+            cl_pickle_str(p, "time_us");
+            cl_pickle_int(p, e->time_us);
+        }
+        if (e->compile_context != CC_TRACE_NO_TEXT) {
+            cl_pickle_str(p, "compile_context");
+            cl_pickle_str(p, m->trace->texts[e->compile_context]);
+        }
+        if (e->user_metadata != CC_TRACE_NO_TEXT) {
+            cl_pickle_str(p, "user_metadata");
+            cl_pickle_str(p, m->trace->texts[e->user_metadata]);
+        }
+        if (l->te_mempool) {
+            cl_pickle_str(p, "pool_id");
+            cl_pickle_uint(p, e->pool_id[0]);
+            cl_pickle_uint(p, e->pool_id[1]);
+            cl_pickle_pair(p);
+        }
+        if (e->context || live[i]) {
+            cl_pickle_str(p, "frames");
+            frames(p, m, s, live[i], e->context);
+        }
+        cl_pickle_dict_end(p);
+    }
+    free(live);
+    return true;
 }
 
 int cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m,
@@ -143,6 +229,7 @@ int cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m,
         return cl_error_set(err, CL_E_INTERNAL, "out of memory indexing the storages");
     struct cl_pickle p;
     int devices = 0;
+    bool oom = false;
     cl_pickle_begin(&p, out);
     cl_pickle_dict_begin(&p);
     cl_pickle_str(&p, "segments");
@@ -164,15 +251,18 @@ int cl_torch_snapshot_write(FILE *out, const struct cl_torch_snapshot_models *m,
         }
     }
     cl_pickle_list_end(&p);
-    cl_pickle_str(&p, "device_traces");   /* no history: culeak reads state, not events */
+    cl_pickle_str(&p, "device_traces");
     cl_pickle_list_begin(&p);
     for (int d = 0; d < devices && d < 64; d++) {
         cl_pickle_list_begin(&p);
+        for (uint32_t di = 0; m->trace && di < m->trace->ndevices; di++)
+            if (a->devices[di].index == d && !device_trace(&p, m, di, &storages))
+                oom = true;
         cl_pickle_list_end(&p);
     }
     cl_pickle_list_end(&p);
     cl_pickle_dict_end(&p);
     cl_pickle_end(&p);
     cl_block_storages_free(&storages);
-    return 0;
+    return oom ? cl_error_set(err, CL_E_INTERNAL, "out of memory writing the trace") : 0;
 }

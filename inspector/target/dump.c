@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "target/clock.h"
 #include "target/dumpfile.h"
 #include "util/bytes.h"
 #include "util/bsearch.h"
@@ -250,6 +251,25 @@ static int parse_scope(const struct cl_dumpfile *df, const char *name, struct cl
     return 0;
 }
 
+/* The clock reading made where the process ran, if the dump has one (target/clock.h). */
+static int parse_clock(const struct cl_dumpfile *df, const char *name, struct cl_target *t,
+                       struct cl_error *err)
+{
+    if (!df->has[CL_DUMP_CLOCK])
+        return 0;
+    struct cl_bytes_in in = {df->sec[CL_DUMP_CLOCK], df->len[CL_DUMP_CLOCK], 0, false, false};
+    if (cl_in_u32(&in) != CL_CLOCK_PAIRS || in.bad || cl_in_room(&in, 16) != CL_CLOCK_PAIRS)
+        return corrupt(err, name, "its clock section is malformed");
+    if (!(t->clock = malloc(CL_CLOCK_PAIRS * sizeof *t->clock)))
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    for (size_t i = 0; i < CL_CLOCK_PAIRS; i++) {
+        t->clock[i].unix_ns = (int64_t)cl_in_u64(&in);
+        t->clock[i].ticks = cl_in_u64(&in);
+    }
+    t->clock_source = CL_CLOCK_TARGET;
+    return 0;
+}
+
 int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *name,
                               const struct cl_open_options *opt, struct cl_target **out,
                               struct cl_error *err)
@@ -271,7 +291,7 @@ int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *na
     d->symlen = df.len[CL_DUMP_SYMBOLS];
     if ((rc = parse_meta(&df, name, t, err)) || (rc = parse_maps(&df, name, t, err)) ||
         (rc = parse_files(&df, name, t, err)) || (rc = parse_runs(&df, name, d, err)) ||
-        (rc = parse_scope(&df, name, t, err))) {
+        (rc = parse_scope(&df, name, t, err)) || (rc = parse_clock(&df, name, t, err))) {
         cl_target_close(t);
         return rc;
     }

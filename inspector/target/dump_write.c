@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "target/clock.h"
 #include "target/dumpfile.h"
 #include "util/bytes.h"
 
@@ -134,6 +135,16 @@ int cl_dump_write(struct cl_target *t, const char *open_notes, const void *symbo
         cl_out_u32(&scope, CL_DUMP_SCOPE_ALLOCATOR_ONLY);
         section(&w, CL_DUMP_SCOPE, &scope);
         cl_out_free(&scope);
+    }
+    if (t->clock && t->clock_source == CL_CLOCK_TARGET && t->kind != CL_TARGET_DUMP) {
+        struct cl_bytes_out clock = {0};   /* measured on the target's machine: keep it */
+        cl_out_u32(&clock, CL_CLOCK_PAIRS);
+        for (size_t i = 0; i < CL_CLOCK_PAIRS; i++) {
+            cl_out_u64(&clock, (uint64_t)t->clock[i].unix_ns);
+            cl_out_u64(&clock, t->clock[i].ticks);
+        }
+        section(&w, CL_DUMP_CLOCK, &clock);
+        cl_out_free(&clock);
     }
     if (cl_dumpfile_finish(&w))
         return cl_error_set(err, CL_E_IO, "cannot write the dump: %s", strerror(errno));

@@ -64,6 +64,7 @@ void cl_target_close(struct cl_target *t)
     free(t->threads);
     free(t->exe_path);
     free(t->warnings);
+    free(t->clock);
     free(t);
 }
 

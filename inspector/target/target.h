@@ -13,6 +13,7 @@
 #include "target/mappings.h"
 #include "target/pagecache.h"
 #include "target/pagerec.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 /* CL_TARGET_DUMP: a file written by `culeak dump` (target/dump.c). */
@@ -102,6 +103,10 @@ struct cl_target {
     struct cl_pagerec *record;
     /* The small files read beside memory: recorded while dumping, a dump's answers. */
     struct cl_filerec files;
+    /* The clock reading trace times are converted with (target/clock.h): NULL until asked, or a
+     * dump's; clock_source is an enum cl_clock_source. */
+    struct cl_clock_pair *clock;
+    int clock_source;
     void *impl;
 };
 

@@ -18,10 +18,11 @@ address is checked against /proc/self/maps before it is read.
 
 Prints one JSON object with the cc_layout fields (and the CUDA major of the build). Exits 1 with
 a message on stderr when a discovery fails or is ambiguous. It gives back the existing tables
-from every wheel they were read off, 2.1.2 to 2.15.0 (but for 2.13-2.15's unmapped set, which
-it found at +96, not +48), and read off 2.7.1, 2.8.0 and 2.9.1, the same output on every
-run; blk_context, found later (with a block allocated while _record_memory_history() records),
-it found in each of those wheels where the tables have it. About 15 s of CPU per run, most of it
+from every wheel they were read off, 2.1.2 to 2.15.0 (but for 2.13's unmapped set, which it
+found at +96, not +48), and read off 2.7.1, 2.8.0 and 2.9.1, the same output on every run;
+blk_context, found later (with a block allocated while _record_memory_history() records), it
+found in each of those wheels where the tables have it, and so the trace ring's members (see
+find_trace), read off every wheel from 2.1.2 to 2.15.0. About 15 s of CPU per run, most of it
 the memory search.
 """
 import ctypes
@@ -284,7 +285,8 @@ def class_name(obj):
     if not (vptr and readable(vptr - 8)) or not readable(u64(vptr - 8) + 8):
         return None
     name = u64(u64(vptr - 8) + 8)
-    return ctypes.string_at(name, 64).split(b'\0')[0].decode() if readable(name, 64) else None
+    return (ctypes.string_at(name, 64).split(b'\0')[0].decode('latin-1') if readable(name, 64)
+            else None)
 
 
 def find_context(keep, blocks, out):
@@ -359,6 +361,161 @@ def ska_entries(table, entry_size):
         if i8(e) >= 0:
             out.append(e)
     return out if len(out) == count else None
+
+
+# ---------------------------------------------------------------- the trace ring buffer
+
+ACTIONS = ('alloc', 'free_requested', 'free_completed', 'segment_alloc', 'segment_free',
+           'segment_map', 'segment_unmap', 'snapshot', 'oom', 'annotate')   # TraceEntry::Action
+TRACE_SLOTS = 5          # max_entries while the trace is probed: small, so that it wraps
+MAX_TRACE_ENTRY = 512    # bytes of a TraceEntry searched (168 in 2.15)
+CLOCK_PAIRS = 1001       # ApproximateClockToUnixTimeConverter's replicates
+
+
+def traced(keep, pool):
+    """Fills the trace with entries of known shape: allocations of distinct sizes on two
+    streams, one in a private pool where torch has MemPools, a free, with user metadata where
+    torch records it; returns the snapshot's entries as the ring holds them after it (the
+    snapshot appends one of its own, of the active bytes)."""
+    mem = torch.cuda.memory
+    if hasattr(mem, '_set_memory_metadata'):
+        mem._set_memory_metadata('culeak probe metadata, longer than 15')
+    with torch.cuda.stream(keep['side_stream']):
+        keep['traced'] = [torch.empty(7000001 + 512 * i, dtype=torch.uint8, device='cuda')
+                          for i in range(3)]
+    if pool is not None:
+        with torch.cuda.use_mem_pool(pool):
+            keep['traced'].append(torch.empty(6000001, dtype=torch.uint8, device='cuda'))
+    keep['traced'].pop(0)
+    snap = mem._snapshot()
+    entries = snap['device_traces'][0]
+    active = sum(b['size'] for s in snap['segments'] for b in s['blocks']
+                 if b['state'] in ('active_allocated', 'active_pending_free'))
+    entries.append({'action': 'snapshot', 'addr': 0, 'size': active, 'stream': 0})
+    if hasattr(mem, '_set_memory_metadata'):
+        mem._set_memory_metadata('')
+    return entries[-TRACE_SLOTS:] if len(entries) > TRACE_SLOTS else None
+
+
+def find_trace(nca, dca, keep, out):
+    """The trace ring buffer of _record_memory_history(max_entries=N): in the
+    DeviceCachingAllocator a pointer to the std::vector<TraceEntry> of its N entries, the index of
+    the oldest (alloc_trace_next) and N (alloc_trace_max_entries) near it; in a TraceEntry its
+    action, address, size, stream, recorded context, private pool, time (TSC ticks), compile
+    context and user metadata; and the NativeCachingAllocator's clock converter (1001 pairs of
+    unix nanoseconds and TSC ticks, measured when it was made), which torch turns the ticks into
+    the snapshot's time_us with."""
+    pool = keep.get('pool')
+    torch.cuda.memory._record_memory_history(stacks='python', max_entries=TRACE_SLOTS)
+    # the second snapshot (of the active bytes) is traced too: take entries until the count
+    # before it is known, i.e. read the ring after a snapshot whose own entry is the newest
+    want = traced(keep, pool)
+    if want is None:
+        fail('TraceEntry: fewer entries than the ring holds')
+    global MAPS
+    MAPS = maps()
+    addrs = {e['addr'] for e in want if e['action'] != 'snapshot'}
+    cands = []
+    for o in range(0, MAX_DCA, 8):
+        if not readable(dca + o):
+            break
+        v = u64(dca + o)
+        if v % 8 or not readable(v, 24):
+            continue
+        begin, end = u64(v), u64(v + 8)
+        if begin % 8 or end <= begin or (end - begin) % TRACE_SLOTS or \
+                (end - begin) // TRACE_SLOTS > MAX_TRACE_ENTRY or not readable(begin, end - begin):
+            continue
+        words = {u64(a) for a in range(begin, end, 8)}
+        if addrs <= words:
+            cands.append((o, begin, (end - begin) // TRACE_SLOTS))
+    out['dca_trace_entries'], begin, size = unique(cands, 'the trace ring (std::vector<TraceEntry>*)')
+    out['te_stride'] = size
+    # the oldest entry's slot: where the entries of the snapshot's order start
+    def entry(k, i):
+        return begin + size * ((k + i) % TRACE_SLOTS)
+
+    def where(k, want_of, width=8):
+        return [o for o in range(0, size - width + 1, width)
+                if all((u64(entry(k, i) + o) if width == 8 else u64(entry(k, i) + o) & 0xffffffff)
+                       == want_of(e) for i, e in enumerate(want) if want_of(e) is not None)]
+
+    ks = [k for k in range(TRACE_SLOTS)
+          if 0 in where(k, lambda e: ACTIONS.index(e['action']), width=4)]
+    k = unique(ks, 'the oldest trace entry')
+    out['te_action'] = 0
+    out['te_addr'] = unique([o for o in where(k, lambda e: e['addr']) if o], 'TraceEntry.addr_')
+    out['te_size'] = unique([o for o in where(k, lambda e: e['size'])], 'TraceEntry.size_')
+    out['te_stream'] = unique([o for o in where(k, lambda e: e['stream'])], 'TraceEntry.stream_')
+    ctx = [o for o in range(8, size, 8)
+           if all(class_name(u64(entry(k, i) + o)) == 'N5torch17CapturedTracebackE'
+                  for i, e in enumerate(want) if e['action'] != 'snapshot')]
+    out['te_context'] = unique(ctx, 'TraceEntry.context_')
+    pool_id = tuple(keep['pool_id'])
+    if pool is not None and any(e.get('pool_id') for e in want) or size >= 104:
+        pooled = [i for i, e in enumerate(want) if e['size'] == 6000001]
+        cands = [o for o in range(8, size - 8, 8) if pooled and all(
+            (u64(entry(k, i) + o), u64(entry(k, i) + o + 8)) == pool_id for i in pooled)]
+        out['te_mempool'] = unique(cands, 'TraceEntry.mempool_')
+    # std::strings {data, length, capacity or inline bytes}: the compile context torch records
+    # ("N/A" outside torch.compile), then the user metadata
+    def strings(text):
+        return [o for o in range(8, size - 31, 8)
+                if all(readable(u64(entry(k, i) + o), max(1, len(text))) and
+                       u64(entry(k, i) + o + 8) == len(text) and
+                       ctypes.string_at(u64(entry(k, i) + o), len(text)) == text.encode()
+                       for i in range(TRACE_SLOTS) if want[i]['action'] != 'snapshot')]
+    if 'compile_context' in want[0]:
+        out['te_compile_context'] = unique(strings(want[0]['compile_context']),
+                                           'TraceEntry.compile_context_')
+    if 'user_metadata' in want[0]:
+        metas = {e['user_metadata'] for e in want if e['action'] != 'snapshot'}
+        out['te_user_metadata'] = unique(strings(metas.pop()) if len(metas) == 1 else [],
+                                         'TraceEntry.user_metadata_')
+    # the time: TSC ticks, rising entry by entry, in the range of the converter's
+    if size <= 48:   # 2.1: no time in the trace
+        return stop_trace(dca, k, keep, out)
+    out['nca_clock'] = find_clock(nca)
+    tsc0 = u64(nca + out['nca_clock'] + 8)
+    taken = {v + w for k_, v in out.items() if k_.startswith('te_') and k_ != 'te_stride'
+             for w in range(0, {'te_mempool': 16}.get(k_, 32 if k_.endswith('context') and
+                                                      k_ != 'te_context' or
+                                                      k_.endswith('metadata') else 8), 8)}
+    times = [o for o in range(8, size, 8) if o not in taken
+             and all(tsc0 < u64(entry(k, i) + o) < tsc0 << 1 for i in range(TRACE_SLOTS)) and
+             all(u64(entry(k, i) + o) <= u64(entry(k, i + 1) + o) for i in range(TRACE_SLOTS - 1))]
+    out['te_time'] = unique(times, 'TraceEntry.time_')
+    stop_trace(dca, k, keep, out)
+
+
+def stop_trace(dca, k, keep, out):
+    """alloc_trace_next (k) and alloc_trace_max_entries, near the ring's vector pointer."""
+    near = range(out['dca_trace_entries'] - 64, out['dca_trace_entries'], 8)
+    out['dca_trace_max'] = unique([o for o in near if u64(dca + o) == TRACE_SLOTS],
+                                  'alloc_trace_max_entries')
+    nexts = [o for o in near if u64(dca + o) == k and o != out['dca_trace_max']]
+    # words equal to it by chance (zeros abound): one more entry moves it on by one
+    keep['traced'].append(torch.empty(1001, dtype=torch.uint8, device='cuda'))
+    nexts = [o for o in nexts if u64(dca + o) == (k + 1) % TRACE_SLOTS]
+    out['dca_trace_next'] = unique(nexts, 'alloc_trace_next')
+    torch.cuda.memory._record_memory_history(enabled=None)
+
+
+def find_clock(nca):
+    """The converter's start pairs: 1001 pairs of unix nanoseconds (now, within a day) and TSC
+    ticks, both rising."""
+    import time
+    now = time.time_ns()
+    cands = []
+    for o in range(0, MAX_NCA - 16 * CLOCK_PAIRS, 8):
+        if not readable(nca + o, 16 * CLOCK_PAIRS):
+            break
+        first, last = u64(nca + o), u64(nca + o + 16 * (CLOCK_PAIRS - 1))
+        if now - 86400 * 10**9 < first <= last <= now and \
+                0 < u64(nca + o + 8) <= u64(nca + o + 16 * (CLOCK_PAIRS - 1) + 8) and \
+                (o < 16 or not now - 86400 * 10**9 < u64(nca + o - 16) <= now):
+            cands.append(o)
+    return unique(cands, 'ApproximateClockToUnixTimeConverter.start_times_')
 
 
 # ---------------------------------------------------------------- main
@@ -496,6 +653,7 @@ def probe():
     cands = [o for o in range(out['dca_large_blocks'] + 2 * out['bp_size'], MAX_DCA, 8)
              if sorted(u64(e + 8) for e in ska_entries(dca + o, 16) or []) == active]
     out['dca_active_blocks'] = unique(cands, 'DeviceCachingAllocator.active_blocks')
+    find_trace(nca, dca, keep, out)
     del keep
     return out
 

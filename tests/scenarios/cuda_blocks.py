@@ -7,7 +7,9 @@ ground truth, what torch.cuda.memory._snapshot() says of the allocator just befo
 READY, and waits (or aborts with --abort). --snapshot-to FILE also pickles the whole snapshot
 there, as torch's own tools save it. --record-history STACKS turns on
 torch.cuda.memory._record_memory_history(stacks=STACKS) ("python" or "all") before the first
-allocation, so every block and segment carries the stack that allocated it."""
+allocation, so every block and segment carries the stack that allocated it, and the allocator
+keeps its trace; --trace-entries N keeps the last N entries only, so that the ring wraps, and
+names the last allocation (torch's user metadata, from 2.10)."""
 import json
 import os
 import sys
@@ -15,9 +17,14 @@ import time
 
 import torch
 
+
+def arg(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
 if "--record-history" in sys.argv:
     torch.cuda.memory._record_memory_history(
-        stacks=sys.argv[sys.argv.index("--record-history") + 1])
+        stacks=arg("--record-history"), max_entries=int(arg("--trace-entries", sys.maxsize)))
 
 
 def allocate(n):
@@ -65,14 +72,19 @@ if not mem_pools():   # a CUDA graph's private pool, filled as cudagraph trees d
         except TypeError:           # 2.1 takes the device only
             torch._C._cuda_endAllocateCurrentStreamToPool(0)
     del pooled[2]
+metadata = "--trace-entries" in sys.argv and hasattr(torch.cuda.memory, "_set_memory_metadata")
+if metadata:
+    torch.cuda.memory._set_memory_metadata("shared with the side stream, then freed")
 shared = torch.empty(50000, device="cuda")
 shared.record_stream(side)          # used on the side stream too...
 del shared                          # ...so freeing waits for its event (last: a malloc would
                                     # process the event)
+if metadata:
+    torch.cuda.memory._set_memory_metadata("")
 snap = torch.cuda.memory._snapshot()
 if "--snapshot-to" in sys.argv:
     import pickle
-    with open(sys.argv[sys.argv.index("--snapshot-to") + 1], "wb") as f:
+    with open(arg("--snapshot-to"), "wb") as f:
         pickle.dump(snap, f)
 truth = {"pid": os.getpid(), "torch": torch.__version__,
          "reserved": torch.cuda.memory_reserved(), "allocated": torch.cuda.memory_allocated(),

@@ -57,6 +57,7 @@ int main(void)
     register_cpython_object_tests();
     register_cpython_strkeys_tests();
     register_cudacache_walk_tests();
+    register_cudacache_trace_tests();
     register_torch_layouts_tests();
     register_torch_tensors_tests();
     register_graph_dominators_tests();

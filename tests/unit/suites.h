@@ -46,6 +46,7 @@ void register_cpython_frames_tests(void);
 void register_cpython_object_tests(void);
 void register_cpython_strkeys_tests(void);
 void register_cudacache_walk_tests(void);
+void register_cudacache_trace_tests(void);
 void register_torch_layouts_tests(void);
 void register_torch_tensors_tests(void);
 void register_graph_dominators_tests(void);

@@ -1,5 +1,5 @@
 /* The allocator walker's fixture image, shared by tests/unit/cudacache/walk_test.c and the
- * fuzz harness tests/fuzz/walk.c: a hand-built 2.13-2.15 caching allocator (not a real one; the
+ * fuzz harness tests/fuzz/walk.c: a hand-built 2.13-2.14 caching allocator (not a real one; the
  * real allocator is checked on the simulated device by the integration tests) with one device
  * and one cudaMalloc'ed segment split into an allocated and a free block, served at BASE through
  * cl_target_ops. Header-only, as testutil.h: each includer gets its own image. */

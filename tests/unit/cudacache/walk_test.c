@@ -2,6 +2,7 @@
  * checked on the simulated device by the integration tests). Read with its own layout it
  * walks; read with another line's layout, or corrupted (a cyclic tree, a broken chain, a block
  * in no pool, statistics that disagree), it is refused, and every traversal stays bounded. */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -60,13 +61,22 @@ static void test_walks_its_own_layout(void)
     cc_free(&a);
 }
 
+/* Whether two tables read the allocator alike (2.15's differs from 2.13's in its trace only):
+ * the members before the trace's, padding zeroed as in every static table. */
+static bool same_allocator(const struct cc_layout *x, const struct cc_layout *y)
+{
+    size_t from = offsetof(struct cc_layout, nca_device_allocator),
+           to = offsetof(struct cc_layout, dca_trace_entries);
+    return memcmp((const char *)x + from, (const char *)y + from, to - from) == 0;
+}
+
 static void test_other_layouts_refused(void)
 {
     size_t n;
     const struct cc_layout *const *all = cc_layouts(&n);
     const struct cc_layout *own = build();
     for (size_t i = 0; i < n; i++) {
-        if (all[i] == own)
+        if (same_allocator(all[i], own))
             continue;
         struct cc_allocator a;
         CU_ASSERT_EQUAL(walk(all[i], &a), CL_E_UNSUPPORTED);
@@ -166,7 +176,7 @@ static void test_unmapped_tail(void)
 
 static void test_layout_names(void)
 {
-    CU_ASSERT_PTR_EQUAL(cc_layout_named("2.14"), cc_layout_named("2.13-2.15"));
+    CU_ASSERT_PTR_EQUAL(cc_layout_named("2.14"), cc_layout_named("2.13-2.14"));
     CU_ASSERT_PTR_EQUAL(cc_layout_named("2.13"), cc_layout_for(2, 13));
     CU_ASSERT_PTR_EQUAL(cc_layout_named("2.7"), cc_layout_named("2.6-2.7"));
     CU_ASSERT_PTR_NULL(cc_layout_named("2.5"));
