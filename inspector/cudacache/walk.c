@@ -481,6 +481,9 @@ int cc_walk(struct cl_target *t, const struct cl_symbols *syms, const struct cl_
 void cc_free(struct cc_allocator *a)
 {
     free_devices(a);
+    for (uint32_t i = 0; i < a->nowners; i++)
+        free(a->owners[i]);
+    free(a->owners);
     free(a->warnings);
     memset(a, 0, sizeof *a);
 }

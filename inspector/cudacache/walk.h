@@ -21,6 +21,9 @@ struct cc_block {
      * _record_memory_history); 0 when nothing was recorded. Unchecked: torch/alloc_stacks.h
      * confirms what they point at. */
     uint64_t context, segment_context;
+    /* What C++ object holds it when no tensor does: 1 + its index in cc_allocator.owners (named
+     * after the walk: torch/workspaces.h), 0 when none is known */
+    uint32_t owner;
 };
 
 struct cc_segment {
@@ -49,6 +52,9 @@ struct cc_allocator {
     uint64_t object; /* the NativeCachingAllocator */
     struct cc_device *devices;
     uint32_t ndevices;
+    char **owners; /* the owners' names, "torch's cuBLAS workspace (...)" */
+    uint32_t nowners;
+    size_t owners_cap;
 };
 
 /* Walks the native allocator with the table for the torch version, or with the table called

@@ -1,10 +1,11 @@
 #include "engine/session.h"
 
-#include "cpython/referents.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cpython/referents.h"
+#include "torch/workspaces.h"
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
  * went wrong is that the process went away (its reads failed, or its pages were half read). */
@@ -150,8 +151,10 @@ int cl_session_allocator(struct cl_session *s, const char *force, struct cc_allo
     if (!s->allocator_built && s->torch.loaded && (rc = torch_files_here(s, err)))
         return rc;
     if (!s->allocator_built && !s->target->gone &&
-        !(rc = cc_walk(s->target, s->symbols, &s->torch, force, &s->allocator, err)))
+        !(rc = cc_walk(s->target, s->symbols, &s->torch, force, &s->allocator, err))) {
+        torch_workspaces_name(s->target, s->symbols, &s->torch, &s->allocator);
         s->allocator_built = true;
+    }
     if ((rc = settle(s, rc, err)))
         return rc;
     *out = &s->allocator;

@@ -250,6 +250,19 @@ int64_t cl_snapshot_delta(const struct cl_snapshot *a, const struct cl_snapshot 
         first = false;
     }
     free(c);
+    /* and what changed by category, either way: a leak of saved activations, a grown cache */
+    c = a->has_categories && b->has_categories ? changes_in(a->cat, a->ncat, b->cat, b->ncat, &n)
+                                               : NULL;
+    first = true;
+    for (size_t i = 0; fits && c && i < n && i < 3; i++) {
+        if (!c[i].bytes)
+            continue;
+        cl_bytes_delta_text(delta, sizeof delta, c[i].bytes);
+        fits = cl_appendf(line, cap, &len, "%s %s %s", first ? "; by category:" : ",", c[i].path,
+                          delta);
+        first = false;
+    }
+    free(c);
     return db;
 }
 

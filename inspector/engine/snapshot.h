@@ -59,8 +59,9 @@ void cl_snapshot_free(struct cl_snapshot *snap);
  * graph cut after `.grad_fn` (its nodes and saved tensors count there). Pure. */
 void cl_path_collapse(const char *path, char *out, size_t cap);
 
-/* One line: "+3 storages, +393216 bytes; grew: __main__.history[*] +393216". Returns the byte
- * growth (negative when memory was released). */
+/* One line: "+3 storages, +384.0 KiB; grew: __main__.history[*] +384.0 KiB; by category: cpu
+ * saved for backward +384.0 KiB" (the three biggest of each). Returns the byte growth (negative
+ * when memory was released). */
 int64_t cl_snapshot_delta(const struct cl_snapshot *before, const struct cl_snapshot *after,
                           char *line, size_t cap);
 /* Every path whose storages or bytes changed, biggest change first: 0, or CL_E_INTERNAL (out

@@ -73,15 +73,21 @@ uint32_t cl_block_storages_in(struct cl_block_storages *s, uint64_t ptr, uint64_
     return (uint32_t)(end - first);
 }
 
-uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d)
+uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d, bool owned)
 {
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < d->nblocks; i++) {
         const struct cc_block *b = &d->blocks[i];
-        if (b->state == CC_ACTIVE_ALLOCATED && !cl_block_storages_in(s, b->ptr, b->size))
+        if (b->state == CC_ACTIVE_ALLOCATED && (b->owner != 0) == owned &&
+            !cl_block_storages_in(s, b->ptr, b->size))
             bytes += b->size;
     }
     return bytes;
+}
+
+const char *cl_block_owner(const struct cc_allocator *a, const struct cc_block *b)
+{
+    return a && b->owner && b->owner <= a->nowners ? a->owners[b->owner - 1] : NULL;
 }
 
 /* ---- the rows ---- */
@@ -171,6 +177,7 @@ int cl_blocks_report_build(const struct cc_allocator *a, const struct torch_tens
 {
     memset(out, 0, sizeof *out);
     out->tensors_known = tt && hs;
+    out->allocator = a;
     struct cl_block_storages s;
     struct caps cap = {0};
     bool ok = cl_block_storages_build(out->tensors_known ? tt : NULL, &s);
@@ -205,7 +212,8 @@ void cl_blocks_report_free(struct cl_blocks_report *r)
 
 bool cl_block_unattributed(const struct cl_blocks_report *r, const struct cl_block_row *b)
 {
-    return r->tensors_known && b->block->state == CC_ACTIVE_ALLOCATED && b->ntensors == 0;
+    return r->tensors_known && b->block->state == CC_ACTIVE_ALLOCATED && b->ntensors == 0 &&
+           !cl_block_owner(r->allocator, b->block);
 }
 
 /* ---- text ---- */
@@ -245,6 +253,9 @@ static void block_text(FILE *out, const struct cl_blocks_report *r, const struct
         fprintf(out, "        tensor 0x%llx  %s\n", (unsigned long long)x->address,
                 x->path ? cl_path_text(x->path, text) : x->held_by);
     }
+    const char *owner = b->ntensors ? NULL : cl_block_owner(r->allocator, b->block);
+    if (owner)
+        fprintf(out, "        held by %s\n", owner);
     if (cl_block_unattributed(r, b))
         fprintf(out, "        unattributed: no tensor known from Python or the "
                      "autograd graph holds it\n");
@@ -343,6 +354,12 @@ static void block_json(struct cl_json *j, const struct cl_blocks_report *r,
     cl_json_key(j, "unattributed");   /* unknown without the tensors */
     if (r->tensors_known)
         cl_json_bool(j, cl_block_unattributed(r, b));
+    else
+        cl_json_null(j);
+    const char *owner = b->ntensors ? NULL : cl_block_owner(r->allocator, b->block);
+    cl_json_key(j, "owner");
+    if (owner)
+        cl_json_string(j, owner);
     else
         cl_json_null(j);
     cl_json_end_object(j);

@@ -71,6 +71,7 @@ struct cl_blocks_report {
     struct cl_block_tensor_row *tensors;
     uint32_t ndevices, nsegments, nblocks, ntensors;
     bool tensors_known; /* the tensors were read: an allocated block without is unattributed */
+    const struct cc_allocator *allocator; /* its owners name blocks no tensor holds */
 };
 
 /* The rows of the allocator's walk a, the filter's devices and blocks; tt and hs (NULL when the
@@ -80,8 +81,11 @@ int cl_blocks_report_build(const struct cc_allocator *a, const struct torch_tens
                            const struct cl_holders *hs, const struct cl_block_filter *f,
                            struct cl_blocks_report *out, struct cl_error *err);
 void cl_blocks_report_free(struct cl_blocks_report *r);
-/* Whether an allocated block holds no tensor known from Python or the autograd graph. */
+/* Whether an allocated block holds no tensor known from Python or the autograd graph, and no
+ * C++ owner culeak knows holds it. */
 bool cl_block_unattributed(const struct cl_blocks_report *r, const struct cl_block_row *b);
+/* The C++ owner named for block b of a (torch/workspaces.h), or NULL. */
+const char *cl_block_owner(const struct cc_allocator *a, const struct cc_block *b);
 
 void cl_blocks_write_text(FILE *out, const struct cl_blocks_report *r,
                           const struct cl_report_notes *w);
@@ -93,7 +97,8 @@ int cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torch
                      const struct cl_holders *hs, const struct cl_block_filter *f, bool json,
                      const struct cl_report_notes *w, struct cl_error *err);
 
-/* Bytes of allocated blocks on device d that no storage of s lies in. */
-uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d);
+/* Bytes of allocated blocks on device d that no storage of s lies in: those a C++ owner holds
+ * (owned true), or those nothing known holds (false). */
+uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d, bool owned);
 
 #endif

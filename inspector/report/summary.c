@@ -94,11 +94,12 @@ static int by_retained(const void *a, const void *b)
 }
 
 
-/* One CUDA device's line: the allocator's own figures and the allocated blocks no tensor
- * accounts for (the leak report's last line: memory culeak cannot name a holder for). */
+/* One CUDA device's line: the allocator's own figures, the allocated blocks no tensor lies in
+ * that a C++ owner holds (named in `blocks`), and those nothing known holds (the leak report's
+ * last line: memory culeak cannot name a holder for). */
 struct cuda_row {
     const struct cc_device *device;
-    uint64_t unattributed;
+    uint64_t owned, unattributed;
 };
 
 /* Where one device's tensor bytes are (what each storage counts for: its block on CUDA), every
@@ -265,8 +266,9 @@ static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
         !cl_block_storages_build(tt, &storages))
         return false;
     for (uint32_t i = 0; i < a->ndevices; i++)
-        s->cuda[s->ncuda++] =
-            (struct cuda_row){&a->devices[i], cl_blocks_unattributed(&storages, &a->devices[i])};
+        s->cuda[s->ncuda++] = (struct cuda_row){
+            &a->devices[i], cl_blocks_unattributed(&storages, &a->devices[i], true),
+            cl_blocks_unattributed(&storages, &a->devices[i], false)};
     cl_block_storages_free(&storages);
     return true;
 }
@@ -395,9 +397,17 @@ static void accounting_text_lines(FILE *out, const struct summary *s, const char
         const struct cuda_row *c = s->hs->devices[d].type == TORCH_DEVICE_CUDA
                                        ? cuda_row_of(s, s->hs->devices[d].index)
                                        : NULL;
+        if (c && c->owned) {
+            cl_bytes_text(size, sizeof size, c->owned);
+            fprintf(out,
+                    "  %10s %6s           held by torch's C++ (cuBLAS workspaces: culeak "
+                    "blocks names them)\n",
+                    size, "");
+        }
         if (c) {
             cl_bytes_text(size, sizeof size, c->unattributed);
-            fprintf(out, "  %10s %6s           in allocated blocks no tensor lies in\n", size, "");
+            fprintf(out, "  %10s %6s           in allocated blocks nothing known holds\n", size,
+                    "");
             cl_bytes_text(size, sizeof size, c->device->reserved - c->device->allocated);
             fprintf(out, "  %10s %6s           cached by the allocator, free for reuse\n", size,
                     "");
@@ -441,6 +451,12 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
     }
     for (uint32_t i = 0; i < s->ncuda; i++) {
         const struct cc_device *d = s->cuda[i].device;
+        cl_bytes_text(b, sizeof b, s->cuda[i].owned);
+        if (s->cuda[i].owned)   /* freed by torch._C._cuda_clearCublasWorkspaces() */
+            fprintf(out,
+                    "  %10s %10s %8s  cuda:%d torch's cuBLAS workspaces (culeak blocks "
+                    "names them)\n",
+                    b, "", "", d->index);
         cl_bytes_text(b, sizeof b, s->cuda[i].unattributed);
         fprintf(out,
                 "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
@@ -557,6 +573,8 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
     cl_json_int(j, (long long)d->allocated);
     cl_json_key(j, "cached");
     cl_json_int(j, (long long)(d->reserved - d->allocated));
+    cl_json_key(j, "owned_by_cxx");
+    cl_json_int(j, (long long)r->owned);
     cl_json_key(j, "unattributed");
     cl_json_int(j, (long long)r->unattributed);
     cl_json_end_object(j);

@@ -47,12 +47,12 @@ static void recorded_frames(struct cl_pickle *p, const struct cc_stacks *s,
     }
 }
 
-/* An allocated block's holder frames: every holder path of every storage in it, else what
- * culeak knows of why nothing names it. */
-static void holder_frames(struct cl_pickle *p, const struct cc_block *b,
-                          struct cl_block_storages *s, const struct torch_tensors *tt,
-                          const struct cl_holders *hs)
+/* An allocated block's holder frames: every holder path of every storage in it, else its C++
+ * owner, else what culeak knows of why nothing names it. */
+static void holder_frames(struct cl_pickle *p, const struct cl_torch_snapshot_models *m,
+                          const struct cc_block *b, struct cl_block_storages *s)
 {
+    const struct cl_holders *hs = m->holders;
     char text[CL_PATH_TEXT_CAP];
     size_t n = 0;
     uint32_t in_block =
@@ -64,8 +64,11 @@ static void holder_frames(struct cl_pickle *p, const struct cc_block *b,
         if (!sh->n && ++n)
             frame(p, cl_held_by_name(sh->held_by));
     }
+    const char *owner = cl_block_owner(m->allocator, b);
     if (b->state == CC_ACTIVE_ALLOCATED && !n)
-        frame(p, tt ? "no tensor culeak found (a custom op or library)" : "tensors not read");
+        frame(p, owner        ? owner
+                 : m->tensors ? "no tensor culeak found (a custom op or library)"
+                              : "tensors not read");
 }
 
 /* A block's or trace entry's frames as the viewers show them on hover: who holds it (the
@@ -75,7 +78,7 @@ static void frames(struct cl_pickle *p, const struct cl_torch_snapshot_models *m
 {
     cl_pickle_list_begin(p);
     if (b)
-        holder_frames(p, b, s, m->tensors, m->holders);
+        holder_frames(p, m, b, s);
     recorded_frames(p, m->stacks, m->stacks ? cc_stack_at(m->stacks, context) : NULL);
     cl_pickle_list_end(p);
 }

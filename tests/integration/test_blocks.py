@@ -527,6 +527,48 @@ def html_many_segments():
         screenshot(b, "html-10000-segments")
 
 
+def workspaces(release, kind):
+    """torch's cuBLAS workspace (workspaces.py), memory no tensor accounts for: its block is
+    named for the handle and stream the process itself reports, and no other block is; summary
+    counts it as torch's C++ (its bytes as the allocator's own snapshot showed the products
+    allocate them), nothing left unattributed, and the lines still sum to the reserved bytes.
+    From 2.10; on the simulated device CUDA 13 builds only (2.11 on: CUDA 12 builds load the real
+    cuBLAS, which needs a GPU), 2.11 and 2.12 with a cuBLASLt workspace too, and not 2.15, which
+    makes none there."""
+    def test():
+        python, _, cuda = RELEASES[release]
+        with harness.tempdir() as d:
+            with harness.Process(python, "workspaces.py", env=harness.simgpu_env(cuda)) as p:
+                target = ["--pid", p.pid]
+                if kind == "dump":
+                    harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "job.cldump"))
+                    target = ["--dump", os.path.join(d, "job.cldump")]
+                elif kind == "gcore":
+                    target = ["--core", harness.gcore(p.pid, d)]
+                blocks = harness.culeak_json("blocks", *target)
+                summary = harness.culeak_json("summary", *target)
+        check_workspaces(blocks, summary, p.truth)
+    return test
+
+
+def check_workspaces(blocks, summary, truth):
+    """workspaces.py's blocks and summary against its truth (see workspaces())."""
+    check(truth["workspaces"], "the products allocated no workspace: %r" % truth)
+    names = ["torch's %s workspace (handle 0x%x, stream 0x%x)" % (
+        lib, truth["handle"], truth["stream"]) for lib in ("cuBLAS", "cuBLASLt")]
+    owners = {b["address"]: b["owner"] for s in blocks["devices"][0]["segments"]
+              for b in s["blocks"] if b["owner"]}
+    check(sorted(owners) == sorted(truth["workspaces"]) and names[0] in owners.values() and
+          set(owners.values()) <= set(names),
+          "blocks named for an owner: %r, want %r named %r" % (owners, truth, names))
+    cuda = summary["cuda"][0]
+    check_eq((cuda["owned_by_cxx"], cuda["unattributed"]),
+             (sum(truth["workspaces"].values()), 0), "summary: owned by C++, unattributed")
+    held = sum(c["bytes"] for c in summary["categories"] if c["device"] == "cuda:0")
+    check_eq(held + cuda["owned_by_cxx"] + cuda["unattributed"] + cuda["cached"],
+             cuda["reserved"], "categories, C++, unattributed and cache")
+
+
 def summary():
     with harness.Process(PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p:
         doc = harness.culeak_json("summary", "--pid", p.pid)
@@ -589,4 +631,9 @@ def tests():
     yield "simulated-device:unknown-release-and-cuda-12-builds", other_builds
     yield "simulated-device:filters", filters
     yield "simulated-device:summary", summary
+    for kind in ("live", "gcore", "dump"):
+        yield "simulated-device:cublas-workspace:%s" % kind, workspaces("2.14", kind)
+    for release in ("2.11", "2.12", "2.13"):
+        yield ("simulated-device:torch-%s:cublas-workspace" % release,
+               workspaces(release, "live")) + harness.full_unless_checked(release)
     yield "cpu-torch:no-allocator", no_allocator

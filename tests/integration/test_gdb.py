@@ -175,7 +175,8 @@ def blocks(dbg):
 
 
 def break_step(dbg, steps=4):
-    """A leaking loop grows at every step under __main__.history[*]; a clean one does not."""
+    """A leaking loop grows at every step under __main__.history[*], and the line says by how
+    much in each category, as the process counts what a step leaks; a clean one does not grow."""
     def test():
         script = os.path.join(harness.SCENARIOS, "steps.py")
         with harness.tempdir() as d:
@@ -189,10 +190,20 @@ def break_step(dbg, steps=4):
                       "%s: no warning about -ex run: %s" % (dbg.name, out[:2000]))
                 check(len(lines) == steps,
                       "%s: want %d step lines: %s" % (mode, steps, out[-3000:]))
+                # what a step leaks by category, as the process counts it
+                truth = re.findall(r"^truth: saved for backward (\d+) other tensors (\d+)$", out,
+                                   re.M)
+                check(bool(truth) == (mode == "leak"), "%s: truth %r" % (mode, truth))
                 for n, line in lines[2:]:
                     if mode == "leak":
+                        # (backward() released the graph's saved tensors: none, so far)
+                        said = [("cpu %s +%s" % (name, harness.size_text(int(v))), int(v))
+                                for name, v in zip(("saved for backward", "other tensors"),
+                                                   truth[0])]
                         check("grew: __main__.history[*] +" in line and
-                              line.startswith("+1 storages"), "leaking step %s: %s" % (n, line))
+                              line.startswith("+1 storages") and
+                              all((text in line) == (v > 0) for text, v in said),
+                              "leaking step %s: %s (truth: %r)" % (n, line, said))
                     else:
                         check(line == "+0 storages, +0 B", "clean step %s: %s" % (n, line))
     return test

@@ -166,7 +166,7 @@ def paths_evaluate(python, scenario=SCENARIO):
     return test
 
 
-def trainer():
+def trainer(python, *args, env=None):
     """A Trainer in main() (issue 43): each parameter is named through the model that holds it
     (`trainer.model[0].weight`, as named_parameters() says), not through the optimizer's state
     keys or param_groups, which reach it in fewer steps but through an index; its optimizer
@@ -174,7 +174,14 @@ def trainer():
     lists that path first. The summary drills
     down the Trainer to its accumulation point, `trainer.metrics['loss']`, with as many objects as
     the list has entries and the bytes deleting it frees; a global of two big tensors has none,
-    and the text says so."""
+    and the text says so. Memory by category equals the process's own view of each (its
+    parameters, their gradients, its optimizer's state, its losses' saved tensors), on the CPU,
+    and with args --cuda on the (simulated) CUDA device, where deleting is not measured (in a
+    fork, which CUDA does not survive)."""
+    return lambda: trainer_job(python, args, env)
+
+
+def trainer_job(python, args, env):
     import re
 
     def drills(tree):
@@ -182,7 +189,7 @@ def trainer():
         for part in tree["parts"]:
             yield from drills(part)
 
-    with harness.Process(harness.TORCH_VENV, "trainer_main.py") as p:
+    with harness.Process(python, "trainer_main.py", *args, env=env) as p:
         doc = harness.culeak_json("tensors", "--pid", p.pid)
         summary = harness.culeak_json("summary", "--pid", p.pid)
         text = harness.culeak("summary", "--pid", p.pid).stdout
@@ -210,23 +217,29 @@ def trainer():
     holders = {h["holder"]: h for h in summary["holders"]}
     check(root in holders and "__main__.few" in holders, "holders: %r" % sorted(holders))
     points = [d for d in drills(holders[root]["drill"]) if d["accumulation_point"]]
-    check([(d["path"], d["objects"], d["retained_bytes"]) for d in points] ==
-          [(root + ".metrics['loss']", truth["steps"], truth["loss_freed"])],
+    check([(d["path"], d["objects"]) for d in points] ==
+          [(root + ".metrics['loss']", truth["steps"])] and
+          truth["loss_freed"] in (False, points[0]["retained_bytes"]),
           "the Trainer's accumulation points: %r" % points)
     few = list(drills(holders["__main__.few"]["drill"]))
-    check(not any(d["accumulation_point"] for d in few) and few[0]["retained_bytes"] ==
-          truth["few_freed"], "__main__.few's drill-down: %r" % few)
+    check(not any(d["accumulation_point"] for d in few) and
+          truth["few_freed"] in (False, few[0]["retained_bytes"]),
+          "__main__.few's drill-down: %r" % few)
     check(".metrics['loss']: accumulation point, %d objects" % truth["steps"] in text and
           "no accumulation point" in text, text[-2000:])
     check(all(not d["accumulation_point"] and not d["parts"] for h in strict["holders"]
               if h["drill"] for d in drills(h["drill"])), "--spread, --depth: %r" % strict)
     # memory by category, against the process's own view of each
-    got = {c["category"]: c["bytes"] for c in summary["categories"] if c["device"] == "cpu"}
+    device = truth["device"]
+    got = {c["category"]: c["bytes"] for c in summary["categories"] if c["device"] == device}
     check({k: got.get(k) for k in truth["categories"]} == truth["categories"],
           "categories %r, want %r" % (got, truth["categories"]))
-    cpu = next(d["bytes"] for d in summary["device"] if d["name"] == "cpu")
-    check(sum(got.values()) == cpu, "categories sum to %d, cpu holds %d" % (sum(got.values()), cpu))
-    check("by category" in text and "cpu optimizer state" in text, text[:1500])
+    # the same total as the holder breakdown (on CUDA both count allocator blocks)
+    held = sum(v for a in summary["accounting"] if a["device"] == device
+               for k, v in a.items() if k != "device")
+    check(sum(got.values()) == held, "categories sum to %d, the holder breakdown of %s to %d" % (
+        sum(got.values()), device, held))
+    check("by category" in text and "%s optimizer state" % device in text, text[:1500])
 
 
 def scenario_leaks(scenario, python, kind):
@@ -304,7 +317,11 @@ def tests():
         if release != "2.13":
             yield ("torch-%s:cxx-wrappers:live" % release,
                    scenario_leaks("cxx_wrappers.py", python, "live")) + tag(release)
-    yield "torch-2.13:trainer", trainer
+    yield "torch-2.13:trainer", trainer(harness.TORCH_VENV)
+    yield ("torch-2.13:trainer:5000-steps", trainer(harness.TORCH_VENV, "--steps", "5000"),
+           "full")   # the accumulation point at scale: 1.5 minutes
+    yield "simulated-device:trainer", trainer(harness.CUDA_TORCH_VENV, "--cuda",
+                                              env=harness.simgpu_env())
     yield "torch-2.13:paths-evaluate", paths_evaluate(harness.TORCH_VENV)
     for kind in ("live", "gcore"):   # real third-party model code
         yield "torch-2.13:gpt2:%s" % kind, inspect(harness.TORCH_VENV, kind, scenario="gpt2.py")

@@ -9,18 +9,24 @@ exp_avg: {hex id of opt.state[p]['exp_avg']: p's name};
 steps: entries of metrics['loss']; loss_freed: bytes deleting metrics['loss'] frees; few_freed:
 bytes deleting the global `few` frees; categories: the bytes of the storages of the parameters,
 their gradients, the optimizer's state and the losses' saved tensors, each storage counted in
-the first of these it is in.
+the first of these it is in (on CUDA, the bytes of its allocator block, as the allocator's own
+snapshot says); device: where they are.
 
-argv: none"""
+argv: [--cuda]: all of it on the CUDA device (the simulated one in the tests), and no
+loss_freed and few_freed (measured in a fork, which CUDA does not survive); [--steps N]: the
+steps run, each leaking one loss (30)."""
 import json
 import os
+import sys
 import time
 
 import torch
 
 from autograd_truth import freed_in_fork, saved_tensors, storage_objects, untyped_storage
 
-STEPS = 30
+STEPS = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 30
+DEVICE = "cuda" if "--cuda" in sys.argv else "cpu"
+torch.set_default_device(DEVICE)
 few = [torch.ones(1 << 16), torch.ones(1 << 16)]
 
 
@@ -44,11 +50,16 @@ def categories(trainer):
     """As the process sees them: model.parameters(), their .grad, opt.state's values, and the
     tensors the losses' graphs saved (through next_functions)."""
     first = {}   # data_ptr -> (category, nbytes)
+    # on CUDA a storage holds its allocator block, as the allocator's own snapshot sizes it
+    blocks = {b["address"]: b["size"] for s in torch.cuda.memory._snapshot()["segments"]
+              for b in s["blocks"]} if DEVICE == "cuda" else {}
 
     def put(t, category):
+        if t.device.type != DEVICE:   # AdamW's steps stay on the CPU
+            return
         s = untyped_storage(t)
         if s.data_ptr() not in first or category < first[s.data_ptr()][0]:
-            first[s.data_ptr()] = (category, s.nbytes())
+            first[s.data_ptr()] = (category, blocks.get(s.data_ptr(), s.nbytes()))
 
     params = list(trainer.model.parameters())
     for p in params:
@@ -84,8 +95,12 @@ def main():
         "exp_avg": {hex(id(trainer.opt.state[p]["exp_avg"])): name
                     for name, p in trainer.model.named_parameters()},
         "steps": len(trainer.metrics["loss"]), "categories": categories(trainer),
-        "loss_freed": freed_in_fork(trainer.metrics, "loss", lambda: storage_objects(trainer)),
-        "few_freed": freed_in_fork(globals(), "few", lambda: storage_objects(few))}), flush=True)
+        "device": "cuda:0" if DEVICE == "cuda" else "cpu",
+        "loss_freed": DEVICE == "cpu" and freed_in_fork(trainer.metrics, "loss",
+                                                        lambda: storage_objects(trainer)),
+        "few_freed": DEVICE == "cpu" and freed_in_fork(globals(), "few",
+                                                       lambda: storage_objects(few))}),
+          flush=True)
     print("READY", flush=True)
     while True:
         time.sleep(1)

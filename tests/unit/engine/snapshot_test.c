@@ -1,5 +1,6 @@
 /* Holder patterns: indices collapsed, a frame's line left out (recursion kept apart), a graph cut
- * at .grad_fn; and a snapshot file of the older pattern format collapsed again on reading. */
+ * at .grad_fn; a snapshot file of the older pattern format collapsed again on reading; and the
+ * line watch and break-step print per step: what grew, and what changed by category. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,42 @@ static void test_collapse(void)
     assert_collapses("__main__.d['at job.py:3>']", "__main__.d['at job.py:3>']");
     assert_collapses("__main__.losses[4].grad_fn.next_functions[0][0]",
                      "__main__.losses[*].grad_fn");
+}
+
+/* A snapshot of one pattern and one category (in *e, two entries), or none of its categories
+ * known (an older file's). */
+static struct cl_snapshot one(struct cl_snapshot_entry e[2], const char *pattern, uint64_t bytes,
+                              bool categories)
+{
+    e[0] = (struct cl_snapshot_entry){(char *)pattern, 1, bytes};
+    e[1] = (struct cl_snapshot_entry){"cuda:0 saved for backward", 1, bytes};
+    return (struct cl_snapshot){.v = &e[0],
+                                .n = 1,
+                                .storages = 1,
+                                .bytes = bytes,
+                                .cat = &e[1],
+                                .ncat = 1,
+                                .has_categories = categories};
+}
+
+static void test_step_line(void)
+{
+    char line[512];
+    struct cl_snapshot_entry ea[2], eb[2], ec[2];
+    struct cl_snapshot a = one(ea, "__main__.losses[*].grad_fn", 1024, true);
+    struct cl_snapshot b = one(eb, "__main__.losses[*].grad_fn", 3072, true);
+    CU_ASSERT_EQUAL(cl_snapshot_delta(&a, &b, line, sizeof line), 2048);
+    CU_ASSERT_STRING_EQUAL(line, "+0 storages, +2.0 KiB; grew: __main__.losses[*].grad_fn "
+                                 "+2.0 KiB; by category: cuda:0 saved for backward +2.0 KiB");
+    /* released: no growth, the category's change still said */
+    CU_ASSERT_EQUAL(cl_snapshot_delta(&b, &a, line, sizeof line), -2048);
+    CU_ASSERT_STRING_EQUAL(line, "+0 storages, -2.0 KiB; by category: cuda:0 saved for backward "
+                                 "-2.0 KiB");
+    /* a side without categories: none compared */
+    struct cl_snapshot c = one(ec, "__main__.losses[*].grad_fn", 3072, false);
+    CU_ASSERT_EQUAL(cl_snapshot_delta(&a, &c, line, sizeof line), 2048);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "grew: __main__.losses[*].grad_fn +2.0 KiB"));
+    CU_ASSERT_PTR_NULL(strstr(line, "by category"));
 }
 
 static void test_old_patterns(void)
@@ -90,6 +127,7 @@ void register_engine_snapshot_tests(void)
     static const struct tu_test tests[] = {
         {"patterns", test_collapse},
         {"older pattern format", test_old_patterns},
+        {"the line of a step: growth, and changes by category", test_step_line},
         {NULL, NULL},
     };
     tu_add_suite("engine/snapshot", tests);

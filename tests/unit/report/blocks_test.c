@@ -128,15 +128,44 @@ static void test_unattributed_bytes(void)
     struct cl_block_storages s;
     CU_ASSERT_FATAL(cl_block_storages_build(&tt, &s));
     CU_ASSERT_EQUAL(s.n, 3);   /* the CUDA storages */
-    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device), 2 * MIB);
+    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, false), 2 * MIB);
+    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, true), 0);
     CU_ASSERT_EQUAL(cl_block_storages_in(&s, SEG, 2 * MIB), 2);
     CU_ASSERT(s.found[0] == 1 && s.found[1] == 2);
     CU_ASSERT_EQUAL(cl_block_storages_in(&s, SEG + 2 * MIB, 16 * MIB), 0);
     CU_ASSERT_EQUAL(cl_block_storages_in(&s, UINT64_MAX - 10, 100), 0);   /* wraps: nothing */
     cl_block_storages_free(&s);
     CU_ASSERT_FATAL(cl_block_storages_build(NULL, &s));
-    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device), 4 * MIB);
+    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, false), 4 * MIB);
     cl_block_storages_free(&s);
+}
+
+/* Block 2, which no tensor lies in, named for a C++ owner: counted as owned, not unattributed,
+ * and named in the rows; an owner index past the names names nothing. */
+static void test_owned_block(void)
+{
+    setup();
+    char name[] = "torch's cuBLAS workspace (handle 0x1, stream 0x0)", *names[] = {name};
+    allocator.owners = names;
+    allocator.nowners = 1;
+    blocks[2].owner = 1;
+    struct cl_block_storages s;
+    CU_ASSERT_FATAL(cl_block_storages_build(&tt, &s));
+    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, true), 2 * MIB);
+    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, false), 0);
+    cl_block_storages_free(&s);
+    struct cl_blocks_report r;
+    struct cl_error err;
+    struct cl_block_filter all = {.device = -1};
+    CU_ASSERT_EQUAL_FATAL(cl_blocks_report_build(&allocator, &tt, &hs, &all, &r, &err), 0);
+    CU_ASSERT_FALSE(cl_block_unattributed(&r, &r.blocks[2]));
+    CU_ASSERT_STRING_EQUAL(cl_block_owner(&allocator, r.blocks[2].block), name);
+    cl_blocks_report_free(&r);
+    blocks[2].owner = 2;   /* no such name */
+    CU_ASSERT_PTR_NULL(cl_block_owner(&allocator, &blocks[2]));
+    blocks[2].owner = 0;
+    allocator.owners = NULL;
+    allocator.nowners = 0;
 }
 
 static char *written(bool json)
@@ -189,6 +218,7 @@ void register_report_blocks_tests(void)
     static const struct tu_test tests[] = {
         {"rows", test_rows},
         {"unattributed bytes", test_unattributed_bytes},
+        {"a block a C++ owner holds", test_owned_block},
         {"text and JSON from the rows", test_writers},
         {NULL, NULL},
     };
