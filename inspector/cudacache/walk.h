@@ -22,7 +22,7 @@ struct cc_block {
      * confirms what they point at. */
     uint64_t context, segment_context;
     /* What C++ object holds it when no tensor does: 1 + its index in cc_allocator.owners (named
-     * after the walk: torch/workspaces.h), 0 when none is known */
+     * after the walk: cudacache/workspaces.h), 0 when none is known */
     uint32_t owner;
 };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpython/referents.h"
-#include "torch/workspaces.h"
+#include "cudacache/workspaces.h"
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
  * went wrong is that the process went away (its reads failed, or its pages were half read). */

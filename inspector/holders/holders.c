@@ -322,7 +322,8 @@ static int find_relevant(struct builder *b, struct walk *w)
 static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t dst)
 {
     static const char saved[] = " (saved)", variable[] = ".variable", grad[] = ".grad",
-                      base[] = "._base";
+                      base[] = "._base", packed[] = " (saved, packed by a hook)",
+                      hook[] = " (its saved_tensors_hooks function)";
     uint32_t heap_ids = py_edge_ids(b->h);
     uint64_t obj =
         dst >= b->g.at.heap && dst < b->g.at.tensors ? b->h->nodes[dst - b->g.at.heap].addr : 0;
@@ -340,6 +341,8 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     case TORCH_LINK_VARIABLE: text = variable; break;
     case TORCH_LINK_GRAD: text = grad; break;
     case TORCH_LINK_VIEW_BASE: text = base; break;
+    case TORCH_LINK_PACKED: text = packed; break;
+    case TORCH_LINK_HOOK: text = hook; break;
     case TORCH_LINK_PYOBJ:
     case TORCH_LINK_CONTEXT:
     case TORCH_LINK_CDATA: return (struct py_step){PY_E_HIDDEN, 0, obj};

@@ -84,7 +84,7 @@ void cl_blocks_report_free(struct cl_blocks_report *r);
 /* Whether an allocated block holds no tensor known from Python or the autograd graph, and no
  * C++ owner culeak knows holds it. */
 bool cl_block_unattributed(const struct cl_blocks_report *r, const struct cl_block_row *b);
-/* The C++ owner named for block b of a (torch/workspaces.h), or NULL. */
+/* The C++ owner named for block b of a (cudacache/workspaces.h), or NULL. */
 const char *cl_block_owner(const struct cc_allocator *a, const struct cc_block *b);
 
 void cl_blocks_write_text(FILE *out, const struct cl_blocks_report *r,

@@ -6,8 +6,10 @@
 #include "util/vec.h"
 
 /* how deep an optimizer's state is read: state[param] -> its dict -> a value (a tensor, or a
- * list or tuple of them) -> a tensor in it */
+ * list or tuple of them) -> a tensor in it; and what a saved_tensors_hooks pack function returned
+ * (a tensor, or a tuple holding one: (device, copy)) */
 #define STATE_DEPTH 3
+#define PACKED_DEPTH 2
 
 const char *cl_category_name(enum cl_category c)
 {
@@ -33,25 +35,25 @@ struct visit {
     uint32_t node, depth;
 };
 
-/* The tensors an optimizer's state holds: its values (not its keys, the parameters), through
- * dicts, lists and tuples, STATE_DEPTH deep (a crafted heap's sharing bounded by MAX_VISITS).
- * False when out of memory. */
+/* The tensors the object root holds, marked c: itself, or its values (not its keys: an
+ * optimizer's state is keyed by the parameters), through dicts, lists and tuples, depth deep (a
+ * crafted heap's sharing bounded by MAX_VISITS). False when out of memory. */
 #define MAX_VISITS 10000000u
-static bool optimizer_state(struct py_heap *h, const struct torch_tensors *tt,
-                            const uint32_t *tensor_of, uint32_t state, uint8_t *out)
+static bool mark_held(struct py_heap *h, const struct torch_tensors *tt, const uint32_t *tensor_of,
+                      uint32_t root, uint32_t depth, enum cl_category c, uint8_t *out)
 {
     struct visit *queue = NULL;
     size_t tail = 0, cap = 0;
     if (!CL_VEC_RESERVE(queue, tail, cap))
         return false;
-    queue[tail++] = (struct visit){state, 0};
+    queue[tail++] = (struct visit){root, 0};
     for (size_t head = 0; head < tail && head < MAX_VISITS; head++) {
         struct visit v = queue[head];
         if (tensor_of[v.node] != UINT32_MAX) {
-            mark(tt, tensor_of[v.node], CL_CAT_OPTIMIZER, out);
+            mark(tt, tensor_of[v.node], c, out);
             continue;
         }
-        if (v.depth == STATE_DEPTH || !container(h, v.node))
+        if (v.depth == depth || !container(h, v.node))
             continue;
         for (uint32_t k = 0, m = py_node_nedges(h, v.node); k < m; k++) {
             uint32_t e = py_node_edge(h, v.node, k), d = py_edge_dst(h, e);
@@ -93,12 +95,16 @@ int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *ou
             mark(tt, x->dst, CL_CAT_GRADIENT, out);
         else if (x->dst_end == TORCH_END_TENSOR && x->kind == TORCH_LINK_SAVED)
             mark(tt, x->dst, CL_CAT_SAVED, out);
+        else if (x->kind == TORCH_LINK_PACKED && x->dst < h->n &&
+                 !mark_held(h, tt, tensor_of, x->dst, PACKED_DEPTH, CL_CAT_SAVED, out))
+            rc = CL_E_INTERNAL;
     }
     for (uint32_t i = 0; !rc && i < h->n; i++) {
         if (!py_node_derives(h, i, optimizer, TORCH_OPTIMIZER_CLASS))
             continue;
         uint32_t state = py_heap_find(h, py_heap_attr(&h->objects, h->nodes[i].addr, "state"));
-        if (state != PY_NO_NODE && !optimizer_state(h, tt, tensor_of, state, out))
+        if (state != PY_NO_NODE &&
+            !mark_held(h, tt, tensor_of, state, STATE_DEPTH, CL_CAT_OPTIMIZER, out))
             rc = CL_E_INTERNAL;
     }
     free(tensor_of);

@@ -13,7 +13,8 @@ enum cl_category {
     CL_CAT_PARAMETER,  /* a tensor whose class derives from torch.nn.Parameter */
     CL_CAT_GRADIENT,   /* some tensor's .grad (AutogradMeta::grad_) */
     CL_CAT_OPTIMIZER,  /* a value of a torch.optim.Optimizer's state (its class found by MRO) */
-    CL_CAT_SAVED,      /* saved for backward by an autograd node or a custom Function's ctx */
+    CL_CAT_SAVED,      /* saved for backward by an autograd node or a custom Function's ctx, or
+                        * held by what a saved_tensors_hooks pack function returned */
     CL_CAT_OTHER,      /* any other tensor */
     CL_NCATEGORIES
 };

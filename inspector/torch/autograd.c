@@ -49,6 +49,27 @@ static uint64_t at(const uint8_t *buf, uint16_t off)
     return v;
 }
 
+/* The Python objects a saved_tensors_hooks pair's PySavedVariableHooks at hooks owns: the object
+ * pack returned, then the two functions. Other hooks (C++ ones) are not read. */
+static void python_hooks(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                         uint64_t hooks, torch_ref_fn *fn, void *arg)
+{
+    char type[64];
+    if (!cxx_class_name(c->t, hooks, type, sizeof type) || strcmp(type, TORCH_PY_SAVED_HOOKS))
+        return;
+    const uint8_t members[] = {l->svh_data, l->svh_pack, l->svh_unpack};
+    for (unsigned i = 0; i < sizeof members / sizeof *members; i++) {
+        uint64_t obj;
+        uint8_t set = 1;
+        if (cl_read_u64(c->t, hooks + members[i], &obj) || !obj || (obj & 7) ||
+            (l->svh_optional &&
+             cl_read(c->t, hooks + members[i] + TORCH_SVH_OPTIONAL_FLAG, &set, 1)) ||
+            set != 1)
+            continue;
+        fn(arg, i == 0 ? TORCH_REF_PACKED : TORCH_REF_HOOK, obj);
+    }
+}
+
 /* Whether [a, a + sv_size) holds a whole, valid SavedVariable; if so, sends what it owns. */
 static bool saved_variable(struct cxx_classifier *c, const struct torch_autograd_layout *l,
                            uint64_t a, torch_ref_fn *fn, void *arg)
@@ -88,11 +109,16 @@ static bool saved_variable(struct cxx_classifier *c, const struct torch_autograd
     }
     if (l->sv_grad_accumulator_weak)
         owned[1] = 0;
+    uint64_t hooks = l->sv_hooks ? at(buf, l->sv_hooks) : 0;
+    if (hooks & 7)
+        return false;
     if (kind == CXX_TENSOR)
         fn(arg, TORCH_REF_SAVED, data);
     for (unsigned i = 0; i < 2; i++)
         if (owned[i])
             fn(arg, TORCH_REF_SAVED_NODE, owned[i]);
+    if (hooks)
+        python_hooks(c, l, hooks, fn, arg);
     return true;
 }
 

@@ -20,6 +20,8 @@ enum torch_ref {
     TORCH_REF_SAVED_NODE,  /* a SavedVariable's grad_fn_ or grad_accumulator_ (kept with hooks) */
     TORCH_REF_VARIABLE,    /* AccumulateGrad::variable: the leaf's TensorImpl */
     TORCH_REF_CONTEXT,     /* PyNode::obj: the custom Function's ctx, a Python object */
+    TORCH_REF_PACKED,      /* what a saved_tensors_hooks pack function returned: a PyObject */
+    TORCH_REF_HOOK,        /* a saved_tensors_hooks pack or unpack function: a PyObject */
 };
 
 /* Receives each reference: a Node*, a TensorImpl* or a PyObject* by kind. */

@@ -74,7 +74,18 @@ struct torch_autograd_layout {
         sv_grad_accumulator;
     uint8_t sv_nflags;
     bool sv_grad_accumulator_weak; /* a weak_ptr (1.13), not an owning reference */
+    /* SavedVariable::hooks_, a std::unique_ptr<SavedVariableHooks> (0: not read in this line);
+     * a torch::autograd::PySavedVariableHooks (a saved_tensors_hooks pair) owns its pack and
+     * unpack functions and the object pack returned, at these offsets (from 2.15 each a
+     * std::optional<c10::SafePyObject>: a flag 16 bytes after the pointer says it is set) */
+    uint16_t sv_hooks;
+    uint8_t svh_pack, svh_unpack, svh_data;
+    bool svh_optional;
 };
+
+/* PySavedVariableHooks' mangled class name: the hooks culeak reads (C++ hooks are others) */
+#define TORCH_PY_SAVED_HOOKS "N5torch8autograd20PySavedVariableHooksE"
+#define TORCH_SVH_OPTIONAL_FLAG 16   /* std::optional<SafePyObject>'s flag, after the pointer */
 
 #define TORCH_NODE_REFCOUNT 8 /* c10::intrusive_ptr_target's strong count, after the vptr */
 #define TORCH_THP_NODE \

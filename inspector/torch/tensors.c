@@ -482,6 +482,12 @@ static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
             read_context(w, k);
         }
         break;
+    case TORCH_REF_PACKED:
+    case TORCH_REF_HOOK:
+        if ((k = py_heap_find(w->h, dst)) != PY_NO_NODE)
+            link(w, v->end, v->from, TORCH_END_PYOBJ, k,
+                 kind == TORCH_REF_PACKED ? TORCH_LINK_PACKED : TORCH_LINK_HOOK);
+        break;
     }
 }
 
@@ -962,6 +968,8 @@ static bool cxx_holds_pyobj(struct cl_target *t, enum torch_pyobj_owner owner, u
 static bool node_holds_pyobj(struct cl_target *t, const struct torch_tensors *tt,
                              const struct torch_link *l)
 {
+    if (l->kind == TORCH_LINK_PACKED || l->kind == TORCH_LINK_HOOK)
+        return true; /* its SavedVariable's hooks own them */
     return tt->autograd->node_ptr_words == 2
                ? l->kind == TORCH_LINK_CONTEXT
                : cxx_holds_pyobj(t, TORCH_PYOBJ_REFCOUNT, tt->nodes[l->src].addr, 0);
@@ -990,9 +998,12 @@ static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
         if (l->src_end == TORCH_END_NODE && l->dst_end == TORCH_END_PYOBJ &&
             node_holds_pyobj(t, tt, l)) {
             const struct torch_node *n = &tt->nodes[l->src];
-            snprintf(name, sizeof name, "<%s 0x%llx>",
+            snprintf(name, sizeof name, "<%s 0x%llx%s>",
                      l->kind == TORCH_LINK_CONTEXT ? "PyNode" : tt->names[n->name],
-                     (unsigned long long)n->addr);
+                     (unsigned long long)n->addr,
+                     l->kind == TORCH_LINK_PACKED ? ": saved, packed by a hook"
+                     : l->kind == TORCH_LINK_HOOK ? ": a saved_tensors_hooks function"
+                                                  : "");
             added |= py_books_add_c_ref(h, l->dst, name);
         } else if (l->dst_end == TORCH_END_STORAGE && tl->si_pyobj) {
             uint64_t impl = tt->storages[l->dst].impl;

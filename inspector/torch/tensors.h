@@ -82,6 +82,8 @@ enum torch_link_kind {
     TORCH_LINK_SAVED_NODE, /* node -> node: a SavedVariable's grad_fn_/grad_accumulator_ */
     TORCH_LINK_VARIABLE, /* AccumulateGrad -> its leaf tensor */
     TORCH_LINK_CONTEXT, /* PyNode -> the custom Function's ctx (a Python object) */
+    TORCH_LINK_PACKED, /* node -> what a saved_tensors_hooks pack function returned */
+    TORCH_LINK_HOOK, /* node -> a saved_tensors_hooks pack or unpack function */
     TORCH_LINK_CDATA, /* a Python object -> the C++ object it wraps and owns: a grad_fn object's
                          node, a torch.UntypedStorage's storage */
 };

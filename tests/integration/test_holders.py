@@ -120,7 +120,7 @@ def unlisted_release(release, version, cuda, want):
     version's: the fallback must check a table's SavedVariables as well as its next edges, so
     that it passes over one that reads the edges but not the saved tensors and takes the table
     named want (2.4.1 read as 2.5: 2.6-2.12's SavedVariables have no version counter; 2.13.0 read
-    as 2.99: 2.14-2.15 keeps a custom Function's saved_variables elsewhere); the graphs then equal
+    as 2.99: 2.14 and 2.15 keep a custom Function's saved_variables elsewhere); the graphs then equal
     the process's, saved tensors included."""
     def test():
         with harness.tempdir() as d:
@@ -245,9 +245,10 @@ def trainer_job(python, args, env):
 def scenario_leaks(scenario, python, kind):
     """A scenario whose globals each hold tensors in a way of its own (iterator_leaks.py: through
     C iterators and dict views, "reachable from no root" before issue 41; cxx_wrappers.py:
-    through grad_fn and torch.UntypedStorage objects): each global reaches what the process
-    reaches from it by gc.get_referents, and culeak's retained bytes equal what deleting it
-    freed in a fork of the job."""
+    through grad_fn and torch.UntypedStorage objects; saved_hooks.py: through what
+    saved_tensors_hooks packed): each global reaches what the process reaches from it by
+    gc.get_referents, culeak's retained bytes equal what deleting it freed in a fork of the
+    job, and the categories the scenario counts have its bytes."""
     def test():
         with harness.tempdir() as d, harness.Process(python, scenario) as p:
             target = ["--pid", p.pid] if kind == "live" else ["--core", harness.gcore(p.pid, d)]
@@ -260,6 +261,12 @@ def scenario_leaks(scenario, python, kind):
             name, retained.get("__main__." + name, 0), want)
             for name, want in sorted(truth["freed"].items())
             if retained.get("__main__." + name, 0) != want]
+        categories = {c["category"]: c["bytes"] for c in summary["categories"]
+                      if c["device"] == "cpu"}
+        problems += ["category %s: culeak %d bytes, the process %d" % (
+            name, categories.get(name, 0), want)
+            for name, want in sorted(truth.get("categories", {}).items())
+            if categories.get(name, 0) != want]
         check(not problems, "\n".join(problems))
     return test
 
@@ -318,6 +325,12 @@ def tests():
             yield ("torch-%s:cxx-wrappers:live" % release,
                    scenario_leaks("cxx_wrappers.py", python, "live")) + tag(release)
     yield "torch-2.13:trainer", trainer(harness.TORCH_VENV)
+    for kind in ("live", "gcore"):
+        yield "torch-2.13:saved-hooks:%s" % kind, scenario_leaks("saved_hooks.py",
+                                                                 harness.TORCH_VENV, kind)
+    for release in ("2.14-cuda", "2.15-cuda"):   # each PySavedVariableHooks layout
+        yield ("torch-%s:saved-hooks:live" % release,
+               scenario_leaks("saved_hooks.py", RELEASES[release], "live")) + tag(release)
     yield ("torch-2.13:trainer:5000-steps", trainer(harness.TORCH_VENV, "--steps", "5000"),
            "full")   # the accumulation point at scale: 1.5 minutes
     yield "simulated-device:trainer", trainer(harness.CUDA_TORCH_VENV, "--cuda",

@@ -1,4 +1,4 @@
-#include "torch/workspaces.h"
+#include "cudacache/workspaces.h"
 
 #include <stdio.h>
 #include <stdlib.h>

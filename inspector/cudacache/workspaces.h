@@ -4,8 +4,8 @@
  * (at::cuda::cublas_handle_stream_to_workspace()::instance and the cuBLASLt one, in
  * libtorch_cuda.so's .symtab), and each one must start an allocated block of the allocator on
  * its device; its block is then named for it. */
-#ifndef CULEAK_TORCH_WORKSPACES_H
-#define CULEAK_TORCH_WORKSPACES_H
+#ifndef CULEAK_CUDACACHE_WORKSPACES_H
+#define CULEAK_CUDACACHE_WORKSPACES_H
 
 #include "cudacache/walk.h"
 #include "runtime/torch.h"
