@@ -323,7 +323,7 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
 {
     static const char saved[] = " (saved)", variable[] = ".variable", grad[] = ".grad",
                       base[] = "._base", packed[] = " (saved, packed by a hook)",
-                      hook[] = " (its saved_tensors_hooks function)";
+                      hook[] = " (its saved_tensors_hooks function)", node_hooks[] = " (its hooks)";
     uint32_t heap_ids = py_edge_ids(b->h);
     uint64_t obj =
         dst >= b->g.at.heap && dst < b->g.at.tensors ? b->h->nodes[dst - b->g.at.heap].addr : 0;
@@ -343,6 +343,7 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     case TORCH_LINK_VIEW_BASE: text = base; break;
     case TORCH_LINK_PACKED: text = packed; break;
     case TORCH_LINK_HOOK: text = hook; break;
+    case TORCH_LINK_NODE_HOOKS: text = node_hooks; break;
     case TORCH_LINK_PYOBJ:
     case TORCH_LINK_CONTEXT:
     case TORCH_LINK_CDATA: return (struct py_step){PY_E_HIDDEN, 0, obj};

@@ -205,12 +205,37 @@ static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layo
     return 0;
 }
 
+/* The dicts of the node's Python hooks (pre, tensor pre and post hooks), each in a
+ * std::vector<std::unique_ptr<Hook>>; C++ hooks are not read, nor a vector that is none. */
+static void node_hooks(struct cxx_classifier *c, const struct torch_autograd_layout *l,
+                       uint64_t node, torch_ref_fn *fn, void *arg)
+{
+    static const char *const python[] = TORCH_PY_NODE_HOOKS;
+    const uint16_t vectors[] = {l->node_pre_hooks, l->node_tensor_pre_hooks, l->node_post_hooks};
+    for (unsigned k = 0; k < sizeof vectors / sizeof *vectors && vectors[k]; k++) {
+        uint64_t v[3];
+        if (cl_read(c->t, node + vectors[k], v, sizeof v) || v[1] < v[0] || v[2] < v[1] ||
+            (v[1] - v[0]) % 8 || (v[1] - v[0]) / 8 > TORCH_MAX_NODE_HOOKS)
+            continue;
+        for (uint64_t p = v[0]; p < v[1]; p += 8) {
+            uint64_t hook = cl_read_ptr_or_0(c->t, p), dict;
+            char type[64];
+            if (!hook || !cxx_class_name(c->t, hook, type, sizeof type) ||
+                strcmp(type, python[k]) || cl_read_u64(c->t, hook + TORCH_PY_HOOK_DICT, &dict) ||
+                !dict || (dict & 7))
+                continue;
+            fn(arg, TORCH_REF_NODE_HOOKS, dict);
+        }
+    }
+}
+
 int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout *l, uint64_t node,
                     torch_ref_fn *fn, void *arg)
 {
     int rc = next_edges(c, l, node, fn, arg);
     if (rc)
         return rc;
+    node_hooks(c, l, node, fn, arg);
     const char *name = cxx_short_class(c, node);
     if (!name)
         return CL_E_UNSUPPORTED;

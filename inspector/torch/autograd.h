@@ -22,6 +22,7 @@ enum torch_ref {
     TORCH_REF_CONTEXT,     /* PyNode::obj: the custom Function's ctx, a Python object */
     TORCH_REF_PACKED,      /* what a saved_tensors_hooks pack function returned: a PyObject */
     TORCH_REF_HOOK,        /* a saved_tensors_hooks pack or unpack function: a PyObject */
+    TORCH_REF_NODE_HOOKS,  /* the dict of a node's Python hooks of one kind: a PyObject */
 };
 
 /* Receives each reference: a Node*, a TensorImpl* or a PyObject* by kind. */

@@ -81,11 +81,23 @@ struct torch_autograd_layout {
     uint16_t sv_hooks;
     uint8_t svh_pack, svh_unpack, svh_data;
     bool svh_optional;
+    /* Node's hooks: std::vectors of std::unique_ptr to hook objects (0: not read in this line);
+     * the Python ones (grad_fn.register_prehook, a tensor's register_hook, grad_fn.register_hook)
+     * each own the dict of functions registered, TORCH_PY_HOOK_DICT into them */
+    uint16_t node_pre_hooks, node_tensor_pre_hooks, node_post_hooks;
 };
+
+/* The Python hooks a node keeps (C++ ones, such as retains_grad's, are others), and where each
+ * keeps its dict */
+#define TORCH_PY_NODE_HOOKS \
+    {"N5torch8autograd17PyFunctionPreHookE", "N5torch8autograd23PyFunctionTensorPreHookE", \
+     "N5torch8autograd18PyFunctionPostHookE"}
+#define TORCH_PY_HOOK_DICT 8
+#define TORCH_MAX_NODE_HOOKS 4096 /* hooks in one of a node's vectors */
 
 /* PySavedVariableHooks' mangled class name: the hooks culeak reads (C++ hooks are others) */
 #define TORCH_PY_SAVED_HOOKS "N5torch8autograd20PySavedVariableHooksE"
-#define TORCH_SVH_OPTIONAL_FLAG 16   /* std::optional<SafePyObject>'s flag, after the pointer */
+#define TORCH_SVH_OPTIONAL_FLAG 16 /* std::optional<SafePyObject>'s flag, after the pointer */
 
 #define TORCH_NODE_REFCOUNT 8 /* c10::intrusive_ptr_target's strong count, after the vptr */
 #define TORCH_THP_NODE \

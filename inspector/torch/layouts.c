@@ -137,6 +137,9 @@ const char *torch_layout_names(char *buf, size_t cap)
  * 2.13.0 and 2.14.1 (a saved_tensors_hooks pair around a product: the hooks' RTTI, then the
  * functions' and the packed object's ids); not read before 2.13 */
 #define SV_HOOKS_2_13 .sv_hooks = 48, .svh_pack = 8, .svh_unpack = 16, .svh_data = 24
+/* Node::pre_hooks_, tensor_pre_hooks_ and post_hooks_, read off 2.13.0, 2.14.1 and 2.15.0 (a hook of
+ * each kind registered, found by their RTTI) */
+#define NODE_HOOKS_2_13 .node_pre_hooks = 128, .node_tensor_pre_hooks = 152, .node_post_hooks = 232
 
 static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("1.13", 1, 13, 13, 392, 104), SV_WITH_VERSION_COUNTER,
@@ -152,19 +155,22 @@ static const struct torch_autograd_layout autograd_layouts[] = {
      .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
      .thpfunction_cdata = 216,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
-     .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64, SV_HOOKS_2_13},
+     .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64, SV_HOOKS_2_13,
+     NODE_HOOKS_2_13},
     {.name = "2.14", .major = 2, .first_minor = 14, .last_minor = 14, .node_ptr_words = 1,
      .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 192,
      .thpfunction_cdata = 280,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
-     .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64, SV_HOOKS_2_13},
+     .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64, SV_HOOKS_2_13,
+     NODE_HOOKS_2_13},
     /* 2.14's, but for PySavedVariableHooks' members, each a std::optional<SafePyObject> */
     {.name = "2.15", .major = 2, .first_minor = 15, .last_minor = 15, .node_ptr_words = 1,
      .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 192,
      .thpfunction_cdata = 280,
      .sv_size = 80, .sv_data = 0, .sv_fw_grad = 8, .sv_weak_grad_fn = 24, .sv_output_nr = 36,
      .sv_flags = 40, .sv_nflags = 5, .sv_grad_fn = 56, .sv_grad_accumulator = 64,
-     .sv_hooks = 48, .svh_pack = 8, .svh_unpack = 32, .svh_data = 56, .svh_optional = true},
+     .sv_hooks = 48, .svh_pack = 8, .svh_unpack = 32, .svh_data = 56, .svh_optional = true,
+     NODE_HOOKS_2_13},
 };
 /* clang-format on */
 #define NAUTOGRAD (sizeof autograd_layouts / sizeof *autograd_layouts)

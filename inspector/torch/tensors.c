@@ -484,9 +484,12 @@ static void node_ref(void *arg, enum torch_ref kind, uint64_t dst)
         break;
     case TORCH_REF_PACKED:
     case TORCH_REF_HOOK:
+    case TORCH_REF_NODE_HOOKS:
         if ((k = py_heap_find(w->h, dst)) != PY_NO_NODE)
             link(w, v->end, v->from, TORCH_END_PYOBJ, k,
-                 kind == TORCH_REF_PACKED ? TORCH_LINK_PACKED : TORCH_LINK_HOOK);
+                 kind == TORCH_REF_PACKED ? TORCH_LINK_PACKED
+                 : kind == TORCH_REF_HOOK ? TORCH_LINK_HOOK
+                                          : TORCH_LINK_NODE_HOOKS);
         break;
     }
 }
@@ -1001,9 +1004,10 @@ static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
             snprintf(name, sizeof name, "<%s 0x%llx%s>",
                      l->kind == TORCH_LINK_CONTEXT ? "PyNode" : tt->names[n->name],
                      (unsigned long long)n->addr,
-                     l->kind == TORCH_LINK_PACKED ? ": saved, packed by a hook"
-                     : l->kind == TORCH_LINK_HOOK ? ": a saved_tensors_hooks function"
-                                                  : "");
+                     l->kind == TORCH_LINK_PACKED       ? ": saved, packed by a hook"
+                     : l->kind == TORCH_LINK_HOOK       ? ": a saved_tensors_hooks function"
+                     : l->kind == TORCH_LINK_NODE_HOOKS ? ": its hooks"
+                                                        : "");
             added |= py_books_add_c_ref(h, l->dst, name);
         } else if (l->dst_end == TORCH_END_STORAGE && tl->si_pyobj) {
             uint64_t impl = tt->storages[l->dst].impl;

@@ -84,6 +84,7 @@ enum torch_link_kind {
     TORCH_LINK_CONTEXT, /* PyNode -> the custom Function's ctx (a Python object) */
     TORCH_LINK_PACKED, /* node -> what a saved_tensors_hooks pack function returned */
     TORCH_LINK_HOOK, /* node -> a saved_tensors_hooks pack or unpack function */
+    TORCH_LINK_NODE_HOOKS, /* node -> the dict of its Python hooks of one kind */
     TORCH_LINK_CDATA, /* a Python object -> the C++ object it wraps and owns: a grad_fn object's
                          node, a torch.UntypedStorage's storage */
 };

@@ -246,7 +246,8 @@ def scenario_leaks(scenario, python, kind):
     """A scenario whose globals each hold tensors in a way of its own (iterator_leaks.py: through
     C iterators and dict views, "reachable from no root" before issue 41; cxx_wrappers.py:
     through grad_fn and torch.UntypedStorage objects; saved_hooks.py: through what
-    saved_tensors_hooks packed): each global reaches what the process reaches from it by
+    saved_tensors_hooks packed; node_hooks.py: through closures registered as a node's or a
+    tensor's hooks): each global reaches what the process reaches from it by
     gc.get_referents, culeak's retained bytes equal what deleting it freed in a fork of the
     job, and the categories the scenario counts have its bytes."""
     def test():
@@ -325,12 +326,14 @@ def tests():
             yield ("torch-%s:cxx-wrappers:live" % release,
                    scenario_leaks("cxx_wrappers.py", python, "live")) + tag(release)
     yield "torch-2.13:trainer", trainer(harness.TORCH_VENV)
-    for kind in ("live", "gcore"):
-        yield "torch-2.13:saved-hooks:%s" % kind, scenario_leaks("saved_hooks.py",
-                                                                 harness.TORCH_VENV, kind)
-    for release in ("2.14-cuda", "2.15-cuda"):   # each PySavedVariableHooks layout
-        yield ("torch-%s:saved-hooks:live" % release,
-               scenario_leaks("saved_hooks.py", RELEASES[release], "live")) + tag(release)
+    for hooks in ("saved-hooks", "node-hooks"):   # issue 44: what hooks hold from C++
+        scenario = hooks.replace("-", "_") + ".py"
+        for kind in ("live", "gcore"):
+            yield ("torch-2.13:%s:%s" % (hooks, kind),
+                   scenario_leaks(scenario, harness.TORCH_VENV, kind))
+        for release in ("2.14-cuda", "2.15-cuda"):   # each PySavedVariableHooks layout
+            yield ("torch-%s:%s:live" % (release, hooks),
+                   scenario_leaks(scenario, RELEASES[release], "live")) + tag(release)
     yield ("torch-2.13:trainer:5000-steps", trainer(harness.TORCH_VENV, "--steps", "5000"),
            "full")   # the accumulation point at scale: 1.5 minutes
     yield "simulated-device:trainer", trainer(harness.CUDA_TORCH_VENV, "--cuda",
