@@ -484,6 +484,9 @@ void cc_free(struct cc_allocator *a)
     for (uint32_t i = 0; i < a->nowners; i++)
         free(a->owners[i]);
     free(a->owners);
+    for (uint32_t i = 0; i < a->npools; i++)
+        free(a->pools[i].name);
+    free(a->pools);
     free(a->warnings);
     memset(a, 0, sizeof *a);
 }

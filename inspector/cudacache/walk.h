@@ -55,6 +55,16 @@ struct cc_allocator {
     char **owners; /* the owners' names, "torch's cuBLAS workspace (...)" */
     uint32_t nowners;
     size_t owners_cap;
+    /* the Python objects that own private pools (cudacache/mempools.h), once asked */
+    struct cc_pool_owner *pools;
+    uint32_t npools;
+    size_t pools_cap;
+    bool pools_named;
+};
+
+struct cc_pool_owner {
+    uint64_t id[2]; /* MempoolId_t */
+    char *name; /* the owner's path: "__main__.pool" */
 };
 
 /* Walks the native allocator with the table for the torch version, or with the table called

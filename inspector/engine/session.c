@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpython/referents.h"
+#include "cudacache/mempools.h"
 #include "cudacache/workspaces.h"
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
@@ -176,6 +177,8 @@ int cl_session_holders(struct cl_session *s, const struct py_walk_options *opt, 
             a = NULL;
         if (!(rc = cl_holders_build(&s->heap, tt, a, drill, &s->holders, err)))
             s->holders_built = true;
+        if (!rc && a)
+            cc_mempools_name(&s->heap, &s->torch, a);
         if ((rc = settle(s, rc, err)))
             return rc;
     }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cudacache/mempools.h"
 #include "report/json.h"
 #include "report/paths.h"
 #include "util/bsearch.h"
@@ -154,7 +155,9 @@ static bool add_segment(struct cl_blocks_report *r, struct caps *cap, struct cl_
     if (!CL_VEC_RESERVE(r->segments, r->nsegments, cap->segments))
         return false;
     struct cl_segment_row *row = &r->segments[r->nsegments++];
-    *row = (struct cl_segment_row){.segment = seg, .first_block = r->nblocks};
+    *row = (struct cl_segment_row){.segment = seg,
+                                   .pool_owner = cc_pool_owner(r->allocator, seg->pool_id),
+                                   .first_block = r->nblocks};
     segment_usage(d, row);
     for (uint32_t i = seg->first; i < seg->first + seg->nblocks; i++) {
         if (!wanted(f, d->blocks[i].state))
@@ -221,11 +224,13 @@ bool cl_block_unattributed(const struct cl_blocks_report *r, const struct cl_blo
 static void segment_text(FILE *out, const struct cl_segment_row *row)
 {
     const struct cc_segment *seg = row->segment;
-    char pool[64] = "", expandable[80] = "", size[CL_BYTES_TEXT], allocated[CL_BYTES_TEXT],
+    char pool[1200] = "", expandable[80] = "", size[CL_BYTES_TEXT], allocated[CL_BYTES_TEXT],
          largest[CL_BYTES_TEXT], split[CL_BYTES_TEXT], mapped[CL_BYTES_TEXT];
     if (seg->pool_id[0] || seg->pool_id[1])
-        snprintf(pool, sizeof pool, " of private pool (%llu, %llu)",
-                 (unsigned long long)seg->pool_id[0], (unsigned long long)seg->pool_id[1]);
+        snprintf(pool, sizeof pool, " of private pool (%llu, %llu)%s%s",
+                 (unsigned long long)seg->pool_id[0], (unsigned long long)seg->pool_id[1],
+                 row->pool_owner ? ", torch.cuda.MemPool " : "",
+                 row->pool_owner ? row->pool_owner : "");
     cl_bytes_text(mapped, sizeof mapped, seg->mapped);
     if (seg->expandable)
         snprintf(expandable, sizeof expandable, "  expandable, %s mapped", mapped);
@@ -300,6 +305,11 @@ static void segment_json(struct cl_json *j, const struct cl_segment_row *row)
     cl_json_int(j, (long long)seg->pool_id[0]);
     cl_json_int(j, (long long)seg->pool_id[1]);
     cl_json_end_array(j);
+    cl_json_key(j, "pool_owner");
+    if (row->pool_owner)
+        cl_json_string(j, row->pool_owner);
+    else
+        cl_json_null(j);
     cl_json_key(j, "expandable");
     cl_json_bool(j, seg->expandable);
     cl_json_key(j, "mapped");

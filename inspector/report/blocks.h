@@ -52,6 +52,7 @@ struct cl_block_row {
 
 struct cl_segment_row {
     const struct cc_segment *segment;
+    const char *pool_owner; /* the Python object that owns its private pool, or NULL */
     /* how it is used: what is allocated, the largest free block, the free bytes that live blocks
      * share (inactive_split), and whether its few live blocks pin the whole segment */
     uint64_t allocated, largest_free, inactive_split;

@@ -78,6 +78,14 @@ def compare(doc, truth):
     for ptr, path in truth.get("held", {}).items():
         if paths.get(int(ptr, 16)) != [path]:
             problems.append("block %s: holders %r, want [%r]" % (ptr, paths.get(int(ptr, 16)), path))
+    # each MemPool's segments name it, where the holders were read (not from an allocator-only
+    # dump)
+    owners = {"%d,%d" % tuple(s["pool_id"]): s["pool_owner"] for s in d["segments"]
+              if any(s["pool_id"])}
+    if truth.get("pools") and any(b["tensors"] for s in d["segments"] for b in s["blocks"]):
+        want = {k: v for k, v in truth["pools"].items() if k in owners}
+        if {k: owners[k] for k in want} != want or not want:
+            problems.append("private pools' owners %r, want %r" % (owners, truth["pools"]))
     if problems:
         raise harness.Failure("\n".join(problems))
 

@@ -93,6 +93,11 @@ truth = {"pid": os.getpid(), "torch": torch.__version__,
                        "blocks": [[b["address"], b["size"], b["state"]] for b in s["blocks"]]}
                       for s in snap["segments"]],
          "held": {hex(t.data_ptr()): "__main__.history[%d]" % i for i, t in enumerate(history)},
+         # the Python object that owns each MemPool's private pool, by its id
+         "pools": {"%d,%d" % tuple(p.id): name for name, p in
+                   (("__main__.pool", globals().get("pool")),
+                    ("__main__.empty_pool", globals().get("empty_pool")))
+                   if isinstance(p, getattr(torch.cuda, "MemPool", ()))},
          "unattributed": hex(raw)}
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
