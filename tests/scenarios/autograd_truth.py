@@ -46,6 +46,18 @@ def saved_tensors(node):
     return found
 
 
+def graph_saved(losses):
+    """Every tensor the graphs of losses saved, through next_functions (one node once)."""
+    seen, todo = set(), [loss.grad_fn for loss in losses]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield from saved_tensors(node)
+        todo += [f for f, _ in node.next_functions]
+
+
 def storage(t):
     return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()   # < 2.0
 

@@ -9,7 +9,7 @@ import sys
 
 import torch
 
-from autograd_truth import saved_tensors, untyped_storage
+from autograd_truth import graph_saved, untyped_storage
 
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
@@ -22,17 +22,11 @@ def leaked_by_category(loss):
     """(saved for backward, other tensors): the bytes one step's leaked loss holds."""
     known = {untyped_storage(t).data_ptr() for p in model.parameters()
              for t in [p, p.grad] + list(opt.state[p].values()) if isinstance(t, torch.Tensor)}
-    saved, seen, todo = {}, set(), [loss.grad_fn]
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for t in saved_tensors(node):
-            s = untyped_storage(t)
-            if s.data_ptr() not in known:
-                saved[s.data_ptr()] = s.nbytes()
-        todo += [f for f, _ in node.next_functions]
+    saved = {}
+    for t in graph_saved([loss]):
+        s = untyped_storage(t)
+        if s.data_ptr() not in known:
+            saved[s.data_ptr()] = s.nbytes()
     own = untyped_storage(loss)
     return sum(saved.values()), 0 if own.data_ptr() in saved else own.nbytes()
 

@@ -22,7 +22,7 @@ import time
 
 import torch
 
-from autograd_truth import freed_in_fork, saved_tensors, storage_objects, untyped_storage
+from autograd_truth import freed_in_fork, graph_saved, storage_objects, untyped_storage
 
 STEPS = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 30
 DEVICE = "cuda" if "--cuda" in sys.argv else "cpu"
@@ -70,15 +70,8 @@ def categories(trainer):
         for v in state.values():
             if isinstance(v, torch.Tensor):
                 put(v, 2)
-    seen, todo = set(), [loss.grad_fn for loss in trainer.metrics["loss"]]
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for t in saved_tensors(node):
-            put(t, 3)
-        todo += [f for f, _ in node.next_functions]
+    for t in graph_saved(trainer.metrics["loss"]):
+        put(t, 3)
     names = ["parameters", "gradients", "optimizer state", "saved for backward"]
     return {name: sum(n for c, n in first.values() if c == k) for k, name in enumerate(names)}
 
