@@ -57,8 +57,8 @@ def judge(doc, truth):
 def accounting(doc, truth):
     """Every byte of the summary appears once: on each device, retained, shared, held from C,
     garbage and C++ lines sum to the bytes of the storages the process enumerates (the CPU), or
-    with the blocks no tensor lies in to the allocator's allocated bytes, and with its cache to
-    its reserved bytes (CUDA); the planted cycle's bytes are garbage, and those of the tensor a
+    with the blocks no tensor lies in (a C++ owner's, such as cuBLAS workspaces, and the rest)
+    to the allocator's allocated bytes, and with its cache to its reserved bytes (CUDA); the planted cycle's bytes are garbage, and those of the tensor a
     leaked list holds besides a global are held from C."""
     problems = []
     lines = ("retained", "shared", "held_from_c", "garbage", "cxx")
@@ -68,12 +68,14 @@ def accounting(doc, truth):
             problems.append("cpu: the accounting sums to %d, the process's storages to %d"
                             % (total, truth["storage_bytes"].get("cpu", 0)))
         cuda = [c for c in doc["cuda"] if a["device"] == "cuda:%d" % c["device"]]
-        if cuda and (total + cuda[0]["unattributed"] != truth["allocated"] or
-                     total + cuda[0]["unattributed"] + cuda[0]["cached"] != truth["reserved"]):
-            problems.append("%s: %d accounted + %d unattributed + %d cached, the process's "
-                            "memory_allocated %d, memory_reserved %d" % (
-                                a["device"], total, cuda[0]["unattributed"], cuda[0]["cached"],
-                                truth["allocated"], truth["reserved"]))
+        blocks = cuda and cuda[0]["owned_by_cxx"] + cuda[0]["unattributed"]
+        if cuda and (total + blocks != truth["allocated"] or
+                     total + blocks + cuda[0]["cached"] != truth["reserved"]):
+            problems.append("%s: %d accounted + %d owned by C++ + %d unattributed + %d cached, "
+                            "the process's memory_allocated %d, memory_reserved %d" % (
+                                a["device"], total, cuda[0]["owned_by_cxx"],
+                                cuda[0]["unattributed"], cuda[0]["cached"], truth["allocated"],
+                                truth["reserved"]))
         cycle, from_c = truth["tensors"]["cycle"], truth["tensors"]["from_c"]
         if a["device"] == cycle["device"] and a["garbage"] < cycle["nbytes"]:
             problems.append("%s: %d bytes garbage, less than the cycle's %d" % (
