@@ -212,10 +212,10 @@ static void node_hooks(struct cxx_classifier *c, const struct torch_autograd_lay
 {
     static const char *const python[] = TORCH_PY_NODE_HOOKS;
     const uint16_t vectors[] = {l->node_pre_hooks, l->node_tensor_pre_hooks, l->node_post_hooks};
-    for (unsigned k = 0; k < sizeof vectors / sizeof *vectors && vectors[k]; k++) {
+    for (unsigned k = 0; k < sizeof vectors / sizeof *vectors; k++) {
         uint64_t v[3];
-        if (cl_read(c->t, node + vectors[k], v, sizeof v) || v[1] < v[0] || v[2] < v[1] ||
-            (v[1] - v[0]) % 8 || (v[1] - v[0]) / 8 > TORCH_MAX_NODE_HOOKS)
+        if (!vectors[k] || cl_read(c->t, node + vectors[k], v, sizeof v) || v[1] < v[0] ||
+            v[2] < v[1] || (v[1] - v[0]) % 8 || (v[1] - v[0]) / 8 > TORCH_MAX_NODE_HOOKS)
             continue;
         for (uint64_t p = v[0]; p < v[1]; p += 8) {
             uint64_t hook = cl_read_ptr_or_0(c->t, p), dict;

@@ -134,12 +134,16 @@ const char *torch_layout_names(char *buf, size_t cap)
     .sv_size = 104, .sv_output_nr = 44, .sv_flags = 48, .sv_grad_fn = 64, .sv_grad_accumulator = 80
 
 /* SavedVariable::hooks_ and PySavedVariableHooks {vptr, pack_hook_, unpack_hook_, data_}, read off
- * 2.13.0 and 2.14.1 (a saved_tensors_hooks pair around a product: the hooks' RTTI, then the
- * functions' and the packed object's ids); not read before 2.13 */
-#define SV_HOOKS_2_13 .sv_hooks = 48, .svh_pack = 8, .svh_unpack = 16, .svh_data = 24
+ * 2.1.2, 2.4.1, 2.6.0, 2.8.0, 2.10.0, 2.12.1, 2.13.0 and 2.14.1 (a saved_tensors_hooks pair
+ * around a product: the hooks' RTTI, then the functions' and the packed object's ids); not read
+ * in 1.13 and 2.0 */
+#define PY_SAVED_HOOKS .svh_pack = 8, .svh_unpack = 16, .svh_data = 24
+#define SV_HOOKS_2_13 .sv_hooks = 48, PY_SAVED_HOOKS
 /* Node::pre_hooks_, tensor_pre_hooks_ and post_hooks_, read off 2.13.0, 2.14.1 and 2.15.0 (a hook of
- * each kind registered, found by their RTTI) */
+ * each kind registered, found by their RTTI); the pre and post hooks off 2.1.2, 2.4.1, 2.6.0,
+ * 2.10.0 and 2.12.1, whose tensor hooks were not found in their nodes */
 #define NODE_HOOKS_2_13 .node_pre_hooks = 128, .node_tensor_pre_hooks = 152, .node_post_hooks = 232
+#define NODE_HOOKS_2_1 .node_pre_hooks = 136, .node_post_hooks = 240
 
 static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("1.13", 1, 13, 13, 392, 104), SV_WITH_VERSION_COUNTER,
@@ -148,9 +152,12 @@ static const struct torch_autograd_layout autograd_layouts[] = {
      * grad_accumulator_ is still a weak_ptr */
     {SHARED_NODES("2.0", 2, 0, 0, 472, 104), SV_WITH_VERSION_COUNTER,
      .sv_grad_accumulator_weak = true},
-    {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER},
-    {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER},
-    {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER},
+    {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER, .sv_hooks = 64,
+     PY_SAVED_HOOKS, NODE_HOOKS_2_1},
+    {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER, .sv_hooks = 64,
+     PY_SAVED_HOOKS, NODE_HOOKS_2_1},
+    {SHARED_NODES("2.6-2.12", 2, 6, 12, 472, 136), SV_WITHOUT_VERSION_COUNTER, .sv_hooks = 56,
+     PY_SAVED_HOOKS, NODE_HOOKS_2_1},
     {.name = "2.13", .major = 2, .first_minor = 13, .last_minor = 13, .node_ptr_words = 1,
      .node_next_edges = 88, .node_pyobj = 112, .node_size = 464, .pynode_obj = 112, .thpfunction_saved = 136,
      .thpfunction_cdata = 216,

@@ -175,11 +175,10 @@ truth = {"pid": os.getpid(), "torch": torch.__version__, "order": ORDER,
          "holders": {n: reachable(globals()[n]) for n in NAMES},
          "edges": {n: graph_edges(globals()[n].grad_fn) for n in GRAPHS}}
 truth["edges"]["losses[0]"] = graph_edges(losses[0].grad_fn)
-if "ckpt_out" in NAMES and tuple(map(int, torch.__version__.split(".")[:2])) >= (2, 13):
+if "ckpt_out" in NAMES:
     # Its SavedVariables' hooks (C++) hold checkpointing's unpack function, whose frame keeps the
     # recomputation's inputs and the RNG state: what the graph holds that only C++ leads to. The
-    # live frames, found among every object, are what they hold. (culeak reads those hooks from
-    # 2.13 only, issue 44: before, this part of the graph is not compared.)
+    # live frames, found among every object, are what they hold.
     frames = [o for o in gc.get_objects() if type(o).__name__ == "_CheckpointFrame"]
     truth["holders"]["ckpt_out"] = sorted(set(truth["holders"]["ckpt_out"]) |
                                           set(p for f in frames for p in reachable(f)))
