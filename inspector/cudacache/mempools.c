@@ -19,11 +19,11 @@
  * 2.14 (the flag first) on the simulated device, three pools each; a newer release is read as
  * the newest, checked all the same. */
 static const struct shape {
-    unsigned first_minor, last_minor;
+    unsigned first_minor;   /* to the next row's */
     uint8_t user_created, id;
 } shapes[] = {
-    {6, 10, 8, 16},
-    {11, 15, 0, 8},
+    {6, 8, 16},
+    {11, 0, 8},
 };
 
 /* The pool id of the MemPool object at obj, read with sh; false when it is none. */
@@ -41,15 +41,12 @@ static bool pool_id(struct cl_target *t, const struct shape *sh, uint64_t obj, u
 
 void cc_mempools_name(struct py_heap *h, const struct cl_torch_info *torch, struct cc_allocator *a)
 {
-    unsigned major, minor;
-    if (a->pools_named || sscanf(torch->version, "%u.%u", &major, &minor) != 2 || major != 2 ||
-        minor < shapes[0].first_minor)
+    int row =
+        cl_torch_row(torch, &shapes[0].first_minor, sizeof shapes / sizeof *shapes, sizeof *shapes);
+    if (a->pools_named || row < 0)
         return;
     a->pools_named = true;
-    const struct shape *sh = &shapes[sizeof shapes / sizeof *shapes - 1];
-    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        if (minor >= shapes[i].first_minor && minor <= shapes[i].last_minor)
-            sh = &shapes[i];
+    const struct shape *sh = &shapes[row];
     unsigned char *cache = calloc(h->objects.ntypes + 1, 1);
     for (uint32_t i = 0; cache && i < h->n; i++) {
         uint64_t id[2];

@@ -19,11 +19,11 @@
  * no workspace there). A newer release is read as the newest, its entries checked all the
  * same. */
 static const struct shape {
-    unsigned first_minor, last_minor;
+    unsigned first_minor;   /* to the next row's */
     bool sized;
 } shapes[] = {
-    {10, 12, false},
-    {13, 15, true},
+    {10, false},
+    {13, true},
 };
 #define WS_STREAM (CC_RB_VALUE + 0)
 #define WS_HANDLE (CC_RB_VALUE + 8)
@@ -111,15 +111,12 @@ static bool name_all(struct cl_target *t, const struct shape *sh, const char *wh
 void torch_workspaces_name(struct cl_target *t, const struct cl_symbols *syms,
                            const struct cl_torch_info *torch, struct cc_allocator *a)
 {
-    unsigned major, minor;
     const struct cl_module *lib = cl_symbols_module_named(syms, "libtorch_cuda");
-    if (!lib || sscanf(torch->version, "%u.%u", &major, &minor) != 2 || major != 2 ||
-        minor < shapes[0].first_minor)
+    int row =
+        cl_torch_row(torch, &shapes[0].first_minor, sizeof shapes / sizeof *shapes, sizeof *shapes);
+    if (!lib || row < 0)
         return;
-    const struct shape *sh = &shapes[sizeof shapes / sizeof *shapes - 1];
-    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        if (minor >= shapes[i].first_minor && minor <= shapes[i].last_minor)
-            sh = &shapes[i];
+    const struct shape *sh = &shapes[row];
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
         uint64_t at, map;
         if (!cl_module_symbol_optional(lib, maps[i].symbol, &at, NULL))
@@ -132,6 +129,8 @@ void torch_workspaces_name(struct cl_target *t, const struct cl_symbols *syms,
                 for (uint32_t k = 0; k < a->devices[d].nblocks; k++)
                     if (a->devices[d].blocks[k].owner > before)
                         a->devices[d].blocks[k].owner = 0;
+            while (a->nowners > before)   /* and their names with them */
+                free(a->owners[--a->nowners]);
             cl_note_add(&a->warnings,
                         "torch's %s workspaces could not be read (their map does not check "
                         "out against the allocator): their blocks stay unattributed",

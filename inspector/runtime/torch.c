@@ -107,3 +107,16 @@ void cl_torch_detect(struct cl_target *t, struct cl_torch_info *info)
     if (info->cuda[0])
         info->cuda_build = true;
 }
+
+int cl_torch_row(const struct cl_torch_info *t, const unsigned *first_minor, size_t nrows,
+                 size_t stride)
+{
+    unsigned major, minor;
+    int row = -1;
+    if (sscanf(t->version, "%u.%u", &major, &minor) != 2 || major != 2)
+        return -1;
+    for (size_t i = 0; i < nrows; i++)
+        if (*(const unsigned *)(const void *)((const char *)first_minor + i * stride) <= minor)
+            row = (int)i;
+    return row;
+}

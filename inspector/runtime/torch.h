@@ -28,4 +28,11 @@ void cl_torch_detect(struct cl_target *t, struct cl_torch_info *info);
  * assignment is missing or not a string literal. Pure. */
 void cl_torch_version_py_field(const char *text, const char *name, char *out, size_t cap);
 
+/* Which row of a table of C++ shapes read off torch 2.x releases fits t's release: the rows'
+ * first minors (first_minor, then every stride bytes: a member of each row) rise, each row
+ * covering its minor up to the next row's, the last one newer releases too. -1 for a release
+ * before the first row, another major, or no version read. */
+int cl_torch_row(const struct cl_torch_info *t, const unsigned *first_minor, size_t nrows,
+                 size_t stride);
+
 #endif
