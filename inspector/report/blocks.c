@@ -74,16 +74,17 @@ uint32_t cl_block_storages_in(struct cl_block_storages *s, uint64_t ptr, uint64_
     return (uint32_t)(end - first);
 }
 
-uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d, bool owned)
+uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d,
+                                uint64_t *owned)
 {
-    uint64_t bytes = 0;
+    uint64_t bytes[2] = {0, 0};   /* nothing known holds them; a C++ owner does */
     for (uint32_t i = 0; i < d->nblocks; i++) {
         const struct cc_block *b = &d->blocks[i];
-        if (b->state == CC_ACTIVE_ALLOCATED && (b->owner != 0) == owned &&
-            !cl_block_storages_in(s, b->ptr, b->size))
-            bytes += b->size;
+        if (b->state == CC_ACTIVE_ALLOCATED && !cl_block_storages_in(s, b->ptr, b->size))
+            bytes[b->owner != 0] += b->size;
     }
-    return bytes;
+    *owned = bytes[1];
+    return bytes[0];
 }
 
 const char *cl_block_owner(const struct cc_allocator *a, const struct cc_block *b)
@@ -306,10 +307,7 @@ static void segment_json(struct cl_json *j, const struct cl_segment_row *row)
     cl_json_int(j, (long long)seg->pool_id[1]);
     cl_json_end_array(j);
     cl_json_key(j, "pool_owner");
-    if (row->pool_owner)
-        cl_json_string(j, row->pool_owner);
-    else
-        cl_json_null(j);
+    cl_json_string(j, row->pool_owner);   /* null for none */
     cl_json_key(j, "expandable");
     cl_json_bool(j, seg->expandable);
     cl_json_key(j, "mapped");
@@ -366,12 +364,8 @@ static void block_json(struct cl_json *j, const struct cl_blocks_report *r,
         cl_json_bool(j, cl_block_unattributed(r, b));
     else
         cl_json_null(j);
-    const char *owner = b->ntensors ? NULL : cl_block_owner(r->allocator, b->block);
-    cl_json_key(j, "owner");
-    if (owner)
-        cl_json_string(j, owner);
-    else
-        cl_json_null(j);
+    cl_json_key(j, "owner");   /* null for none */
+    cl_json_string(j, b->ntensors ? NULL : cl_block_owner(r->allocator, b->block));
     cl_json_end_object(j);
 }
 

@@ -98,8 +98,9 @@ int cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torch
                      const struct cl_holders *hs, const struct cl_block_filter *f, bool json,
                      const struct cl_report_notes *w, struct cl_error *err);
 
-/* Bytes of allocated blocks on device d that no storage of s lies in: those a C++ owner holds
- * (owned true), or those nothing known holds (false). */
-uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d, bool owned);
+/* Bytes of allocated blocks on device d that no storage of s lies in and nothing known holds;
+ * those a C++ owner holds into *owned. */
+uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d,
+                                uint64_t *owned);
 
 #endif

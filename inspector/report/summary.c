@@ -265,10 +265,11 @@ static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
     if (!(s->cuda = calloc(a->ndevices, sizeof *s->cuda)) ||
         !cl_block_storages_build(tt, &storages))
         return false;
-    for (uint32_t i = 0; i < a->ndevices; i++)
-        s->cuda[s->ncuda++] = (struct cuda_row){
-            &a->devices[i], cl_blocks_unattributed(&storages, &a->devices[i], true),
-            cl_blocks_unattributed(&storages, &a->devices[i], false)};
+    for (uint32_t i = 0; i < a->ndevices; i++) {
+        struct cuda_row *row = &s->cuda[s->ncuda++];
+        row->device = &a->devices[i];
+        row->unattributed = cl_blocks_unattributed(&storages, row->device, &row->owned);
+    }
     cl_block_storages_free(&storages);
     return true;
 }
