@@ -150,7 +150,7 @@ static const struct cc_block **live_allocations(const struct cc_device *d,
     const struct cc_block **live = calloc(dt->n ? dt->n : 1, sizeof *live);
     struct cl_addrmap allocated = {0}, done = {0};   /* block by ptr; addresses settled */
     bool inserted, ok = live != NULL;
-    for (uint32_t i = 0; ok && i < d->nblocks; i++)
+    for (uint32_t i = 0; ok && dt->n && i < d->nblocks; i++)   /* (no trace: no entry to mark) */
         if (d->blocks[i].state == CC_ACTIVE_ALLOCATED)
             ok = cl_addrmap_put(&allocated, d->blocks[i].ptr, i, &inserted) != UINT32_MAX;
     for (uint32_t i = dt->n; ok && i-- > 0;) {
