@@ -12,6 +12,7 @@
 enum {
     RULE_IMMORTAL,
     RULE_STATIC_311,
+    RULE_STATIC_DATA,
     RULE_HEAP_TYPE_CLASS,
     RULE_GC_TRACKED_ONLY,
 };
@@ -26,6 +27,12 @@ static const struct py_books_rule rules[] = {
      "static and deep-frozen objects start at 999999999 references: not balanced, and their "
      "own references (a frozen code object's constants) were never counted",
      "Include/internal/pycore_object.h: _PyObject_IMMORTAL_REFCNT; Tools/build/deepfreeze.py"},
+    [RULE_STATIC_DATA] = {9, 11,
+     "an object in the data of a file the process mapped (a static type, None, True, False, "
+     "Ellipsis, NotImplemented, a C extension's static types) is never freed, and C code "
+     "nothing walks takes references to it: not balanced, and never garbage (3.12 made them "
+     "immortal)",
+     "Include/object.h: PyObject_HEAD_INIT; PEP 683"},
     [RULE_HEAP_TYPE_CLASS] = {9, 99,
      "an instance holds a reference to its class only when the class is a heap type",
      "Objects/typeobject.c: PyType_GenericAlloc, subtype_dealloc"},
@@ -65,8 +72,27 @@ static const struct py_books_rule rules[] = {
      "a C type culeak has no reader for holds what its tp_traverse visits, in its own memory: "
      "a word that is no member, dict or weak-reference slot is a reference, printed "
      "`.<Type+offset?>`, only when it points at an object no root reaches whose count has a "
-     "reference nothing else explains",
+     "reference nothing else explains, or at one a root reaches whose references not "
+     "explained are exactly as many as such words and the libraries' static words to it",
      "Include/cpython/object.h: PyTypeObject tp_traverse, tp_members"},
+    {9, 99,
+     "a C extension's static data (its globals: a Cython module's names, code objects and "
+     "constants) holds references: each word of a library's .data and .bss that points at an "
+     "object is one where the words to that object are exactly as many as its references not "
+     "explained, a root named after the library and symbol; an untracked object such a word "
+     "points at is walked too",
+     "Include/moduleobject.h: PyModuleDef m_size (state the C code keeps besides its globals)"},
+    {9, 99,
+     "a module holds its name (md_name), which module_traverse does not visit",
+     "Objects/moduleobject.c: module_init_dict, module_dealloc"},
+    {9, 99,
+     "the type attribute cache holds a reference to each name it caches (None where cleared); "
+     "its values are borrowed: C references named <type attribute cache>",
+     "Objects/typeobject.c: _PyType_Lookup (update_cache), type_cache_clear"},
+    {9, 99,
+     "an OrderedDict's ordered list holds each key a second time, counted, not followed: the "
+     "dict names each key",
+     "Objects/odictobject.c: _odict_add_new_node, odict_traverse"},
     {11, 99,
      "a frame's f_globals and f_builtins are borrowed: no edge",
      "Include/internal/pycore_frame.h: _PyInterpreterFrame"},
@@ -142,13 +168,12 @@ static inline void found(int32_t *unexplained, uint32_t dst)
 }
 
 /* Whether node i's own references are counted in their targets' counts: not the interned dict's,
- * nor (3.11) a static object's, which was built holding them uncounted. */
+ * nor (3.11) a deep-frozen object's, which was built holding them uncounted. */
 static bool source_counts(const struct py_heap *h, uint32_t i)
 {
     if (h->interned && h->nodes[i].addr == h->interned)
         return false;
-    return h->books.unexplained[i] != PY_UNBALANCED ||
-           !py_books_rule_applies(&rules[RULE_STATIC_311], h->objects.rt->l->minor);
+    return !h->books.frozen || !(h->books.frozen[i / 8] >> (i % 8) & 1);
 }
 
 /* Every reference found, off its target's count. */
@@ -323,11 +348,30 @@ static bool mark_collected(struct py_heap *h)
     return true;
 }
 
+/* Whether addr lies in a file the target mapped: an object there is static. */
+static bool in_mapped_file(const struct py_heap *h, uint64_t addr)
+{
+    const struct cl_mapping *m = cl_mappings_find(&h->objects.rt->t->maps, addr);
+    return m && m->path && m->path[0] != '[';
+}
+
 bool py_books_count(struct py_heap *h)
 {
     if (!h->books.unexplained)
         return false;
+    if (py_books_rule_applies(&rules[RULE_STATIC_311], h->objects.rt->l->minor)) {
+        if (!(h->books.frozen = calloc((size_t)h->n / 8 + 1, 1)))
+            return false;
+        for (uint32_t i = 0; i < h->n; i++)
+            if (h->books.unexplained[i] == PY_UNBALANCED)
+                h->books.frozen[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
     count_references(h);
+    /* after counting: a static object's own references are counted as any object's */
+    if (py_books_rule_applies(&rules[RULE_STATIC_DATA], h->objects.rt->l->minor))
+        for (uint32_t i = 0; i < h->n; i++)
+            if (in_mapped_file(h, h->nodes[i].addr))
+                h->books.unexplained[i] = PY_UNBALANCED;
     return true;
 }
 
@@ -358,6 +402,7 @@ void py_books_free(struct py_books *b)
     free(b->held_from);
     free(b->c_ref_of);
     free(b->collected);
+    free(b->frozen);
 }
 
 bool py_books_add_c_ref(struct py_heap *h, uint32_t i, const char *name)

@@ -667,6 +667,28 @@ static void atexit_roots(struct py_heap *h)
     }
 }
 
+#define TYPE_CACHE_ENTRIES 4096 /* 1 << MCACHE_SIZE_EXP, 3.9-3.14 */
+#define TYPE_CACHE_ENTRY 24 /* {unsigned version; PyObject *name; PyObject *value;} */
+
+/* The type attribute cache's names: each entry holds a reference to the name it caches (or to
+ * None, cleared), and a borrowed one to the value (Objects/typeobject.c: _PyType_Lookup,
+ * type_cache_clear). Counted C references, no roots: a name nothing else holds is no object of
+ * the program's, and 4096 roots would take their share of a --max-objects walk first. */
+static void type_cache_refs(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    uint64_t cache =
+        rt->l->is_type_cache != PY_NONE ? rt->interp + rt->l->is_type_cache : rt->method_cache;
+    uint64_t entries[TYPE_CACHE_ENTRIES * TYPE_CACHE_ENTRY / 8];
+    /* a dump an older culeak wrote has none of it: its names stay unexplained */
+    if (!cache || cl_target_left_out(rt->t, cache) ||
+        cl_target_left_out(rt->t, cache + sizeof entries - 1) ||
+        cl_read(rt->t, cache, entries, sizeof entries))
+        return;
+    for (size_t k = 0; k < TYPE_CACHE_ENTRIES; k++)
+        py_heap_add_c_ref(h, entries[k * TYPE_CACHE_ENTRY / 8 + 1], "<type attribute cache>");
+}
+
 /* Roots for what the interpreter holds in C on a program's behalf: what it registered (codec
  * search functions and error handlers, audit hooks, atexit callbacks, signal handlers,
  * sys.monitoring callables) and what it keeps (importlib, its dict, builtins' copy). Each is a C
@@ -693,6 +715,7 @@ static void c_roots(struct py_heap *h)
         add_self_root(h, fields[k].name, interp_word(h, field), NULL);
     }
     atexit_roots(h);
+    type_cache_refs(h);
     char name[96];
     for (unsigned k = 0; l->is_monitoring_callables != PY_NONE && k < l->monitoring_callables;
          k++) {
@@ -868,16 +891,50 @@ bool py_fields_read(struct py_objects *o, struct py_type *ty)
     return ty->heap && !py_word(o, ty->addr + o->rt->l->ht_module);
 }
 
+/* A word that may be a reference, not yet taken: a library's static word (holder PY_NO_NODE) or a
+ * word of node holder's, whose type no reader knows, at `at`. */
+struct word_ref {
+    uint64_t object, at;
+    uint32_t holder;
+};
+
+struct word_refs {
+    struct word_ref *v;
+    size_t n, cap;
+};
+
+static void add_word_ref(struct py_heap *h, struct word_refs *w, uint64_t object, uint64_t at,
+                         uint32_t holder)
+{
+    if (!CL_VEC_RESERVE(w->v, w->n, w->cap)) {
+        h->objects.oom++;
+        return;
+    }
+    w->v[w->n++] = (struct word_ref){object, at, holder};
+}
+
+/* The root a word of node i's, at offset off, is a reference from: `path.<Type+off?>`, of the
+ * kind of i's root; PY_NO_NODE where i has no path. */
+static uint32_t opaque_word_root(struct py_heap *h, uint32_t i, unsigned off)
+{
+    char path[2048], root[2200];
+    if (h->nodes[i].root == PY_NO_NODE || !py_heap_path(h, i, path, sizeof path))
+        return PY_NO_NODE;
+    snprintf(root, sizeof root, "%s.<%s+%u?>", path, py_node_type(h, i)->name, off);
+    return add_root(h, root, (enum py_root_kind)h->root_kinds[h->nodes[i].root]);
+}
+
 /* The words of objects of C types culeak has no reader for (py_opaque_words), in objects a root
  * reaches: each may be a reference, and one the balance confirms (confirm_word) is an edge from
  * a root named after the object and the word: `path.<Type+off?>`. So what such an object alone
  * holds, found on the GC lists, is named through it; a freed or stale word, pointing at no
- * object or at one whose count is explained, makes no holder. */
-static void confirm_opaque_words(struct py_heap *h)
+ * object or at one whose count is explained, makes no holder. A word to an object a root
+ * reaches, whose count holds references nothing explains, is left in `left` for
+ * confirm_word_refs, which takes it only with all the others to that object. */
+static void confirm_opaque_words(struct py_heap *h, struct word_refs *left)
 {
     struct py_objects *o = &h->objects;
     struct promotion p = {0};
-    char path[2048], root[2200];
     for (uint32_t i = 0; i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
         uint64_t mask = py_node_reachable(h, i) ? py_opaque_words(o, ty) : 0,
@@ -888,59 +945,101 @@ static void confirm_opaque_words(struct py_heap *h)
             continue;
         for (unsigned k = 2; k < PY_OPAQUE_WORDS && mask >> k; k++) {
             uint32_t j = mask >> k & 1 ? py_heap_find(h, words[k]) : PY_NO_NODE;
-            if (j == PY_NO_NODE || py_node_reachable(h, j) || h->books.unexplained[j] <= 0 ||
-                h->books.unexplained[j] == PY_UNBALANCED || !py_heap_path(h, i, path, sizeof path))
+            if (j == PY_NO_NODE || h->books.unexplained[j] <= 0 ||
+                h->books.unexplained[j] == PY_UNBALANCED)
                 continue;
-            snprintf(root, sizeof root, "%s.<%s+%u?>", path, ty->name, 8 * k);
-            uint32_t r =
-                h->nodes[i].root == PY_NO_NODE
-                    ? PY_NO_NODE
-                    : add_root(h, root, (enum py_root_kind)h->root_kinds[h->nodes[i].root]);
-            confirm_word(h, &p, r, j, PY_E_SELF, 0);
+            if (py_node_reachable(h, j))
+                add_word_ref(h, left, words[k], 8 * k, i);
+            else
+                confirm_word(h, &p, opaque_word_root(h, i, 8 * k), j, PY_E_SELF, 0);
         }
     }
     promote(h, &p);
 }
 
-static int by_node(const void *a, const void *b)
+static int by_object(const void *a, const void *b)
 {
     const struct py_static_word *x = a, *y = b;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
+    if (x->object != y->object)
+        return x->object < y->object ? -1 : 1;
     return (x->at > y->at) - (x->at < y->at);
 }
 
-/* The words of the libraries' static data that point at objects (cpython/statics.h): all of an
- * object's are roots where they are exactly as many as its references not explained, whether a
- * root reaches it or not (each is then as certain as the balance can make it); none where they
- * are not (a word is stale or borrowed, or something else unseen holds it too). */
-static void confirm_statics(struct py_heap *h)
+/* The words of the libraries' static data that point at objects (cpython/statics.h), read once
+ * the GC lists are walked; NULL with a warning when out of memory. */
+static struct py_static_word *find_statics(struct py_heap *h, size_t *n)
 {
     struct py_static_word *w;
-    size_t n;
-    if (py_statics_find(h, &w, &n)) {
+    if (py_statics_find(h, &w, n)) {
         cl_note_add(&h->warnings, "out of memory reading the libraries' static data: references "
                                   "they hold to Python objects are not explained");
-        return;
+        return NULL;
     }
-    if (!n)
-        return;
-    qsort(w, n, sizeof *w, by_node);
+    if (*n)
+        qsort(w, *n, sizeof *w, by_object);
+    return w;
+}
+
+/* The objects those words point at that the walk has not met, as nodes no root reaches: an
+ * untracked object only C holds (a Cython module's code objects, which hold its names) is on no
+ * GC list, and its own references would go unexplained. */
+static void seed_statics(struct py_heap *h, const struct py_static_word *w, size_t n)
+{
+    struct heap_sink e = {h, PY_NO_NODE, PY_NO_NODE};
+    for (size_t k = 0; k < n; k++)
+        if (!k || w[k].object != w[k - 1].object)
+            heap_edge(&e, w[k].object, PY_E_SELF, 0);
+}
+
+static int by_word_object(const void *a, const void *b)
+{
+    const struct word_ref *x = a, *y = b;
+    if (x->object != y->object)
+        return x->object < y->object ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The words to each object, sorted by object (statics first, as find_statics sorts them): all of
+ * an object's are references where they are exactly as many as its references not explained,
+ * whether a root reaches it or not (each is then as certain as the balance can make it); none
+ * where they are not (a word is stale or borrowed, or something else unseen holds it too). A
+ * static word is a root named after its library and symbol, an object's word one named after
+ * the object's path (opaque_word_root). */
+static void confirm_word_refs(struct py_heap *h, const struct word_ref *w, size_t n)
+{
     struct promotion p = {0};
     char name[256];
     for (size_t k = 0, end; k < n; k = end) {
-        uint32_t j = w[k].node;
-        for (end = k; end < n && w[end].node == j;)
+        uint32_t j = py_heap_find(h, w[k].object);
+        for (end = k; end < n && w[end].object == w[k].object;)
             end++;
-        if (h->books.unexplained[j] != (int32_t)(end - k))
+        if (j == PY_NO_NODE || h->books.unexplained[j] != (int32_t)(end - k))
             continue;
         for (size_t i = k; i < end; i++) {
-            py_static_name(h, w[i].at, name, sizeof name);
-            take_word(h, &p, add_root(h, name, PY_ROOT_OTHER), j, PY_E_SELF, 0);
+            uint32_t root;
+            if (w[i].holder == PY_NO_NODE) {
+                py_static_name(h, w[i].at, name, sizeof name);
+                root = add_root(h, name, PY_ROOT_OTHER);
+            } else {
+                root = opaque_word_root(h, w[i].holder, (unsigned)w[i].at);
+            }
+            take_word(h, &p, root, j, PY_E_SELF, 0);
         }
     }
     promote(h, &p);
-    free(w);
+}
+
+/* The static words as word refs, those to objects with references left to explain appended to
+ * `to`, or all of them (`all`). */
+static void static_word_refs(struct py_heap *h, const struct py_static_word *w, size_t n, bool all,
+                             struct word_refs *to)
+{
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = py_heap_find(h, w[k].object);
+        if (all || (j != PY_NO_NODE && h->books.unexplained[j] > 0 &&
+                    h->books.unexplained[j] != PY_UNBALANCED))
+            add_word_ref(h, to, w[k].object, w[k].at, PY_NO_NODE);
+    }
 }
 
 /* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
@@ -995,6 +1094,11 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     h->nreachable = h->n;
     seed_gc_lists(h);
     expand(h, &progress, h->nreachable);
+    size_t nstatics = 0;
+    struct py_static_word *statics = find_statics(h, &nstatics);
+    uint32_t met = h->n;
+    seed_statics(h, statics, nstatics);
+    expand(h, &progress, met);
     cl_progress_done(&progress, h->n, rt->t->bytes_read);
     if (h->edges.of) /* closes the last node's edges */
         h->edges.of[h->n] = (struct py_node_edges){(uint32_t)h->edges.n, PY_NO_NODE};
@@ -1008,10 +1112,22 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
         /* a library's static word first: it was written there to be kept, where a running
          * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a
          * call long returned) */
-        confirm_statics(h);
+        struct word_refs words = {0};
+        static_word_refs(h, statics, nstatics, true, &words);
+        confirm_word_refs(h, words.v, words.n);
+        words.n = 0;
         confirm_inferred(h);
-        confirm_opaque_words(h);
+        /* then the words left, together: an object that a static word and an unknown C
+         * object's word both hold (a Cython module's code object, and its function's) balances
+         * only with both */
+        static_word_refs(h, statics, nstatics, false, &words);
+        confirm_opaque_words(h, &words);
+        if (words.n)
+            qsort(words.v, words.n, sizeof *words.v, by_word_object);
+        confirm_word_refs(h, words.v, words.n);
+        free(words.v);
     }
+    free(statics);
     if (!counted || !py_books_split(h))
         cl_note_add(&h->warnings, "out of memory balancing reference counts: nothing no root "
                                   "reaches is called garbage");

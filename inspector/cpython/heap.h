@@ -107,6 +107,8 @@ struct py_books {
                                  to its held_from, or PY_NO_NODE */
     uint8_t *collected;       /* by node no root reaches: 1 when gc.collect() finds it
                                  unreachable itself (what DEBUG_SAVEALL saves in gc.garbage) */
+    uint8_t *frozen;          /* 3.11, a bit by node: a deep-frozen object, whose references
+                                 were never counted (NULL in other versions) */
     uint64_t balanced, unbalanced;          /* objects whose counts were (not) balanced */
     uint64_t short_objects, short_refs;     /* objects with references not explained */
     uint64_t over_objects, over_refs;       /* objects with more references found than counted */

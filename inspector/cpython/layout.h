@@ -71,6 +71,9 @@ struct py_layout {
     uint32_t is_atexit_callbacks, is_atexit_ncallbacks;
     /* 3.12+: _PyRuntime.signals.handlers[NSIG], each {tripped, func} */
     uint32_t rt_signal_handlers;
+    /* 3.10+: the type attribute cache, PY_TYPE_CACHE_ENTRIES of {version, name, value} (3.9: a
+     * static of typeobject.c, runtime.h) */
+    uint32_t is_type_cache;
     /* PyThreadState */
     uint16_t ts_c_profileobj, ts_c_traceobj;
     uint16_t ts_next, ts_interp, ts_frame, ts_cframe, ts_current_frame, ts_thread_id,
@@ -139,8 +142,9 @@ struct py_layout {
     uint16_t ob_type, ob_size, list_items, dict_keys, dict_values, set_mask, set_table, cell_ref,
         method_func, method_self, cfunc_self, cfunc_class, prop_get, prop_set, prop_del,
         sm_callable, tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args,
-        partial_kw, lru_elem_key, lru_elem_next, lru_elem_result, module_dict, deque_leftblock,
-        deque_leftindex, deque_block_data, deque_block_next;
+        partial_kw, lru_elem_key, lru_elem_next, lru_elem_result, odict_first, odict_node_next,
+        module_dict, module_name, deque_leftblock, deque_leftindex, deque_block_data,
+        deque_block_next;
     uint16_t set_entry_size; /* setentry: key, hash */
     uint16_t member_type, member_offset, member_flags, member_size; /* PyMemberDef (name @0) */
     /* str */

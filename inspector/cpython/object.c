@@ -145,6 +145,18 @@ static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t fl
     return flags & PY_TPFLAGS_BASE_EXC_SUBCLASS ? PY_F_EXCEPTION : PY_F_OTHER;
 }
 
+/* Whether type is base or derives from it. */
+static bool derives_from(struct py_objects *o, uint64_t type, uint64_t base)
+{
+    for (int i = 0; i < MAX_BASES && type && base; i++) {
+        if (type == base)
+            return true;
+        if (cl_read_u64(o->rt->t, type + o->rt->l->tp_base, &type) != 0)
+            break;
+    }
+    return false;
+}
+
 /* A type object is an object whose own type is `type` or a subclass of it (a metaclass). */
 static bool is_type_object(struct py_objects *o, uint64_t addr)
 {
@@ -189,6 +201,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
     read_name(t, np, ty.name, sizeof ty.name);
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
     ty.family = family_of(o, addr, ty.flags, &ty.fixed);
+    ty.odict = ty.family == PY_F_DICT && derives_from(o, addr, o->rt->odict_type);
     struct py_type *copy =
         CL_VEC_RESERVE(o->types, o->ntypes, o->cap) ? malloc(sizeof *copy) : NULL;
     bool inserted;

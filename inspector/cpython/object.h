@@ -27,6 +27,7 @@ struct py_type {
     enum py_family family;     /* of the nearest builtin base */
     const struct py_fixed_type *fixed; /* PY_F_FIXED: that base's fields */
     bool heap;
+    bool odict;                /* PY_F_DICT: collections.OrderedDict or a subclass */
     char name[80];             /* tp_name, truncated */
     struct py_member *slots;   /* object members along the base chain, computed on first use */
     int nslots;                /* -1 until computed */

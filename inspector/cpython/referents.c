@@ -413,6 +413,23 @@ static void emit_lru_ring(struct py_emitter *e, uint64_t obj)
     }
 }
 
+/* An OrderedDict's keys a second time: each node of its ordered list holds a reference to its key
+ * (Objects/odictobject.c: _odict_add_new_node, odict_traverse), counted, not followed: the dict
+ * names each key. Bounded, and stopped where a list that loops without ending shows it. */
+static void emit_odict_nodes(struct py_emitter *e, uint64_t obj)
+{
+    const struct py_layout *l = e->o->rt->l;
+    uint64_t node = py_word(e->o, obj + l->odict_first), slow = node;
+    for (uint32_t n = 0; node && n < MAX_ITEMS; n++) {
+        py_emit(e, py_word(e->o, node), PY_E_BOOKS, 0); /* _odictnode.key, its first field */
+        node = py_word(e->o, node + l->odict_node_next);
+        if (n & 1)
+            slow = py_word(e->o, slow + l->odict_node_next);
+        if (node == slow)
+            break;
+    }
+}
+
 /* False when the generator's frame or its locals cannot be read. The shared origin-or-finalizer
  * field is read for async generators only (their finalizer, which async_gen_traverse visits): a
  * coroutine's origin is a tuple gen_traverse leaves out, and 3.11 leaves a generator's unset. */
@@ -802,6 +819,9 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
 {
     const struct py_layout *l = e->o->rt->l;
     switch (family) {
+    case PY_F_MODULE: /* its name, which module_traverse does not visit but module_dealloc drops */
+        emit_named(e, obj + l->module_name, ".__name__");
+        break;
     case PY_F_MAPPINGPROXY: emit_mappingproxy(e, obj); break;
     case PY_F_THREAD_LOCAL: emit_thread_local(e, obj); break;
     case PY_F_CONTEXT: emit_context(e, obj); break;
@@ -881,6 +901,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
             cl_read(o->rt->t, values + l->dv_embedded, &embedded, sizeof embedded) == 0 && embedded)
             items.value_flags = PY_E_UNCOUNTED | PY_E_UNTRAVERSED;
         readable = py_dict_items(o, obj, emit_item, &items);
+        if (ty->odict)
+            emit_odict_nodes(e, obj);
         break;
     }
     case PY_F_LIST:

@@ -21,7 +21,6 @@ struct scan {
     size_t nsections, sections_cap;
     struct range *objects; /* the heap's objects that lie in them, sorted by start */
     size_t nobjects, objects_cap;
-    uint64_t lo, hi; /* the heap's lowest object address and past its highest */
     struct py_static_word *words;
     size_t nwords, words_cap;
     bool oom;
@@ -88,20 +87,13 @@ static void find_sections(struct scan *s)
         qsort(s->sections, s->nsections, sizeof *s->sections, by_start);
 }
 
-/* The bounds of every object's address, and the types that lie in those sections (a library's
- * static types, whose words the walk reads as theirs: tp_dict, tp_mro...). Other static objects
- * are not looked for among the millions of nodes: a word of one that the walk counted makes its
- * object's words outnumber its unexplained references, and none of them is taken. */
+/* The types that lie in those sections (a library's static types, whose words the walk reads as
+ * theirs: tp_dict, tp_mro...). Other static objects are not looked for among the millions of
+ * nodes: a word of one that the walk counted makes its object's words outnumber its unexplained
+ * references, and none of them is taken. */
 static void find_objects(struct scan *s)
 {
-    struct py_heap *h = s->h;
-    struct py_objects *o = &h->objects;
-    s->lo = UINT64_MAX;
-    for (uint32_t i = 0; i < h->n; i++) {
-        uint64_t a = h->nodes[i].addr;
-        s->lo = a < s->lo ? a : s->lo;
-        s->hi = a >= s->hi ? a + 1 : s->hi;
-    }
+    struct py_objects *o = &s->h->objects;
     for (size_t k = 0; k < o->ntypes; k++) {
         uint64_t a = o->types[k]->addr;
         if (!in_ranges(s->sections, s->nsections, a))
@@ -114,6 +106,21 @@ static void find_objects(struct scan *s)
         qsort(s->objects, s->nobjects, sizeof *s->objects, by_start);
 }
 
+/* Whether w is the address of an object: a node of the heap, or, while the heap has room for
+ * more (--max-objects), memory the target holds whose header names a type and holds a count a
+ * live object may have (a freed one's is 0, or a free list's link). */
+static bool object_at(struct py_heap *h, uint64_t w)
+{
+    uint64_t refcnt;
+    if (w < PAGE || (w & 7))
+        return false;
+    if (py_heap_find(h, w) != PY_NO_NODE)
+        return true;
+    return h->n < h->max_objects && !cl_target_left_out(h->objects.rt->t, w) &&
+           py_object_header(&h->objects, w, &refcnt) && refcnt >= 1 &&
+           refcnt <= PY_STATICS_MAX_REFCNT;
+}
+
 static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)
 {
     uint64_t words[PAGE / 8];
@@ -122,15 +129,13 @@ static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)
         return;
     for (uint64_t at = from; at < to; at += 8) {
         uint64_t w = words[(at - page) / 8];
-        uint32_t j;
-        if (w < s->lo || w >= s->hi || (w & 7) || (j = py_heap_find(s->h, w)) == PY_NO_NODE ||
-            in_ranges(s->objects, s->nobjects, at))
+        if (!object_at(s->h, w) || in_ranges(s->objects, s->nobjects, at))
             continue;
         if (!CL_VEC_RESERVE(s->words, s->nwords, s->words_cap)) {
             s->oom = true;
             return;
         }
-        s->words[s->nwords++] = (struct py_static_word){at, j};
+        s->words[s->nwords++] = (struct py_static_word){at, w};
     }
 }
 

@@ -22,10 +22,15 @@
 /* Bounds the scan: a library's section past this is read only this far, with a warning. */
 #define PY_STATICS_MAX_SECTION (256u << 20)
 
-/* A word of a library's static data, at `at`, that points at the start of heap node `node`. */
+/* Bounds the count of an object a word may point at: past it, the word points at no object. */
+#define PY_STATICS_MAX_REFCNT (1ull << 32)
+
+/* A word of a library's static data, at `at`, that points at the start of an object: a node of
+ * the heap, or one the walk has not met (an untracked object only C holds: a Cython module's
+ * code objects and constant tuples), which py_heap_build adds to the heap. */
 struct py_static_word {
     uint64_t at;
-    uint32_t node;
+    uint64_t object;
 };
 
 /* Every such word, in address order (*out malloc'ed; none where the symbols are not known). 0,

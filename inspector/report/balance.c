@@ -118,7 +118,7 @@ static void balance_text(FILE *out, struct py_heap *h, const struct balance_rows
 {
     const struct py_books *b = &h->books;
     char size[CL_BYTES_TEXT], reason[512];
-    fprintf(out, "%u objects: %llu balanced, %llu not (immortal or unread)\n", h->n,
+    fprintf(out, "%u objects: %llu balanced, %llu not (immortal, static or unread)\n", h->n,
             (unsigned long long)b->balanced, (unsigned long long)b->unbalanced);
     fprintf(out, "  %llu with references not explained (%llu references)\n",
             (unsigned long long)b->short_objects, (unsigned long long)b->short_refs);

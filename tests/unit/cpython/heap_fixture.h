@@ -74,9 +74,10 @@ struct pf {
     uint64_t t_type, t_object, t_dict, t_list, t_tuple, t_str, t_int, t_bytes, t_module, t_function,
         t_cell, t_code, t_none, t_foo, t_bar, t_gen;
     /* the scene */
-    uint64_t none, modules, main_mod, main_dict, xs, xs_items, str_a, int_42, t, str_b, d, d_keys,
-        int_3, str_v, str_k, in_d, foo, foo_dict, payload, f, closure, cell, captured, code_f,
-        code_mod, garbage, foo_dict_keys, class_dict, bar, bar_values, bar_w, g, in_g, code_g;
+    uint64_t none, modules, main_mod, main_name, main_dict, xs, xs_items, str_a, int_42, t, str_b,
+        d, d_keys, int_3, str_v, str_k, in_d, foo, foo_dict, payload, f, closure, cell, captured,
+        code_f, code_mod, garbage, foo_dict_keys, class_dict, bar, bar_values, bar_w, g, in_g,
+        code_g;
     /* keys of main_dict, in insertion order */
     uint64_t k_xs, k_t, k_d, k_foo, k_f, k_Foo, k_bar, k_g;
     /* the runtime and its one thread; frame_shim is 0 where the table has no shim frames */
@@ -510,10 +511,12 @@ static inline void pf_build_objects(struct pf *p)
     p->k_bar = k[6], p->k_g = k[7];
     p->main_dict = pf_dict(p, 8, k, v, 0, PF_REACHABLE, "__main__.__dict__", NULL);
     pf_put64(p->f + l->fn_globals, p->main_dict);
-    p->main_mod = pf_object(p, p->t_module, l->module_dict + 8 * 4, 1, PF_REACHABLE, "__main__");
+    p->main_mod = pf_object(p, p->t_module, l->module_name + 8, 1, PF_REACHABLE, "__main__");
     pf_put64(p->main_mod + l->module_dict, p->main_dict);
-    uint64_t mk = pf_str(p, "__main__", PF_ABSENT);   /* sys.modules is read, not a node */
-    p->modules = pf_dict(p, 1, &mk, &p->main_mod, 0, PF_ABSENT, "sys.modules", NULL);
+    /* sys.modules is read, not a node; its key is the module's name, which the module holds */
+    p->main_name = pf_str(p, "__main__", PF_REACHABLE);
+    pf_put64(p->main_mod + l->module_name, p->main_name);
+    p->modules = pf_dict(p, 1, &p->main_name, &p->main_mod, 0, PF_ABSENT, "sys.modules", NULL);
 }
 
 /* The runtime, its interpreter (its GC state and sys.modules) and one thread with f's frame on

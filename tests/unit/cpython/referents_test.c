@@ -84,8 +84,9 @@ static void test_functions_modules_classes(void)
         CU_ASSERT_TRUE(visited_named(&V, P.main_dict, ".__globals__"));
         CU_ASSERT_EQUAL(referents(P.cell), 2);
         CU_ASSERT_TRUE(visited_named(&V, P.captured, ".cell_contents"));
-        CU_ASSERT_EQUAL(referents(P.main_mod), 2);
+        CU_ASSERT_EQUAL(referents(P.main_mod), 3);
         CU_ASSERT_TRUE(visited_named(&V, P.main_dict, ".__dict__"));
+        CU_ASSERT_TRUE(visited_named(&V, P.main_name, ".__name__"));
         CU_ASSERT_TRUE(visited_named(&V, P.t_module, ".__class__"));
         CU_ASSERT_EQUAL(referents(P.t_foo), 6);
         CU_ASSERT_TRUE(visited_named(&V, pf_get64(P.t_foo + P.l->ht_qualname), ".__qualname__"));
