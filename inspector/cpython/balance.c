@@ -83,6 +83,11 @@ static const struct py_books_rule rules[] = {
      "points at is walked too",
      "Include/moduleobject.h: PyModuleDef m_size (state the C code keeps besides its globals)"},
     {9, 99,
+     "a C module's state (m_size bytes at md_state), which its m_traverse visits, is read as a "
+     "C type's memory is: a word is a reference, printed `module.<state+offset?>`, by the same "
+     "two conditions",
+     "Objects/moduleobject.c: module_traverse; Include/moduleobject.h: PyModuleDef m_size"},
+    {9, 99,
      "a module holds its name (md_name), which module_traverse does not visit",
      "Objects/moduleobject.c: module_init_dict, module_dealloc"},
     {9, 99,

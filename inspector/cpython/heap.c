@@ -891,11 +891,13 @@ bool py_fields_read(struct py_objects *o, struct py_type *ty)
     return ty->heap && !py_word(o, ty->addr + o->rt->l->ht_module);
 }
 
-/* A word that may be a reference, not yet taken: a library's static word (holder PY_NO_NODE) or a
- * word of node holder's, whose type no reader knows, at `at`. */
+/* A word that may be a reference, not yet taken: a library's static word (holder PY_NO_NODE, at
+ * its address) or a word at offset `at` of node holder's memory that no reader knows, its own
+ * struct's or (in_state) its C module's state. */
 struct word_ref {
     uint64_t object, at;
     uint32_t holder;
+    bool in_state;
 };
 
 struct word_refs {
@@ -903,25 +905,70 @@ struct word_refs {
     size_t n, cap;
 };
 
-static void add_word_ref(struct py_heap *h, struct word_refs *w, uint64_t object, uint64_t at,
-                         uint32_t holder)
+static void add_word_ref(struct py_heap *h, struct word_refs *w, struct word_ref r)
 {
     if (!CL_VEC_RESERVE(w->v, w->n, w->cap)) {
         h->objects.oom++;
         return;
     }
-    w->v[w->n++] = (struct word_ref){object, at, holder};
+    w->v[w->n++] = r;
 }
 
-/* The root a word of node i's, at offset off, is a reference from: `path.<Type+off?>`, of the
- * kind of i's root; PY_NO_NODE where i has no path. */
-static uint32_t opaque_word_root(struct py_heap *h, uint32_t i, unsigned off)
+/* The root a word of node i's, at offset off, is a reference from: `path.<Type+off?>` (its
+ * module state's: `path.<state+off?>`), of the kind of i's root; PY_NO_NODE where i has no
+ * path. */
+static uint32_t opaque_word_root(struct py_heap *h, uint32_t i, unsigned off, bool in_state)
 {
     char path[2048], root[2200];
     if (h->nodes[i].root == PY_NO_NODE || !py_heap_path(h, i, path, sizeof path))
         return PY_NO_NODE;
-    snprintf(root, sizeof root, "%s.<%s+%u?>", path, py_node_type(h, i)->name, off);
+    snprintf(root, sizeof root, "%s.<%s+%u?>", path, in_state ? "state" : py_node_type(h, i)->name,
+             off);
     return add_root(h, root, (enum py_root_kind)h->root_kinds[h->nodes[i].root]);
+}
+
+/* A word of node i's memory that may be a reference (confirm_opaque_words). */
+static void opaque_word(struct py_heap *h, struct promotion *p, struct word_refs *left,
+                        struct word_ref r)
+{
+    uint32_t j = py_heap_find(h, r.object);
+    if (j == PY_NO_NODE || h->books.unexplained[j] <= 0 || h->books.unexplained[j] == PY_UNBALANCED)
+        return;
+    if (py_node_reachable(h, j))
+        add_word_ref(h, left, r);
+    else
+        confirm_word(h, p, opaque_word_root(h, r.holder, (unsigned)r.at, r.in_state), j, PY_E_SELF,
+                     0);
+}
+
+#define MAX_MODULE_STATE (1u << 20) /* a C module's state read for references, at most */
+
+/* The words of a C module's state (PyModuleDef.m_size bytes at md_state), which its m_traverse
+ * visits and no reader knows: a module made with multi-phase init keeps its types, singletons
+ * and caches there (_ast's operator singletons, _decimal's context). */
+static void module_state_words(struct py_heap *h, struct promotion *p, struct word_refs *left,
+                               uint32_t i)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    uint64_t mod = h->nodes[i].addr, def = py_word(o, mod + l->module_def),
+             state = py_word(o, mod + l->module_state), words[512];
+    int64_t size = 0;
+    /* a dump an older culeak wrote has none of it */
+    if (!def || !state || (state & 7) || cl_target_left_out(o->rt->t, def + l->moduledef_size) ||
+        cl_read(o->rt->t, def + l->moduledef_size, &size, sizeof size) || size <= 0)
+        return;
+    size = size < MAX_MODULE_STATE ? size : MAX_MODULE_STATE;
+    for (int64_t at = 0; at + 8 <= size; at += (int64_t)sizeof words) {
+        size_t len =
+            (size_t)(size - at) / 8 * 8 < sizeof words ? (size_t)(size - at) / 8 * 8 : sizeof words;
+        if (cl_target_left_out(o->rt->t, state + (uint64_t)at) ||
+            cl_target_left_out(o->rt->t, state + (uint64_t)at + len - 1) ||
+            cl_read(o->rt->t, state + (uint64_t)at, words, len))
+            return;
+        for (size_t k = 0; k < len / 8; k++)
+            opaque_word(h, p, left, (struct word_ref){words[k], (uint64_t)at + 8 * k, i, true});
+    }
 }
 
 /* The words of objects of C types culeak has no reader for (py_opaque_words), in objects a root
@@ -937,22 +984,17 @@ static void confirm_opaque_words(struct py_heap *h, struct word_refs *left)
     struct promotion p = {0};
     for (uint32_t i = 0; i < h->n; i++) {
         struct py_type *ty = py_node_type(h, i);
+        if (ty->family == PY_F_MODULE && py_node_reachable(h, i))
+            module_state_words(h, &p, left, i);
         uint64_t mask = py_node_reachable(h, i) ? py_opaque_words(o, ty) : 0,
                  words[PY_OPAQUE_WORDS];
         if (!mask ||
             cl_read(o->rt->t, h->nodes[i].addr, words,
                     (size_t)ty->basicsize < sizeof words ? (size_t)ty->basicsize : sizeof words))
             continue;
-        for (unsigned k = 2; k < PY_OPAQUE_WORDS && mask >> k; k++) {
-            uint32_t j = mask >> k & 1 ? py_heap_find(h, words[k]) : PY_NO_NODE;
-            if (j == PY_NO_NODE || h->books.unexplained[j] <= 0 ||
-                h->books.unexplained[j] == PY_UNBALANCED)
-                continue;
-            if (py_node_reachable(h, j))
-                add_word_ref(h, left, words[k], 8 * k, i);
-            else
-                confirm_word(h, &p, opaque_word_root(h, i, 8 * k), j, PY_E_SELF, 0);
-        }
+        for (unsigned k = 2; k < PY_OPAQUE_WORDS && mask >> k; k++)
+            if (mask >> k & 1)
+                opaque_word(h, &p, left, (struct word_ref){words[k], 8 * k, i, false});
     }
     promote(h, &p);
 }
@@ -1021,7 +1063,7 @@ static void confirm_word_refs(struct py_heap *h, const struct word_ref *w, size_
                 py_static_name(h, w[i].at, name, sizeof name);
                 root = add_root(h, name, PY_ROOT_OTHER);
             } else {
-                root = opaque_word_root(h, w[i].holder, (unsigned)w[i].at);
+                root = opaque_word_root(h, w[i].holder, (unsigned)w[i].at, w[i].in_state);
             }
             take_word(h, &p, root, j, PY_E_SELF, 0);
         }
@@ -1038,7 +1080,7 @@ static void static_word_refs(struct py_heap *h, const struct py_static_word *w, 
         uint32_t j = py_heap_find(h, w[k].object);
         if (all || (j != PY_NO_NODE && h->books.unexplained[j] > 0 &&
                     h->books.unexplained[j] != PY_UNBALANCED))
-            add_word_ref(h, to, w[k].object, w[k].at, PY_NO_NODE);
+            add_word_ref(h, to, (struct word_ref){w[k].object, w[k].at, PY_NO_NODE, false});
     }
 }
 

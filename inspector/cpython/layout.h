@@ -143,8 +143,8 @@ struct py_layout {
         method_func, method_self, cfunc_self, cfunc_class, prop_get, prop_set, prop_del,
         sm_callable, tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args,
         partial_kw, lru_elem_key, lru_elem_next, lru_elem_result, odict_first, odict_node_next,
-        module_dict, module_name, deque_leftblock, deque_leftindex, deque_block_data,
-        deque_block_next;
+        module_dict, module_name, module_def, module_state, moduledef_size, deque_leftblock,
+        deque_leftindex, deque_block_data, deque_block_next;
     uint16_t set_entry_size; /* setentry: key, hash */
     uint16_t member_type, member_offset, member_flags, member_size; /* PyMemberDef (name @0) */
     /* str */

@@ -27,7 +27,7 @@
     .tb_next = 16, .tb_frame = 24, .weakref_callback = 24, .exc_args = 24, .partial_fn = 16,      \
     .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48, .lru_elem_next = 24,              \
     .odict_first = 48, .odict_node_next = 16,                                                     \
-    .module_dict = 16, .module_name = 48, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
+    .module_dict = 16, .module_name = 48, .module_def = 24, .module_state = 32, .moduledef_size = 56, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
     .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24,             \
     .float_value = 16, .set_entry_size = 16, .member_type = 8, .member_offset = 16,             \
     .member_flags = 24, .member_size = 40

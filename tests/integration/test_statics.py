@@ -3,7 +3,9 @@ real extension (tests/scenarios/ext/static_refs.c), built here for each interpre
 object in a static with a reference of its own, and another's address with none. The kept object
 is reached from a root named after the extension and its static, with no reference left
 unexplained, where the process counts one reference from outside; the borrowed address makes no
-holder; no object has more references found than its count. With torch, the static is the leak
+holder; no object has more references found than its count. An untracked object only a static
+holds (a tuple of strs) is walked, so what it holds is explained through it; an object only the
+module's state holds is named from it, `static_refs.<state+0?>`. With torch, the static is the leak
 report's holder of a tensor and retains what releasing it frees in a fork of the job. Live, from
 a core and from a dump (which holds the libraries' data it read, and no more)."""
 import os
@@ -48,13 +50,17 @@ def inspect(python, kind, with_torch=False):
             with harness.Process(python, "static_refs.py", *args) as p:
                 target = target_args(kind, p, d)
                 truth = p.truth
-                refs = harness.culeak_json("refs", *target, "--addr", hex(truth["kept"]),
-                                           "--addr", hex(truth["borrowed"]))
+                refs = harness.culeak_json("refs", *target, *sum(
+                    (["--addr", hex(truth[k])] for k in ("kept", "borrowed", "untracked",
+                                                         "in_state")), []))
                 balance = harness.culeak_json("balance", *target)
                 summary = harness.culeak_json("summary", *target) if with_torch else None
         check_eq(truth["kept_outside"], 1, "references the process counts from outside the kept "
                  "object (the static's)")
         check_eq(truth["borrowed_outside"], 0, "references from outside the borrowed object")
+        check_eq(truth["untracked_tuple_tracked"], False, "the untracked str's tuple is tracked")
+        check_eq((truth["untracked_refs"], truth["in_state_refs"]), (1, 1),
+                 "references to the untracked str and to the module state's Marker")
         got = {int(o["address"], 16): o for o in refs["objects"]}
         problems = ["%s: %d more references found than its count holds" % (o["type"], o["references"])
                     for o in balance["overcounted"]]
@@ -65,6 +71,16 @@ def inspect(python, kind, with_torch=False):
                             "`kept`" % (kept and kept["paths"]))
         if kept and kept["unexplained"] != 0:
             problems.append("the kept object: %d references not explained" % kept["unexplained"])
+        # an untracked object only a static holds is walked: its str is explained, through it
+        untracked, in_state = got.get(truth["untracked"]), got.get(truth["in_state"])
+        if not untracked or untracked["unexplained"] != 0 or not untracked["paths"] or \
+                not untracked["paths"][0].endswith("kept_untracked>[0]"):
+            problems.append("the str only an untracked tuple in a static holds: %r, want every "
+                            "reference explained, its path through `kept_untracked`" % untracked)
+        if not in_state or in_state["unexplained"] != 0 or not in_state["paths"] or \
+                in_state["paths"][0] != "static_refs.<state+0?>":
+            problems.append("the Marker only the module's state holds: %r, want every reference "
+                            "explained, its path static_refs.<state+0?>" % in_state)
         if not borrowed or any("static_refs" in path for path in borrowed["paths"]):
             problems.append("the borrowed address made a holder: %r" % (borrowed and borrowed["paths"]))
         if summary is not None:

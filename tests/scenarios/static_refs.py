@@ -6,11 +6,15 @@ built for this interpreter; argv[1] is the folder of the built module):
             extension is the only holder
   borrowed  a Marker a global holds, whose address the static `borrowed` keeps with no reference:
             no holder may be made of it
+  untracked a str only a tuple holds, which only the static `kept_untracked` holds: the tuple,
+            of strs alone, is on no GC list once collected
+  in_state  a Marker only the module's state holds
 
 Prints one JSON line of ground truth from inside, then READY, and waits:
-  {"pid", "kept": id, "kept_outside", "borrowed": id, "borrowed_outside", "freed": bytes}
+  {"pid", "kept": id, "kept_outside", "borrowed": id, "borrowed_outside", "untracked": id,
+   "untracked_tuple_tracked", "untracked_refs", "in_state": id, "in_state_refs", "freed": bytes}
   where X_outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds
-  (the references no Python object holds), and freed what releasing the static frees: in a
+  (the references no Python object holds), X_refs sys.getrefcount less its argument, and freed what releasing the static frees: in a
   fork(), the nbytes of the storages whose StorageWeakRef expired after keep(None)."""
 import gc
 import json
@@ -50,7 +54,17 @@ borrowed = Marker()
 static_refs.borrow(borrowed)
 truth["borrowed"] = id(borrowed)
 truth["borrowed_outside"] = sys.getrefcount(borrowed) - 1 - len(gc.get_referrers(borrowed))
-gc.collect()
+untracked = "".join(["only in ", "a tuple ", str(os.getpid())])
+static_refs.keep_untracked((untracked,))
+in_state = Marker()
+static_refs.keep_in_state(in_state)
+gc.collect()   # untracks the tuple
+truth["untracked"], truth["in_state"] = id(untracked), id(in_state)
+truth["untracked_tuple_tracked"] = any(type(r) is tuple for r in gc.get_referrers(untracked))
+# module level again: the global's reference, and the tuple's or the state's
+truth["untracked_refs"] = sys.getrefcount(untracked) - 2
+truth["in_state_refs"] = sys.getrefcount(in_state) - 2
+del untracked, in_state
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 threading.Event().wait()

@@ -1,11 +1,18 @@
 /* A C extension that keeps Python objects in its static data, as extensions do (an interned name,
- * a cache, a registry): `kept` holds a reference of its own, `borrowed` only the address. Built by
+ * a cache, a registry): `kept` holds a reference of its own, `borrowed` only the address, and
+ * `kept_untracked` an object on no GC list (a tuple of strs, untracked by the collector). Its
+ * module state holds one more, as a multi-phase module keeps its types and caches. Built by
  * tests/integration/test_statics.py for the interpreter under test. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 static PyObject *kept;     /* a reference: keep(obj), released by keep(None) */
 static PyObject *borrowed; /* an address only: borrow(obj) */
+static PyObject *kept_untracked; /* a reference: keep_untracked(obj) */
+
+struct state {
+    PyObject *in_state; /* a reference: keep_in_state(obj) */
+};
 
 static PyObject *keep(PyObject *self, PyObject *obj)
 {
@@ -23,13 +30,39 @@ static PyObject *borrow(PyObject *self, PyObject *obj)
     Py_RETURN_NONE;
 }
 
+static PyObject *keep_untracked(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    Py_INCREF(obj);
+    Py_XSETREF(kept_untracked, obj);
+    Py_RETURN_NONE;
+}
+
+static PyObject *keep_in_state(PyObject *self, PyObject *obj)
+{
+    struct state *st = PyModule_GetState(self);
+    Py_INCREF(obj);
+    Py_XSETREF(st->in_state, obj);
+    Py_RETURN_NONE;
+}
+
+static int traverse(PyObject *self, visitproc visit, void *arg)
+{
+    struct state *st = PyModule_GetState(self);
+    Py_VISIT(st ? st->in_state : NULL);
+    return 0;
+}
+
 static PyMethodDef methods[] = {
     {"keep", keep, METH_O, "Keep a reference to obj in a static (None releases it)."},
     {"borrow", borrow, METH_O, "Keep obj's address in a static, with no reference."},
+    {"keep_untracked", keep_untracked, METH_O, "Keep a reference to obj in another static."},
+    {"keep_in_state", keep_in_state, METH_O, "Keep a reference to obj in the module's state."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "static_refs", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "static_refs", NULL, sizeof(struct state),
+                                    methods, NULL, traverse};
 
 PyMODINIT_FUNC PyInit_static_refs(void)
 {
