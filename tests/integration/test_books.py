@@ -14,10 +14,11 @@ balance confirms the word, and a freed object's address in such memory makes no 
 A TensorImpl's reference to its tensor's Python object is counted, on each design torch has had
 (tensor_pyobj.py: a resurrected tensor up to 2.9, a tensor C++ holds too from 2.10): each such
 object, of which the process counts a reference no Python object holds, has none unexplained.
-On a whole real heap (gpt2.py: a GPT-2 from transformers trained with torch 2.13), nothing is
-overcounted, no Tensor or Parameter has a reference left unexplained, and the references not
-explained are frozen by type (books_gpt2.json): a type that is not there, or more references
-to one, fails.
+On whole real heaps (gpt2.py: a GPT-2 from transformers trained with torch 2.13; hf_trainer.py:
+the same model trained by transformers' Trainer), nothing is overcounted, no Tensor or Parameter
+has a reference left unexplained, and the references not explained are frozen by type
+(books_NAME.json, written by freeze_books.py): a type that is not there, or more references to
+one, fails.
 
 Each test reports every mismatch it finds at once."""
 import json
@@ -108,26 +109,29 @@ def check_target(target, p, symbols):
             len(problems), len(theirs), "\n".join(problems)))
 
 
-FROZEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books_gpt2.json")
-SLACK = {"str": 1.02, "type": 1.02}   # vary by up to 1% from run to run (books_gpt2.json)
+FROZEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books_%s.json")
+SLACK = {"str": 1.02, "type": 1.02}   # vary by up to 1% from run to run (books_*.json)
+WHOLE_HEAPS = ("gpt2", "hf_trainer")   # scenarios whose balance is frozen
 
 
-def gpt2():
-    with harness.Process(harness.TORCH_VENV, "gpt2.py") as p:
-        doc = harness.culeak_json("balance", "--pid", p.pid)
-    frozen = json.load(open(FROZEN))["references"]
-    problems = []
-    if doc["overcounted_objects"]:
-        problems.append("%d objects overcounted: %r" % (doc["overcounted_objects"],
-                                                        doc["overcounted"][:5]))
-    for row in doc["unexplained_by_type"]:
-        name, n = row["type"], row["references"]
-        bound = frozen.get(name, 0) * SLACK.get(name, 1)
-        if name in ("Tensor", "Parameter") or n > bound:
-            problems.append("%s: %d references not explained (frozen: %s)" % (
-                name, n, frozen.get(name, "none")))
-    if problems:
-        raise Failure("%d problems:\n%s" % (len(problems), "\n".join(problems)))
+def whole_heap(scenario):
+    def test():
+        with harness.Process(harness.TORCH_VENV, scenario + ".py") as p:
+            doc = harness.culeak_json("balance", "--pid", p.pid)
+        frozen = json.load(open(FROZEN % scenario))["references"]
+        problems = []
+        if doc["overcounted_objects"]:
+            problems.append("%d objects overcounted: %r" % (doc["overcounted_objects"],
+                                                            doc["overcounted"][:5]))
+        for row in doc["unexplained_by_type"]:
+            name, n = row["type"], row["references"]
+            bound = frozen.get(name, 0) * SLACK.get(name, 1)
+            if name in ("Tensor", "Parameter") or n > bound:
+                problems.append("%s: %d references not explained (frozen: %s)" % (
+                    name, n, frozen.get(name, "none")))
+        if problems:
+            raise Failure("%d problems:\n%s" % (len(problems), "\n".join(problems)))
+    return test
 
 
 def tensor_pyobj(python):
@@ -175,7 +179,8 @@ def tests():
         yield "%s:live" % name, live(name, python), *(("full",) if name == "trixie-3.13" else ())
     yield "pyenv-3.9:gcore", gcore("pyenv-3.9", dict(pythons)["pyenv-3.9"])
     yield "sid-3.14:gcore", gcore("sid-3.14", dict(pythons)["sid-3.14"])
-    yield "torch-2.13:gpt2", gpt2
+    for scenario in WHOLE_HEAPS:
+        yield "torch-2.13:%s" % scenario, whole_heap(scenario)
     for release, python in [("1.13", "/usr/bin/python3"), ("2.13", harness.TORCH_VENV)]:
         yield "torch-%s:tensor-pyobj" % release, tensor_pyobj(python)
     for release in ("2.1", "2.8", "2.10"):
