@@ -135,6 +135,13 @@ static const struct py_books_rule rules[] = {
      "c10/core/impl/PyObjectSlot.h: pyobj_; c10/util/intrusive_ptr.h: kHasPyObject; "
      "torch/csrc/autograd/python_function.h: PyNode::obj, THPFunction::cdata (torch)"},
     {9, 99,
+     "torch: a c10::SafePyObject {PyObject*, PyInterpreter*} in C++ memory holds a reference "
+     "(the dispatcher's Python kernels, torch.library's registrations): found by torch's one "
+     "interpreter in its second word, taken where such pairs to an object are exactly as many "
+     "as its references not explained; C references named after the C++ object",
+     "c10/core/SafePyObject.h; torch/csrc/utils/python_dispatch.cpp: PythonKernelHolder "
+     "(torch)"},
+    {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib) "
@@ -426,8 +433,7 @@ bool py_books_resplit(struct py_heap *h)
     free(b->held_from);
     free(b->c_ref_of);
     free(b->collected);
-    int32_t *unexplained = b->unexplained;
-    *b = (struct py_books){.unexplained = unexplained};
+    *b = (struct py_books){.unexplained = b->unexplained, .frozen = b->frozen};
     return py_books_split(h);
 }
 

@@ -677,8 +677,10 @@ static void atexit_roots(struct py_heap *h)
 static void type_cache_refs(struct py_heap *h)
 {
     const struct py_runtime *rt = h->objects.rt;
-    uint64_t cache =
-        rt->l->is_type_cache != PY_NONE ? rt->interp + rt->l->is_type_cache : rt->method_cache;
+    uint64_t cache = rt->l->is_type_cache != PY_NONE ? rt->interp + rt->l->is_type_cache : 0;
+    /* 3.9: typeobject.c's static method_cache, where the runtime has a symbol table */
+    if (!cache && !cl_module_symbol_optional(rt->module, "method_cache", &cache, NULL))
+        return;
     uint64_t entries[TYPE_CACHE_ENTRIES * TYPE_CACHE_ENTRY / 8];
     /* a dump an older culeak wrote has none of it: its names stay unexplained */
     if (!cache || cl_target_left_out(rt->t, cache) ||

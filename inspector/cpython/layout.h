@@ -71,8 +71,8 @@ struct py_layout {
     uint32_t is_atexit_callbacks, is_atexit_ncallbacks;
     /* 3.12+: _PyRuntime.signals.handlers[NSIG], each {tripped, func} */
     uint32_t rt_signal_handlers;
-    /* 3.10+: the type attribute cache, PY_TYPE_CACHE_ENTRIES of {version, name, value} (3.9: a
-     * static of typeobject.c, runtime.h) */
+    /* 3.10+: the type attribute cache, 4096 entries of {version, name, value} (3.9: a static of
+     * typeobject.c, cpython/heap.c) */
     uint32_t is_type_cache;
     /* PyThreadState */
     uint16_t ts_c_profileobj, ts_c_traceobj;

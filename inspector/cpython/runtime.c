@@ -84,7 +84,6 @@ static int find_families(struct py_runtime *rt, const struct py_runtime_site *py
     }
     (void)cl_module_symbol(py->module, "_Py_NoneStruct", &rt->none, NULL);   /* 0: no None */
     (void)cl_module_symbol_optional(py->module, "Handlers", &rt->signal_handlers, NULL);
-    (void)cl_module_symbol_optional(py->module, "method_cache", &rt->method_cache, NULL);
     (void)cl_module_symbol_optional(py->module, "PyODict_Type", &rt->odict_type, NULL);
     if (!rt->family_type[PY_F_TYPE] || !rt->family_type[PY_F_DICT])
         return cl_error_set(err, CL_E_UNSUPPORTED,

@@ -107,9 +107,6 @@ struct py_runtime {
     /* 3.9-3.11: signalmodule.c's static Handlers[NSIG], each {tripped, func}, where the runtime
      * has a symbol table (0 where not: a stripped build); 3.12+ keeps them in _PyRuntime */
     uint64_t signal_handlers;
-    /* 3.9: typeobject.c's static method_cache, the type attribute cache 3.10+ keeps in the
-     * interpreter (layout.h: is_type_cache), where the runtime has a symbol table; 0 where not */
-    uint64_t method_cache;
     uint64_t odict_type; /* PyODict_Type, 0 where not found */
 };
 

@@ -108,17 +108,22 @@ static void find_objects(struct scan *s)
 
 /* Whether w is the address of an object: a node of the heap, or, while the heap has room for
  * more (--max-objects), memory the target holds whose header names a type and holds a count a
- * live object may have (a freed one's is 0, or a free list's link). */
+ * live object may have (a freed one's is 0, or a free list's link). The word may point anywhere:
+ * each address it leads to is one the target holds (cl_target_holds) before it is read. */
 static bool object_at(struct py_heap *h, uint64_t w)
 {
-    uint64_t refcnt;
+    struct cl_target *t = h->objects.rt->t;
+    uint64_t header[2], meta, refcnt;   /* ob_refcnt, ob_type */
     if (w < PAGE || (w & 7))
         return false;
     if (py_heap_find(h, w) != PY_NO_NODE)
         return true;
-    return h->n < h->max_objects && !cl_target_left_out(h->objects.rt->t, w) &&
-           py_object_header(&h->objects, w, &refcnt) && refcnt >= 1 &&
-           refcnt <= PY_STATICS_MAX_REFCNT;
+    return h->n < h->max_objects && cl_target_holds(t, w) &&
+           cl_read(t, w, header, sizeof header) == 0 && header[0] >= 1 &&
+           header[0] <= PY_STATICS_MAX_REFCNT && !(header[1] & 7) &&
+           cl_target_holds(t, header[1]) &&
+           cl_read_u64(t, header[1] + h->objects.rt->l->ob_type, &meta) == 0 &&
+           cl_target_holds(t, meta) && py_object_header(&h->objects, w, &refcnt);
 }
 
 static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)

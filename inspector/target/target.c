@@ -146,6 +146,34 @@ int cl_read_outside(struct cl_target *t, uint64_t addr, void *buf, size_t len)
     return rc;
 }
 
+bool cl_target_holds(struct cl_target *t, uint64_t addr)
+{
+    struct cl_window w;
+    if (cl_target_left_out(t, addr))
+        return false;
+    return !t->resumed || (t->ops->resident && t->ops->resident(t, addr, &w));
+}
+
+int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn fn, void *arg)
+{
+    uint64_t words[CL_PAGE_SIZE / 8];
+    for (uint64_t page = start & ~(uint64_t)(CL_PAGE_SIZE - 1); page < end; page += CL_PAGE_SIZE) {
+        if (t->gone)
+            return cl_target_went_away(t, &t->err);
+        struct cl_window w;
+        if (!cl_target_holds(t, page))
+            continue;
+        if (!t->record && t->ops->resident && t->ops->resident(t, page, &w) &&
+            w.len - (page - w.start) >= CL_PAGE_SIZE)
+            memcpy(words, w.data + (page - w.start), sizeof words);
+        else if (t->ops->read_page(t, page, words) != 0)
+            continue;
+        if (fn(arg, page, words) && t->record && !t->gone)
+            cl_pagerec_add(t->record, page, 0, words);
+    }
+    return 0;
+}
+
 int cl_target_file_status(struct cl_target *t, const char *path)
 {
     return t->ops->file_status ? t->ops->file_status(t, path) : 0;

@@ -188,6 +188,22 @@ int cl_target_file_status(struct cl_target *t, const char *path);
  * that scans memory for what may lie there (cpython/statics.c) skips such pages. */
 bool cl_target_left_out(struct cl_target *t, uint64_t addr);
 
+/* Whether the target holds addr for a reader that probes an address it is not sure of
+ * (cpython/statics.c): not left out, and, of a process culeak resumed, copied while it was
+ * stopped (a read past the copy would go to the running process). */
+bool cl_target_holds(struct cl_target *t, uint64_t addr);
+
+/* Memory scanned for a few words (cl_target_scan): fn gets each page the target holds in [start,
+ * end) and returns whether it uses what it found there. */
+typedef bool (*cl_scan_fn)(void *arg, uint64_t page, const uint64_t *words);
+/* Calls fn with every page of [start, end) (page-aligned) that the target holds, read straight
+ * from its source past the page cache, which a scan of much memory would only flush; of a
+ * process culeak resumed, only the pages copied while it was stopped. While `culeak
+ * dump` records, only the pages fn uses are kept: the dump then holds every page the same scan
+ * finds something in, and leaves out (cl_target_left_out) the others, which the scan skips. 0,
+ * or CL_E_NO_PROCESS when the process went away. */
+int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn fn, void *arg);
+
 /* Resolves a path the target recorded to a file on this machine, honouring the locator. Returns a
  * malloc'ed path, or NULL if no candidate exists. is_exe selects the --exe override. */
 char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path, bool is_exe);

@@ -1,5 +1,7 @@
 #include "torch/tensors.h"
 
+#include "torch/safepyobj.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -981,8 +983,8 @@ static bool node_holds_pyobj(struct cl_target *t, const struct torch_tensors *tt
 /* The books (cpython/balance.h) learn the references C++ holds to Python objects, which the walk
  * of Python objects cannot see: a TensorImpl's to its tensor's, a StorageImpl's to its
  * torch.UntypedStorage's, a node's to its grad_fn object or custom Function's ctx. Each is named
- * after what holds it. */
-static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
+ * after what holds it. True when it added any. */
+static bool explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
 {
     struct cl_target *t = h->objects.rt->t;
     const struct torch_layout *tl = tt->l;
@@ -1017,17 +1019,20 @@ static void explain_pyobjs(struct py_heap *h, struct torch_tensors *tt)
             added |= py_books_add_c_ref(h, l->src, name);
         }
     }
-    if (added && !py_books_resplit(h))
-        cl_note_add(&tt->warnings, "out of memory balancing the references C++ holds to tensors' "
-                                   "Python objects: nothing no root reaches is called garbage");
+    return added;
 }
 
 int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
                           struct torch_tensors *out, struct cl_error *err)
 {
     int rc = collect(h, torch, out, err);
-    if (!rc && out->l)
-        explain_pyobjs(h, out);
+    if (rc || !out->l)
+        return rc;
+    bool added = explain_pyobjs(h, out);
+    added |= torch_safepyobjs_explain(h, out);
+    if (added && !py_books_resplit(h))
+        cl_note_add(&out->warnings, "out of memory balancing the references C++ holds to Python "
+                                    "objects: nothing no root reaches is called garbage");
     return rc;
 }
 

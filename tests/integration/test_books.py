@@ -158,6 +158,37 @@ def tensor_pyobj(python):
     return test
 
 
+def cxx_kernels(python):
+    """A Python kernel only torch's dispatcher holds: every reference the process counts from
+    outside Python is found, each named after the C++ object that holds it, and the tensor its
+    closure captures is held from C through it."""
+    def test():
+        with harness.Process(python, "cxx_kernels.py") as p:
+            truth = p.truth
+            refs = harness.culeak_json("refs", "--pid", p.pid, "--addr", hex(truth["kernel"]),
+                                       "--addr", hex(truth["captured"]))
+            balance = harness.culeak_json("balance", "--pid", p.pid)
+        got = {address(o["address"]): o for o in refs["objects"]}
+        kernel, captured = got.get(truth["kernel"], {}), got.get(truth["captured"], {})
+        problems = ["%s: %d more references found than its count holds" % (o["type"], o["references"])
+                    for o in balance["overcounted"]]
+        check(truth["kernel_outside"] >= 1, "the process counts no reference from C++ to the "
+              "kernel: %r" % truth)
+        holder = kernel.get("unreached") or ""
+        if kernel.get("unexplained") != 0 or ("<PythonKernelHolder 0x" not in holder and
+                                              "<std::shared_ptr<c10::SafePyObject> 0x" not in holder):
+            problems.append("the kernel (the process counts %d references from outside Python): "
+                            "%r, want every one explained, held by a PythonKernelHolder or a "
+                            "shared_ptr<SafePyObject>" % (truth["kernel_outside"], kernel))
+        if "held from C" not in (captured.get("unreached") or "") or \
+                hex(truth["kernel"]) not in captured["unreached"]:
+            problems.append("the captured tensor: %r, want held from C through the kernel %s" % (
+                captured, hex(truth["kernel"])))
+        if problems:
+            raise Failure("\n".join(problems))
+    return test
+
+
 def live(name, python):
     def test():
         with harness.Process(python, SCENARIO, stdin=True) as p:
@@ -183,5 +214,11 @@ def tests():
         yield "torch-2.13:%s" % scenario, whole_heap(scenario)
     for release, python in [("1.13", "/usr/bin/python3"), ("2.13", harness.TORCH_VENV)]:
         yield "torch-%s:tensor-pyobj" % release, tensor_pyobj(python)
+    yield "torch-2.13:cxx-kernels", cxx_kernels(harness.TORCH_VENV)
+    for release in ("2.1", "2.4", "2.14"):   # both symbols of torch's interpreter
+        python = os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % release, "bin",
+                              "python")
+        yield "torch-%s-cuda:cxx-kernels" % release, cxx_kernels(python), \
+            *(() if release == "2.14" else ("full",))
     for release in ("2.1", "2.8", "2.10"):
         yield "torch-%s:tensor-pyobj" % release, tensor_pyobj(harness.cuda_python(release)), "full"
