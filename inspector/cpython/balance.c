@@ -28,7 +28,8 @@ static const struct py_books_rule rules[] = {
      "own references (a frozen code object's constants) were never counted",
      "Include/internal/pycore_object.h: _PyObject_IMMORTAL_REFCNT; Tools/build/deepfreeze.py"},
     [RULE_STATIC_DATA] = {9, 11,
-     "an object in the data of a file the process mapped (a static type, None, True, False, "
+     "an object in the data of a file the process mapped or in a library's .bss (a static type, "
+     "None, True, False, "
      "Ellipsis, NotImplemented, a C extension's static types) is never freed, and C code "
      "nothing walks takes references to it: not balanced, and never garbage (3.12 made them "
      "immortal)",
@@ -360,11 +361,50 @@ static bool mark_collected(struct py_heap *h)
     return true;
 }
 
-/* Whether addr lies in a file the target mapped: an object there is static. */
-static bool in_mapped_file(const struct py_heap *h, uint64_t addr)
+struct bss {
+    uint64_t start, end;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct bss *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The .bss of every module, sorted: zero-initialised static data, which the loader maps with no
+ * file past the file's end (a C extension's static PyTypeObjects: torch's autograd node types).
+ * NULL with *n 0 where there are no symbols or no memory. */
+static struct bss *bss_sections(const struct py_heap *h, size_t *n)
+{
+    const struct cl_symbols *syms = h->objects.rt->module ? h->objects.rt->module->owner : NULL;
+    struct bss *v = syms && syms->n ? malloc(syms->n * sizeof *v) : NULL;
+    *n = 0;
+    for (size_t k = 0; v && k < syms->n; k++) {
+        uint64_t addr, size;
+        if (cl_module_section_optional(&syms->mods[k], ".bss", &addr, &size) && size)
+            v[(*n)++] = (struct bss){addr, addr + size};
+    }
+    if (*n)
+        qsort(v, *n, sizeof *v, by_start);
+    return v;
+}
+
+/* Whether addr lies in a file the target mapped, or in a module's .bss: an object there is
+ * static. */
+static bool static_address(const struct py_heap *h, const struct bss *bss, size_t n, uint64_t addr)
 {
     const struct cl_mapping *m = cl_mappings_find(&h->objects.rt->t->maps, addr);
-    return m && m->path && m->path[0] != '[';
+    if (m && m->path && m->path[0] != '[')
+        return true;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (bss[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && addr < bss[lo - 1].end;
 }
 
 bool py_books_count(struct py_heap *h)
@@ -380,10 +420,14 @@ bool py_books_count(struct py_heap *h)
     }
     count_references(h);
     /* after counting: a static object's own references are counted as any object's */
-    if (py_books_rule_applies(&rules[RULE_STATIC_DATA], h->objects.rt->l->minor))
+    if (py_books_rule_applies(&rules[RULE_STATIC_DATA], h->objects.rt->l->minor)) {
+        size_t nbss;
+        struct bss *bss = bss_sections(h, &nbss);
         for (uint32_t i = 0; i < h->n; i++)
-            if (in_mapped_file(h, h->nodes[i].addr))
+            if (static_address(h, bss, nbss, h->nodes[i].addr))
                 h->books.unexplained[i] = PY_UNBALANCED;
+        free(bss);
+    }
     return true;
 }
 
