@@ -98,10 +98,11 @@ int cl_snapshot_take(struct cl_session *s, const struct py_walk_options *opt,
 
 /* The storages by "DEVICE CATEGORY". */
 static int add_categories(struct py_heap *h, const struct torch_tensors *tt,
-                          struct cl_snapshot *out, struct cl_error *err)
+                          const struct cl_holders *hs, struct cl_snapshot *out,
+                          struct cl_error *err)
 {
     uint8_t *category = malloc(tt->nstorages + 1);
-    int rc = category && !cl_categories(h, tt, category) ? 0 : CL_E_INTERNAL;
+    int rc = category && !cl_categories(h, tt, hs, category) ? 0 : CL_E_INTERNAL;
     char key[64], dev[32];
     for (uint32_t k = 0; !rc && k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
@@ -156,7 +157,7 @@ int cl_snapshot_from(struct py_heap *h, const struct torch_tensors *tt, const st
         out->storages++;
         out->bytes += st->nbytes;
     }
-    return h ? add_categories(h, tt, out, err) : 0;
+    return h ? add_categories(h, tt, hs, out, err) : 0;
 }
 
 void cl_snapshot_free(struct cl_snapshot *snap)

@@ -13,8 +13,9 @@
 
 const char *cl_category_name(enum cl_category c)
 {
-    static const char *const names[] = {"parameters", "gradients", "optimizer state",
-                                        "saved for backward", "other tensors"};
+    static const char *const names[] = {"parameters",         "gradients",
+                                        "optimizer state",    "saved for backward",
+                                        "held from C or C++", "other tensors"};
     return names[c];
 }
 
@@ -71,10 +72,13 @@ static bool mark_held(struct py_heap *h, const struct torch_tensors *tt, const u
     return true;
 }
 
-int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *out)
+int cl_categories(struct py_heap *h, const struct torch_tensors *tt, const struct cl_holders *hs,
+                  uint8_t *out)
 {
-    for (uint32_t s = 0; s < tt->nstorages; s++)
-        out[s] = CL_CAT_OTHER;
+    for (uint32_t s = 0; s < tt->nstorages; s++) {
+        enum cl_held_by by = hs->storages[s].held_by;
+        out[s] = by == CL_HELD_FROM_C || by == CL_HELD_UNKNOWN ? CL_CAT_CXX : CL_CAT_OTHER;
+    }
     uint32_t *tensor_of = malloc(((size_t)h->n + 1) * sizeof *tensor_of);
     unsigned char *parameter = calloc(h->objects.ntypes + 1, 1),
                   *optimizer = calloc(h->objects.ntypes + 1, 1);

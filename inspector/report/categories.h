@@ -1,12 +1,13 @@
 /* Memory by category, from the structures themselves with no profiler armed (issue 43): each
  * storage is in exactly one, by precedence parameter > gradient > optimizer state > saved for
- * backward > other. */
+ * backward > held from C/C++ > other. */
 #ifndef CULEAK_REPORT_CATEGORIES_H
 #define CULEAK_REPORT_CATEGORIES_H
 
 #include <stdint.h>
 
 #include "cpython/heap.h"
+#include "holders/holders.h"
 #include "torch/tensors.h"
 
 enum cl_category {
@@ -15,14 +16,17 @@ enum cl_category {
     CL_CAT_OPTIMIZER,  /* a value of a torch.optim.Optimizer's state (its class found by MRO) */
     CL_CAT_SAVED,      /* saved for backward by an autograd node or a custom Function's ctx, or
                         * held by what a saved_tensors_hooks pack function returned */
+    CL_CAT_CXX,        /* held from C or C++ alone: no Python holder reaches it (a Python kernel
+                        * the dispatcher keeps captures it, a C extension's static holds it) */
     CL_CAT_OTHER,      /* any other tensor */
     CL_NCATEGORIES
 };
 
 const char *cl_category_name(enum cl_category c);
 
-/* Each storage's category into out (tt->nstorages entries). 0, or CL_E_INTERNAL when out of
- * memory. */
-int cl_categories(struct py_heap *h, const struct torch_tensors *tt, uint8_t *out);
+/* Each storage's category into out (tt->nstorages entries), hs saying which no Python holder
+ * reaches. 0, or CL_E_INTERNAL when out of memory. */
+int cl_categories(struct py_heap *h, const struct torch_tensors *tt, const struct cl_holders *hs,
+                  uint8_t *out);
 
 #endif

@@ -241,7 +241,7 @@ static bool add_categories(struct summary *s, struct py_heap *h, const struct to
     const struct cl_holders *hs = s->hs;
     uint8_t *category = malloc(tt->nstorages + 1);
     if (!category || !(s->categories = calloc(hs->ndevices + 1, sizeof *s->categories)) ||
-        cl_categories(h, tt, category)) {
+        cl_categories(h, tt, hs, category)) {
         free(category);
         return false;
     }

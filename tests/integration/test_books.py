@@ -161,14 +161,18 @@ def tensor_pyobj(python):
 def cxx_kernels(python):
     """A Python kernel only torch's dispatcher holds: every reference the process counts from
     outside Python is found, each named after the C++ object that holds it, and the tensor its
-    closure captures is held from C through it."""
+    closure captures is held from C through it: summary's category of what C or C++ alone
+    holds, where nothing else is."""
     def test():
         with harness.Process(python, "cxx_kernels.py") as p:
             truth = p.truth
             refs = harness.culeak_json("refs", "--pid", p.pid, "--addr", hex(truth["kernel"]),
                                        "--addr", hex(truth["captured"]))
             balance = harness.culeak_json("balance", "--pid", p.pid)
+            summary = harness.culeak_json("summary", "--pid", p.pid)
         got = {address(o["address"]): o for o in refs["objects"]}
+        categories = {c["category"]: c["bytes"] for c in summary["categories"]
+                      if c["device"] == "cpu" and c["bytes"]}
         kernel, captured = got.get(truth["kernel"], {}), got.get(truth["captured"], {})
         problems = ["%s: %d more references found than its count holds" % (o["type"], o["references"])
                     for o in balance["overcounted"]]
@@ -184,6 +188,9 @@ def cxx_kernels(python):
                 hex(truth["kernel"]) not in captured["unreached"]:
             problems.append("the captured tensor: %r, want held from C through the kernel %s" % (
                 captured, hex(truth["kernel"])))
+        if categories != {"held from C or C++": truth["nbytes"]}:
+            problems.append("categories %r, want the captured tensor's %d bytes held from C or "
+                            "C++" % (categories, truth["nbytes"]))
         if problems:
             raise Failure("\n".join(problems))
     return test
