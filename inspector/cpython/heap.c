@@ -636,9 +636,13 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
 }
 
 /* The word at field of the interpreter, or 0 where the version has no such field. */
+/* The interpreter's word at field; 0 for a field the layout lacks, or one a dump an older culeak
+ * wrote left out. */
 static uint64_t interp_word(struct py_heap *h, uint32_t field)
 {
-    return field == PY_NONE ? 0 : py_word(&h->objects, h->objects.rt->interp + field);
+    uint64_t at = h->objects.rt->interp + field;
+    return field == PY_NONE || cl_target_left_out(h->objects.rt->t, at) ? 0
+                                                                        : py_word(&h->objects, at);
 }
 
 #define MAX_ATEXIT 4096
@@ -738,6 +742,19 @@ static void c_roots(struct py_heap *h)
             snprintf(name, sizeof name, "<signal %d>", sig);
         add_self_root(h, name, f, NULL);
     }
+}
+
+/* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
+ * default action; gc.callbacks): C references, and roots only where the walk from the modules
+ * did not reach them, so that `warnings.filters` keeps its module's name. */
+static void interpreter_kept_roots(struct py_heap *h)
+{
+    const struct py_layout *l = h->objects.rt->l;
+    static const char *const warnings[] = {"<warnings filters>", "<warnings once registry>",
+                                           "<warnings default action>"};
+    for (uint32_t k = 0; l->is_warnings != PY_NONE && k < 3; k++)
+        add_self_root(h, warnings[k], interp_word(h, l->is_warnings + 8 * k), NULL);
+    add_self_root(h, "<gc callbacks>", interp_word(h, l->is_gc_callbacks), NULL);
 }
 
 static void seed_roots(struct py_heap *h)
@@ -1135,6 +1152,9 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     cl_progress_start(&progress, opt ? opt->progress : NULL, "walked");
     seed_roots(h);
     expand(h, &progress, 0);
+    uint32_t walked = h->n;
+    interpreter_kept_roots(h);
+    expand(h, &progress, walked);
     h->nreachable = h->n;
     seed_gc_lists(h);
     expand(h, &progress, h->nreachable);

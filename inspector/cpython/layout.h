@@ -71,6 +71,9 @@ struct py_layout {
     uint32_t is_atexit_callbacks, is_atexit_ncallbacks;
     /* 3.12+: _PyRuntime.signals.handlers[NSIG], each {tripped, func} */
     uint32_t rt_signal_handlers;
+    /* warnings' filters, once registry and default action, one word each from is_warnings;
+     * gc.callbacks */
+    uint32_t is_warnings, is_gc_callbacks;
     /* 3.10+: the type attribute cache, 4096 entries of {version, name, value} (3.9: a static of
      * typeobject.c, cpython/heap.c) */
     uint32_t is_type_cache;

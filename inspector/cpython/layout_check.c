@@ -49,6 +49,8 @@ static const struct field fields[] = {
     {offsetof(struct py_layout, rt_signal_handlers), "_PyRuntimeState", "signals.handlers", true},
     {offsetof(struct py_layout, is_type_cache), "PyInterpreterState", "type_cache|types.type_cache",
      true},
+    {offsetof(struct py_layout, is_warnings), "PyInterpreterState", "warnings.filters", true},
+    {offsetof(struct py_layout, is_gc_callbacks), "PyInterpreterState", "gc.callbacks", true},
     F(static_type_size, "static_builtin_state|managed_static_type_state", NULL),
     F(static_type_dict, "static_builtin_state|managed_static_type_state", "tp_dict"),
     F(static_type_subclasses, "static_builtin_state|managed_static_type_state", "tp_subclasses"),

@@ -93,7 +93,7 @@ static const struct py_layout py39 = {
     .is_importlib = 888, .is_interp_dict = 1376, .is_builtins_copy = 1384,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = N,
     .is_atexit_ncallbacks = N, .rt_signal_handlers = N,
-    .is_type_cache = N,
+    .is_type_cache = N, .is_warnings = 3504, .is_gc_callbacks = 832,
     .name = "3.9", .major = 3, .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
@@ -145,7 +145,7 @@ static const struct py_layout py310 = {
     .is_importlib = 888, .is_interp_dict = 1344, .is_builtins_copy = 1352,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3488,
     .is_atexit_ncallbacks = 3496, .rt_signal_handlers = N,
-    .is_type_cache = 15216,
+    .is_type_cache = 15216, .is_warnings = 3456, .is_gc_callbacks = 832,
     .name = "3.10", .major = 3, .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
@@ -197,7 +197,7 @@ static const struct py_layout py311 = {
     .is_importlib = 920, .is_interp_dict = 1400, .is_builtins_copy = 1408,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3536,
     .is_atexit_ncallbacks = 3544, .rt_signal_handlers = N,
-    .is_type_cache = 9056,
+    .is_type_cache = 9056, .is_warnings = 3504, .is_gc_callbacks = 864,
     .name = "3.11", .major = 3, .minor = 11, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_311,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
@@ -252,7 +252,7 @@ static const struct py_layout py312 = {
     .is_importlib = 960, .is_interp_dict = 1720, .is_builtins_copy = 1736,
     .is_monitoring_callables = 381784, .monitoring_callables = 136, .is_atexit_callbacks = 3944,
     .is_atexit_ncallbacks = 3952, .rt_signal_handlers = 464,
-    .is_type_cache = 275392,
+    .is_type_cache = 275392, .is_warnings = 3896, .is_gc_callbacks = 328,
     .name = "3.12", .major = 3, .minor = 12, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_312,
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
@@ -314,7 +314,7 @@ static const struct py_layout py312 = {
     .is_importlib = 7672, .is_interp_dict = 8448, .is_builtins_copy = 8464,                        \
     .is_monitoring_callables = 193176, .monitoring_callables = 136,                                \
     .is_atexit_callbacks = 10712, .is_atexit_ncallbacks = 10720, .rt_signal_handlers = 1080,       \
-    .is_type_cache = 84656,                                                                        \
+    .is_type_cache = 84656, .is_warnings = 10656, .is_gc_callbacks = 7616,                         \
     .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,                  \
     .ts_frame = N, .ts_cframe = N,                                                                 \
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,       \
@@ -381,7 +381,7 @@ static const struct py_layout py314 = {
     .is_importlib = 7704, .is_interp_dict = 8496, .is_builtins_copy = 8512,
     .is_monitoring_callables = 223280, .monitoring_callables = 152,
     .is_atexit_callbacks = 10792, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1256,
-    .is_type_cache = 81928,
+    .is_type_cache = 81928, .is_warnings = 10720, .is_gc_callbacks = 7616,
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,

@@ -106,24 +106,34 @@ static void find_objects(struct scan *s)
         qsort(s->objects, s->nobjects, sizeof *s->objects, by_start);
 }
 
+/* Whether the target holds all of [addr, addr + len) (cl_target_holds), len at most a page. */
+static bool holds(struct cl_target *t, uint64_t addr, uint64_t len)
+{
+    return cl_target_holds(t, addr) && cl_target_holds(t, addr + len - 1);
+}
+
+/* The bytes of a type object read to know it (py_type_at: its header, tp_name .. tp_dict). */
+#define TYPE_READ 512
+
 /* Whether w is the address of an object: a node of the heap, or, while the heap has room for
  * more (--max-objects), memory the target holds whose header names a type and holds a count a
- * live object may have (a freed one's is 0, or a free list's link). The word may point anywhere:
- * each address it leads to is one the target holds (cl_target_holds) before it is read. */
+ * live object may have (a freed one's is 0, or a free list's link); allocated, so 16-aligned.
+ * The word may point anywhere: each range it leads to is one the target holds (cl_target_holds)
+ * before it is read, so that a dump's replay reads what its run read. */
 static bool object_at(struct py_heap *h, uint64_t w)
 {
     struct cl_target *t = h->objects.rt->t;
-    uint64_t header[2], meta, refcnt;   /* ob_refcnt, ob_type */
+    uint64_t header[2], meta, refcnt; /* ob_refcnt, ob_type */
     if (w < PAGE || (w & 7))
         return false;
     if (py_heap_find(h, w) != PY_NO_NODE)
         return true;
-    return h->n < h->max_objects && cl_target_holds(t, w) &&
+    return h->n < h->max_objects && !(w & 15) && holds(t, w, sizeof header) &&
            cl_read(t, w, header, sizeof header) == 0 && header[0] >= 1 &&
            header[0] <= PY_STATICS_MAX_REFCNT && !(header[1] & 7) &&
-           cl_target_holds(t, header[1]) &&
-           cl_read_u64(t, header[1] + h->objects.rt->l->ob_type, &meta) == 0 &&
-           cl_target_holds(t, meta) && py_object_header(&h->objects, w, &refcnt);
+           holds(t, header[1], TYPE_READ) &&
+           cl_read_u64(t, header[1] + h->objects.rt->l->ob_type, &meta) == 0 && !(meta & 7) &&
+           holds(t, meta, TYPE_READ) && py_object_header(&h->objects, w, &refcnt);
 }
 
 static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)

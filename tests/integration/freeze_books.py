@@ -21,7 +21,7 @@ def freeze(scenario, runs):
     about = ("culeak balance on tests/scenarios/%s.py (torch 2.13.0 CPU, Python 3.11.7): "
              "references not explained, by type, the most seen in %d runs of %s "
              "(tests/integration/freeze_books.py). str and type vary by up to 1%% from run "
-             "to run; the test allows them 2%%." % (scenario, runs,
+             "to run; the test allows them 2%% or 10 more." % (scenario, runs,
                                                      datetime.date.today().isoformat()))
     ordered = dict(sorted(most.items(), key=lambda kv: (-kv[1], kv[0])))
     with open(test_books.FROZEN % scenario, "w") as f:

@@ -110,7 +110,8 @@ def check_target(target, p, symbols):
 
 
 FROZEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books_%s.json")
-SLACK = {"str": 1.02, "type": 1.02}   # vary by up to 1% from run to run (books_*.json)
+# str and type vary by up to 1% from run to run, or a few references (books_*.json)
+SLACK = {"str": (1.02, 10), "type": (1.02, 10)}
 WHOLE_HEAPS = ("gpt2", "hf_trainer")   # scenarios whose balance is frozen
 
 
@@ -125,7 +126,8 @@ def whole_heap(scenario):
                                                             doc["overcounted"][:5]))
         for row in doc["unexplained_by_type"]:
             name, n = row["type"], row["references"]
-            bound = frozen.get(name, 0) * SLACK.get(name, 1)
+            factor, plus = SLACK.get(name, (1, 0))
+            bound = max(frozen.get(name, 0) * factor, frozen.get(name, 0) + plus)
             if name in ("Tensor", "Parameter") or n > bound:
                 problems.append("%s: %d references not explained (frozen: %s)" % (
                     name, n, frozen.get(name, "none")))
