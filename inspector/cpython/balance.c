@@ -146,7 +146,8 @@ static const struct py_books_rule rules[] = {
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib, "
-     "warnings' filters, once registry and default action, gc.callbacks) "
+     "warnings' filters, once registry and default action, gc.callbacks, the errno map, "
+     "ExceptionGroup, the ast module's state) "
      "are C references, each a root named after what holds it",
      "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h; "
      "Modules/signalmodule.c: Handlers"},

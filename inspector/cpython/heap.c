@@ -635,7 +635,6 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
         add_self_root(h, root, context, NULL);
 }
 
-/* The word at field of the interpreter, or 0 where the version has no such field. */
 /* The interpreter's word at field; 0 for a field the layout lacks, or one a dump an older culeak
  * wrote left out. */
 static uint64_t interp_word(struct py_heap *h, uint32_t field)
@@ -745,8 +744,9 @@ static void c_roots(struct py_heap *h)
 }
 
 /* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
- * default action; gc.callbacks): C references, and roots only where the walk from the modules
- * did not reach them, so that `warnings.filters` keeps its module's name. */
+ * default action; gc.callbacks; the errno map and ExceptionGroup; the ast module's types and
+ * singletons): C references, and roots only where the walk from the modules did not reach them,
+ * so that `warnings.filters` keeps its module's name. */
 static void interpreter_kept_roots(struct py_heap *h)
 {
     const struct py_layout *l = h->objects.rt->l;
@@ -755,6 +755,11 @@ static void interpreter_kept_roots(struct py_heap *h)
     for (uint32_t k = 0; l->is_warnings != PY_NONE && k < 3; k++)
         add_self_root(h, warnings[k], interp_word(h, l->is_warnings + 8 * k), NULL);
     add_self_root(h, "<gc callbacks>", interp_word(h, l->is_gc_callbacks), NULL);
+    add_self_root(h, "<errno map>", interp_word(h, l->is_errnomap), NULL);
+    add_self_root(h, "<ExceptionGroup>", interp_word(h, l->is_exception_group), NULL);
+    /* Python/Python-ast.c: struct ast_state, every member from AST_type on an owned reference */
+    for (uint32_t at = l->ast_first; l->is_ast != PY_NONE && at + 8 <= l->ast_state_size; at += 8)
+        add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
 }
 
 static void seed_roots(struct py_heap *h)
@@ -963,8 +968,8 @@ static void opaque_word(struct py_heap *h, struct promotion *p, struct word_refs
 #define MAX_MODULE_STATE (1u << 20) /* a C module's state read for references, at most */
 
 /* The words of a C module's state (PyModuleDef.m_size bytes at md_state), which its m_traverse
- * visits and no reader knows: a module made with multi-phase init keeps its types, singletons
- * and caches there (_ast's operator singletons, _decimal's context). */
+ * visits and no reader knows: a C module keeps its types, singletons and caches there (the
+ * static_refs test extension's state, tests/integration/test_statics.py). */
 static void module_state_words(struct py_heap *h, struct promotion *p, struct word_refs *left,
                                uint32_t i)
 {

@@ -72,8 +72,12 @@ struct py_layout {
     /* 3.12+: _PyRuntime.signals.handlers[NSIG], each {tripped, func} */
     uint32_t rt_signal_handlers;
     /* warnings' filters, once registry and default action, one word each from is_warnings;
-     * gc.callbacks */
-    uint32_t is_warnings, is_gc_callbacks;
+     * gc.callbacks; the errno-to-OSError-subclass dict and ExceptionGroup (3.11+) */
+    uint32_t is_warnings, is_gc_callbacks, is_errnomap, is_exception_group;
+    /* 3.10+: the ast module's state (struct ast_state) at is_ast, ast_state_size bytes, its
+     * object references (types, singletons, names) from ast_first on */
+    uint32_t is_ast;
+    uint16_t ast_state_size, ast_first;
     /* 3.10+: the type attribute cache, 4096 entries of {version, name, value} (3.9: a static of
      * typeobject.c, cpython/heap.c) */
     uint32_t is_type_cache;

@@ -1,7 +1,5 @@
 #include "torch/tensors.h"
 
-#include "torch/safepyobj.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +7,7 @@
 #include "cpython/balance.h"
 #include "torch/autograd.h"
 #include "torch/cxx.h"
+#include "torch/safepyobj.h"
 #include "util/notes.h"
 #include "util/vec.h"
 #include "util/bsearch.h"
