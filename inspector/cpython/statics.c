@@ -144,7 +144,7 @@ static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)
         return;
     for (uint64_t at = from; at < to; at += 8) {
         uint64_t w = words[(at - page) / 8];
-        if (!object_at(s->h, w) || in_ranges(s->objects, s->nobjects, at))
+        if (in_ranges(s->objects, s->nobjects, at) || !object_at(s->h, w))
             continue;
         if (!CL_VEC_RESERVE(s->words, s->nwords, s->words_cap)) {
             s->oom = true;

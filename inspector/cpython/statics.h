@@ -1,8 +1,9 @@
 /* References held by the static data of the libraries a process loaded (C extensions, torch's
  * libraries), which no walk of objects sees: a C extension keeps an object it made once (an
  * interned name, a type, a cache, torch's dtype registry) in a global. Every aligned word of each
- * library's .data and .bss that points at the start of an object of the heap, outside the static
- * types the heap holds there, may be such a reference. The interpreter's own are left to the
+ * library's .data and .bss that points at the start of an object, outside the static types the
+ * heap holds there, may be such a reference: an object of the heap, or one the walk has not met
+ * (untracked, on no GC list), which the heap then walks too. The interpreter's own are left to the
  * walk's roots and rules: its state is full of addresses it holds no reference to (free lists,
  * caches, a thread's last call), and one such word once matched the count of a list leaked by a
  * Py_IncRef (test_books) as well as a reference would.
