@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 
+#include "util/bsearch.h"
+
 /* The rules the balance applies itself, by index into the table. */
 enum {
     RULE_IMMORTAL,
@@ -391,6 +393,17 @@ static struct bss *bss_sections(const struct py_heap *h, size_t *n)
     return v;
 }
 
+struct bss_at {
+    const struct bss *v;
+    uint64_t addr;
+};
+
+static bool starts_at_or_before(size_t i, const void *ctx)
+{
+    const struct bss_at *q = ctx;
+    return q->v[i].start <= q->addr;
+}
+
 /* Whether addr lies in a file the target mapped, or in a module's .bss: an object there is
  * static. */
 static bool static_address(const struct py_heap *h, const struct bss *bss, size_t n, uint64_t addr)
@@ -398,15 +411,9 @@ static bool static_address(const struct py_heap *h, const struct bss *bss, size_
     const struct cl_mapping *m = cl_mappings_find(&h->objects.rt->t->maps, addr);
     if (m && m->path && m->path[0] != '[')
         return true;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (bss[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo > 0 && addr < bss[lo - 1].end;
+    struct bss_at q = {bss, addr};
+    size_t after = cl_partition_point(n, starts_at_or_before, &q);
+    return after > 0 && addr < bss[after - 1].end;
 }
 
 bool py_books_count(struct py_heap *h)

@@ -938,6 +938,14 @@ static void add_word_ref(struct py_heap *h, struct word_refs *w, struct word_ref
     w->v[w->n++] = r;
 }
 
+static int by_word_object(const void *a, const void *b)
+{
+    const struct word_ref *x = a, *y = b;
+    if (x->object != y->object)
+        return x->object < y->object ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
 /* The root a word of node i's, at offset off, is a reference from: `path.<Type+off?>` (its
  * module state's: `path.<state+off?>`), of the kind of i's root; PY_NO_NODE where i has no
  * path. */
@@ -956,7 +964,7 @@ static void opaque_word(struct py_heap *h, struct promotion *p, struct word_refs
                         struct word_ref r)
 {
     uint32_t j = py_heap_find(h, r.object);
-    if (j == PY_NO_NODE || h->books.unexplained[j] <= 0 || h->books.unexplained[j] == PY_UNBALANCED)
+    if (j == PY_NO_NODE || py_books_unexplained(h, j) <= 0)
         return;
     if (py_node_reachable(h, j))
         add_word_ref(h, left, r);
@@ -1023,50 +1031,38 @@ static void confirm_opaque_words(struct py_heap *h, struct word_refs *left)
     promote(h, &p);
 }
 
-static int by_object(const void *a, const void *b)
-{
-    const struct py_static_word *x = a, *y = b;
-    if (x->object != y->object)
-        return x->object < y->object ? -1 : 1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
 /* The words of the libraries' static data that point at objects (cpython/statics.h), read once
- * the GC lists are walked; NULL with a warning when out of memory. */
-static struct py_static_word *find_statics(struct py_heap *h, size_t *n)
+ * the GC lists are walked, sorted by object; none, with a warning, when out of memory. */
+static struct word_refs find_statics(struct py_heap *h)
 {
     struct py_static_word *w;
-    if (py_statics_find(h, &w, n)) {
+    size_t n;
+    struct word_refs refs = {0};
+    if (py_statics_find(h, &w, &n)) {
         cl_note_add(&h->warnings, "out of memory reading the libraries' static data: references "
                                   "they hold to Python objects are not explained");
-        return NULL;
+        return refs;
     }
-    if (*n)
-        qsort(w, *n, sizeof *w, by_object);
-    return w;
+    for (size_t k = 0; k < n; k++)
+        add_word_ref(h, &refs, (struct word_ref){w[k].object, w[k].at, PY_NO_NODE, false});
+    free(w);
+    if (refs.n)
+        qsort(refs.v, refs.n, sizeof *refs.v, by_word_object);
+    return refs;
 }
 
 /* The objects those words point at that the walk has not met, as nodes no root reaches: an
  * untracked object only C holds (a Cython module's code objects, which hold its names) is on no
  * GC list, and its own references would go unexplained. */
-static void seed_statics(struct py_heap *h, const struct py_static_word *w, size_t n)
+static void seed_statics(struct py_heap *h, const struct word_refs *w)
 {
     struct heap_sink e = {h, PY_NO_NODE, PY_NO_NODE};
-    for (size_t k = 0; k < n; k++)
-        if (!k || w[k].object != w[k - 1].object)
-            heap_edge(&e, w[k].object, PY_E_SELF, 0);
+    for (size_t k = 0; k < w->n; k++)
+        if (!k || w->v[k].object != w->v[k - 1].object)
+            heap_edge(&e, w->v[k].object, PY_E_SELF, 0);
 }
 
-static int by_word_object(const void *a, const void *b)
-{
-    const struct word_ref *x = a, *y = b;
-    if (x->object != y->object)
-        return x->object < y->object ? -1 : 1;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
-/* The words to each object, sorted by object (statics first, as find_statics sorts them): all of
- * an object's are references where they are exactly as many as its references not explained,
+/* The words to each object, sorted by object (by_word_object): all of an object's are references where they are exactly as many as its references not explained,
  * whether a root reaches it or not (each is then as certain as the balance can make it); none
  * where they are not (a word is stale or borrowed, or something else unseen holds it too). A
  * static word is a root named after its library and symbol, an object's word one named after
@@ -1095,16 +1091,14 @@ static void confirm_word_refs(struct py_heap *h, const struct word_ref *w, size_
     promote(h, &p);
 }
 
-/* The static words as word refs, those to objects with references left to explain appended to
- * `to`, or all of them (`all`). */
-static void static_word_refs(struct py_heap *h, const struct py_static_word *w, size_t n, bool all,
-                             struct word_refs *to)
+/* The static words to objects with references left to explain, appended to `to`. */
+static void pending_statics(struct py_heap *h, const struct word_refs *statics,
+                            struct word_refs *to)
 {
-    for (size_t k = 0; k < n; k++) {
-        uint32_t j = py_heap_find(h, w[k].object);
-        if (all || (j != PY_NO_NODE && h->books.unexplained[j] > 0 &&
-                    h->books.unexplained[j] != PY_UNBALANCED))
-            add_word_ref(h, to, (struct word_ref){w[k].object, w[k].at, PY_NO_NODE, false});
+    for (size_t k = 0; k < statics->n; k++) {
+        uint32_t j = py_heap_find(h, statics->v[k].object);
+        if (j != PY_NO_NODE && py_books_unexplained(h, j) > 0)
+            add_word_ref(h, to, statics->v[k]);
     }
 }
 
@@ -1163,10 +1157,9 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     h->nreachable = h->n;
     seed_gc_lists(h);
     expand(h, &progress, h->nreachable);
-    size_t nstatics = 0;
-    struct py_static_word *statics = find_statics(h, &nstatics);
+    struct word_refs statics = find_statics(h);
     uint32_t met = h->n;
-    seed_statics(h, statics, nstatics);
+    seed_statics(h, &statics);
     expand(h, &progress, met);
     cl_progress_done(&progress, h->n, rt->t->bytes_read);
     if (h->edges.of) /* closes the last node's edges */
@@ -1181,22 +1174,20 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
         /* a library's static word first: it was written there to be kept, where a running
          * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a
          * call long returned) */
-        struct word_refs words = {0};
-        static_word_refs(h, statics, nstatics, true, &words);
-        confirm_word_refs(h, words.v, words.n);
-        words.n = 0;
+        confirm_word_refs(h, statics.v, statics.n);
         confirm_inferred(h);
         /* then the words left, together: an object that a static word and an unknown C
          * object's word both hold (a Cython module's code object, and its function's) balances
          * only with both */
-        static_word_refs(h, statics, nstatics, false, &words);
+        struct word_refs words = {0};
+        pending_statics(h, &statics, &words);
         confirm_opaque_words(h, &words);
         if (words.n)
             qsort(words.v, words.n, sizeof *words.v, by_word_object);
         confirm_word_refs(h, words.v, words.n);
         free(words.v);
     }
-    free(statics);
+    free(statics.v);
     if (!counted || !py_books_split(h))
         cl_note_add(&h->warnings, "out of memory balancing reference counts: nothing no root "
                                   "reaches is called garbage");
