@@ -132,9 +132,8 @@ static bool saved_vector(struct cxx_classifier *c, const struct torch_autograd_l
                          uint64_t a, torch_ref_fn *fn, void *arg)
 {
     uint64_t v[3];
-    if (cl_read(c->t, a, v, sizeof v) || !v[0] || (v[0] & 7) || v[1] < v[0] || v[2] < v[1] ||
-        (v[1] - v[0]) % l->sv_size || (v[2] - v[0]) % l->sv_size || v[1] == v[0] ||
-        (v[1] - v[0]) / l->sv_size > MAX_SAVED_VECTOR)
+    if (!cxx_vector(c->t, a, l->sv_size, MAX_SAVED_VECTOR, v) || !v[0] || (v[0] & 7) ||
+        (v[2] - v[0]) % l->sv_size || v[1] == v[0])
         return false;
     for (uint64_t p = v[0]; p < v[1]; p += l->sv_size)
         if (!saved_variable(c, l, p, ignore_ref, NULL))
@@ -189,8 +188,7 @@ static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layo
 {
     uint64_t v[3];
     unsigned edge_size = 8u * l->node_ptr_words + 8;   /* the function, then input_nr (padded) */
-    if (cl_read(c->t, node + l->node_next_edges, v, sizeof v) || v[1] < v[0] || v[2] < v[1] ||
-        (v[1] - v[0]) % edge_size || (v[1] - v[0]) / edge_size > MAX_EDGES || (!v[0] && v[2]))
+    if (!cxx_vector(c->t, node + l->node_next_edges, edge_size, MAX_EDGES, v) || (!v[0] && v[2]))
         return CL_E_UNSUPPORTED;
     for (uint64_t e = v[0]; e < v[1]; e += edge_size) {
         uint64_t edge[2] = {0, 0};
@@ -214,8 +212,7 @@ static void node_hooks(struct cxx_classifier *c, const struct torch_autograd_lay
     const uint16_t vectors[] = {l->node_pre_hooks, l->node_tensor_pre_hooks, l->node_post_hooks};
     for (unsigned k = 0; k < sizeof vectors / sizeof *vectors; k++) {
         uint64_t v[3];
-        if (!vectors[k] || cl_read(c->t, node + vectors[k], v, sizeof v) || v[1] < v[0] ||
-            v[2] < v[1] || (v[1] - v[0]) % 8 || (v[1] - v[0]) / 8 > TORCH_MAX_NODE_HOOKS)
+        if (!vectors[k] || !cxx_vector(c->t, node + vectors[k], 8, TORCH_MAX_NODE_HOOKS, v))
             continue;
         for (uint64_t p = v[0]; p < v[1]; p += 8) {
             uint64_t hook = cl_read_ptr_or_0(c->t, p), dict;

@@ -44,6 +44,12 @@ void cxx_short_name(const char *mangled, char *out, size_t cap)
         snprintf(out, cap, "%s", mangled);
 }
 
+bool cxx_vector(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, uint64_t v[3])
+{
+    return !cl_read(t, at, v, 3 * sizeof *v) && v[1] >= v[0] && v[2] >= v[1] &&
+           (v[1] - v[0]) % elem == 0 && (v[1] - v[0]) / elem <= max;
+}
+
 uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max)
 {
     uint64_t head;

@@ -21,6 +21,11 @@ void cxx_short_name(const char *mangled, char *out, size_t cap);
  * (ptr is not the start of a chunk, or the size exceeds max). */
 uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max);
 
+/* libstdc++'s std::vector at `at`, its triple {begin, end, end of storage} read into v: false
+ * when it is no vector of elem-byte elements (out of order, not whole elements, more than max);
+ * callers check what more their element type asks. */
+bool cxx_vector(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, uint64_t v[3]);
+
 /* libstdc++'s shared_ptr control block (_Sp_counted_base): a vptr, then the use and the weak
  * count (an int each); the derived block's own members follow its header: make_shared's object,
  * the owned pointer (_Sp_counted_ptr), or a deleter and then the pointer (_Sp_counted_deleter). */
