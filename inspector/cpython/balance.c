@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "util/bsearch.h"
+#include "util/ranges.h"
 
 /* The rules the balance applies itself, by index into the table. */
 enum {
@@ -365,55 +365,27 @@ static bool mark_collected(struct py_heap *h)
     return true;
 }
 
-struct bss {
-    uint64_t start, end;
-};
-
-static int by_start(const void *a, const void *b)
-{
-    const struct bss *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-/* The .bss of every module, sorted: zero-initialised static data, which the loader maps with no
- * file past the file's end (a C extension's static PyTypeObjects: torch's autograd node types).
- * NULL with *n 0 where there are no symbols or no memory. */
-static struct bss *bss_sections(const struct py_heap *h, size_t *n)
+/* The .bss of every module: zero-initialised static data, which the loader maps with no file
+ * past the file's end (a C extension's static PyTypeObjects: torch's autograd node types). */
+static struct cl_ranges bss_sections(const struct py_heap *h)
 {
     const struct cl_symbols *syms = h->objects.rt->module ? h->objects.rt->module->owner : NULL;
-    struct bss *v = syms && syms->n ? malloc(syms->n * sizeof *v) : NULL;
-    *n = 0;
-    for (size_t k = 0; v && k < syms->n; k++) {
+    struct cl_ranges r = {0};
+    for (size_t k = 0; syms && k < syms->n; k++) {
         uint64_t addr, size;
         if (cl_module_section_optional(&syms->mods[k], ".bss", &addr, &size) && size)
-            v[(*n)++] = (struct bss){addr, addr + size};
+            cl_ranges_add(&r, addr, addr + size);
     }
-    if (*n)
-        qsort(v, *n, sizeof *v, by_start);
-    return v;
-}
-
-struct bss_at {
-    const struct bss *v;
-    uint64_t addr;
-};
-
-static bool starts_at_or_before(size_t i, const void *ctx)
-{
-    const struct bss_at *q = ctx;
-    return q->v[i].start <= q->addr;
+    cl_ranges_sort(&r);
+    return r;
 }
 
 /* Whether addr lies in a file the target mapped, or in a module's .bss: an object there is
  * static. */
-static bool static_address(const struct py_heap *h, const struct bss *bss, size_t n, uint64_t addr)
+static bool static_address(const struct py_heap *h, const struct cl_ranges *bss, uint64_t addr)
 {
     const struct cl_mapping *m = cl_mappings_find(&h->objects.rt->t->maps, addr);
-    if (m && m->path && m->path[0] != '[')
-        return true;
-    struct bss_at q = {bss, addr};
-    size_t after = cl_partition_point(n, starts_at_or_before, &q);
-    return after > 0 && addr < bss[after - 1].end;
+    return (m && m->path && m->path[0] != '[') || cl_ranges_contain(bss, addr);
 }
 
 bool py_books_count(struct py_heap *h)
@@ -430,12 +402,11 @@ bool py_books_count(struct py_heap *h)
     count_references(h);
     /* after counting: a static object's own references are counted as any object's */
     if (py_books_rule_applies(&rules[RULE_STATIC_DATA], h->objects.rt->l->minor)) {
-        size_t nbss;
-        struct bss *bss = bss_sections(h, &nbss);
+        struct cl_ranges bss = bss_sections(h);
         for (uint32_t i = 0; i < h->n; i++)
-            if (static_address(h, bss, nbss, h->nodes[i].addr))
+            if (static_address(h, &bss, h->nodes[i].addr))
                 h->books.unexplained[i] = PY_UNBALANCED;
-        free(bss);
+        cl_ranges_free(&bss);
     }
     return true;
 }

@@ -1102,6 +1102,23 @@ static void pending_statics(struct py_heap *h, const struct word_refs *statics,
     }
 }
 
+/* The static words to objects with references left to explain, kept in h->statics_left. */
+static void keep_statics_left(struct py_heap *h, const struct word_refs *statics)
+{
+    size_t cap = 0;
+    for (size_t k = 0; k < statics->n; k++) {
+        uint32_t j = py_heap_find(h, statics->v[k].object);
+        if (j == PY_NO_NODE || py_books_unexplained(h, j) <= 0)
+            continue;
+        if (!CL_VEC_RESERVE(h->statics_left, h->nstatics_left, cap)) {
+            h->objects.oom++;
+            return;
+        }
+        h->statics_left[h->nstatics_left++] =
+            (struct py_word_at){statics->v[k].at, statics->v[k].object};
+    }
+}
+
 /* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
  * cost a read per object of the heap for nothing. */
 static bool emit_gc_node(void *arg, uint64_t node)
@@ -1186,6 +1203,7 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
             qsort(words.v, words.n, sizeof *words.v, by_word_object);
         confirm_word_refs(h, words.v, words.n);
         free(words.v);
+        keep_statics_left(h, &statics);
     }
     free(statics.v);
     if (!counted || !py_books_split(h))
@@ -1216,6 +1234,7 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
 
 void py_heap_free(struct py_heap *h)
 {
+    free(h->statics_left);
     for (uint32_t i = 0; i < h->nroots; i++)
         free(h->roots[i]);
     free(h->roots);

@@ -140,6 +140,13 @@ struct py_heap {
     size_t ninferred, inferred_cap;
     uint64_t *books_refs;     /* targets of PY_E_BOOKS references, counted by the balance */
     size_t nbooks_refs, books_refs_cap;
+    /* The libraries' static words (at, object) to objects the build left references not
+     * explained, by object: a reader after it takes them with its own (torch/cxxrefs.h), where
+     * numpy's static and torch's argument parsers hold one name together. */
+    struct py_word_at {
+        uint64_t at, object;
+    } *statics_left;
+    size_t nstatics_left;
     uint32_t npromoted;       /* nodes past nreachable that a confirmed stack word reaches */
     struct py_books books;
     size_t books_cap;         /* of books.unexplained, grown with the nodes */

@@ -5,61 +5,20 @@
 #include <string.h>
 
 #include "symbols/symbols.h"
-#include "util/bsearch.h"
 #include "util/notes.h"
+#include "util/ranges.h"
 #include "util/vec.h"
 
 #define PAGE 4096u
 
-struct range {
-    uint64_t start, end;
-};
-
 struct scan {
     struct py_heap *h;
-    struct range *sections; /* sorted by start */
-    size_t nsections, sections_cap;
-    struct range *objects; /* the heap's objects that lie in them, sorted by start */
-    size_t nobjects, objects_cap;
+    struct cl_ranges sections;
+    struct cl_ranges objects; /* the heap's objects that lie in them */
     struct py_static_word *words;
     size_t nwords, words_cap;
     bool oom;
 };
-
-static int by_start(const void *a, const void *b)
-{
-    const struct range *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-struct range_at {
-    const struct range *v;
-    uint64_t addr;
-};
-
-static bool starts_at_or_before(size_t i, const void *ctx)
-{
-    const struct range_at *q = ctx;
-    return q->v[i].start <= q->addr;
-}
-
-/* Whether addr lies in one of v[0..n), sorted by start and disjoint. */
-static bool in_ranges(const struct range *v, size_t n, uint64_t addr)
-{
-    struct range_at q = {v, addr};
-    size_t after = cl_partition_point(n, starts_at_or_before, &q);
-    return after > 0 && addr < v[after - 1].end;
-}
-
-static void add_range(struct scan *s, struct range **v, size_t *n, size_t *cap, uint64_t start,
-                      uint64_t end)
-{
-    if (!CL_VEC_RESERVE(*v, *n, *cap)) {
-        s->oom = true;
-        return;
-    }
-    (*v)[(*n)++] = (struct range){start, end};
-}
 
 /* The .data and .bss of every library but the interpreter's, each bounded. */
 static void find_sections(struct scan *s)
@@ -80,11 +39,11 @@ static void find_sections(struct scan *s)
                             m->path, names[k], (unsigned long long)size, PY_STATICS_MAX_SECTION);
                 size = PY_STATICS_MAX_SECTION;
             }
-            add_range(s, &s->sections, &s->nsections, &s->sections_cap, addr & ~7ull, addr + size);
+            cl_ranges_add(&s->sections, addr & ~7ull, addr + size);
         }
     }
-    if (s->nsections)
-        qsort(s->sections, s->nsections, sizeof *s->sections, by_start);
+    cl_ranges_sort(&s->sections);
+    s->oom |= s->sections.lost;
 }
 
 /* The types that lie in those sections (a library's static types, whose words the walk reads as
@@ -96,14 +55,14 @@ static void find_objects(struct scan *s)
     struct py_objects *o = &s->h->objects;
     for (size_t k = 0; k < o->ntypes; k++) {
         uint64_t a = o->types[k]->addr;
-        if (!in_ranges(s->sections, s->nsections, a))
+        if (!cl_ranges_contain(&s->sections, a))
             continue;
         const struct py_type *meta = py_object_type(o, a); /* NULL: unreadable now */
         uint64_t size = meta ? py_object_size(o, a, meta) : 0;
-        add_range(s, &s->objects, &s->nobjects, &s->objects_cap, a, a + (size ? size : 8));
+        cl_ranges_add(&s->objects, a, a + (size ? size : 8));
     }
-    if (s->nobjects)
-        qsort(s->objects, s->nobjects, sizeof *s->objects, by_start);
+    cl_ranges_sort(&s->objects);
+    s->oom |= s->objects.lost;
 }
 
 /* Whether the target holds all of [addr, addr + len) (cl_target_holds), len at most a page. */
@@ -144,7 +103,7 @@ static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)
         return;
     for (uint64_t at = from; at < to; at += 8) {
         uint64_t w = words[(at - page) / 8];
-        if (in_ranges(s->objects, s->nobjects, at) || !object_at(s->h, w))
+        if (cl_ranges_contain(&s->objects, at) || !object_at(s->h, w))
             continue;
         if (!CL_VEC_RESERVE(s->words, s->nwords, s->words_cap)) {
             s->oom = true;
@@ -164,8 +123,8 @@ int py_statics_find(struct py_heap *h, struct py_static_word **out, size_t *n)
     find_sections(&s);
     if (!s.oom)
         find_objects(&s);
-    for (size_t k = 0; !s.oom && k < s.nsections; k++) {
-        const struct range *r = &s.sections[k];
+    for (size_t k = 0; !s.oom && k < s.sections.n; k++) {
+        const struct cl_range *r = &s.sections.v[k];
         /* A section whose start the target left out is a foreign library's (target/libdata.h):
          * none of it is read, not even a last page a live copy holds because the memory after
          * it shares it. */
@@ -177,8 +136,8 @@ int py_statics_find(struct py_heap *h, struct py_static_word **out, size_t *n)
             scan_page(&s, page, from, to < r->end ? to : r->end);
         }
     }
-    free(s.sections);
-    free(s.objects);
+    cl_ranges_free(&s.sections);
+    cl_ranges_free(&s.objects);
     if (s.oom) {
         free(s.words);
         return CL_E_INTERNAL;

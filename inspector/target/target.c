@@ -154,6 +154,16 @@ bool cl_target_holds(struct cl_target *t, uint64_t addr)
     return !t->resumed || (t->ops->resident && t->ops->resident(t, addr, &w));
 }
 
+int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+{
+    if (addr + len < addr)
+        return CL_E_UNREADABLE;
+    for (uint64_t at = addr; at < addr + len; at = (at | (CL_PAGE_SIZE - 1)) + 1)
+        if (!cl_target_holds(t, at))
+            return CL_E_UNREADABLE;
+    return cl_read(t, addr, buf, len);
+}
+
 int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn fn, void *arg)
 {
     uint64_t words[CL_PAGE_SIZE / 8];

@@ -193,6 +193,11 @@ bool cl_target_left_out(struct cl_target *t, uint64_t addr);
  * stopped (a read past the copy would go to the running process). */
 bool cl_target_holds(struct cl_target *t, uint64_t addr);
 
+/* cl_read of memory a probing reader is not sure of (a pointer read from a structure no table
+ * describes): CL_E_UNREADABLE, with nothing read, unless the target holds every page of it
+ * (cl_target_holds), so that a dump's replay reads only what its run read. */
+int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len);
+
 /* Memory scanned for a few words (cl_target_scan): fn gets each page the target holds in [start,
  * end) and returns whether it uses what it found there. */
 typedef bool (*cl_scan_fn)(void *arg, uint64_t page, const uint64_t *words);

@@ -8,6 +8,7 @@
 #include "symbols/symbols.h"
 #include "torch/cxx.h"
 #include "util/notes.h"
+#include "util/ranges.h"
 #include "util/vec.h"
 
 /* PyInterpreterHolder self_interpreter, whose first member is the PyInterpreter* (2.1-2.15; the
@@ -15,10 +16,6 @@
 static const char *const interpreter_symbols[] = {
     "_ZN5torch6detail12_GLOBAL__N_116self_interpreterE",
     "_ZN12_GLOBAL__N_116self_interpreterE",
-};
-
-struct range {
-    uint64_t start, end;
 };
 
 /* A SafePyObject found: its data_ word's address and what it points at. */
@@ -73,35 +70,18 @@ static bool scan_page(void *arg, uint64_t page, const uint64_t *words)
     return used;
 }
 
-static int by_start(const void *a, const void *b)
+/* The data of CPU storages of a page or more: tensor data, which holds no C++ object, and on a
+ * host of large CPU tensors most of the memory a scan would read. */
+static struct cl_ranges tensor_data(const struct torch_tensors *tt)
 {
-    const struct range *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-/* The data of CPU storages of a page or more, sorted and merged: tensor data, which holds no C++
- * object, and on a host of large CPU tensors most of the memory a scan would read. */
-static struct range *tensor_data(const struct torch_tensors *tt, size_t *n)
-{
-    struct range *v = malloc(((size_t)tt->nstorages + 1) * sizeof *v);
-    *n = 0;
-    for (uint32_t k = 0; v && k < tt->nstorages; k++) {
+    struct cl_ranges r = {0};
+    for (uint32_t k = 0; k < tt->nstorages; k++) {
         const struct torch_storage *st = &tt->storages[k];
         if (st->device_type == TORCH_DEVICE_CPU && st->data && st->nbytes >= CL_PAGE_SIZE)
-            v[(*n)++] = (struct range){st->data, st->data + st->nbytes};
+            cl_ranges_add(&r, st->data, st->data + st->nbytes);
     }
-    if (!v || !*n)
-        return v;
-    qsort(v, *n, sizeof *v, by_start);
-    size_t m = 0;
-    for (size_t k = 1; k < *n; k++) {
-        if (v[k].start <= v[m].end)
-            v[m].end = v[k].end > v[m].end ? v[k].end : v[m].end;
-        else
-            v[++m] = v[k];
-    }
-    *n = m + 1;
-    return v;
+    cl_ranges_sort(&r);
+    return r;
 }
 
 /* Memory no file backs (the C heap, threads' arenas and stacks, anonymous mappings): where C++
@@ -111,17 +91,18 @@ static bool heap_mapping(const struct cl_mapping *m)
     return (!m->path || m->path[0] == '[') && (m->perms == 0 || (m->perms & CL_MAP_W));
 }
 
-/* Scans [start, end) less the tensor data skip[0..n) (sorted). */
+/* Scans [start, end) less the tensor data skip (sorted). */
 static int scan_range(struct cl_target *t, struct scan *s, uint64_t start, uint64_t end,
-                      const struct range *skip, size_t n)
+                      const struct cl_ranges *skip)
 {
-    for (size_t k = 0; k < n && start < end; k++) {
-        if (skip[k].end <= start || skip[k].start >= end)
+    for (size_t k = 0; k < skip->n && start < end; k++) {
+        const struct cl_range *r = &skip->v[k];
+        if (r->end <= start || r->start >= end)
             continue;
-        int rc = skip[k].start > start ? cl_target_scan(t, start, skip[k].start, scan_page, s) : 0;
+        int rc = r->start > start ? cl_target_scan(t, start, r->start, scan_page, s) : 0;
         if (rc)
             return rc;
-        start = skip[k].end;
+        start = r->end;
     }
     return start < end ? cl_target_scan(t, start, end, scan_page, s) : 0;
 }
@@ -160,16 +141,15 @@ bool torch_safepyobjs_explain(struct py_heap *h, struct torch_tensors *tt)
     struct scan s = {.h = h, .interp = find_interpreter(h)};
     if (!s.interp)
         return false; /* no torch Python bindings, or a build without its symbol table */
-    size_t nskip;
-    struct range *skip = tensor_data(tt, &nskip);
+    struct cl_ranges skip = tensor_data(tt);
     int rc = 0;
-    for (size_t k = 0; !rc && skip && !s.oom && k < t->maps.n; k++)
+    for (size_t k = 0; !rc && !skip.lost && !s.oom && k < t->maps.n; k++)
         if (heap_mapping(&t->maps.v[k]))
-            rc = scan_range(t, &s, t->maps.v[k].start, t->maps.v[k].end, skip, nskip);
-    if (!skip || s.oom)
+            rc = scan_range(t, &s, t->maps.v[k].start, t->maps.v[k].end, &skip);
+    if (skip.lost || s.oom)
         cl_note_add(&tt->warnings, "out of memory scanning for the references torch's C++ keeps "
                                    "to Python objects (c10::SafePyObject): they are not explained");
-    free(skip);
+    cl_ranges_free(&skip);
     if (s.n)
         qsort(s.pairs, s.n, sizeof *s.pairs, by_object);
     bool added = false;

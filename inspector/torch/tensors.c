@@ -7,7 +7,9 @@
 #include "cpython/balance.h"
 #include "torch/autograd.h"
 #include "torch/cxx.h"
+#include "torch/argparsers.h"
 #include "torch/safepyobj.h"
+#include "torch/tensortypes.h"
 #include "util/notes.h"
 #include "util/vec.h"
 #include "util/bsearch.h"
@@ -1029,6 +1031,8 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
         return rc;
     bool added = explain_pyobjs(h, out);
     added |= torch_safepyobjs_explain(h, out);
+    added |= torch_argparsers_explain(h);
+    added |= torch_tensortypes_explain(h);
     if (added && !py_books_resplit(h))
         cl_note_add(&out->warnings, "out of memory balancing the references C++ holds to Python "
                                     "objects: nothing no root reaches is called garbage");

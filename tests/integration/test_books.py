@@ -213,6 +213,30 @@ def gcore(name, python):
     return test
 
 
+def cxx_names(python):
+    """Names torch's argument parsers intern and keep, and the legacy tensor types with their
+    dtype and layout: each is held by references no tracked Python object holds (the process's
+    own count less gc.get_referrers'), and culeak explains every one of them."""
+    def test():
+        with harness.Process(python, "cxx_names.py") as p:
+            truth = p.truth
+            refs = harness.culeak_json("refs", "--pid", p.pid, *sum(
+                (["--addr", hex(a)] for a, _ in truth["objects"].values()), []))
+            balance = harness.culeak_json("balance", "--pid", p.pid)
+        got = {address(o["address"]): o for o in refs["objects"]}
+        problems = ["%s: %d more references found than its count holds" % (o["type"], o["references"])
+                    for o in balance["overcounted"]]
+        for name, (addr, outside) in truth["objects"].items():
+            check(outside >= 1, "%s: the process counts no reference from outside: %r" % (
+                name, truth))
+            if got.get(addr, {}).get("unexplained") != 0:
+                problems.append("%s (%d references from outside tracked objects): %r, want "
+                                "every reference explained" % (name, outside, got.get(addr)))
+        if problems:
+            raise Failure("torch %s:\n%s" % (truth["torch"], "\n".join(problems)))
+    return test
+
+
 def tests():
     pythons = harness.interpreters()
     for name, python in pythons:
@@ -224,6 +248,10 @@ def tests():
     for release, python in [("1.13", "/usr/bin/python3"), ("2.13", harness.TORCH_VENV)]:
         yield "torch-%s:tensor-pyobj" % release, tensor_pyobj(python)
     yield "torch-2.13:cxx-kernels", cxx_kernels(harness.TORCH_VENV)
+    yield "torch-2.13:cxx-names", cxx_names(harness.TORCH_VENV)
+    for release in ("2.1", "2.4", "2.10", "2.14"):
+        yield "torch-%s-cuda:cxx-names" % release, cxx_names(harness.cuda_python(release)), \
+            *harness.full_unless_checked(release)
     for release in ("2.1", "2.4", "2.14"):   # both symbols of torch's interpreter
         python = os.path.join(harness.ROOT, "build", "venv", "torch-%s-cuda" % release, "bin",
                               "python")

@@ -5,7 +5,8 @@ is reached from a root named after the extension and its static, with no referen
 unexplained, where the process counts one reference from outside; the borrowed address makes no
 holder; no object has more references found than its count. An untracked object only a static
 holds (a tuple of strs) is walked, so what it holds is explained through it; an object only the
-module's state holds is named from it, `static_refs.<state+0?>`. With torch, the static is the leak
+module's state holds is named from it, `static_refs.<state+0?>`; one only a malloc'ed cell holds is
+held from C, its reference not explained, and named from nothing. With torch, the static is the leak
 report's holder of a tensor and retains what releasing it frees in a fork of the job. Live, from
 a core and from a dump (which holds the libraries' data it read, and no more)."""
 import os
@@ -52,7 +53,7 @@ def inspect(python, kind, with_torch=False):
                 truth = p.truth
                 refs = harness.culeak_json("refs", *target, *sum(
                     (["--addr", hex(truth[k])] for k in ("kept", "borrowed", "untracked",
-                                                         "in_state")), []))
+                                                         "in_state", "in_heap")), []))
                 balance = harness.culeak_json("balance", *target)
                 summary = harness.culeak_json("summary", *target) if with_torch else None
         check_eq(truth["kept_outside"], 1, "references the process counts from outside the kept "
@@ -61,6 +62,7 @@ def inspect(python, kind, with_torch=False):
         check_eq(truth["untracked_tuple_tracked"], False, "the untracked str's tuple is tracked")
         check_eq((truth["untracked_refs"], truth["in_state_refs"]), (1, 1),
                  "references to the untracked str and to the module state's Marker")
+        check_eq(truth["in_heap_refs"], 1, "references to the Marker a malloc'ed cell holds")
         got = {int(o["address"], 16): o for o in refs["objects"]}
         problems = ["%s: %d more references found than its count holds" % (o["type"], o["references"])
                     for o in balance["overcounted"]]
@@ -81,6 +83,13 @@ def inspect(python, kind, with_torch=False):
                 in_state["paths"][0] != "static_refs.<state+0?>":
             problems.append("the Marker only the module's state holds: %r, want every reference "
                             "explained, its path static_refs.<state+0?>" % in_state)
+        # the C heap is not read for words: freed memory keeps stale ones, which would make a
+        # holder of a leaked count (test_books), so a malloc'ed cell's object is held from C
+        in_heap = got.get(truth["in_heap"])
+        if not in_heap or in_heap["unexplained"] != 1 or in_heap["paths"] or \
+                not (in_heap["unreached"] or "").startswith("held from C: no root reaches it"):
+            problems.append("the Marker only a malloc'ed cell holds: %r, want held from C with 1 "
+                            "reference not explained, and no path" % in_heap)
         if not borrowed or any("static_refs" in path for path in borrowed["paths"]):
             problems.append("the borrowed address made a holder: %r" % (borrowed and borrowed["paths"]))
         if summary is not None:

@@ -9,13 +9,17 @@ built for this interpreter; argv[1] is the folder of the built module):
   untracked a str only a tuple holds, which only the static `kept_untracked` holds: the tuple,
             of strs alone, is on no GC list once collected
   in_state  a Marker only the module's state holds
+  in_heap   a Marker only a malloc'ed cell of the extension holds (hold_new), which nothing
+            culeak reads leads to: held from C, with no holder made of a word that points at it
 
 Prints one JSON line of ground truth from inside, then READY, and waits:
   {"pid", "kept": id, "kept_outside", "borrowed": id, "borrowed_outside", "untracked": id,
-   "untracked_tuple_tracked", "untracked_refs", "in_state": id, "in_state_refs", "freed": bytes}
+   "untracked_tuple_tracked", "untracked_refs", "in_state": id, "in_state_refs", "in_heap": id,
+   "in_heap_refs", "freed": bytes}
   where X_outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds
-  (the references no Python object holds), X_refs sys.getrefcount less its argument, and freed what releasing the static frees: in a
+  (the references no Python object holds), X_refs sys.getrefcount less its argument (in_heap's its ob_refcnt), and freed what releasing the static frees: in a
   fork(), the nbytes of the storages whose StorageWeakRef expired after keep(None)."""
+import ctypes
 import gc
 import json
 import os
@@ -65,6 +69,9 @@ truth["untracked_tuple_tracked"] = any(type(r) is tuple for r in gc.get_referrer
 truth["untracked_refs"] = sys.getrefcount(untracked) - 2
 truth["in_state_refs"] = sys.getrefcount(in_state) - 2
 del untracked, in_state
+truth["in_heap"] = static_refs.hold_new(Marker)
+# ob_refcnt, read with no reference of ours
+truth["in_heap_refs"] = ctypes.c_ssize_t.from_address(truth["in_heap"]).value
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
 threading.Event().wait()

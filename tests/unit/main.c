@@ -36,6 +36,7 @@ int main(void)
     register_util_addrmap_tests();
     register_util_nodemap_tests();
     register_util_notes_tests();
+    register_util_ranges_tests();
     register_util_output_tests();
     register_util_text_tests();
     register_util_spill_tests();

@@ -25,6 +25,7 @@ void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
 void register_util_nodemap_tests(void);
 void register_util_notes_tests(void);
+void register_util_ranges_tests(void);
 void register_util_output_tests(void);
 void register_util_text_tests(void);
 void register_util_spill_tests(void);

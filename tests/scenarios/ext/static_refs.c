@@ -1,7 +1,9 @@
 /* A C extension that keeps Python objects in its static data, as extensions do (an interned name,
  * a cache, a registry): `kept` holds a reference of its own, `borrowed` only the address, and
  * `kept_untracked` an object on no GC list (a tuple of strs, untracked by the collector). Its
- * module state holds one more, as a multi-phase module keeps its types and caches. Built by
+ * module state holds one more, as a multi-phase module keeps its types and caches. `in_heap` is a
+ * list of malloc'ed cells, as a C library's own structures are: hold_new(cls) makes an instance
+ * and keeps it in a cell that holds its reference, which no static or object leads to. Built by
  * tests/integration/test_statics.py for the interpreter under test. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -9,6 +11,13 @@
 static PyObject *kept;     /* a reference: keep(obj), released by keep(None) */
 static PyObject *borrowed; /* an address only: borrow(obj) */
 static PyObject *kept_untracked; /* a reference: keep_untracked(obj) */
+
+/* A cell of the C heap, which no static points at directly, nor any object. */
+struct cell {
+    struct cell *next;
+    PyObject *obj;
+};
+static struct cell *in_heap;
 
 struct state {
     PyObject *in_state; /* a reference: keep_in_state(obj) */
@@ -46,6 +55,26 @@ static PyObject *keep_in_state(PyObject *self, PyObject *obj)
     Py_RETURN_NONE;
 }
 
+static int add_cell(PyObject *obj)
+{
+    struct cell *c = malloc(sizeof *c);
+    if (!c)
+        return -1;
+    *c = (struct cell){in_heap, obj};
+    in_heap = c;
+    return 0;
+}
+
+/* A new instance of cls that only a cell holds (the call's reference); returns its id. */
+static PyObject *hold_new(PyObject *self, PyObject *cls)
+{
+    (void)self;
+    PyObject *obj = PyObject_CallNoArgs(cls);
+    if (!obj || add_cell(obj))
+        return obj ? PyErr_NoMemory() : NULL;
+    return PyLong_FromVoidPtr(obj);
+}
+
 static int traverse(PyObject *self, visitproc visit, void *arg)
 {
     struct state *st = PyModule_GetState(self);
@@ -58,6 +87,7 @@ static PyMethodDef methods[] = {
     {"borrow", borrow, METH_O, "Keep obj's address in a static, with no reference."},
     {"keep_untracked", keep_untracked, METH_O, "Keep a reference to obj in another static."},
     {"keep_in_state", keep_in_state, METH_O, "Keep a reference to obj in the module's state."},
+    {"hold_new", hold_new, METH_O, "A new cls() only a malloc'ed cell holds; its id."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,102 @@
+#include "torch/cxxrefs.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cpython/balance.h"
+#include "cpython/statics.h"
+#include "util/bsearch.h"
+#include "util/vec.h"
+
+void cxx_refs_add(struct cxx_refs *r, uint64_t object, const char *fmt, ...)
+{
+    char *name;
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vasprintf(&name, fmt, ap);
+    va_end(ap);
+    if (len < 0 || r->oom || !CL_VEC_RESERVE(r->v, r->n, r->cap)) {
+        if (len >= 0)
+            free(name);
+        r->oom = true;
+        return;
+    }
+    r->v[r->n++] = (struct cxx_ref){object, name};
+}
+
+void cxx_refs_take(struct cxx_refs *r, struct cxx_refs *src)
+{
+    for (size_t k = 0; k < src->n; k++) {
+        if (!r->oom && CL_VEC_RESERVE(r->v, r->n, r->cap))
+            r->v[r->n++] = src->v[k];
+        else
+            free(src->v[k].name), r->oom = true;
+    }
+    r->oom |= src->oom;
+    free(src->v);
+    *src = (struct cxx_refs){0};
+}
+
+static int by_object(const void *a, const void *b)
+{
+    const struct cxx_ref *x = a, *y = b;
+    return (x->object > y->object) - (x->object < y->object);
+}
+
+struct object_at {
+    const struct py_word_at *v;
+    uint64_t object;
+};
+
+static bool before_object(size_t i, const void *ctx)
+{
+    const struct object_at *q = ctx;
+    return q->v[i].object < q->object;
+}
+
+/* The build's static words left to object: h->statics_left[*first, return). */
+static size_t statics_to(const struct py_heap *h, uint64_t object, size_t *first)
+{
+    struct object_at q = {h->statics_left, object};
+    size_t end = *first = cl_partition_point(h->nstatics_left, before_object, &q);
+    while (end < h->nstatics_left && h->statics_left[end].object == object)
+        end++;
+    return end;
+}
+
+bool cxx_refs_confirm(struct py_heap *h, struct cxx_refs *r)
+{
+    bool added = false;
+    char name[256];
+    if (r->n)
+        qsort(r->v, r->n, sizeof *r->v, by_object);
+    for (size_t k = 0, end; !r->oom && k < r->n; k = end) {
+        for (end = k; end < r->n && r->v[end].object == r->v[k].object;)
+            end++;
+        uint32_t j = py_heap_find(h, r->v[k].object);
+        int32_t u = j != PY_NO_NODE ? py_books_unexplained(h, j) : 0;
+        size_t first, last = statics_to(h, r->v[k].object, &first);
+        /* its own words alone, or with the static words the build could not take alone (a
+         * name numpy's static and torch's parsers hold together) */
+        bool with_statics = u != (int32_t)(end - k);
+        if (with_statics && u != (int32_t)(end - k + last - first))
+            continue;
+        for (size_t i = k; i < end; i++)
+            added |= py_books_add_c_ref(h, j, r->v[i].name);
+        for (size_t i = first; with_statics && i < last; i++) {
+            py_static_name(h, h->statics_left[i].at, name, sizeof name);
+            added |= py_books_add_c_ref(h, j, name);
+        }
+    }
+    cxx_refs_free(r);
+    return added;
+}
+
+void cxx_refs_free(struct cxx_refs *r)
+{
+    for (size_t k = 0; k < r->n; k++)
+        free(r->v[k].name);
+    free(r->v);
+    *r = (struct cxx_refs){0};
+}

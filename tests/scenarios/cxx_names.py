@@ -1,0 +1,30 @@
+"""Scenario: Python objects torch's C++ keeps outside any Python object: the parameter names its
+argument parsers intern (a parser is made on its function's first call, so a few functions are
+called: add's `alpha`, sum's `keepdim`, and numpy's spelling of it, `keepdims`), and the legacy
+tensor types with the dtype and layout each keeps (torch.FloatTensor, torch.float32,
+torch.strided). Prints the truth from inside, then READY, and waits:
+  {"pid", "torch", "objects": {name: [id, outside]}}
+where outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds:
+the references no tracked Python object holds (C++'s among them)."""
+import gc
+import json
+import os
+import sys
+import threading
+
+import torch
+
+x = torch.ones(2, 3)
+torch.add(x, x, alpha=2)
+torch.sum(x, dim=0, keepdim=True)
+objects = {"alpha": sys.intern("alpha"), "keepdim": sys.intern("keepdim"),
+           "keepdims": sys.intern("keepdims"), "torch.FloatTensor": torch.FloatTensor,
+           "torch.float32": torch.float32, "torch.strided": torch.strided}
+truth = {"pid": os.getpid(), "torch": torch.__version__, "objects": {}}
+for name, obj in objects.items():
+    # less the argument, `objects`' value and `obj`
+    truth["objects"][name] = [id(obj), sys.getrefcount(obj) - 3 - len(gc.get_referrers(obj)) + 1]
+del obj
+print(json.dumps(truth), flush=True)
+print("READY", flush=True)
+threading.Event().wait()
