@@ -145,14 +145,24 @@ static const struct py_books_rule rules[] = {
      "c10/core/SafePyObject.h; torch/csrc/utils/python_dispatch.cpp: PythonKernelHolder "
      "(torch)"},
     {9, 99,
+     "torch: its argument parsers (function-local static PythonArgParsers in libtorch_python's "
+     ".bss, each checked whole) hold every parameter's interned name and numpy spellings, and "
+     "its legacy tensor types their dtype and layout, past the tensortype metaclass's size, "
+     "with torch::tensors::tensor_types holding the types: taken where they are exactly as "
+     "many as an object's references not explained, with the static words left; C references "
+     "named after the parser and parameter, or the type",
+     "torch/csrc/utils/python_arg_parser.h: FunctionParameter::python_name, "
+     "numpy_python_names; torch/csrc/tensor/python_tensor.cpp: PyTensorType, tensor_types "
+     "(torch)"},
+    {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib, "
      "warnings' filters, once registry and default action, gc.callbacks, the errno map, "
-     "ExceptionGroup, the ast module's state) "
+     "ExceptionGroup, the ast module's state, the strs _Py_IDENTIFIERs made (3.10+)) "
      "are C references, each a root named after what holds it",
      "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h; "
-     "Modules/signalmodule.c: Handlers"},
+     "Modules/signalmodule.c: Handlers; Objects/unicodeobject.c: _PyUnicode_FromId"},
 };
 /* clang-format on */
 

@@ -135,8 +135,28 @@ static const struct py_fixed_type rows[] = {
     {"typing.Union", 14, 14, 56,
      {{16, ".__args__"}, {24, ".<hashable args>"}, {32, ".<unhashable args>"},
       {40, ".<parameters>"}}},
+    /* _ctypes' CFieldObject: a Structure's field descriptor, its type (3.14 renamed it and
+     * added its name) */
+    {"_ctypes.CField", 9, 13, 72, {{40, ".<proto>"}}},
+    {"ctypes.CField", 14, 14, 80, {{40, ".<proto>"}, {72, ".name"}}},
+    /* _ctypes' PyCFuncPtrObject: its CDataObject's b_base and b_objects, then what calling it
+     * uses (3.12+ also visits its heap type, the class edge) */
+    {"_ctypes.CFuncPtr", 9, 14, 160,
+     {{32, "._b_base_"}, {64, "._objects"}, {96, ".<thunk>"}, {104, ".<callable>"},
+      {112, ".<converters>"}, {120, ".argtypes"}, {128, ".restype"}, {136, ".<checker>"},
+      {144, ".errcheck"}, {152, ".<paramflags>"}}},
     /* templatelib's templateiterobject (3.14's t-strings) */
     {"string.templatelib.TemplateIter", 14, 14, 40, {{16, ".<strings>"}, {24, ".<interpolations>"}}},
+};
+
+/* C subclasses of dict: the fields each keeps beside its items. */
+static const struct py_fixed_type dict_rows[] = {
+    /* _ctypes' StgDictObject, a ctypes class's tp_dict until 3.13 moved it to StgInfo: beside its
+     * items, the pointed-to or element type, a function type's argument types, their
+     * converters, its result type and checker */
+    {"_ctypes.StgDict", 9, 12, 192,
+     {{96, ".<proto>"}, {128, ".<argtypes>"}, {136, ".<converters>"}, {144, ".<restype>"},
+      {152, ".<checker>"}}},
 };
 /* clang-format on */
 
@@ -146,11 +166,22 @@ const struct py_fixed_type *py_fixed_types(size_t *n)
     return rows;
 }
 
+static const struct py_fixed_type *find(const struct py_fixed_type *v, size_t n, const char *name,
+                                        unsigned minor, int64_t size)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].since <= minor && minor <= v[i].until && v[i].size == size &&
+            strcmp(v[i].name, name) == 0)
+            return &v[i];
+    return NULL;
+}
+
 const struct py_fixed_type *py_fixed_type(const char *name, unsigned minor, int64_t size)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        if (rows[i].since <= minor && minor <= rows[i].until && rows[i].size == size &&
-            strcmp(rows[i].name, name) == 0)
-            return &rows[i];
-    return NULL;
+    return find(rows, sizeof rows / sizeof *rows, name, minor, size);
+}
+
+const struct py_fixed_type *py_fixed_dict_fields(const char *name, unsigned minor, int64_t size)
+{
+    return find(dict_rows, sizeof dict_rows / sizeof *dict_rows, name, minor, size);
 }

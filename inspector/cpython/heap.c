@@ -743,6 +743,32 @@ static void c_roots(struct py_heap *h)
     }
 }
 
+#define MAX_IDENTIFIERS (1u << 16) /* _Py_IDENTIFIERs of a process: a few hundred */
+
+/* Objects/unicodeobject.c: _PyUnicode_FromId keeps each str it makes for a _Py_IDENTIFIER (an
+ * extension's, ctypes' `_type_`, `_fields_`) in interp->unicode.ids {Py_ssize_t size; PyObject
+ * **array}, a reference each, 3.10 on. The array and its strs are read only where the target
+ * holds them (a dump an older culeak wrote has none of them). */
+static void identifier_roots(struct py_heap *h)
+{
+    const struct py_layout *l = h->objects.rt->l;
+    uint64_t ids[2]; /* size, array */
+    if (l->is_unicode_ids == PY_NONE ||
+        cl_read_held(h->objects.rt->t, h->objects.rt->interp + l->is_unicode_ids, ids,
+                     sizeof ids) ||
+        ids[0] > MAX_IDENTIFIERS || !ids[1])
+        return;
+    uint64_t str[512];
+    for (uint64_t at = 0; at < ids[0]; at += 512) {
+        size_t n = ids[0] - at < 512 ? (size_t)(ids[0] - at) : 512;
+        if (cl_read_held(h->objects.rt->t, ids[1] + 8 * at, str, 8 * n))
+            return;
+        for (size_t k = 0; k < n; k++)
+            if (str[k] && cl_target_holds(h->objects.rt->t, str[k]))
+                add_self_root(h, "<_Py_IDENTIFIER strings>", str[k], NULL);
+    }
+}
+
 /* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
  * default action; gc.callbacks; the errno map and ExceptionGroup; the ast module's types and
  * singletons): C references, and roots only where the walk from the modules did not reach them,
@@ -760,6 +786,7 @@ static void interpreter_kept_roots(struct py_heap *h)
     /* Python/Python-ast.c: struct ast_state, every member from AST_type on an owned reference */
     for (uint32_t at = l->ast_first; l->is_ast != PY_NONE && at + 8 <= l->ast_state_size; at += 8)
         add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
+    identifier_roots(h);
 }
 
 static void seed_roots(struct py_heap *h)

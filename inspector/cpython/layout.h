@@ -78,6 +78,9 @@ struct py_layout {
      * object references (types, singletons, names) from ast_first on */
     uint32_t is_ast;
     uint16_t ast_state_size, ast_first;
+    /* 3.10+: the strs _Py_IDENTIFIER's made (struct _Py_unicode_ids {size, array}); each a
+     * reference of the array's until 3.12 makes them immortal */
+    uint32_t is_unicode_ids;
     /* 3.10+: the type attribute cache, 4096 entries of {version, name, value} (3.9: a static of
      * typeobject.c, cpython/heap.c) */
     uint32_t is_type_cache;

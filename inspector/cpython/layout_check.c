@@ -55,6 +55,7 @@ static const struct field fields[] = {
     {offsetof(struct py_layout, is_exception_group), "PyInterpreterState",
      "exc_state.PyExc_ExceptionGroup", true},
     {offsetof(struct py_layout, is_ast), "PyInterpreterState", "ast", true},
+    {offsetof(struct py_layout, is_unicode_ids), "PyInterpreterState", "unicode.ids", true},
     F(ast_state_size, "ast_state", NULL),
     F(ast_first, "ast_state", "AST_type"),
     F(static_type_size, "static_builtin_state|managed_static_type_state", NULL),

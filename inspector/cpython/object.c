@@ -202,6 +202,8 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
     ty.family = family_of(o, addr, ty.flags, &ty.fixed);
     ty.odict = ty.family == PY_F_DICT && derives_from(o, addr, o->rt->odict_type);
+    if (ty.family == PY_F_DICT) /* a C subclass's own fields, read beside its items */
+        ty.fixed = py_fixed_dict_fields(ty.name, o->rt->l->minor, ty.basicsize);
     struct py_type *copy =
         CL_VEC_RESERVE(o->types, o->ntypes, o->cap) ? malloc(sizeof *copy) : NULL;
     bool inserted;

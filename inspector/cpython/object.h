@@ -25,7 +25,8 @@ struct py_type {
     uint64_t members;          /* tp_members */
     uint64_t dict;             /* tp_dict */
     enum py_family family;     /* of the nearest builtin base */
-    const struct py_fixed_type *fixed; /* PY_F_FIXED: that base's fields */
+    const struct py_fixed_type *fixed; /* PY_F_FIXED: that base's fields; PY_F_DICT: a C
+                                          subclass's own (fixed_types.h), or NULL */
     bool heap;
     bool odict;                /* PY_F_DICT: collections.OrderedDict or a subclass */
     char name[80];             /* tp_name, truncated */

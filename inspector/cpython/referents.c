@@ -38,6 +38,12 @@ static void emit_named(struct py_emitter *e, uint64_t addr, const char *label)
         py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)label);
 }
 
+static void emit_fixed(struct py_emitter *e, uint64_t obj, const struct py_fixed_type *row)
+{
+    for (size_t k = 0; k < PY_FIXED_FIELDS && row->fields[k].label; k++)
+        emit_named(e, obj + row->fields[k].offset, row->fields[k].label);
+}
+
 static bool field_emitted(uint64_t addr)
 {
     for (unsigned k = 0; k < fields.n; k++)
@@ -903,6 +909,8 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         readable = py_dict_items(o, obj, emit_item, &items);
         if (ty->odict)
             emit_odict_nodes(e, obj);
+        if (ty->fixed) /* a C subclass's own fields (fixed_types.h) */
+            emit_fixed(e, obj, ty->fixed);
         break;
     }
     case PY_F_LIST:
@@ -991,10 +999,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->lru_elem_result, ".result");
         emit_named(e, obj + l->lru_elem_key, ".key");
         break;
-    case PY_F_FIXED:
-        for (size_t k = 0; k < PY_FIXED_FIELDS && ty->fixed->fields[k].label; k++)
-            emit_named(e, obj + ty->fixed->fields[k].offset, ty->fixed->fields[k].label);
-        break;
+    case PY_F_FIXED: emit_fixed(e, obj, ty->fixed); break;
     default: emit_c_type(e, obj, ty->family); break;
     }
     /* Every type: its instances' dict (module, function, class and instance namespaces) and

@@ -17,8 +17,6 @@ MAX_ADDRS = 256  # culeak takes this many --addr at once
 # C types culeak has no reader for: why, and what that leaves unnamed.
 NOT_READ = {
     "PyCapsule": "its traverse function is its module's (3.13+: the type of a C API it exports)",
-    "_ctypes.CFuncPtr": "a ctypes function pointer: its callable and argument converters, held "
-                        "with ctypes' own keep-alive objects",
     # ctypes' metaclasses: their classes' traverse visits what the class's StgDict (3.9-3.12)
     # or StgInfo (3.13+) holds: prototypes, argument types, the _ctypes module; no data
     "_ctypes.PyCFuncPtrType": "a ctypes class's StgDict or StgInfo",

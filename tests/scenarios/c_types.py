@@ -253,6 +253,15 @@ def unraisable_args():
     return caught[0]
 
 
+def cfield():
+    """A ctypes Structure's field descriptor (3.14 renamed its type ctypes.CField)."""
+    import ctypes
+
+    class Pair(ctypes.Structure):
+        _fields_ = [("first", ctypes.c_int)]
+    return Pair.__dict__["first"]
+
+
 def template():
     """A t-string (3.14): eval'd, so that older interpreters can compile this file."""
     return eval('t"{marker}"', {"marker": m()})
@@ -275,6 +284,8 @@ CONSTRUCT = {
     "_csv.reader": lambda: __import__("csv").reader(iter([m()])),
     "_csv.writer": lambda: __import__("csv").writer(__import__("io").StringIO()),
     "_ctypes.Array": lambda: (__import__("ctypes").py_object * 2)(m(), m()),
+    "_ctypes.CField": lambda: cfield(),
+    "ctypes.CField": lambda: cfield(),
     "_ctypes.CFuncPtr": lambda: __import__("ctypes").CFUNCTYPE(None)(lambda marker=m(): None),
     "_ctypes.Structure": lambda: type("S", (__import__("ctypes").Structure,),
                                       {"_fields_": [("o", __import__("ctypes").py_object)]})(m()),
@@ -490,7 +501,6 @@ CONSTRUCT = {
 SKIP = {
     "_buffer_wrapper": "made by memoryview for a Python __buffer__ only during the call",
     "_ctypes.CArgObject": "lives only while a ctypes foreign call converts its arguments",
-    "_ctypes.CField": "a ctypes field descriptor: found on Structure classes",
     "_ctypes.CThunkObject": "the C side of a ctypes callback: _ctypes.CFuncPtr holds it",
     "_ctypes.CType_Type": "the metaclass of ctypes types (3.13+): its instances are types",
     "_ctypes.DictRemover": "internal to ctypes' keep-alive dicts",
@@ -516,7 +526,6 @@ SKIP = {
     "_curses_panel.panel": "needs a terminal (curses.initscr)",
     "_typing._ConstEvaluator": "made by annotationlib while it evaluates an annotation",
     "compression.zstd.ZstdDict": "needs a trained zstd dictionary",
-    "ctypes.CField": "a ctypes field descriptor: found on Structure classes",
     "uop_executor": "the tier-2 optimizer's, alive only while its trace is",
     "builtin_method": "none is alive once the standard library is imported (3.9: no module it "
                       "imports binds a METH_METHOD method)",
