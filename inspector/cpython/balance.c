@@ -159,10 +159,12 @@ static const struct py_books_rule rules[] = {
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib, "
      "warnings' filters, once registry and default action, gc.callbacks, the errno map, "
-     "ExceptionGroup, the ast module's state, the strs _Py_IDENTIFIERs made (3.10+)) "
+     "ExceptionGroup, the ast module's state, the strs _Py_IDENTIFIERs made, 3.9-3.10's small "
+     "ints) "
      "are C references, each a root named after what holds it",
      "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h; "
-     "Modules/signalmodule.c: Handlers; Objects/unicodeobject.c: _PyUnicode_FromId"},
+     "Modules/signalmodule.c: Handlers; Objects/unicodeobject.c: _PyUnicode_FromId; "
+     "Objects/longobject.c: _PyLong_Init"},
 };
 /* clang-format on */
 

@@ -151,10 +151,10 @@ static const struct py_fixed_type rows[] = {
 
 /* C subclasses of dict: the fields each keeps beside its items. */
 static const struct py_fixed_type dict_rows[] = {
-    /* _ctypes' StgDictObject, a ctypes class's tp_dict until 3.13 moved it to StgInfo: beside its
-     * items, the pointed-to or element type, a function type's argument types, their
-     * converters, its result type and checker */
-    {"_ctypes.StgDict", 9, 12, 192,
+    /* _ctypes' StgDictObject (tp_name "StgDict"), a ctypes class's tp_dict until 3.13 moved it
+     * to StgInfo: beside its items, the pointed-to or element type, a function type's argument
+     * types, their converters, its result type and checker */
+    {"StgDict", 9, 12, 192,
      {{96, ".<proto>"}, {128, ".<argtypes>"}, {136, ".<converters>"}, {144, ".<restype>"},
       {152, ".<checker>"}}},
 };

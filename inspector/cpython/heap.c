@@ -769,6 +769,40 @@ static void identifier_roots(struct py_heap *h)
     }
 }
 
+#define NSMALL_INTS 262 /* _PY_NSMALLNEGINTS + _PY_NSMALLPOSINTS: -5..256 */
+#define MAX_STATIC_STRINGS (1u << 16)
+
+/* 3.9-3.10: interp->small_ints holds every int from -5 to 256 it made (Objects/longobject.c:
+ * _PyLong_Init), a reference each; 3.9: every _Py_Identifier a str was made for is on the list
+ * static_strings (Objects/unicodeobject.c: _PyUnicode_FromId), its object a reference. Both
+ * are read only where the target holds them (a dump an older culeak wrote has none of them),
+ * and static_strings only where the interpreter's symbols name it. */
+static void small_int_and_static_string_roots(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    const struct py_layout *l = rt->l;
+    uint64_t ints[NSMALL_INTS], id, at;
+    if (l->is_small_ints != PY_NONE &&
+        !cl_read_held(rt->t, rt->interp + l->is_small_ints, ints, sizeof ints))
+        for (size_t k = 0; k < NSMALL_INTS; k++)
+            if (ints[k] && cl_target_holds(rt->t, ints[k]))
+                add_self_root(h, "<small ints>", ints[k], NULL);
+    if (l->id_object == PY_NONE || !rt->module ||
+        !cl_module_symbol_optional(rt->module, "static_strings", &at, NULL) ||
+        cl_read_held(rt->t, at, &id, sizeof id))
+        return;
+    struct cl_addrmap seen = {0};
+    for (unsigned k = 0; id && k < MAX_STATIC_STRINGS && !revisited(&seen, id); k++) {
+        uint64_t obj;
+        if (cl_read_held(rt->t, id + l->id_object, &obj, sizeof obj) ||
+            cl_read_held(rt->t, id, &id, sizeof id)) /* next, the first word */
+            break;
+        if (obj && cl_target_holds(rt->t, obj))
+            add_self_root(h, "<_Py_IDENTIFIER strings>", obj, NULL);
+    }
+    cl_addrmap_free(&seen);
+}
+
 /* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
  * default action; gc.callbacks; the errno map and ExceptionGroup; the ast module's types and
  * singletons): C references, and roots only where the walk from the modules did not reach them,
@@ -787,6 +821,7 @@ static void interpreter_kept_roots(struct py_heap *h)
     for (uint32_t at = l->ast_first; l->is_ast != PY_NONE && at + 8 <= l->ast_state_size; at += 8)
         add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
     identifier_roots(h);
+    small_int_and_static_string_roots(h);
 }
 
 static void seed_roots(struct py_heap *h)

@@ -81,6 +81,11 @@ struct py_layout {
     /* 3.10+: the strs _Py_IDENTIFIER's made (struct _Py_unicode_ids {size, array}); each a
      * reference of the array's until 3.12 makes them immortal */
     uint32_t is_unicode_ids;
+    /* 3.9-3.10: interp->small_ints, the ints -5..256, each a reference of the array's (3.11
+     * made them static); 3.9: _Py_Identifier's object (a reference; the list is the symbol
+     * static_strings, linked by next, the first word) */
+    uint32_t is_small_ints;
+    uint16_t id_object;
     /* 3.10+: the type attribute cache, 4096 entries of {version, name, value} (3.9: a static of
      * typeobject.c, cpython/heap.c) */
     uint32_t is_type_cache;
@@ -150,7 +155,7 @@ struct py_layout {
     uint16_t prop_name; /* 3.10+ */
     /* the same in every supported version, kept here so that every offset is data and checked */
     uint16_t ob_type, ob_size, list_items, dict_keys, dict_values, set_mask, set_table, cell_ref,
-        method_func, method_self, cfunc_self, cfunc_class, prop_get, prop_set, prop_del,
+        method_func, method_self, cfunc_ml, cfunc_self, cfunc_class, prop_get, prop_set, prop_del,
         sm_callable, tb_next, tb_frame, weakref_callback, exc_args, partial_fn, partial_args,
         partial_kw, lru_elem_key, lru_elem_next, lru_elem_result, odict_first, odict_node_next,
         module_dict, module_name, module_def, module_state, moduledef_size, deque_leftblock,

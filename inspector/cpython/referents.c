@@ -8,6 +8,7 @@
 #include "cpython/emit.h"
 #include "cpython/fixed_types.h"
 #include "cpython/frames.h"
+#include "cpython/pybind11.h"
 #include "cpython/referents.h"
 #include "cpython/strkeys.h"
 #include "util/notes.h"
@@ -963,6 +964,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->cfunc_self, ".__self__");
         if (ty->basicsize >= l->cfunc_class + 8) /* a PyCMethodObject: its defining class */
             emit_named(e, obj + l->cfunc_class, ".<defining class>");
+        py_pybind11_defaults(e, obj);
         break;
     case PY_F_WEAKREF:
         emit_named(e, obj + l->weakref_callback, ".__callback__"); /* wr_object: weak, no edge */

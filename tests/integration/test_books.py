@@ -214,9 +214,10 @@ def gcore(name, python):
 
 
 def cxx_names(python):
-    """Names torch's argument parsers intern and keep, and the legacy tensor types with their
-    dtype and layout: each is held by references no tracked Python object holds (the process's
-    own count less gc.get_referrers'), and culeak explains every one of them."""
+    """Names torch's argument parsers intern and keep, the legacy tensor types with their dtype
+    and layout, and a pybind11 class whose instances are bound functions' default arguments:
+    each is held by references no tracked Python object holds (the process's own count less
+    gc.get_referrers'), and culeak explains every one of them."""
     def test():
         with harness.Process(python, "cxx_names.py") as p:
             truth = p.truth

@@ -1,8 +1,9 @@
 """Scenario: Python objects torch's C++ keeps outside any Python object: the parameter names its
 argument parsers intern (a parser is made on its function's first call, so a few functions are
-called: add's `alpha`, sum's `keepdim`, and numpy's spelling of it, `keepdims`), and the legacy
+called: add's `alpha`, sum's `keepdim`, and numpy's spelling of it, `keepdims`), the legacy
 tensor types with the dtype and layout each keeps (torch.FloatTensor, torch.float32,
-torch.strided). Prints the truth from inside, then READY, and waits:
+torch.strided), and a pybind11 class whose instances only the default arguments of bound
+functions hold (torch.distributed's AllgatherOptions, in ProcessGroup.allgather's record). Prints the truth from inside, then READY, and waits:
   {"pid", "torch", "objects": {name: [id, outside]}}
 where outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds:
 the references no tracked Python object holds (C++'s among them)."""
@@ -19,7 +20,8 @@ torch.add(x, x, alpha=2)
 torch.sum(x, dim=0, keepdim=True)
 objects = {"alpha": sys.intern("alpha"), "keepdim": sys.intern("keepdim"),
            "keepdims": sys.intern("keepdims"), "torch.FloatTensor": torch.FloatTensor,
-           "torch.float32": torch.float32, "torch.strided": torch.strided}
+           "torch.float32": torch.float32, "torch.strided": torch.strided,
+           "AllgatherOptions": torch._C._distributed_c10d.AllgatherOptions}
 truth = {"pid": os.getpid(), "torch": torch.__version__, "objects": {}}
 for name, obj in objects.items():
     # less the argument, `objects`' value and `obj`
