@@ -160,11 +160,11 @@ static const struct py_books_rule rules[] = {
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib, "
      "warnings' filters, once registry and default action, gc.callbacks, the errno map, "
      "ExceptionGroup, the ast module's state, the strs _Py_IDENTIFIERs made, 3.9-3.10's small "
-     "ints) "
+     "ints and one-character str and bytes caches, 3.9-3.11's slot names) "
      "are C references, each a root named after what holds it",
      "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h; "
      "Modules/signalmodule.c: Handlers; Objects/unicodeobject.c: _PyUnicode_FromId; "
-     "Objects/longobject.c: _PyLong_Init"},
+     "Objects/longobject.c: _PyLong_Init; Objects/typeobject.c: slotdefs"},
 };
 /* clang-format on */
 

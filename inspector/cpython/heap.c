@@ -772,12 +772,84 @@ static void identifier_roots(struct py_heap *h)
 #define NSMALL_INTS 262 /* _PY_NSMALLNEGINTS + _PY_NSMALLPOSINTS: -5..256 */
 #define MAX_STATIC_STRINGS (1u << 16)
 
-/* 3.9-3.10: interp->small_ints holds every int from -5 to 256 it made (Objects/longobject.c:
- * _PyLong_Init), a reference each; 3.9: every _Py_Identifier a str was made for is on the list
- * static_strings (Objects/unicodeobject.c: _PyUnicode_FromId), its object a reference. Both
- * are read only where the target holds them (a dump an older culeak wrote has none of them),
- * and static_strings only where the interpreter's symbols name it. */
-static void small_int_and_static_string_roots(struct py_heap *h)
+#define MAX_AST_STATE 4096 /* bytes: 1712 in 3.9 */
+
+/* 3.9 keeps the ast module's types and singletons in the static `global_ast_state` (an
+ * astmodulestate: an int, then PyObject *s only, each a reference), which 3.10 moved to the
+ * interpreter (is_ast); found by its symbol, where the interpreter's table has it, and read
+ * whole: each word that points at an object is one of its members. */
+static void ast_state_39_roots(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    uint64_t at, size, words[MAX_AST_STATE / 8];
+    if (rt->l->is_ast != PY_NONE || !rt->module ||
+        !cl_module_symbol_optional(rt->module, "global_ast_state", &at, &size) ||
+        size > sizeof words || cl_read_held(rt->t, at, words, size))
+        return;
+    for (size_t k = 1; k < size / 8; k++) /* the first holds `initialized` */
+        if (words[k] && !(words[k] & 7) && cl_target_holds(rt->t, words[k]))
+            add_self_root(h, "<ast state>", words[k], NULL);
+}
+
+#define MAX_SLOTDEFS 256 /* slotdefs[]: 93 entries in 3.9-3.11 */
+
+/* 3.9-3.11: typeobject.c's static slotdefs[] keep each slot's dunder name (name_strobj, made by
+ * init_slotdefs), a reference each; the array is found by its symbol, where the interpreter's
+ * symbols name it, and sized by it. */
+static void slot_name_roots(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    const struct py_layout *l = rt->l;
+    uint64_t at, size, name;
+    if (l->slotdef_size == PY_NONE || !rt->module ||
+        !cl_module_symbol_optional(rt->module, "slotdefs", &at, &size))
+        return;
+    for (uint64_t k = 0; k < size / l->slotdef_size && k < MAX_SLOTDEFS; k++)
+        if (!cl_read_held(rt->t, at + k * l->slotdef_size + l->slotdef_name, &name, sizeof name) &&
+            name && cl_target_holds(rt->t, name))
+            add_self_root(h, "<type slot names>", name, NULL);
+}
+
+#define NCACHED_CHARS 257 /* the empty string, then one per byte value */
+
+/* The words [at, at + 8 * n) that point at objects the target holds, each a reference root. */
+static void array_roots(struct py_heap *h, const char *name, uint64_t at, size_t n)
+{
+    struct cl_target *t = h->objects.rt->t;
+    uint64_t words[NCACHED_CHARS];
+    n = n < NCACHED_CHARS ? n : NCACHED_CHARS;
+    if (cl_read_held(t, at, words, 8 * n))
+        return;
+    for (size_t k = 0; k < n; k++)
+        if (words[k] && !(words[k] & 7) && cl_target_holds(t, words[k]))
+            add_self_root(h, name, words[k], NULL);
+}
+
+/* The one-character str and bytes caches (Objects/unicodeobject.c, bytesobject.c), a
+ * reference each: 3.10's in the interpreter, 3.9's in statics found by their symbols where the
+ * interpreter's table has them (3.11 made the characters static). */
+static void character_roots(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    static const char *const statics[] = {"unicode_empty", "unicode_latin1", "nullstring",
+                                          "characters"};
+    if (rt->l->is_unicode_cache != PY_NONE)
+        array_roots(h, "<one-character strs>", rt->interp + rt->l->is_unicode_cache, NCACHED_CHARS);
+    if (rt->l->is_bytes_cache != PY_NONE)
+        array_roots(h, "<one-character bytes>", rt->interp + rt->l->is_bytes_cache, NCACHED_CHARS);
+    uint64_t at, size;
+    for (size_t k = 0; rt->module && k < sizeof statics / sizeof *statics; k++)
+        if (cl_module_symbol_optional(rt->module, statics[k], &at, &size))
+            array_roots(h, k < 2 ? "<one-character strs>" : "<one-character bytes>", at, size / 8);
+}
+
+/* What the interpreter keeps in arrays and lists of its own: 3.9-3.10's interp->small_ints,
+ * every int from -5 to 256 (Objects/longobject.c: _PyLong_Init), a reference each; 3.9-3.11's
+ * slot names (slot_name_roots); 3.9's static_strings, the _Py_Identifiers a str was made for
+ * (Objects/unicodeobject.c: _PyUnicode_FromId), its object a reference. Each is read only where
+ * the target holds it (a dump an older culeak wrote has none of them), and a list found by its
+ * symbol only where the interpreter's symbols name it. */
+static void static_roots(struct py_heap *h)
 {
     const struct py_runtime *rt = h->objects.rt;
     const struct py_layout *l = rt->l;
@@ -787,6 +859,9 @@ static void small_int_and_static_string_roots(struct py_heap *h)
         for (size_t k = 0; k < NSMALL_INTS; k++)
             if (ints[k] && cl_target_holds(rt->t, ints[k]))
                 add_self_root(h, "<small ints>", ints[k], NULL);
+    slot_name_roots(h);
+    ast_state_39_roots(h);
+    character_roots(h);
     if (l->id_object == PY_NONE || !rt->module ||
         !cl_module_symbol_optional(rt->module, "static_strings", &at, NULL) ||
         cl_read_held(rt->t, at, &id, sizeof id))
@@ -821,7 +896,7 @@ static void interpreter_kept_roots(struct py_heap *h)
     for (uint32_t at = l->ast_first; l->is_ast != PY_NONE && at + 8 <= l->ast_state_size; at += 8)
         add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
     identifier_roots(h);
-    small_int_and_static_string_roots(h);
+    static_roots(h);
 }
 
 static void seed_roots(struct py_heap *h)

@@ -86,6 +86,13 @@ struct py_layout {
      * static_strings, linked by next, the first word) */
     uint32_t is_small_ints;
     uint16_t id_object;
+    /* 3.9-3.11: typeobject.c's slotdefs[] (sizeof slotdef each), whose name_strobj at
+     * slotdef_name holds each slot's dunder name (3.12+: immortal, N) */
+    uint16_t slotdef_size, slotdef_name;
+    /* 3.10: the one-character caches, each its empty string then 256 single characters, a
+     * reference each: interp->unicode {empty_string, latin1[256]} and interp->bytes
+     * {empty_string, characters[256]} (3.9 keeps them in statics, 3.11 makes them static) */
+    uint32_t is_unicode_cache, is_bytes_cache;
     /* 3.10+: the type attribute cache, 4096 entries of {version, name, value} (3.9: a static of
      * typeobject.c, cpython/heap.c) */
     uint32_t is_type_cache;

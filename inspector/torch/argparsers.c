@@ -8,27 +8,38 @@
 #include "torch/cxx.h"
 #include "torch/cxxrefs.h"
 
-/* FunctionSignature: std::string name, then std::vector<FunctionParameter> params; 88 bytes in
- * 2.13, 112 where it also keeps overloaded_args. */
-#define SIG_PARAMS 32
-static const unsigned sig_strides[] = {88, 112, 120};
-/* FunctionParameter: ParameterType type_, four bools, int size, std::string name, PyObject
- * *python_name, c10::SmallVector<PyObject *, 5> numpy_python_names ({BeginX, uint32_t Size,
- * uint32_t Capacity}, then its inline elements), then defaults: 256 bytes in 2.13. */
+/* Where a parser's parts lie, by the std::string ABI its wheel was built with: libstdc++'s C++11
+ * string {data, length, capacity or inline buffer} (32 bytes; PyPI's wheels from 2.7), or the
+ * old copy-on-write one, a pointer to the characters, whose length is the word 24 bytes before
+ * them (_Rep {length, capacity, refcount}; PyPI's wheels up to 2.6). FunctionSignature: std::string
+ * name, then std::vector<FunctionParameter> params, then counts (and, some releases,
+ * overloaded_args): 88 bytes in 2.13, 64 in 2.1-2.4; the strides are tried. FunctionParameter:
+ * ParameterType type_, four bools, int size, std::string name, PyObject *python_name,
+ * c10::SmallVector<PyObject *, 5> numpy_python_names ({BeginX, uint32_t Size, uint32_t
+ * Capacity}, then its inline elements), then defaults: 256 bytes in 2.13. */
+static const struct parser_layout {
+    bool cow_string;
+    uint16_t sig_params, param_python_name, param_numpy_names;
+} layouts[] = {
+    {false, 32, 48, 56},
+    {true, 8, 24, 32},
+};
+static const unsigned sig_strides[] = {64, 72, 80, 88, 96, 104, 112, 120};
 #define PARAM_NAME 16
-#define PARAM_PYTHON_NAME 48
-#define PARAM_NUMPY_NAMES 56
-#define MIN_PARAM 112
+#define MIN_PARAM 64
 #define MAX_PARAM 512
 #define MAX_SIGNATURES 256 /* one parser's overloads, at most */
 #define MAX_PARAMS 128     /* one signature's */
 #define MAX_NAME 128       /* a name read, at most */
 
-/* The std::string at `at` into out (at most cap - 1 bytes); false when it is none. */
-static bool read_string(struct cl_target *t, uint64_t at, char *out, size_t cap)
+/* The std::string at `at` under layout l into out (at most cap - 1 bytes); false when it is
+ * none. */
+static bool read_string(struct cl_target *t, const struct parser_layout *l, uint64_t at, char *out,
+                        size_t cap)
 {
     uint64_t s[2]; /* data, length */
-    if (cl_read_held(t, at, s, sizeof s) || !s[0] || s[1] >= cap ||
+    if (cl_read_held(t, at, s, l->cow_string ? 8 : sizeof s) || !s[0] ||
+        (l->cow_string && (s[0] < 24 || cl_read_held(t, s[0] - 24, &s[1], 8))) || s[1] >= cap ||
         cl_read_held(t, s[0], out, s[1]))
         return false;
     out[s[1]] = 0;
@@ -53,13 +64,15 @@ static bool is_str(struct py_heap *h, uint64_t w, const char *text)
 
 /* The parameter at p: its name into name, and its references into refs[0..*n) (its python_name,
  * then its numpy names); false when it is no parameter. */
-static bool read_param(struct py_heap *h, uint64_t p, char *name, uint64_t *refs, unsigned *n)
+static bool read_param(struct py_heap *h, const struct parser_layout *l, uint64_t p, char *name,
+                       uint64_t *refs, unsigned *n)
 {
     struct cl_target *t = h->objects.rt->t;
     uint64_t python_name, numpy[2]; /* BeginX, {Size, Capacity} */
-    if (!read_string(t, p + PARAM_NAME, name, MAX_NAME) ||
-        cl_read_held(t, p + PARAM_PYTHON_NAME, &python_name, 8) || !is_str(h, python_name, name) ||
-        cl_read_held(t, p + PARAM_NUMPY_NAMES, numpy, sizeof numpy))
+    if (!read_string(t, l, p + PARAM_NAME, name, MAX_NAME) ||
+        cl_read_held(t, p + l->param_python_name, &python_name, 8) ||
+        !is_str(h, python_name, name) ||
+        cl_read_held(t, p + l->param_numpy_names, numpy, sizeof numpy))
         return false;
     uint32_t count = (uint32_t)numpy[1], capacity = (uint32_t)(numpy[1] >> 32);
     refs[0] = python_name;
@@ -75,7 +88,8 @@ static bool read_param(struct py_heap *h, uint64_t p, char *name, uint64_t *refs
 
 /* The parameters of the vector at `at` (one signature's), under a stride that every one checks;
  * their references added to r. False when none does. */
-static bool read_params(struct py_heap *h, uint64_t at, const char *fn, struct cxx_refs *r)
+static bool read_params(struct py_heap *h, const struct parser_layout *l, uint64_t at,
+                        const char *fn, struct cxx_refs *r)
 {
     struct cl_target *t = h->objects.rt->t;
     uint64_t v[3], refs[9];
@@ -89,12 +103,12 @@ static bool read_params(struct py_heap *h, uint64_t at, const char *fn, struct c
         if ((v[1] - v[0]) % stride || (v[1] - v[0]) / stride > MAX_PARAMS)
             continue;
         uint64_t p = v[0];
-        while (p < v[1] && read_param(h, p, name, refs, &n))
+        while (p < v[1] && read_param(h, l, p, name, refs, &n))
             p += stride;
         if (p < v[1])
             continue;
         for (p = v[0]; p < v[1]; p += stride) {
-            read_param(h, p, name, refs, &n);
+            read_param(h, l, p, name, refs, &n);
             for (unsigned k = 0; k < n; k++)
                 cxx_refs_add(r, refs[k], "<torch argument parser: %s(%s)>", fn, name);
         }
@@ -110,20 +124,23 @@ static void read_parser(struct py_heap *h, uint64_t at, struct cxx_refs *r)
     struct cl_target *t = h->objects.rt->t;
     uint64_t v[3];
     char fn[MAX_NAME];
-    for (size_t k = 0; k < sizeof sig_strides / sizeof *sig_strides; k++) {
-        unsigned stride = sig_strides[k];
-        if (!held_vector(t, at, stride, MAX_SIGNATURES, v) || v[0] == v[1] || (v[0] & 7))
-            continue;
-        struct cxx_refs mine = {0};
-        uint64_t s = v[0];
-        while (s < v[1] && read_string(t, s, fn, sizeof fn) &&
-               read_params(h, s + SIG_PARAMS, fn, &mine))
-            s += stride;
-        if (s == v[1]) {
-            cxx_refs_take(r, &mine);
-            return;
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        const struct parser_layout *l = &layouts[i];
+        for (size_t k = 0; k < sizeof sig_strides / sizeof *sig_strides; k++) {
+            unsigned stride = sig_strides[k];
+            if (!held_vector(t, at, stride, MAX_SIGNATURES, v) || v[0] == v[1] || (v[0] & 7))
+                continue;
+            struct cxx_refs mine = {0};
+            uint64_t s = v[0];
+            while (s < v[1] && read_string(t, l, s, fn, sizeof fn) &&
+                   read_params(h, l, s + l->sig_params, fn, &mine))
+                s += stride;
+            if (s == v[1]) {
+                cxx_refs_take(r, &mine);
+                return;
+            }
+            cxx_refs_free(&mine);
         }
-        cxx_refs_free(&mine);
     }
 }
 

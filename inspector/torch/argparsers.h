@@ -10,8 +10,8 @@
  * No symbol names them all (each is a local static), so the .bss is read for their shape, each
  * found one checked whole: every parameter's python_name must be a str whose text is the
  * parameter's std::string name, and every numpy name a str, else the parser is not taken. The
- * strides (sizeof FunctionSignature and FunctionParameter) differ between releases; each
- * parser's are those under which every element checks. A str's references are explained where the
+ * strides (sizeof FunctionSignature and FunctionParameter) and the std::string ABI differ
+ * between releases; each parser's are those under which every element checks. A str's references are explained where the
  * parsers' words to it are exactly as many as its references not explained (the balance confirms
  * them, as it does a library's static word), each a C reference named after its function and
  * parameter: `<torch argument parser: add(other)>`. */

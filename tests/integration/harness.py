@@ -524,25 +524,53 @@ def gcore(pid, directory, host_gdb=False):
 
 
 CORE_PATTERN = "/proc/sys/kernel/core_pattern"
+# The runs that need core.%p now, and the pattern the first found: two test runs at once (make
+# check beside a run of a few cells) share the machine's one pattern, and the last to finish
+# restores it; a run that died is forgotten.
+CORE_PATTERN_USERS = "/tmp/culeak-core-pattern.json"
+
+
+def _pattern_users(update):
+    """Applies update(state) to the shared state under its lock; state is {"original", "pids"}."""
+    import fcntl
+    with open(CORE_PATTERN_USERS + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(CORE_PATTERN_USERS) as f:
+                state = json.load(f)
+        except (OSError, ValueError):
+            state = {"original": None, "pids": []}
+        state["pids"] = [pid for pid in state["pids"] if os.path.exists("/proc/%d" % pid)]
+        update(state)
+        with open(CORE_PATTERN_USERS, "w") as f:
+            json.dump(state, f)
 
 
 @contextlib.contextmanager
 def kernel_core_pattern():
     """Kernel cores land as core.PID in the crashing process's directory for the duration."""
-    with open(CORE_PATTERN) as f:
-        old = f.read().strip()
-    if old != "core.%p":
+    def enter(state):
+        if not state["pids"]:
+            with open(CORE_PATTERN) as f:
+                state["original"] = f.read().strip()
+        state["pids"].append(os.getpid())
         try:
             with open(CORE_PATTERN, "w") as f:
                 f.write("core.%p")
         except OSError as e:
             raise Failure("cannot set %s (need root): %s" % (CORE_PATTERN, e))
+
+    def leave(state):
+        state["pids"] = [pid for pid in state["pids"] if pid != os.getpid()]
+        if not state["pids"] and state["original"] not in (None, "core.%p"):
+            with open(CORE_PATTERN, "w") as f:
+                f.write(state["original"])
+
+    _pattern_users(enter)
     try:
         yield
     finally:
-        if old != "core.%p":
-            with open(CORE_PATTERN, "w") as f:
-                f.write(old)
+        _pattern_users(leave)
 
 
 def kernel_core(python, script, args, directory, env=None, root=None):
