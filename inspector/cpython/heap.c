@@ -743,137 +743,82 @@ static void c_roots(struct py_heap *h)
     }
 }
 
-#define MAX_IDENTIFIERS (1u << 16) /* _Py_IDENTIFIERs of a process: a few hundred */
+#define MAX_KEPT_ARRAY (1u << 16) /* words of an array of references the interpreter keeps */
 
-/* Objects/unicodeobject.c: _PyUnicode_FromId keeps each str it makes for a _Py_IDENTIFIER (an
- * extension's, ctypes' `_type_`, `_fields_`) in interp->unicode.ids {Py_ssize_t size; PyObject
- * **array}, a reference each, 3.10 on. The array and its strs are read only where the target
- * holds them (a dump an older culeak wrote has none of them). */
-static void identifier_roots(struct py_heap *h)
+/* The words [at, at + 8 * n) that point at objects the target holds, each a reference root;
+ * read only where the target holds them (a dump an older culeak wrote has none of them). */
+static void array_roots(struct py_heap *h, const char *name, uint64_t at, uint64_t n)
 {
-    const struct py_layout *l = h->objects.rt->l;
-    uint64_t ids[2]; /* size, array */
-    if (l->is_unicode_ids == PY_NONE ||
-        cl_read_held(h->objects.rt->t, h->objects.rt->interp + l->is_unicode_ids, ids,
-                     sizeof ids) ||
-        ids[0] > MAX_IDENTIFIERS || !ids[1])
-        return;
-    uint64_t str[512];
-    for (uint64_t at = 0; at < ids[0]; at += 512) {
-        size_t n = ids[0] - at < 512 ? (size_t)(ids[0] - at) : 512;
-        if (cl_read_held(h->objects.rt->t, ids[1] + 8 * at, str, 8 * n))
+    struct cl_target *t = h->objects.rt->t;
+    uint64_t words[512];
+    n = n < MAX_KEPT_ARRAY ? n : MAX_KEPT_ARRAY;
+    for (uint64_t done = 0; done < n; done += 512) {
+        size_t m = n - done < 512 ? (size_t)(n - done) : 512;
+        if (cl_read_held(t, at + 8 * done, words, 8 * m))
             return;
-        for (size_t k = 0; k < n; k++)
-            if (str[k] && cl_target_holds(h->objects.rt->t, str[k]))
-                add_self_root(h, "<_Py_IDENTIFIER strings>", str[k], NULL);
+        for (size_t k = 0; k < m; k++)
+            if (words[k] && !(words[k] & 7) && cl_target_holds(t, words[k]))
+                add_self_root(h, name, words[k], NULL);
     }
 }
 
 #define NSMALL_INTS 262 /* _PY_NSMALLNEGINTS + _PY_NSMALLPOSINTS: -5..256 */
-#define MAX_STATIC_STRINGS (1u << 16)
-
-#define MAX_AST_STATE 4096 /* bytes: 1712 in 3.9 */
-
-/* 3.9 keeps the ast module's types and singletons in the static `global_ast_state` (an
- * astmodulestate: an int, then PyObject *s only, each a reference), which 3.10 moved to the
- * interpreter (is_ast); found by its symbol, where the interpreter's table has it, and read
- * whole: each word that points at an object is one of its members. */
-static void ast_state_39_roots(struct py_heap *h)
-{
-    const struct py_runtime *rt = h->objects.rt;
-    uint64_t at, size, words[MAX_AST_STATE / 8];
-    if (rt->l->is_ast != PY_NONE || !rt->module ||
-        !cl_module_symbol_optional(rt->module, "global_ast_state", &at, &size) ||
-        size > sizeof words || cl_read_held(rt->t, at, words, size))
-        return;
-    for (size_t k = 1; k < size / 8; k++) /* the first holds `initialized` */
-        if (words[k] && !(words[k] & 7) && cl_target_holds(rt->t, words[k]))
-            add_self_root(h, "<ast state>", words[k], NULL);
-}
-
-#define MAX_SLOTDEFS 256 /* slotdefs[]: 93 entries in 3.9-3.11 */
-
-/* 3.9-3.11: typeobject.c's static slotdefs[] keep each slot's dunder name (name_strobj, made by
- * init_slotdefs), a reference each; the array is found by its symbol, where the interpreter's
- * symbols name it, and sized by it. */
-static void slot_name_roots(struct py_heap *h)
-{
-    const struct py_runtime *rt = h->objects.rt;
-    const struct py_layout *l = rt->l;
-    uint64_t at, size, name;
-    if (l->slotdef_size == PY_NONE || !rt->module ||
-        !cl_module_symbol_optional(rt->module, "slotdefs", &at, &size))
-        return;
-    for (uint64_t k = 0; k < size / l->slotdef_size && k < MAX_SLOTDEFS; k++)
-        if (!cl_read_held(rt->t, at + k * l->slotdef_size + l->slotdef_name, &name, sizeof name) &&
-            name && cl_target_holds(rt->t, name))
-            add_self_root(h, "<type slot names>", name, NULL);
-}
-
 #define NCACHED_CHARS 257 /* the empty string, then one per byte value */
 
-/* The words [at, at + 8 * n) that point at objects the target holds, each a reference root. */
-static void array_roots(struct py_heap *h, const char *name, uint64_t at, size_t n)
-{
-    struct cl_target *t = h->objects.rt->t;
-    uint64_t words[NCACHED_CHARS];
-    n = n < NCACHED_CHARS ? n : NCACHED_CHARS;
-    if (cl_read_held(t, at, words, 8 * n))
-        return;
-    for (size_t k = 0; k < n; k++)
-        if (words[k] && !(words[k] & 7) && cl_target_holds(t, words[k]))
-            add_self_root(h, name, words[k], NULL);
-}
-
-/* The one-character str and bytes caches (Objects/unicodeobject.c, bytesobject.c), a
- * reference each: 3.10's in the interpreter, 3.9's in statics found by their symbols where the
- * interpreter's table has them (3.11 made the characters static). */
-static void character_roots(struct py_heap *h)
-{
-    const struct py_runtime *rt = h->objects.rt;
-    static const char *const statics[] = {"unicode_empty", "unicode_latin1", "nullstring",
-                                          "characters"};
-    if (rt->l->is_unicode_cache != PY_NONE)
-        array_roots(h, "<one-character strs>", rt->interp + rt->l->is_unicode_cache, NCACHED_CHARS);
-    if (rt->l->is_bytes_cache != PY_NONE)
-        array_roots(h, "<one-character bytes>", rt->interp + rt->l->is_bytes_cache, NCACHED_CHARS);
-    uint64_t at, size;
-    for (size_t k = 0; rt->module && k < sizeof statics / sizeof *statics; k++)
-        if (cl_module_symbol_optional(rt->module, statics[k], &at, &size))
-            array_roots(h, k < 2 ? "<one-character strs>" : "<one-character bytes>", at, size / 8);
-}
-
-/* What the interpreter keeps in arrays and lists of its own: 3.9-3.10's interp->small_ints,
- * every int from -5 to 256 (Objects/longobject.c: _PyLong_Init), a reference each; 3.9-3.11's
- * slot names (slot_name_roots); 3.9's static_strings, the _Py_Identifiers a str was made for
- * (Objects/unicodeobject.c: _PyUnicode_FromId), its object a reference. Each is read only where
- * the target holds it (a dump an older culeak wrote has none of them), and a list found by its
- * symbol only where the interpreter's symbols name it. */
-static void static_roots(struct py_heap *h)
+/* What the interpreter keeps in arrays and lists of its own, a reference each:
+ * - _PyUnicode_FromId's strs for _Py_IDENTIFIERs (an extension's, ctypes' `_type_`): 3.10+ in
+ *   interp->unicode.ids {Py_ssize_t size; PyObject **array}, 3.9 on the list static_strings
+ *   of _Py_Identifier {next, string, object} (Objects/unicodeobject.c);
+ * - 3.9-3.10's small ints, -5..256 (interp->small_ints; Objects/longobject.c: _PyLong_Init);
+ * - 3.9-3.10's one-character str and bytes caches, each its empty string then 256 characters
+ *   (3.10: interp->unicode, interp->bytes; 3.9: statics; 3.11 made them static);
+ * - 3.9-3.11's slot names, slotdefs[].name_strobj (Objects/typeobject.c: init_slotdefs);
+ * - 3.9's ast state, the static global_ast_state (an int, then PyObject *s only), which 3.10
+ *   moved to the interpreter (is_ast).
+ * Statics are found by their symbols, where the interpreter's table has them. */
+static void kept_array_roots(struct py_heap *h)
 {
     const struct py_runtime *rt = h->objects.rt;
     const struct py_layout *l = rt->l;
-    uint64_t ints[NSMALL_INTS], id, at;
-    if (l->is_small_ints != PY_NONE &&
-        !cl_read_held(rt->t, rt->interp + l->is_small_ints, ints, sizeof ints))
-        for (size_t k = 0; k < NSMALL_INTS; k++)
-            if (ints[k] && cl_target_holds(rt->t, ints[k]))
-                add_self_root(h, "<small ints>", ints[k], NULL);
-    slot_name_roots(h);
-    ast_state_39_roots(h);
-    character_roots(h);
-    if (l->id_object == PY_NONE || !rt->module ||
+    struct cl_target *t = rt->t;
+    uint64_t ids[2], at, size, word;
+    if (l->is_unicode_ids != PY_NONE &&
+        !cl_read_held(t, rt->interp + l->is_unicode_ids, ids, sizeof ids))
+        array_roots(h, "<_Py_IDENTIFIER strings>", ids[1], ids[0]);
+    if (l->is_small_ints != PY_NONE)
+        array_roots(h, "<small ints>", rt->interp + l->is_small_ints, NSMALL_INTS);
+    if (l->is_unicode_cache != PY_NONE)
+        array_roots(h, "<one-character strs>", rt->interp + l->is_unicode_cache, NCACHED_CHARS);
+    if (l->is_bytes_cache != PY_NONE)
+        array_roots(h, "<one-character bytes>", rt->interp + l->is_bytes_cache, NCACHED_CHARS);
+    if (!rt->module)
+        return;
+    static const struct {
+        const char *symbol, *root;
+    } statics[] = {
+        {"unicode_empty", "<one-character strs>"},
+        {"unicode_latin1", "<one-character strs>"},
+        {"nullstring", "<one-character bytes>"},
+        {"characters", "<one-character bytes>"},
+    };
+    for (size_t k = 0; k < sizeof statics / sizeof *statics; k++)
+        if (cl_module_symbol_optional(rt->module, statics[k].symbol, &at, &size))
+            array_roots(h, statics[k].root, at, size / 8);
+    if (l->is_ast == PY_NONE &&
+        cl_module_symbol_optional(rt->module, "global_ast_state", &at, &size) && size >= 16)
+        array_roots(h, "<ast state>", at + 8, size / 8 - 1); /* past `initialized` */
+    if (l->slotdef_size != PY_NONE && cl_module_symbol_optional(rt->module, "slotdefs", &at, &size))
+        for (uint64_t k = 0; k < size / l->slotdef_size && k < MAX_KEPT_ARRAY; k++)
+            array_roots(h, "<type slot names>", at + k * l->slotdef_size + l->slotdef_name, 1);
+    if (l->id_object == PY_NONE ||
         !cl_module_symbol_optional(rt->module, "static_strings", &at, NULL) ||
-        cl_read_held(rt->t, at, &id, sizeof id))
+        cl_read_held(t, at, &word, sizeof word))
         return;
     struct cl_addrmap seen = {0};
-    for (unsigned k = 0; id && k < MAX_STATIC_STRINGS && !revisited(&seen, id); k++) {
-        uint64_t obj;
-        if (cl_read_held(rt->t, id + l->id_object, &obj, sizeof obj) ||
-            cl_read_held(rt->t, id, &id, sizeof id)) /* next, the first word */
+    for (unsigned k = 0; word && k < MAX_KEPT_ARRAY && !revisited(&seen, word); k++) {
+        array_roots(h, "<_Py_IDENTIFIER strings>", word + l->id_object, 1);
+        if (cl_read_held(t, word, &word, sizeof word)) /* next, the first word */
             break;
-        if (obj && cl_target_holds(rt->t, obj))
-            add_self_root(h, "<_Py_IDENTIFIER strings>", obj, NULL);
     }
     cl_addrmap_free(&seen);
 }
@@ -895,8 +840,7 @@ static void interpreter_kept_roots(struct py_heap *h)
     /* Python/Python-ast.c: struct ast_state, every member from AST_type on an owned reference */
     for (uint32_t at = l->ast_first; l->is_ast != PY_NONE && at + 8 <= l->ast_state_size; at += 8)
         add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
-    identifier_roots(h);
-    static_roots(h);
+    kept_array_roots(h);
 }
 
 static void seed_roots(struct py_heap *h)
