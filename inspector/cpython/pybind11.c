@@ -18,22 +18,11 @@ static const struct record_layout {
 #define MAX_NAME 128
 
 /* The C string the word at `at` points at into out, only from memory the target holds; false
- * when it is none. */
+ * when it is none, or empty. */
 static bool read_name(struct cl_target *t, uint64_t at, char *out, size_t cap)
 {
     uint64_t p;
-    if (cl_read_held(t, at, &p, sizeof p) || !p)
-        return false;
-    for (size_t k = 0; k + 1 < cap;) {
-        size_t n = CL_PAGE_SIZE - (size_t)((p + k) % CL_PAGE_SIZE);
-        n = n < cap - 1 - k ? n : cap - 1 - k;
-        if (cl_read_held(t, p + k, out + k, n))
-            return false;
-        if (memchr(out + k, 0, n))
-            return out[0] != 0;
-        k += n;
-    }
-    return false;
+    return !cl_read_held(t, at, &p, sizeof p) && p && !cl_read_cstr_held(t, p, out, cap) && out[0];
 }
 
 /* The record chain from rec under layout r, if every record checks (its name is name, its args

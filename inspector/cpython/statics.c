@@ -65,12 +65,6 @@ static void find_objects(struct scan *s)
     s->oom |= s->objects.lost;
 }
 
-/* Whether the target holds all of [addr, addr + len) (cl_target_holds), len at most a page. */
-static bool holds(struct cl_target *t, uint64_t addr, uint64_t len)
-{
-    return cl_target_holds(t, addr) && cl_target_holds(t, addr + len - 1);
-}
-
 /* The bytes of a type object read to know it (py_type_at: its header, tp_name .. tp_dict). */
 #define TYPE_READ 512
 
@@ -87,12 +81,12 @@ static bool object_at(struct py_heap *h, uint64_t w)
         return false;
     if (py_heap_find(h, w) != PY_NO_NODE)
         return true;
-    return h->n < h->max_objects && !(w & 15) && holds(t, w, sizeof header) &&
+    return h->n < h->max_objects && !(w & 15) && cl_target_holds_range(t, w, sizeof header) &&
            cl_read(t, w, header, sizeof header) == 0 && header[0] >= 1 &&
            header[0] <= PY_STATICS_MAX_REFCNT && !(header[1] & 7) &&
-           holds(t, header[1], TYPE_READ) &&
+           cl_target_holds_range(t, header[1], TYPE_READ) &&
            cl_read_u64(t, header[1] + h->objects.rt->l->ob_type, &meta) == 0 && !(meta & 7) &&
-           holds(t, meta, TYPE_READ) && py_object_header(&h->objects, w, &refcnt);
+           cl_target_holds_range(t, meta, TYPE_READ) && py_object_header(&h->objects, w, &refcnt);
 }
 
 static void scan_page(struct scan *s, uint64_t page, uint64_t from, uint64_t to)

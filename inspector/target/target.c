@@ -154,14 +154,19 @@ bool cl_target_holds(struct cl_target *t, uint64_t addr)
     return !t->resumed || (t->ops->resident && t->ops->resident(t, addr, &w));
 }
 
-int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+bool cl_target_holds_range(struct cl_target *t, uint64_t addr, uint64_t len)
 {
     if (addr + len < addr)
-        return CL_E_UNREADABLE;
+        return false;
     for (uint64_t at = addr; at < addr + len; at = (at | (CL_PAGE_SIZE - 1)) + 1)
         if (!cl_target_holds(t, at))
-            return CL_E_UNREADABLE;
-    return cl_read(t, addr, buf, len);
+            return false;
+    return true;
+}
+
+int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+{
+    return cl_target_holds_range(t, addr, len) ? cl_read(t, addr, buf, len) : CL_E_UNREADABLE;
 }
 
 int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn fn, void *arg)
@@ -194,7 +199,9 @@ bool cl_target_left_out(struct cl_target *t, uint64_t addr)
     return t->ops->left_out && t->ops->left_out(t, addr);
 }
 
-int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
+/* cl_read_cstr by a reader of the caller's: cl_read, or cl_read_held. */
+static int read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap,
+                     int (*reader)(struct cl_target *, uint64_t, void *, size_t))
 {
     if (cap == 0)
         return CL_E_INTERNAL;
@@ -203,7 +210,7 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
         size_t n = CL_PAGE_SIZE - (size_t)((addr + i) % CL_PAGE_SIZE);
         if (n > cap - i)
             n = cap - i;
-        int rc = cl_read(t, addr + i, buf + i, n);
+        int rc = reader(t, addr + i, buf + i, n);
         if (rc)
             return rc;
         if (memchr(buf + i, '\0', n))
@@ -213,6 +220,21 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
     buf[cap - 1] = '\0';
     return cl_error_set(&t->err, CL_E_UNREADABLE, "no string terminator within %zu bytes at 0x%llx",
                         cap, (unsigned long long)addr);
+}
+
+static int read_plain(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+{
+    return cl_read(t, addr, buf, len);
+}
+
+int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
+{
+    return read_cstr(t, addr, buf, cap, read_plain);
+}
+
+int cl_read_cstr_held(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
+{
+    return read_cstr(t, addr, buf, cap, cl_read_held);
 }
 
 static char *existing(const char *a, const char *b)

@@ -181,6 +181,8 @@ static inline uint64_t cl_read_ptr_or_0(struct cl_target *t, uint64_t addr)
 }
 /* Reads a NUL-terminated string of at most cap-1 bytes; fails if no NUL comes within cap. */
 int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
+/* The same only from memory the target holds (cl_read_held). */
+int cl_read_cstr_held(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
 
 /* The target's file_status of path: 0 where the source reads no files of this machine. */
 int cl_target_file_status(struct cl_target *t, const char *path);
@@ -193,6 +195,8 @@ bool cl_target_left_out(struct cl_target *t, uint64_t addr);
  * stopped (a read past the copy would go to the running process). */
 bool cl_target_holds(struct cl_target *t, uint64_t addr);
 
+/* Whether the target holds every page of [addr, addr + len) (cl_target_holds). */
+bool cl_target_holds_range(struct cl_target *t, uint64_t addr, uint64_t len);
 /* cl_read of memory a probing reader is not sure of (a pointer read from a structure no table
  * describes): CL_E_UNREADABLE, with nothing read, unless the target holds every page of it
  * (cl_target_holds), so that a dump's replay reads only what its run read. */

@@ -46,13 +46,6 @@ static bool read_string(struct cl_target *t, const struct parser_layout *l, uint
     return memchr(out, 0, s[1]) == NULL;
 }
 
-/* cxx_vector of a vector the target holds (cl_read_held). */
-static bool held_vector(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max,
-                        uint64_t v[3])
-{
-    return cl_read_held(t, at, v, 3 * sizeof *v) == 0 && cxx_vector(t, at, elem, max, v);
-}
-
 /* Whether w is a str of the heap, with text `text` when that is given. */
 static bool is_str(struct py_heap *h, uint64_t w, const char *text)
 {
@@ -95,7 +88,7 @@ static bool read_params(struct py_heap *h, const struct parser_layout *l, uint64
     uint64_t v[3], refs[9];
     unsigned n;
     char name[MAX_NAME];
-    if (!held_vector(t, at, 8, (uint64_t)MAX_PARAMS * MAX_PARAM / 8, v))
+    if (!cxx_vector_held(t, at, 8, (uint64_t)MAX_PARAMS * MAX_PARAM / 8, v))
         return false;
     if (v[0] == v[1])
         return true;
@@ -128,7 +121,7 @@ static void read_parser(struct py_heap *h, uint64_t at, struct cxx_refs *r)
         const struct parser_layout *l = &layouts[i];
         for (size_t k = 0; k < sizeof sig_strides / sizeof *sig_strides; k++) {
             unsigned stride = sig_strides[k];
-            if (!held_vector(t, at, stride, MAX_SIGNATURES, v) || v[0] == v[1] || (v[0] & 7))
+            if (!cxx_vector_held(t, at, stride, MAX_SIGNATURES, v) || v[0] == v[1] || (v[0] & 7))
                 continue;
             struct cxx_refs mine = {0};
             uint64_t s = v[0];

@@ -50,6 +50,11 @@ bool cxx_vector(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, u
            (v[1] - v[0]) % elem == 0 && (v[1] - v[0]) / elem <= max;
 }
 
+bool cxx_vector_held(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, uint64_t v[3])
+{
+    return cl_target_holds_range(t, at, 3 * sizeof *v) && cxx_vector(t, at, elem, max, v);
+}
+
 uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max)
 {
     uint64_t head;

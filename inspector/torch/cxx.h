@@ -25,6 +25,9 @@ uint64_t cxx_malloc_size(struct cl_target *t, uint64_t ptr, uint64_t max);
  * when it is no vector of elem-byte elements (out of order, not whole elements, more than max);
  * callers check what more their element type asks. */
 bool cxx_vector(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, uint64_t v[3]);
+/* The same of a vector a probing reader is not sure of: only where the target holds it
+ * (cl_read_held). */
+bool cxx_vector_held(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, uint64_t v[3]);
 
 /* libstdc++'s shared_ptr control block (_Sp_counted_base): a vptr, then the use and the weak
  * count (an int each); the derived block's own members follow its header: make_shared's object,

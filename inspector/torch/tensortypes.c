@@ -41,8 +41,8 @@ static void registry(struct py_heap *h, struct cxx_refs *r)
         rt->module->owner ? cl_symbols_module_named(rt->module->owner, "libtorch_python") : NULL;
     uint64_t at, v[3], types[MAX_TENSOR_TYPES];
     if (!lib || !cl_module_symbol_optional(lib, "_ZN5torch7tensorsL12tensor_typesE", &at, NULL) ||
-        cl_read_held(rt->t, at, v, sizeof v) || !cxx_vector(rt->t, at, 8, MAX_TENSOR_TYPES, v) ||
-        v[0] == v[1] || cl_read_held(rt->t, v[0], types, v[1] - v[0]))
+        !cxx_vector_held(rt->t, at, 8, MAX_TENSOR_TYPES, v) || v[0] == v[1] ||
+        cl_read_held(rt->t, v[0], types, v[1] - v[0]))
         return;
     size_t n = (v[1] - v[0]) / 8;
     for (size_t k = 0; k < n; k++)
