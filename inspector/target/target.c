@@ -156,12 +156,18 @@ bool cl_target_holds(struct cl_target *t, uint64_t addr)
 
 bool cl_target_holds_range(struct cl_target *t, uint64_t addr, uint64_t len)
 {
-    if (addr + len < addr)
+    if (len == 0)
+        return true;
+    uint64_t last = addr + len - 1;
+    if (last < addr)
         return false;
-    for (uint64_t at = addr; at < addr + len; at = (at | (CL_PAGE_SIZE - 1)) + 1)
-        if (!cl_target_holds(t, at))
+    /* by pages, to the last one's start: a range in the top page must not wrap to 0 */
+    for (uint64_t page = addr & ~(uint64_t)(CL_PAGE_SIZE - 1);; page += CL_PAGE_SIZE) {
+        if (!cl_target_holds(t, page > addr ? page : addr))
             return false;
-    return true;
+        if (page == (last & ~(uint64_t)(CL_PAGE_SIZE - 1)))
+            return true;
+    }
 }
 
 int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len)

@@ -176,6 +176,34 @@ static void expect(const struct cl_file_locator *loc, const char *path, bool is_
     free(got);
 }
 
+/* The fake target, less its second page (as a dump leaves out what its run did not read). */
+static bool second_page_left_out(struct cl_target *t, uint64_t addr)
+{
+    (void)t;
+    return addr >= TBASE + CL_PAGE_SIZE && addr < TBASE + 2 * CL_PAGE_SIZE;
+}
+
+static void test_holds_range(void)
+{
+    struct cl_target *t = fake_target();
+    struct cl_target_ops ops = *t->ops;
+    ops.left_out = second_page_left_out;
+    t->ops = &ops;
+    CU_ASSERT_TRUE(cl_target_holds_range(t, TBASE, CL_PAGE_SIZE));
+    CU_ASSERT_TRUE(cl_target_holds_range(t, TBASE + 8, 0));
+    CU_ASSERT_FALSE(cl_target_holds_range(t, TBASE + CL_PAGE_SIZE - 8, 16)); /* into the second */
+    CU_ASSERT_FALSE(cl_target_holds_range(t, TBASE, 3 * CL_PAGE_SIZE));      /* across it */
+    CU_ASSERT_TRUE(cl_target_holds_range(t, TBASE + 2 * CL_PAGE_SIZE, CL_PAGE_SIZE));
+    /* a word of a static that points into the top page: no page past it, and no wrap to 0 */
+    CU_ASSERT_TRUE(cl_target_holds_range(t, UINT64_MAX - CL_PAGE_SIZE + 1, 16));
+    CU_ASSERT_TRUE(cl_target_holds_range(t, UINT64_MAX - 15, 16));
+    CU_ASSERT_FALSE(cl_target_holds_range(t, UINT64_MAX - 7, 16)); /* wraps */
+    uint64_t w;
+    CU_ASSERT_EQUAL(cl_read_held(t, TBASE + CL_PAGE_SIZE, &w, sizeof w), CL_E_UNREADABLE);
+    CU_ASSERT_EQUAL(cl_read_held(t, TBASE, &w, sizeof w), 0);
+    cl_target_close(t);
+}
+
 static void test_locate_file(void)
 {
     struct tree tr;
@@ -229,6 +257,7 @@ void register_target_target_tests(void)
         {"cl_read bounds", test_read_bounds},
         {"cl_read_u64/u32", test_read_ints},
         {"cl_read_cstr", test_read_cstr},
+        {"cl_target_holds_range, cl_read_held", test_holds_range},
         {"cl_locate_file", test_locate_file},
         {NULL, NULL},
     };
