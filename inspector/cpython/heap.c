@@ -450,7 +450,9 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
  * unless a root already reaches it; its reference is counted as a C reference named name. */
 static void add_self_root(struct py_heap *h, const char *name, uint64_t obj, const char *label)
 {
-    if (!obj || !py_object_type(&h->objects, obj))
+    /* a word of C state may point anywhere: only into memory the target holds (a dump an
+     * older culeak wrote, or a walk cut short by --max-objects, may not have read it) */
+    if (!obj || !cl_target_holds(h->objects.rt->t, obj) || !py_object_type(&h->objects, obj))
         return;
     py_heap_add_c_ref(h, obj, name);
     if (py_heap_find(h, obj) != PY_NO_NODE)
@@ -757,7 +759,7 @@ static void array_roots(struct py_heap *h, const char *name, uint64_t at, uint64
         if (cl_read_held(t, at + 8 * done, words, 8 * m))
             return;
         for (size_t k = 0; k < m; k++)
-            if (words[k] && !(words[k] & 7) && cl_target_holds(t, words[k]))
+            if (!(words[k] & 7))
                 add_self_root(h, name, words[k], NULL);
     }
 }
@@ -800,6 +802,8 @@ static void kept_array_roots(struct py_heap *h)
         {"unicode_latin1", "<one-character strs>"},
         {"nullstring", "<one-character bytes>"},
         {"characters", "<one-character bytes>"},
+        /* import.c's dict of extension modules loaded, {(filename, name): def} */
+        {"extensions", "<extension modules imported>"},
     };
     for (size_t k = 0; k < sizeof statics / sizeof *statics; k++)
         if (cl_module_symbol_optional(rt->module, statics[k].symbol, &at, &size))
@@ -823,10 +827,98 @@ static void kept_array_roots(struct py_heap *h)
     cl_addrmap_free(&seen);
 }
 
+/* Parser `parser`'s name, `<argument parser: replace()>`, after the function it parses for:
+ * fname, or what its format says after ':' ("O|O:from_bytes"); false where neither reads, as
+ * in a list that is no list of parsers. */
+static bool arg_parser_name(const struct py_runtime *rt, uint64_t parser, char *out, size_t cap)
+{
+    const struct py_layout *l = rt->l;
+    char text[64];
+    uint64_t fname, format;
+    const char *fn = NULL;
+    /* the texts lie in read-only data, which a process is not copied for */
+    if (!cl_read_held(rt->t, parser + l->argparser_fname, &fname, sizeof fname) && fname &&
+        !cl_target_left_out(rt->t, fname) && !cl_read_cstr(rt->t, fname, text, sizeof text))
+        fn = text;
+    else if (!cl_read_held(rt->t, parser + l->argparser_format, &format, sizeof format) && format &&
+             !cl_target_left_out(rt->t, format) &&
+             !cl_read_cstr(rt->t, format, text, sizeof text) && strchr(text, ':'))
+        fn = strchr(text, ':') + 1;
+    if (fn)
+        snprintf(out, cap, "<argument parser: %s()>", fn);
+    return fn != NULL;
+}
+
+/* Whether parser `parser` is one as the layout says: its kwtuple a tuple (or none yet) and its
+ * name readable (into name). */
+static bool arg_parser_fits(struct py_heap *h, uint64_t parser, uint64_t *kwtuple, char *name,
+                            size_t cap)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    const struct py_type *ty;
+    return !cl_read_held(rt->t, parser + rt->l->argparser_kwtuple, kwtuple, sizeof *kwtuple) &&
+           (!*kwtuple ||
+            (cl_target_holds(rt->t, *kwtuple) && (ty = py_object_type(&h->objects, *kwtuple)) &&
+             ty->family == PY_F_TUPLE)) &&
+           arg_parser_name(rt, parser, name, cap);
+}
+
+/* Where the list of parsers starts: the symbol static_arg_parsers (3.9-3.11; none in a stripped
+ * runtime), or in _PyRuntime (3.12+) where its first parser fits, of the places the variant's
+ * patch releases keep it; 0 for none. */
+static uint64_t arg_parsers_head(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    const struct py_layout *l = rt->l;
+    uint64_t at, parser, kwtuple;
+    char name[112];
+    if (l->rt_arg_parsers == PY_NONE)
+        return rt->module && cl_module_symbol_optional(rt->module, "static_arg_parsers", &at, NULL)
+                   ? at
+                   : 0;
+    uint32_t places[] = {l->rt_arg_parsers, l->rt_arg_parsers_alt};
+    for (size_t k = 0; k < 2 && places[k] != PY_NONE; k++) {
+        at = rt->runtime + places[k];
+        if (!cl_read_held(rt->t, at, &parser, sizeof parser) && parser &&
+            arg_parser_fits(h, parser, &kwtuple, name, sizeof name))
+            return at;
+    }
+    return 0;
+}
+
+/* Argument Clinic's parsers, each a root for its keyword names' tuple: `<argument parser:
+ * replace()>`. Each parser is checked as read; a list that stops fitting is said, and what the
+ * rest keep is left unexplained. */
+static void arg_parser_roots(struct py_heap *h)
+{
+    struct cl_target *t = h->objects.rt->t;
+    uint64_t head = arg_parsers_head(h), parser, kwtuple;
+    struct cl_addrmap seen = {0};
+    char name[112];
+    for (unsigned k = 0;
+         head && k < MAX_KEPT_ARRAY && !cl_read_held(t, head, &parser, sizeof parser) && parser &&
+         !revisited(&seen, parser);
+         k++) {
+        if (!arg_parser_fits(h, parser, &kwtuple, name, sizeof name)) {
+            cl_note_add(&h->warnings,
+                        "Argument Clinic's parser %u (0x%llx) does not fit "
+                        "culeak's layout: the keyword names the parsers keep are not all "
+                        "explained",
+                        k, (unsigned long long)parser);
+            break;
+        }
+        add_self_root(h, name, kwtuple, NULL);
+        head = parser + h->objects.rt->l->argparser_next;
+    }
+    cl_addrmap_free(&seen);
+}
+
 /* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
- * default action; gc.callbacks; the errno map and ExceptionGroup; the ast module's types and
+ * default action; gc.callbacks; the errno map and ExceptionGroup; __import__, the single-phase
+ * modules by their def's index, os.register_at_fork's hooks; the ast module's types and
  * singletons): C references, and roots only where the walk from the modules did not reach them,
- * so that `warnings.filters` keeps its module's name. */
+ * so that `warnings.filters` keeps its module's name. Read after that walk, so that a walk
+ * --max-objects cuts short (a tensor evidence dump's) meets what it met before they were read. */
 static void interpreter_kept_roots(struct py_heap *h)
 {
     const struct py_layout *l = h->objects.rt->l;
@@ -837,10 +929,18 @@ static void interpreter_kept_roots(struct py_heap *h)
     add_self_root(h, "<gc callbacks>", interp_word(h, l->is_gc_callbacks), NULL);
     add_self_root(h, "<errno map>", interp_word(h, l->is_errnomap), NULL);
     add_self_root(h, "<ExceptionGroup>", interp_word(h, l->is_exception_group), NULL);
+    add_self_root(h, "<import function>", interp_word(h, l->is_import_func), NULL);
+    add_self_root(h, "<modules by index>", interp_word(h, l->is_modules_by_index), NULL);
+    static const char *const forkers[] = {"<os.register_at_fork before>",
+                                          "<os.register_at_fork after_in_parent>",
+                                          "<os.register_at_fork after_in_child>"};
+    for (uint32_t k = 0; l->is_forkers != PY_NONE && k < 3; k++)
+        add_self_root(h, forkers[k], interp_word(h, l->is_forkers + 8 * k), NULL);
     /* Python/Python-ast.c: struct ast_state, every member from AST_type on an owned reference */
     for (uint32_t at = l->ast_first; l->is_ast != PY_NONE && at + 8 <= l->ast_state_size; at += 8)
         add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
     kept_array_roots(h);
+    arg_parser_roots(h);
 }
 
 static void seed_roots(struct py_heap *h)
@@ -998,11 +1098,13 @@ bool py_fields_read(struct py_objects *o, struct py_type *ty)
 
 /* A word that may be a reference, not yet taken: a library's static word (holder PY_NO_NODE, at
  * its address) or a word at offset `at` of node holder's memory that no reader knows, its own
- * struct's or (in_state) its C module's state. */
+ * struct's or (in_state) its C module's state, or a field of it that keeps a reference no
+ * reader counts (field: its name). */
 struct word_ref {
     uint64_t object, at;
     uint32_t holder;
     bool in_state;
+    const char *field;
 };
 
 struct word_refs {
@@ -1030,13 +1132,17 @@ static int by_word_object(const void *a, const void *b)
 /* The root a word of node i's, at offset off, is a reference from: `path.<Type+off?>` (its
  * module state's: `path.<state+off?>`), of the kind of i's root; PY_NO_NODE where i has no
  * path. */
-static uint32_t opaque_word_root(struct py_heap *h, uint32_t i, unsigned off, bool in_state)
+static uint32_t opaque_word_root(struct py_heap *h, const struct word_ref *r)
 {
     char path[2048], root[2200];
+    uint32_t i = r->holder;
     if (h->nodes[i].root == PY_NO_NODE || !py_heap_path(h, i, path, sizeof path))
         return PY_NO_NODE;
-    snprintf(root, sizeof root, "%s.<%s+%u?>", path, in_state ? "state" : py_node_type(h, i)->name,
-             off);
+    if (r->field)
+        snprintf(root, sizeof root, "%s.<%s>", path, r->field);
+    else
+        snprintf(root, sizeof root, "%s.<%s+%u?>", path,
+                 r->in_state ? "state" : py_node_type(h, i)->name, (unsigned)r->at);
     return add_root(h, root, (enum py_root_kind)h->root_kinds[h->nodes[i].root]);
 }
 
@@ -1050,8 +1156,24 @@ static void opaque_word(struct py_heap *h, struct promotion *p, struct word_refs
     if (py_node_reachable(h, j))
         add_word_ref(h, left, r);
     else
-        confirm_word(h, p, opaque_word_root(h, r.holder, (unsigned)r.at, r.in_state), j, PY_E_SELF,
-                     0);
+        confirm_word(h, p, opaque_word_root(h, &r), j, PY_E_SELF, 0);
+}
+
+/* A type's tp_doc that points at a str's characters: numpy's add_docstring sets it so and keeps
+ * the str with a reference of its own (numpy/_core/src/multiarray/compiled_base.c: "hold on to
+ * string (leaks reference)"); CPython's own types keep a copy, or a C literal. */
+static void doc_word(struct py_heap *h, struct promotion *p, struct word_refs *left, uint32_t i)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    uint64_t doc, str;
+    if (cl_read_held(o->rt->t, h->nodes[i].addr + l->tp_doc, &doc, sizeof doc) ||
+        doc <= l->ascii_data)
+        return;
+    str = doc - l->ascii_data;
+    if (py_heap_find(h, str) != PY_NO_NODE && cl_target_holds_range(o->rt->t, str, l->ascii_data) &&
+        py_str_chars(o, str) == doc)
+        opaque_word(h, p, left, (struct word_ref){str, l->tp_doc, i, false, "tp_doc"});
 }
 
 #define MAX_MODULE_STATE (1u << 20) /* a C module's state read for references, at most */
@@ -1080,7 +1202,8 @@ static void module_state_words(struct py_heap *h, struct promotion *p, struct wo
             cl_read(o->rt->t, state + (uint64_t)at, words, len))
             return;
         for (size_t k = 0; k < len / 8; k++)
-            opaque_word(h, p, left, (struct word_ref){words[k], (uint64_t)at + 8 * k, i, true});
+            opaque_word(h, p, left,
+                        (struct word_ref){words[k], (uint64_t)at + 8 * k, i, true, NULL});
     }
 }
 
@@ -1099,6 +1222,8 @@ static void confirm_opaque_words(struct py_heap *h, struct word_refs *left)
         struct py_type *ty = py_node_type(h, i);
         if (ty->family == PY_F_MODULE && py_node_reachable(h, i))
             module_state_words(h, &p, left, i);
+        if (ty->family == PY_F_TYPE && py_node_reachable(h, i))
+            doc_word(h, &p, left, i);
         uint64_t mask = py_node_reachable(h, i) ? py_opaque_words(o, ty) : 0,
                  words[PY_OPAQUE_WORDS];
         if (!mask ||
@@ -1107,7 +1232,7 @@ static void confirm_opaque_words(struct py_heap *h, struct word_refs *left)
             continue;
         for (unsigned k = 2; k < PY_OPAQUE_WORDS && mask >> k; k++)
             if (mask >> k & 1)
-                opaque_word(h, &p, left, (struct word_ref){words[k], 8 * k, i, false});
+                opaque_word(h, &p, left, (struct word_ref){words[k], 8 * k, i, false, NULL});
     }
     promote(h, &p);
 }
@@ -1125,7 +1250,7 @@ static struct word_refs find_statics(struct py_heap *h)
         return refs;
     }
     for (size_t k = 0; k < n; k++)
-        add_word_ref(h, &refs, (struct word_ref){w[k].object, w[k].at, PY_NO_NODE, false});
+        add_word_ref(h, &refs, (struct word_ref){w[k].object, w[k].at, PY_NO_NODE, false, NULL});
     free(w);
     if (refs.n)
         qsort(refs.v, refs.n, sizeof *refs.v, by_word_object);
@@ -1164,7 +1289,7 @@ static void confirm_word_refs(struct py_heap *h, const struct word_ref *w, size_
                 py_static_name(h, w[i].at, name, sizeof name);
                 root = add_root(h, name, PY_ROOT_OTHER);
             } else {
-                root = opaque_word_root(h, w[i].holder, (unsigned)w[i].at, w[i].in_state);
+                root = opaque_word_root(h, &w[i]);
             }
             take_word(h, &p, root, j, PY_E_SELF, 0);
         }

@@ -60,9 +60,13 @@ struct py_layout {
     uint32_t is_interned;
     uint16_t static_type_size, static_type_dict, static_type_subclasses;
     /* What the interpreter holds in C for a program (cpython/heap.c names a root for each):
-     * the codec registry, audit hooks, importlib, the interpreter's dict, builtins' copy */
+     * the codec registry, audit hooks, importlib, the interpreter's dict, builtins' copy,
+     * builtins.__import__ (import_func), the list of single-phase modules by their def's index
+     * (PyState_FindModule's); is_forkers: os.register_at_fork's three lists (before,
+     * after_in_parent, after_in_child) */
     uint32_t is_codec_search_path, is_codec_search_cache, is_codec_error_registry, is_audit_hooks,
-        is_importlib, is_interp_dict, is_builtins_copy;
+        is_importlib, is_interp_dict, is_builtins_copy, is_import_func, is_modules_by_index,
+        is_forkers;
     /* 3.12+: sys.monitoring's callables, [tool][event], monitoring_callables of them */
     uint32_t is_monitoring_callables;
     uint16_t monitoring_callables;
@@ -89,6 +93,13 @@ struct py_layout {
     /* 3.9-3.11: typeobject.c's slotdefs[] (sizeof slotdef each), whose name_strobj at
      * slotdef_name holds each slot's dunder name (3.12+: immortal, N) */
     uint16_t slotdef_size, slotdef_name;
+    /* Argument Clinic's parsers (struct _PyArg_Parser), linked by next from the symbol
+     * static_arg_parsers (3.9-3.11) or _PyRuntime.getargs.static_parsers (3.12+,
+     * rt_arg_parsers): each keeps its keyword names in the tuple kwtuple, a reference
+     * (Python/getargs.c: parser_init); the function is named by fname, or in format after ':'.
+     * rt_arg_parsers_alt: where another patch release of the variant keeps it (N for none) */
+    uint32_t rt_arg_parsers, rt_arg_parsers_alt;
+    uint16_t argparser_format, argparser_fname, argparser_kwtuple, argparser_next;
     /* 3.10: the one-character caches, each its empty string then 256 single characters, a
      * reference each: interp->unicode {empty_string, latin1[256]} and interp->bytes
      * {empty_string, characters[256]} (3.9 keeps them in statics, 3.11 makes them static) */
@@ -136,7 +147,7 @@ struct py_layout {
     uint16_t gc_head_size; /* sizeof(PyGC_Head), in front of every GC object */
 #define PY_GC_GENERATIONS 3 /* NUM_GENERATIONS, then the permanent generation's list */
     /* PyTypeObject / PyHeapTypeObject */
-    uint16_t tp_name, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
+    uint16_t tp_name, tp_doc, tp_basicsize, tp_itemsize, tp_flags, tp_members, tp_base, tp_dict,
         tp_weaklistoffset, tp_dictoffset, tp_bases, tp_mro, tp_subclasses, ht_cached_keys,
         ht_qualname, ht_name, ht_slots, ht_module;
     /* containers */

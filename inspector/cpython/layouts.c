@@ -15,7 +15,7 @@
 
 /* Fields that are the same in every supported version. */
 #define COMMON_TYPE                                                                               \
-    .tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
+    .tp_name = 24, .tp_doc = 176, .tp_basicsize = 32, .tp_itemsize = 40, .tp_flags = 168, .tp_members = 240,     \
     .tp_base = 256, .tp_dict = 264, .tp_dictoffset = 288, .tp_weaklistoffset = 208, .tp_bases = 336, .tp_mro = 344,         \
     .tp_subclasses = 360,                                                                         \
     .gc_generation_size = 24, .gc_head_size = 16, .bytes_data = 32, .ts_next = 8,                 \
@@ -90,13 +90,13 @@ static const struct py_layout py39 = {
     .itemgetter_size = 40, .sq_list = 32, .sq_ring = N, .sq_size = 56,
     .ts_c_profileobj = 72, .ts_c_traceobj = 80, .is_codec_search_path = 912,
     .is_codec_search_cache = 920, .is_codec_error_registry = 928, .is_audit_hooks = 3536,
-    .is_importlib = 888, .is_interp_dict = 1376, .is_builtins_copy = 1384,
+    .is_importlib = 888, .is_interp_dict = 1376, .is_builtins_copy = 1384, .is_import_func = 1392, .is_modules_by_index = 864, .is_forkers = 3456,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = N,
     .is_atexit_ncallbacks = N, .rt_signal_handlers = N,
     .is_type_cache = N, .is_warnings = 3504, .is_gc_callbacks = 832,
     .is_errnomap = N, .is_exception_group = N, .is_ast = N, .ast_state_size = N, .ast_first = N,
     .is_unicode_ids = N, .is_small_ints = 3552, .id_object = 16,
-    .slotdef_size = 56, .slotdef_name = 48,
+    .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .name = "3.9", .major = 3, .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
@@ -146,13 +146,13 @@ static const struct py_layout py310 = {
     .itemgetter_size = 40, .sq_list = 32, .sq_ring = N, .sq_size = 56,
     .ts_c_profileobj = 72, .ts_c_traceobj = 80, .is_codec_search_path = 912,
     .is_codec_search_cache = 920, .is_codec_error_registry = 928, .is_audit_hooks = 3504,
-    .is_importlib = 888, .is_interp_dict = 1344, .is_builtins_copy = 1352,
+    .is_importlib = 888, .is_interp_dict = 1344, .is_builtins_copy = 1352, .is_import_func = 1360, .is_modules_by_index = 864, .is_forkers = 3424,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3488,
     .is_atexit_ncallbacks = 3496, .rt_signal_handlers = N,
     .is_type_cache = 15216, .is_warnings = 3456, .is_gc_callbacks = 832,
     .is_errnomap = 13312, .is_exception_group = N, .is_ast = 13336, .ast_state_size = 1880,
     .ast_first = 8, .is_unicode_ids = 9760, .is_small_ints = 3512, .id_object = N,
-    .slotdef_size = 56, .slotdef_name = 48,
+    .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
     .is_unicode_cache = 7664, .is_bytes_cache = 5608,
     .name = "3.10", .major = 3, .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
@@ -202,13 +202,13 @@ static const struct py_layout py311 = {
     .itemgetter_size = 48, .sq_list = 32, .sq_ring = N, .sq_size = 56,
     .ts_c_profileobj = 80, .ts_c_traceobj = 88, .is_codec_search_path = 936,
     .is_codec_search_cache = 944, .is_codec_error_registry = 952, .is_audit_hooks = 3552,
-    .is_importlib = 920, .is_interp_dict = 1400, .is_builtins_copy = 1408,
+    .is_importlib = 920, .is_interp_dict = 1400, .is_builtins_copy = 1408, .is_import_func = 1416, .is_modules_by_index = 896, .is_forkers = 3480,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3536,
     .is_atexit_ncallbacks = 3544, .rt_signal_handlers = N,
     .is_type_cache = 9056, .is_warnings = 3504, .is_gc_callbacks = 864,
     .is_errnomap = 7128, .is_exception_group = 7152, .is_ast = 7160, .ast_state_size = 1896,
     .ast_first = 16, .is_unicode_ids = 3592, .is_small_ints = N, .id_object = N,
-    .slotdef_size = 56, .slotdef_name = 48,
+    .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .name = "3.11", .major = 3, .minor = 11, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_311,
@@ -261,13 +261,13 @@ static const struct py_layout py312 = {
     .itemgetter_size = 48, .sq_list = 32, .sq_ring = N, .sq_size = 56,
     .ts_c_profileobj = 80, .ts_c_traceobj = 88, .is_codec_search_path = 1248,
     .is_codec_search_cache = 1256, .is_codec_error_registry = 1264, .is_audit_hooks = 267208,
-    .is_importlib = 960, .is_interp_dict = 1720, .is_builtins_copy = 1736,
+    .is_importlib = 960, .is_interp_dict = 1720, .is_builtins_copy = 1736, .is_import_func = 984, .is_modules_by_index = 952, .is_forkers = 3872,
     .is_monitoring_callables = 381784, .monitoring_callables = 136, .is_atexit_callbacks = 3944,
     .is_atexit_ncallbacks = 3952, .rt_signal_handlers = 464,
     .is_type_cache = 275392, .is_warnings = 3896, .is_gc_callbacks = 328,
     .is_errnomap = 273400, .is_exception_group = 273424, .is_ast = 273432,
     .ast_state_size = 1952, .ast_first = 16, .is_unicode_ids = 267392, .is_small_ints = N, .id_object = N,
-    .slotdef_size = N, .slotdef_name = N,
+    .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 2584, .rt_arg_parsers_alt = N, .argparser_format = 8, .argparser_fname = 24, .argparser_kwtuple = 56, .argparser_next = 64,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .name = "3.12", .major = 3, .minor = 12, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_312,
@@ -327,13 +327,13 @@ static const struct py_layout py312 = {
     .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,                             \
     .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 7960,                     \
     .is_codec_search_cache = 7968, .is_codec_error_registry = 7976, .is_audit_hooks = 10808,       \
-    .is_importlib = 7672, .is_interp_dict = 8448, .is_builtins_copy = 8464,                        \
+    .is_importlib = 7672, .is_interp_dict = 8448, .is_builtins_copy = 8464, .is_import_func = 7696, .is_modules_by_index = 7664, .is_forkers = 10632,                        \
     .is_monitoring_callables = 193176, .monitoring_callables = 136,                                \
     .is_atexit_callbacks = 10712, .is_atexit_ncallbacks = 10720, .rt_signal_handlers = 1080,       \
     .is_type_cache = 84656, .is_warnings = 10656, .is_gc_callbacks = 7616,                         \
     .is_errnomap = 82640, .is_exception_group = 82664, .is_ast = 82696, .ast_state_size = 1952,  \
     .ast_first = 8, .is_unicode_ids = 14536, .is_small_ints = N, .id_object = N,                   \
-    .slotdef_size = N, .slotdef_name = N,                                                          \
+    .slotdef_size = N, .slotdef_name = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,                                                          \
     .is_unicode_cache = N, .is_bytes_cache = N,                                                    \
     .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,                  \
     .ts_frame = N, .ts_cframe = N,                                                                 \
@@ -376,16 +376,20 @@ static const struct py_layout py312 = {
 /* 3.13.0 (pyenv). */
 static const struct py_layout py313 = {
     .name = "3.13.0", .major = 3, .minor = 13, PY313_COMMON, BEFORE_314,
-    .gc_generations = 24, .rt_main_interpreter = 88352,
+    .gc_generations = 24, .rt_main_interpreter = 88352, .rt_arg_parsers = 9896,
+    .rt_arg_parsers_alt = N,
 };
 
 /* Later 3.13 releases (read off Debian's 3.13.5 and 3.13.18): struct gc_generation is 4-byte
  * aligned, so the generation lists start at +20, and _PyRuntimeState grew in front of the
  * embedded main interpreter (3.13.5: +88400, 3.13.18: +88424; py_runtime_open takes it from the
- * target, this value is what the scan for a stripped runtime tries). */
+ * target, this value is what the scan for a stripped runtime tries). The argument parsers'
+ * list is 3.13.18's, 24 bytes past 3.13.5's, which is 3.13.0's (3.13.18's _ceval_runtime_state
+ * grew); cpython/heap.c takes the one whose first parser fits. */
 static const struct py_layout py313_5 = {
     .name = "3.13.5", .major = 3, .minor = 13, PY313_COMMON, BEFORE_314,
-    .gc_generations = 20, .rt_main_interpreter = 88400,
+    .gc_generations = 20, .rt_main_interpreter = 88400, .rt_arg_parsers = 9920,
+    .rt_arg_parsers_alt = 9896,
 };
 
 /* 3.14.10 (Debian sid, python3.14-dbg): tuples cache their hash (items at +32), frames hold
@@ -398,13 +402,13 @@ static const struct py_layout py314 = {
     .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,
     .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 8000,
     .is_codec_search_cache = 8008, .is_codec_error_registry = 8016, .is_audit_hooks = 10912,
-    .is_importlib = 7704, .is_interp_dict = 8496, .is_builtins_copy = 8512,
+    .is_importlib = 7704, .is_interp_dict = 8496, .is_builtins_copy = 8512, .is_import_func = 7728, .is_modules_by_index = 7696, .is_forkers = 10696,
     .is_monitoring_callables = 223280, .monitoring_callables = 152,
     .is_atexit_callbacks = 10792, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1256,
     .is_type_cache = 81928, .is_warnings = 10720, .is_gc_callbacks = 7616,
     .is_errnomap = 79888, .is_exception_group = 79912, .is_ast = 79944, .ast_state_size = 1976,
     .ast_first = 8, .is_unicode_ids = 11792, .is_small_ints = N, .id_object = N,
-    .slotdef_size = N, .slotdef_name = N,
+    .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10104, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,

@@ -347,6 +347,15 @@ static bool str_header(struct py_objects *o, uint64_t addr, struct str_header *s
     return true;
 }
 
+uint64_t py_str_chars(struct py_objects *o, uint64_t addr)
+{
+    const struct py_type *ty = py_object_type(o, addr);
+    struct str_header s;
+    return ty && ty->family == PY_F_STR && str_header(o, addr, &s) && s.data_offset
+               ? addr + s.data_offset
+               : 0;
+}
+
 bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
 {
     const struct py_type *ty = py_object_type(o, addr);

@@ -92,6 +92,9 @@ const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, 
 /* A str's text as UTF-8 (non-ASCII code points encoded; truncated to cap-1 bytes). False if addr
  * is not a readable str. */
 bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap);
+/* Where a compact str's characters start (what PyUnicode_AsUTF8 returns for an ASCII one); 0
+ * for another object, or a str whose characters lie apart. */
+uint64_t py_str_chars(struct py_objects *o, uint64_t addr);
 /* An int's value when it fits in 64 bits. */
 bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value);
 /* |ob_size| without overflow: a corrupt ob_size may be INT64_MIN. */

@@ -8,7 +8,9 @@ paused `for` loops' enumerates, each on its frame's evaluation stack only, are r
 exactly where the frame saved its stack pointer, confirmed by the balance where it did not; and
 what only a callable the interpreter keeps in C holds (a signal handler, an atexit callback, a
 codec search function, an audit hook, a profile function) is named from a root of that name;
-what only a C struct's field no reader knows holds is named through it, inferred, where the
+what the interpreter keeps in C structures of its own (an Argument Clinic parser's keyword names,
+the cache of extension modules imported, __import__) has every reference explained; what only a C struct's
+field no reader knows holds is named through it, inferred, where the
 balance confirms the word, and a freed object's address in such memory makes no holder.
 
 A TensorImpl's reference to its tensor's Python object is counted, on each design torch has had
@@ -50,7 +52,8 @@ def check_target(target, p, symbols):
         problems.append("the leaked list %s: %r, want held with %d references not explained" % (
             hex(truth["leaked"]), leaked, truth["leaked_unexplained"]))
     asked = [truth["marked"], truth["in_leaked"], truth["in_pickler"], truth["freed"]] + \
-        list(truth["enumerate"].values()) + list(truth["named"].values())
+        list(truth["enumerate"].values()) + list(truth["named"].values()) + \
+        [a for a, _ in truth["kept"].values()]
     refs = harness.culeak_json("refs", *target, *sum((["--addr", hex(a)] for a in asked), []))
     got = {address(o["address"]): o for o in refs["objects"]}
     marked = got.get(truth["marked"], {})
@@ -87,6 +90,20 @@ def check_target(target, p, symbols):
                 problems.append("a Marker only %s holds: paths %r" % (root, paths))
         elif "held from C" not in (o.get("unreached") or ""):
             problems.append("a Marker only %s holds: %r, want held from C" % (root, o))
+    # what the interpreter keeps in C structures of its own, found by symbol before 3.12: each
+    # reference no tracked object holds is explained (3.9-3.10 keep a parser's keyword names
+    # mortal, 3.9-3.11 the extension modules' file names; later, immortal, or none; every
+    # version its own reference to __import__)
+    kept_until = {"<argument parser: from_bytes()>": [3, 10],
+                  "<extension modules imported>": [3, 11], "<import function>": [3, 14]}
+    for root, (a, outside) in sorted(truth["kept"].items()):
+        if version <= kept_until[root] and outside < 1:
+            problems.append("%s: the process counts %d references from outside tracked "
+                            "objects, want 1 or more" % (root, outside))
+        # (an immortal object's count is not balanced: unexplained None)
+        if (symbols or version >= [3, 12]) and (a not in got or got[a]["unexplained"]):
+            problems.append("an object %s keeps (%d references from outside tracked objects): "
+                            "%r, want every reference explained" % (root, outside, got.get(a)))
     # a word of a C struct no reader knows, which the balance confirms; and a freed object's
     # address in an extension object's memory, of which no holder is made
     paths = got.get(truth["in_pickler"], {}).get("paths") or [""]
@@ -215,7 +232,8 @@ def gcore(name, python):
 
 def cxx_names(python):
     """Names torch's argument parsers intern and keep, the legacy tensor types with their dtype
-    and layout, and a pybind11 class whose instances are bound functions' default arguments:
+    and layout, a pybind11 class whose instances are bound functions' default arguments, and (in
+    the venv with numpy) a docstring numpy keeps through a C type's tp_doc:
     each is held by references no tracked Python object holds (the process's own count less
     gc.get_referrers'), and culeak explains every one of them."""
     def test():

@@ -5,8 +5,11 @@
             and a bytearray in it
   marked    a Marker held by a global and by one leaked reference
   named     Markers each held only by a callable the interpreter keeps in C: a signal handler,
-            an atexit callback, a codec search function, an audit hook, a profile function, the
-            thread's contextvars Context
+            an atexit callback, a codec search function, a fork hook, an audit hook, a profile
+            function, the thread's contextvars Context
+  kept      objects the interpreter keeps in C structures of its own: an Argument Clinic
+            parser's keyword name, an extension module's file name, __import__ (outside: the
+            references no tracked object holds)
   pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
             write method); stale, a ctypes array holding a freed object's address
   the batch loops: `for step, batch in enumerate(gen()):` in loop(), paused in serve(), and the
@@ -16,7 +19,8 @@
 Prints one JSON line of ground truth from inside, then READY, and serves requests on stdin:
   {"pid", "version": [3, minor], "leaked": id, "leaked_unexplained", "in_leaked": id, "marked": id,
    "marked_unexplained", "enumerate": {"gen": id, "gen_worker": id}, "batch": id,
-   "named": {root: id}, "in_pickler": id, "freed": address, "garbage_cycles": [ids]}
+   "named": {root: id}, "kept": {root: [id, outside]}, "in_pickler": id, "freed": address,
+   "garbage_cycles": [ids]}
   where X_unexplained is sys.getrefcount(X) - 1 less the referrers gc.get_referrers finds.
   {"collect": true} -> {"garbage": [ids]}: gc.set_debug(gc.DEBUG_SAVEALL); gc.collect(); the ids
   of gc.garbage, what CPython's own collector finds unreachable.
@@ -36,6 +40,23 @@ import threading
 gc.disable()
 incref = ctypes.pythonapi.Py_IncRef
 incref.argtypes = [ctypes.py_object]
+
+# what the interpreter keeps in C structures of its own, each an object with references no
+# tracked object holds (its count less gc.get_referrers'), all of which culeak must explain: the
+# keyword names an Argument Clinic parser keeps (made on its function's first call with
+# keywords; the name built here, so that no constant of this file holds it), the strs of the
+# (filename, name) keys of the cache of extension modules imported (3.9-3.11), and the import
+# function builtins.__import__
+int.from_bytes(b"\x01", **{"".join(["byte", "order"]): "big"})
+kept = {"<argument parser: from_bytes()>": sys.intern("".join(["byte", "order"])),
+        "<import function>": __import__}
+if hasattr(_pickle, "__file__"):   # not built into the interpreter
+    kept["<extension modules imported>"] = _pickle.__file__
+gc.collect()   # untracks the tuples of strs, as a collection would have by now (and no
+               # garbage is made yet)
+for name in list(kept):   # inline, as below: a frame or an iterator would hold more
+    kept[name] = [id(kept[name]), sys.getrefcount(kept[name]) - 1 - len(gc.get_referrers(kept[name]))]
+del name
 
 
 class Marker:
@@ -84,6 +105,7 @@ named = {
     "<signal SIGUSR1>": held_only_by(lambda f: signal.signal(signal.SIGUSR1, f)),
     "<atexit callback 0>": held_only_by(atexit.register),
     "<codec search functions>": held_only_by(codecs.register),
+    "<os.register_at_fork before>": held_only_by(lambda f: os.register_at_fork(before=f)),
     "<audit hooks>": held_only_by(sys.addaudithook),
     "<thread main: sys.setprofile function>": held_only_by(sys.setprofile),
     "<thread main: contextvars context>": held_only_by(contextvars.ContextVar("held").set),
@@ -161,7 +183,7 @@ def loop():
         serve({"pid": os.getpid(), "version": list(sys.version_info[:2]), "leaked": leaked_id, "leaked_unexplained": leaked_unexplained,
                "in_leaked": in_leaked, "marked": id(marked),
                "marked_unexplained": marked_unexplained, "batch": id(batch), "named": named,
-               "in_pickler": in_pickler, "freed": freed_id,
+               "in_pickler": in_pickler, "freed": freed_id, "kept": kept,
                "garbage_cycles": garbage_cycles})
         return
 

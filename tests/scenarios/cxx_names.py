@@ -3,7 +3,10 @@ argument parsers intern (a parser is made on its function's first call, so a few
 called: add's `alpha`, sum's `keepdim`, and numpy's spelling of it, `keepdims`), the legacy
 tensor types with the dtype and layout each keeps (torch.FloatTensor, torch.float32,
 torch.strided), and a pybind11 class whose instances only the default arguments of bound
-functions hold (torch.distributed's AllgatherOptions, in ProcessGroup.allgather's record). Prints the truth from inside, then READY, and waits:
+functions hold (torch.distributed's AllgatherOptions, in ProcessGroup.allgather's record); where
+numpy is installed, the docstring numpy's add_docstring keeps for its C type ndarray, with a
+reference of its own and the type's tp_doc pointing at its characters. Prints the truth from
+inside, then READY, and waits:
   {"pid", "torch", "objects": {name: [id, outside]}}
 where outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds:
 the references no tracked Python object holds (C++'s among them)."""
@@ -22,10 +25,15 @@ objects = {"alpha": sys.intern("alpha"), "keepdim": sys.intern("keepdim"),
            "keepdims": sys.intern("keepdims"), "torch.FloatTensor": torch.FloatTensor,
            "torch.float32": torch.float32, "torch.strided": torch.strided,
            "AllgatherOptions": torch._C._distributed_c10d.AllgatherOptions}
+try:
+    import numpy
+    objects["numpy.ndarray.__doc__"] = numpy.ndarray.__dict__["__doc__"]   # the str, not a copy
+except ImportError:   # the CUDA venvs have no numpy
+    pass
 truth = {"pid": os.getpid(), "torch": torch.__version__, "objects": {}}
 for name, obj in objects.items():
-    # less the argument, `objects`' value and `obj`
-    truth["objects"][name] = [id(obj), sys.getrefcount(obj) - 3 - len(gc.get_referrers(obj)) + 1]
+    # its argument aside, a reference of each referrer: `objects` and the global `obj` among them
+    truth["objects"][name] = [id(obj), sys.getrefcount(obj) - 1 - len(gc.get_referrers(obj))]
 del obj
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
