@@ -1050,20 +1050,6 @@ static void promote(struct py_heap *h, struct promotion *p)
     *p = (struct promotion){0};
 }
 
-/* The running frames' stack words the balance confirms become edges from their frames' roots
- * (confirm_word). A word the balance refuses (stale, or explained already) is no edge, and
- * neither is one to an object a root reaches: a stale word may point at anything, and an
- * object held from C as well as by a root must not have its unexplained reference taken. */
-static void confirm_inferred(struct py_heap *h)
-{
-    struct promotion p = {0};
-    for (size_t k = 0; k < h->ninferred; k++) {
-        const struct py_inferred *c = &h->inferred[k];
-        confirm_word(h, &p, c->root, py_heap_find(h, c->addr), PY_E_STACK, c->payload);
-    }
-    promote(h, &p);
-}
-
 uint64_t py_opaque_words(struct py_objects *o, struct py_type *ty)
 {
     if (ty->opaque_known)
@@ -1102,9 +1088,10 @@ bool py_fields_read(struct py_objects *o, struct py_type *ty)
  * reader counts (field: its name). */
 struct word_ref {
     uint64_t object, at;
-    uint32_t holder;
-    bool in_state;
+    uint32_t holder; /* on_stack: the running frame's root */
+    bool in_state, on_stack; /* on_stack: a slot of the frame's stack (payload: its edge's) */
     const char *field;
+    uint64_t payload;
 };
 
 struct word_refs {
@@ -1173,7 +1160,9 @@ static void doc_word(struct py_heap *h, struct promotion *p, struct word_refs *l
     str = doc - l->ascii_data;
     if (py_heap_find(h, str) != PY_NO_NODE && cl_target_holds_range(o->rt->t, str, l->ascii_data) &&
         py_str_chars(o, str) == doc)
-        opaque_word(h, p, left, (struct word_ref){str, l->tp_doc, i, false, "tp_doc"});
+        opaque_word(
+            h, p, left,
+            (struct word_ref){.object = str, .at = l->tp_doc, .holder = i, .field = "tp_doc"});
 }
 
 #define MAX_MODULE_STATE (1u << 20) /* a C module's state read for references, at most */
@@ -1202,9 +1191,33 @@ static void module_state_words(struct py_heap *h, struct promotion *p, struct wo
             cl_read(o->rt->t, state + (uint64_t)at, words, len))
             return;
         for (size_t k = 0; k < len / 8; k++)
-            opaque_word(h, p, left,
-                        (struct word_ref){words[k], (uint64_t)at + 8 * k, i, true, NULL});
+            opaque_word(
+                h, p, left,
+                (struct word_ref){
+                    .object = words[k], .at = (uint64_t)at + 8 * k, .holder = i, .in_state = true});
     }
+}
+
+/* The running frames' stack words (read above a stack pointer the frame did not save): one to
+ * an object no root reaches becomes an edge from the frame's root where the balance confirms it
+ * (confirm_word); one to an object a root reaches is left in `left`, for confirm_word_refs to
+ * take with all the other words to that object (the callable a frame is calling, which its
+ * module holds too). A word the balance refuses (stale, or explained already) is no edge. */
+static void confirm_inferred(struct py_heap *h, struct word_refs *left)
+{
+    struct promotion p = {0};
+    for (size_t k = 0; k < h->ninferred; k++) {
+        const struct py_inferred *c = &h->inferred[k];
+        uint32_t i = py_heap_find(h, c->addr);
+        if (i != PY_NO_NODE && py_node_reachable(h, i) && py_books_unexplained(h, i) > 0)
+            add_word_ref(
+                h, left,
+                (struct word_ref){
+                    .object = c->addr, .holder = c->root, .on_stack = true, .payload = c->payload});
+        else
+            confirm_word(h, &p, c->root, i, PY_E_STACK, c->payload);
+    }
+    promote(h, &p);
 }
 
 /* The words of objects of C types culeak has no reader for (py_opaque_words), in objects a root
@@ -1232,7 +1245,8 @@ static void confirm_opaque_words(struct py_heap *h, struct word_refs *left)
             continue;
         for (unsigned k = 2; k < PY_OPAQUE_WORDS && mask >> k; k++)
             if (mask >> k & 1)
-                opaque_word(h, &p, left, (struct word_ref){words[k], 8 * k, i, false, NULL});
+                opaque_word(h, &p, left,
+                            (struct word_ref){.object = words[k], .at = 8 * k, .holder = i});
     }
     promote(h, &p);
 }
@@ -1250,7 +1264,8 @@ static struct word_refs find_statics(struct py_heap *h)
         return refs;
     }
     for (size_t k = 0; k < n; k++)
-        add_word_ref(h, &refs, (struct word_ref){w[k].object, w[k].at, PY_NO_NODE, false, NULL});
+        add_word_ref(h, &refs,
+                     (struct word_ref){.object = w[k].object, .at = w[k].at, .holder = PY_NO_NODE});
     free(w);
     if (refs.n)
         qsort(refs.v, refs.n, sizeof *refs.v, by_word_object);
@@ -1285,6 +1300,10 @@ static void confirm_word_refs(struct py_heap *h, const struct word_ref *w, size_
             continue;
         for (size_t i = k; i < end; i++) {
             uint32_t root;
+            if (w[i].on_stack) {
+                take_word(h, &p, w[i].holder, j, PY_E_STACK, w[i].payload);
+                continue;
+            }
             if (w[i].holder == PY_NO_NODE) {
                 py_static_name(h, w[i].at, name, sizeof name);
                 root = add_root(h, name, PY_ROOT_OTHER);
@@ -1398,11 +1417,11 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
          * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a
          * call long returned) */
         confirm_word_refs(h, statics.v, statics.n);
-        confirm_inferred(h);
         /* then the words left, together: an object that a static word and an unknown C
          * object's word both hold (a Cython module's code object, and its function's) balances
          * only with both */
         struct word_refs words = {0};
+        confirm_inferred(h, &words);
         pending_statics(h, &statics, &words);
         confirm_opaque_words(h, &words);
         if (words.n)
