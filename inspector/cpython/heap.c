@@ -1201,8 +1201,9 @@ static void module_state_words(struct py_heap *h, struct promotion *p, struct wo
 /* The running frames' stack words (read above a stack pointer the frame did not save): one to
  * an object no root reaches becomes an edge from the frame's root where the balance confirms it
  * (confirm_word); one to an object a root reaches is left in `left`, for confirm_word_refs to
- * take with all the other words to that object (the callable a frame is calling, which its
- * module holds too). A word the balance refuses (stale, or explained already) is no edge. */
+ * take with the frames' other words to that object, once every other word is taken (the
+ * callable a frame is calling, which its module holds too). A word the balance refuses (stale,
+ * or explained already) is no edge. */
 static void confirm_inferred(struct py_heap *h, struct word_refs *left)
 {
     struct promotion p = {0};
@@ -1420,14 +1421,21 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
         /* then the words left, together: an object that a static word and an unknown C
          * object's word both hold (a Cython module's code object, and its function's) balances
          * only with both */
-        struct word_refs words = {0};
-        confirm_inferred(h, &words);
+        struct word_refs words = {0}, stack = {0};
+        confirm_inferred(h, &stack);
         pending_statics(h, &statics, &words);
         confirm_opaque_words(h, &words);
         if (words.n)
             qsort(words.v, words.n, sizeof *words.v, by_word_object);
         confirm_word_refs(h, words.v, words.n);
+        /* last, running frames' words to objects a root reaches, against what is left: a
+         * slot past the live depth may be stale (a str the frame printed), and must not keep
+         * the words written to be kept from balancing */
+        if (stack.n)
+            qsort(stack.v, stack.n, sizeof *stack.v, by_word_object);
+        confirm_word_refs(h, stack.v, stack.n);
         free(words.v);
+        free(stack.v);
         keep_statics_left(h, &statics);
     }
     free(statics.v);

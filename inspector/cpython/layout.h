@@ -59,6 +59,9 @@ struct py_layout {
      * interned strs are not counted (cpython/balance.h); NONE before (a static variable) */
     uint32_t is_interned;
     uint16_t static_type_size, static_type_dict, static_type_subclasses;
+    /* sizeof(PyTypeObject): a static type's own memory (a heap type's is PyHeapTypeObject's, the
+     * metatype's basicsize) */
+    uint16_t type_object_size;
     /* What the interpreter holds in C for a program (cpython/heap.c names a root for each):
      * the codec registry, audit hooks, importlib, the interpreter's dict, builtins' copy,
      * builtins.__import__ (import_func), the list of single-phase modules by their def's index

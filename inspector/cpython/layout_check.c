@@ -63,6 +63,7 @@ static const struct field fields[] = {
     {offsetof(struct py_layout, is_unicode_ids), "PyInterpreterState", "unicode.ids", true},
     {offsetof(struct py_layout, is_small_ints), "PyInterpreterState", "small_ints", true},
     F(id_object, "_Py_Identifier", "object"),
+    F(type_object_size, "PyTypeObject", NULL),
     F(slotdef_size, "slotdef", NULL),
     F(slotdef_name, "slotdef", "name_strobj"),
     {offsetof(struct py_layout, rt_arg_parsers), "_PyRuntimeState", "getargs.static_parsers", true},

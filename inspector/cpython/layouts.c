@@ -96,7 +96,7 @@ static const struct py_layout py39 = {
     .is_type_cache = N, .is_warnings = 3504, .is_gc_callbacks = 832,
     .is_errnomap = N, .is_exception_group = N, .is_ast = N, .ast_state_size = N, .ast_first = N,
     .is_unicode_ids = N, .is_small_ints = 3552, .id_object = 16,
-    .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
+    .type_object_size = 408, .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .name = "3.9", .major = 3, .minor = 9, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
@@ -152,7 +152,7 @@ static const struct py_layout py310 = {
     .is_type_cache = 15216, .is_warnings = 3456, .is_gc_callbacks = 832,
     .is_errnomap = 13312, .is_exception_group = N, .is_ast = 13336, .ast_state_size = 1880,
     .ast_first = 8, .is_unicode_ids = 9760, .is_small_ints = 3512, .id_object = N,
-    .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
+    .type_object_size = 408, .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
     .is_unicode_cache = 7664, .is_bytes_cache = 5608,
     .name = "3.10", .major = 3, .minor = 10, .frames = PY_FRAMES_OBJECTS, .dicts = PY_DICT_OFFSET,
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
@@ -208,7 +208,7 @@ static const struct py_layout py311 = {
     .is_type_cache = 9056, .is_warnings = 3504, .is_gc_callbacks = 864,
     .is_errnomap = 7128, .is_exception_group = 7152, .is_ast = 7160, .ast_state_size = 1896,
     .ast_first = 16, .is_unicode_ids = 3592, .is_small_ints = N, .id_object = N,
-    .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
+    .type_object_size = 408, .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .name = "3.11", .major = 3, .minor = 11, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_311,
@@ -267,7 +267,7 @@ static const struct py_layout py312 = {
     .is_type_cache = 275392, .is_warnings = 3896, .is_gc_callbacks = 328,
     .is_errnomap = 273400, .is_exception_group = 273424, .is_ast = 273432,
     .ast_state_size = 1952, .ast_first = 16, .is_unicode_ids = 267392, .is_small_ints = N, .id_object = N,
-    .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 2584, .rt_arg_parsers_alt = N, .argparser_format = 8, .argparser_fname = 24, .argparser_kwtuple = 56, .argparser_next = 64,
+    .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 2584, .rt_arg_parsers_alt = N, .argparser_format = 8, .argparser_fname = 24, .argparser_kwtuple = 56, .argparser_next = 64,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .name = "3.12", .major = 3, .minor = 12, .frames = PY_FRAMES_CFRAME,
     .dicts = PY_DICT_MANAGED_312,
@@ -333,7 +333,7 @@ static const struct py_layout py312 = {
     .is_type_cache = 84656, .is_warnings = 10656, .is_gc_callbacks = 7616,                         \
     .is_errnomap = 82640, .is_exception_group = 82664, .is_ast = 82696, .ast_state_size = 1952,  \
     .ast_first = 8, .is_unicode_ids = 14536, .is_small_ints = N, .id_object = N,                   \
-    .slotdef_size = N, .slotdef_name = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,                                                          \
+    .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,                                                          \
     .is_unicode_cache = N, .is_bytes_cache = N,                                                    \
     .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,                  \
     .ts_frame = N, .ts_cframe = N,                                                                 \
@@ -408,7 +408,7 @@ static const struct py_layout py314 = {
     .is_type_cache = 81928, .is_warnings = 10720, .is_gc_callbacks = 7616,
     .is_errnomap = 79888, .is_exception_group = 79912, .is_ast = 79944, .ast_state_size = 1976,
     .ast_first = 8, .is_unicode_ids = 11792, .is_small_ints = N, .id_object = N,
-    .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10104, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
+    .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10104, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
     .is_unicode_cache = N, .is_bytes_cache = N,
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,

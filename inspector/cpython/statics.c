@@ -47,19 +47,18 @@ static void find_sections(struct scan *s)
 }
 
 /* The types that lie in those sections (a library's static types, whose words the walk reads as
- * theirs: tp_dict, tp_mro...). Other static objects are not looked for among the millions of
- * nodes: a word of one that the walk counted makes its object's words outnumber its unexplained
- * references, and none of them is taken. */
+ * theirs: tp_dict, tp_mro...), each a PyTypeObject: its metatype's basicsize is a heap type's,
+ * and would hide the statics after it (_datetime's PyDateTime_Epoch, which holds its UTC).
+ * Other static objects are not looked for among the millions of nodes: a word of one that the
+ * walk counted makes its object's words outnumber its unexplained references, and none of
+ * them is taken. */
 static void find_objects(struct scan *s)
 {
     struct py_objects *o = &s->h->objects;
     for (size_t k = 0; k < o->ntypes; k++) {
         uint64_t a = o->types[k]->addr;
-        if (!cl_ranges_contain(&s->sections, a))
-            continue;
-        const struct py_type *meta = py_object_type(o, a); /* NULL: unreadable now */
-        uint64_t size = meta ? py_object_size(o, a, meta) : 0;
-        cl_ranges_add(&s->objects, a, a + (size ? size : 8));
+        if (cl_ranges_contain(&s->sections, a))
+            cl_ranges_add(&s->objects, a, a + o->rt->l->type_object_size);
     }
     cl_ranges_sort(&s->objects);
     s->oom |= s->objects.lost;

@@ -53,12 +53,15 @@ def inspect(python, kind, with_torch=False):
                 truth = p.truth
                 refs = harness.culeak_json("refs", *target, *sum(
                     (["--addr", hex(truth[k])] for k in ("kept", "borrowed", "untracked",
-                                                         "in_state", "in_heap")), []))
+                                                         "in_state", "in_heap",
+                                                         "after_type")), []))
                 balance = harness.culeak_json("balance", *target)
                 summary = harness.culeak_json("summary", *target) if with_torch else None
         check_eq(truth["kept_outside"], 1, "references the process counts from outside the kept "
                  "object (the static's)")
         check_eq(truth["borrowed_outside"], 0, "references from outside the borrowed object")
+        check_eq(truth["after_type_outside"], 1, "references from outside the object kept after "
+                 "the static type")
         check_eq(truth["untracked_tuple_tracked"], False, "the untracked str's tuple is tracked")
         check_eq((truth["untracked_refs"], truth["in_state_refs"]), (1, 1),
                  "references to the untracked str and to the module state's Marker")
@@ -73,6 +76,13 @@ def inspect(python, kind, with_torch=False):
                             "`kept`" % (kept and kept["paths"]))
         if kept and kept["unexplained"] != 0:
             problems.append("the kept object: %d references not explained" % kept["unexplained"])
+        # a static word right after a static type is read: the type is a PyTypeObject, though its
+        # metatype's size is a heap type's
+        after = got.get(truth["after_type"])
+        if not after or after["unexplained"] != 0 or not after["paths"] or \
+                "after_type+" not in after["paths"][0]:
+            problems.append("the Marker only the word after a static type holds: %r, want every "
+                            "reference explained, its path from `after_type+N`" % after)
         # an untracked object only a static holds is walked: its str is explained, through it
         untracked, in_state = got.get(truth["untracked"]), got.get(truth["in_state"])
         if not untracked or untracked["unexplained"] != 0 or not untracked["paths"] or \

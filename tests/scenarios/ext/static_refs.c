@@ -1,6 +1,7 @@
 /* A C extension that keeps Python objects in its static data, as extensions do (an interned name,
- * a cache, a registry): `kept` holds a reference of its own, `borrowed` only the address, and
- * `kept_untracked` an object on no GC list (a tuple of strs, untracked by the collector). Its
+ * a cache, a registry): `kept` holds a reference of its own, `borrowed` only the address,
+ * `kept_untracked` an object on no GC list (a tuple of strs, untracked by the collector), and
+ * `after_type.kept` a reference right after a static type (within a heap type's size of it). Its
  * module state holds one more, as a multi-phase module keeps its types and caches. `in_heap` is a
  * list of malloc'ed cells, as a C library's own structures are: hold_new(cls) makes an instance
  * and keeps it in a cell that holds its reference, which no static or object leads to. Built by
@@ -11,6 +12,15 @@
 static PyObject *kept;     /* a reference: keep(obj), released by keep(None) */
 static PyObject *borrowed; /* an address only: borrow(obj) */
 static PyObject *kept_untracked; /* a reference: keep_untracked(obj) */
+
+/* A static type, and a reference in the word after it (keep_after_type(obj)): a type with
+ * instances, which culeak knows as a type. */
+static struct {
+    PyTypeObject type;
+    PyObject *kept;
+} after_type = {{PyVarObject_HEAD_INIT(NULL, 0).tp_name = "static_refs.Plain",
+                 .tp_basicsize = sizeof(PyObject), .tp_flags = Py_TPFLAGS_DEFAULT,
+                 .tp_new = PyType_GenericNew}};
 
 /* A cell of the C heap, which no static points at directly, nor any object. */
 struct cell {
@@ -55,6 +65,14 @@ static PyObject *keep_in_state(PyObject *self, PyObject *obj)
     Py_RETURN_NONE;
 }
 
+static PyObject *keep_after_type(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    Py_INCREF(obj);
+    Py_XSETREF(after_type.kept, obj);
+    Py_RETURN_NONE;
+}
+
 static int add_cell(PyObject *obj)
 {
     struct cell *c = malloc(sizeof *c);
@@ -87,6 +105,7 @@ static PyMethodDef methods[] = {
     {"borrow", borrow, METH_O, "Keep obj's address in a static, with no reference."},
     {"keep_untracked", keep_untracked, METH_O, "Keep a reference to obj in another static."},
     {"keep_in_state", keep_in_state, METH_O, "Keep a reference to obj in the module's state."},
+    {"keep_after_type", keep_after_type, METH_O, "Keep a reference to obj after a static type."},
     {"hold_new", hold_new, METH_O, "A new cls() only a malloc'ed cell holds; its id."},
     {NULL, NULL, 0, NULL},
 };
@@ -96,5 +115,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "static_refs", NULL, 
 
 PyMODINIT_FUNC PyInit_static_refs(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&after_type.type); /* 3.9 has no Py_NewRef */
+    if (PyType_Ready(&after_type.type) ||
+        PyModule_AddObject(m, "Plain", (PyObject *)&after_type.type)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }
