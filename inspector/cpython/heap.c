@@ -776,7 +776,9 @@ static void array_roots(struct py_heap *h, const char *name, uint64_t at, uint64
  *   (3.10: interp->unicode, interp->bytes; 3.9: statics; 3.11 made them static);
  * - 3.9-3.11's slot names, slotdefs[].name_strobj (Objects/typeobject.c: init_slotdefs);
  * - 3.9's ast state, the static global_ast_state (an int, then PyObject *s only), which 3.10
- *   moved to the interpreter (is_ast).
+ *   moved to the interpreter (is_ast);
+ * - 3.9-3.11's statics of one object each: the cache of extension modules imported, Token.MISSING
+ *   and contextvars' empty map.
  * Statics are found by their symbols, where the interpreter's table has them. */
 static void kept_array_roots(struct py_heap *h)
 {
@@ -804,6 +806,10 @@ static void kept_array_roots(struct py_heap *h)
         {"characters", "<one-character bytes>"},
         /* import.c's dict of extension modules loaded, {(filename, name): def} */
         {"extensions", "<extension modules imported>"},
+        /* context.c's Token.MISSING, hamt.c's empty map and its root node (3.12: static) */
+        {"_token_missing", "<contextvars.Token.MISSING>"},
+        {"_empty_hamt", "<contextvars' empty map>"},
+        {"_empty_bitmap_node", "<contextvars' empty map>"},
     };
     for (size_t k = 0; k < sizeof statics / sizeof *statics; k++)
         if (cl_module_symbol_optional(rt->module, statics[k].symbol, &at, &size))

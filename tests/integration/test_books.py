@@ -9,7 +9,7 @@ exactly where the frame saved its stack pointer, confirmed by the balance where 
 what only a callable the interpreter keeps in C holds (a signal handler, an atexit callback, a
 codec search function, an audit hook, a profile function) is named from a root of that name;
 what the interpreter keeps in C structures of its own (an Argument Clinic parser's keyword names,
-the cache of extension modules imported, __import__) has every reference explained; what only a C struct's
+the cache of extension modules imported, __import__, Token.MISSING) has every reference explained; what only a C struct's
 field no reader knows holds is named through it, inferred, where the
 balance confirms the word, and a freed object's address in such memory makes no holder.
 
@@ -92,10 +92,11 @@ def check_target(target, p, symbols):
             problems.append("a Marker only %s holds: %r, want held from C" % (root, o))
     # what the interpreter keeps in C structures of its own, found by symbol before 3.12: each
     # reference no tracked object holds is explained (3.9-3.10 keep a parser's keyword names
-    # mortal, 3.9-3.11 the extension modules' file names; later, immortal, or none; every
-    # version its own reference to __import__)
+    # mortal, 3.9-3.11 the extension modules' file names and Token.MISSING; later, immortal, or
+    # none; every version its own reference to __import__)
     kept_until = {"<argument parser: from_bytes()>": [3, 10],
-                  "<extension modules imported>": [3, 11], "<import function>": [3, 14]}
+                  "<extension modules imported>": [3, 11], "<import function>": [3, 14],
+                  "<contextvars.Token.MISSING>": [3, 11]}
     for root, (a, outside) in sorted(truth["kept"].items()):
         if version <= kept_until[root] and outside < 1:
             problems.append("%s: the process counts %d references from outside tracked "

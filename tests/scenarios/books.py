@@ -8,8 +8,8 @@
             an atexit callback, a codec search function, a fork hook, an audit hook, a profile
             function, the thread's contextvars Context
   kept      objects the interpreter keeps in C structures of its own: an Argument Clinic
-            parser's keyword name, an extension module's file name, __import__ (outside: the
-            references no tracked object holds)
+            parser's keyword name, an extension module's file name, __import__,
+            Token.MISSING (outside: the references no tracked object holds)
   pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
             write method); stale, a ctypes array holding a freed object's address
   the batch loops: `for step, batch in enumerate(gen()):` in loop(), paused in serve(), and the
@@ -45,11 +45,11 @@ incref.argtypes = [ctypes.py_object]
 # tracked object holds (its count less gc.get_referrers'), all of which culeak must explain: the
 # keyword names an Argument Clinic parser keeps (made on its function's first call with
 # keywords; the name built here, so that no constant of this file holds it), the strs of the
-# (filename, name) keys of the cache of extension modules imported (3.9-3.11), and the import
-# function builtins.__import__
+# (filename, name) keys of the cache of extension modules imported (3.9-3.11), the import
+# function builtins.__import__, and contextvars' Token.MISSING (3.9-3.11)
 int.from_bytes(b"\x01", **{"".join(["byte", "order"]): "big"})
 kept = {"<argument parser: from_bytes()>": sys.intern("".join(["byte", "order"])),
-        "<import function>": __import__}
+        "<import function>": __import__, "<contextvars.Token.MISSING>": contextvars.Token.MISSING}
 if hasattr(_pickle, "__file__"):   # not built into the interpreter
     kept["<extension modules imported>"] = _pickle.__file__
 gc.collect()   # untracks the tuples of strs, as a collection would have by now (and no
