@@ -919,9 +919,38 @@ static void arg_parser_roots(struct py_heap *h)
     cl_addrmap_free(&seen);
 }
 
+/* The static types the interpreter keeps slots for (3.12+), each a root `<static type NAME>` where
+ * the walk did not meet it, so that the dict and subclasses its slot holds are reached through
+ * it (cpython/referents.c), as a type the walk meets has them, and counted once. */
+static void static_type_roots(struct py_heap *h)
+{
+    const struct py_runtime *rt = h->objects.rt;
+    const struct py_layout *l = rt->l;
+    const struct {
+        uint32_t at, count_before, max;
+    } arrays[] = {{l->is_static_types, 8, PY_STATIC_TYPES},
+                  {l->is_static_ext_types, 16, PY_STATIC_EXT_TYPES}};
+    char name[112];
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
+        uint64_t base = rt->interp + arrays[a].at, n, type;
+        if (arrays[a].at == PY_NONE ||
+            cl_read_held(rt->t, base - arrays[a].count_before, &n, sizeof n))
+            continue;
+        for (uint64_t k = 0; k < n && k < arrays[a].max; k++) {
+            const struct py_type *ty;
+            if (cl_read_held(rt->t, base + k * l->static_type_size, &type, sizeof type) || !type ||
+                py_heap_find(h, type) != PY_NO_NODE || !cl_target_holds(rt->t, type) ||
+                !(ty = py_type_at(&h->objects, type)))
+                continue;
+            snprintf(name, sizeof name, "<static type %s>", ty->name);
+            add_self_root(h, name, type, NULL);
+        }
+    }
+}
+
 /* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
- * default action; gc.callbacks; the errno map and ExceptionGroup; __import__, the single-phase
- * modules by their def's index, os.register_at_fork's hooks; the ast module's types and
+ * default action; gc.callbacks; the errno map and ExceptionGroup; __import__, typing's C types,
+ * the single-phase modules by their def's index, os.register_at_fork's hooks; the ast module's types and
  * singletons): C references, and roots only where the walk from the modules did not reach them,
  * so that `warnings.filters` keeps its module's name. Read after that walk, so that a walk
  * --max-objects cuts short (a tensor evidence dump's) meets what it met before they were read. */
@@ -936,6 +965,8 @@ static void interpreter_kept_roots(struct py_heap *h)
     add_self_root(h, "<errno map>", interp_word(h, l->is_errnomap), NULL);
     add_self_root(h, "<ExceptionGroup>", interp_word(h, l->is_exception_group), NULL);
     add_self_root(h, "<import function>", interp_word(h, l->is_import_func), NULL);
+    for (uint32_t k = 0; l->is_typing_types != PY_NONE && k < l->typing_types; k++)
+        add_self_root(h, "<typing's C types>", interp_word(h, l->is_typing_types + 8 * k), NULL);
     add_self_root(h, "<modules by index>", interp_word(h, l->is_modules_by_index), NULL);
     static const char *const forkers[] = {"<os.register_at_fork before>",
                                           "<os.register_at_fork after_in_parent>",
@@ -947,6 +978,7 @@ static void interpreter_kept_roots(struct py_heap *h)
         add_self_root(h, "<ast state>", interp_word(h, l->is_ast + at), NULL);
     kept_array_roots(h);
     arg_parser_roots(h);
+    static_type_roots(h);
 }
 
 static void seed_roots(struct py_heap *h)

@@ -55,6 +55,10 @@ struct py_layout {
     /* 3.12+: static builtin types keep their dicts in the interpreter, in an array indexed by
      * tp_subclasses - 1 */
     uint32_t is_static_types;
+    /* 3.13+: types.for_extensions.initialized, the stdlib extensions' static types (_datetime's),
+     * whose slots are laid out as the builtin ones'; a type's index is into the builtin ones when
+     * that slot names it, else into these (Objects/typeobject.c: managed_static_type_state_get) */
+    uint32_t is_static_ext_types;
     /* 3.12+: cached_objects.interned_strings, the interned dict, whose references to mortal
      * interned strs are not counted (cpython/balance.h); NONE before (a static variable) */
     uint32_t is_interned;
@@ -78,6 +82,10 @@ struct py_layout {
     uint32_t is_atexit_callbacks, is_atexit_ncallbacks;
     /* 3.12+: _PyRuntime.signals.handlers[NSIG], each {tripped, func} */
     uint32_t rt_signal_handlers;
+    /* 3.12+: cached_objects' C types of typing (generic_type, typevar_type, ...), typing_types of
+     * them, a reference each */
+    uint32_t is_typing_types;
+    uint8_t typing_types;
     /* warnings' filters, once registry and default action, one word each from is_warnings;
      * gc.callbacks; the errno-to-OSError-subclass dict and ExceptionGroup (3.11+) */
     uint32_t is_warnings, is_gc_callbacks, is_errnomap, is_exception_group;
@@ -270,6 +278,12 @@ const char *py_layout_names(char *buf, size_t cap);
 /* _elementtree: Element.text and .tail are stored with this bit set when the text is to be
  * joined from a list (JOIN_OBJ in Modules/_elementtree.c, the same in 3.9-3.13). */
 #define PY_ET_JOIN_FLAG 1u
+
+/* The interpreter's slots for static types (3.12+): _Py_MAX_MANAGED_STATIC_BUILTIN_TYPES and
+ * _Py_MAX_MANAGED_STATIC_EXT_TYPES (3.12: _Py_MAX_STATIC_BUILTIN_TYPES). Each array is preceded by
+ * its count of slots in use, a size_t (the extensions': 16 bytes before, then the next index). */
+#define PY_STATIC_TYPES 200u
+#define PY_STATIC_EXT_TYPES 10u
 
 /* Flags (tp_flags). */
 #define PY_TPFLAGS_STATIC_BUILTIN (1ul << 1)

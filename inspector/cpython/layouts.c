@@ -93,7 +93,7 @@ static const struct py_layout py39 = {
     .is_importlib = 888, .is_interp_dict = 1376, .is_builtins_copy = 1384, .is_import_func = 1392, .is_modules_by_index = 864, .is_forkers = 3456,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = N,
     .is_atexit_ncallbacks = N, .rt_signal_handlers = N,
-    .is_type_cache = N, .is_warnings = 3504, .is_gc_callbacks = 832,
+    .is_type_cache = N, .is_typing_types = N, .typing_types = 0, .is_warnings = 3504, .is_gc_callbacks = 832,
     .is_errnomap = N, .is_exception_group = N, .is_ast = N, .ast_state_size = N, .ast_first = N,
     .is_unicode_ids = N, .is_small_ints = 3552, .id_object = 16,
     .type_object_size = 408, .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
@@ -102,7 +102,7 @@ static const struct py_layout py39 = {
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LNOTAB,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
-    .is_builtins = 880, .is_static_types = N, .is_interned = N, .static_type_size = N,
+    .is_builtins = 880, .is_static_types = N, .is_static_ext_types = N, .is_interned = N, .static_type_size = N,
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = N, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
@@ -149,7 +149,7 @@ static const struct py_layout py310 = {
     .is_importlib = 888, .is_interp_dict = 1344, .is_builtins_copy = 1352, .is_import_func = 1360, .is_modules_by_index = 864, .is_forkers = 3424,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3488,
     .is_atexit_ncallbacks = 3496, .rt_signal_handlers = N,
-    .is_type_cache = 15216, .is_warnings = 3456, .is_gc_callbacks = 832,
+    .is_type_cache = 15216, .is_typing_types = N, .typing_types = 0, .is_warnings = 3456, .is_gc_callbacks = 832,
     .is_errnomap = 13312, .is_exception_group = N, .is_ast = 13336, .ast_state_size = 1880,
     .ast_first = 8, .is_unicode_ids = 9760, .is_small_ints = 3512, .id_object = N,
     .type_object_size = 408, .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
@@ -158,7 +158,7 @@ static const struct py_layout py310 = {
     .keys = PY_KEYS_310, COMMON_TYPE, .lines = PY_LINES_LINETABLE,
     .rt_interpreters_head = 32, .rt_main_thread = 72, .rt_main_interpreter = N,
     .is_next = 0, .is_threads_head = 8, .is_gc = 616, .is_modules = 856, .is_sysdict = 872,
-    .is_builtins = 880, .is_static_types = N, .is_interned = N, .static_type_size = N,
+    .is_builtins = 880, .is_static_types = N, .is_static_ext_types = N, .is_interned = N, .static_type_size = N,
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = 48, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
@@ -205,7 +205,7 @@ static const struct py_layout py311 = {
     .is_importlib = 920, .is_interp_dict = 1400, .is_builtins_copy = 1408, .is_import_func = 1416, .is_modules_by_index = 896, .is_forkers = 3480,
     .is_monitoring_callables = N, .monitoring_callables = 0, .is_atexit_callbacks = 3536,
     .is_atexit_ncallbacks = 3544, .rt_signal_handlers = N,
-    .is_type_cache = 9056, .is_warnings = 3504, .is_gc_callbacks = 864,
+    .is_type_cache = 9056, .is_typing_types = N, .typing_types = 0, .is_warnings = 3504, .is_gc_callbacks = 864,
     .is_errnomap = 7128, .is_exception_group = 7152, .is_ast = 7160, .ast_state_size = 1896,
     .ast_first = 16, .is_unicode_ids = 3592, .is_small_ints = N, .id_object = N,
     .type_object_size = 408, .slotdef_size = 56, .slotdef_name = 48, .rt_arg_parsers = N, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 48, .argparser_next = 56,
@@ -215,7 +215,7 @@ static const struct py_layout py311 = {
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 80, .rt_main_interpreter = 58936,
     .is_next = 0, .is_threads_head = 16, .is_gc = 648, .is_modules = 888, .is_sysdict = 904,
-    .is_builtins = 912, .is_static_types = N, .is_interned = N, .static_type_size = N,
+    .is_builtins = 912, .is_static_types = N, .is_static_ext_types = N, .is_interned = N, .static_type_size = N,
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = 96, .ts_curexc_value = 104,
@@ -264,7 +264,7 @@ static const struct py_layout py312 = {
     .is_importlib = 960, .is_interp_dict = 1720, .is_builtins_copy = 1736, .is_import_func = 984, .is_modules_by_index = 952, .is_forkers = 3872,
     .is_monitoring_callables = 381784, .monitoring_callables = 136, .is_atexit_callbacks = 3944,
     .is_atexit_ncallbacks = 3952, .rt_signal_handlers = 464,
-    .is_type_cache = 275392, .is_warnings = 3896, .is_gc_callbacks = 328,
+    .is_type_cache = 275392, .is_typing_types = 383048, .typing_types = 6, .is_warnings = 3896, .is_gc_callbacks = 328,
     .is_errnomap = 273400, .is_exception_group = 273424, .is_ast = 273432,
     .ast_state_size = 1952, .ast_first = 16, .is_unicode_ids = 267392, .is_small_ints = N, .id_object = N,
     .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 2584, .rt_arg_parsers_alt = N, .argparser_format = 8, .argparser_fname = 24, .argparser_kwtuple = 56, .argparser_next = 64,
@@ -274,7 +274,7 @@ static const struct py_layout py312 = {
     .keys = PY_KEYS_311, COMMON_TYPE, .lines = PY_LINES_LOCATIONS,
     .rt_interpreters_head = 40, .rt_main_thread = 64, .rt_main_interpreter = 76392,
     .is_next = 0, .is_threads_head = 72, .is_gc = 112, .is_modules = 944, .is_sysdict = 352,
-    .is_builtins = 360, .is_static_types = 373704, .is_interned = 382936, .static_type_size = 40,
+    .is_builtins = 360, .is_static_types = 373704, .is_static_ext_types = N, .is_interned = 382936, .static_type_size = 40,
     .static_type_dict = 16, .static_type_subclasses = 24,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 136,
     .ts_native_thread_id = 144, .ts_dict = 112, .ts_curexc_type = N, .ts_curexc_value = N,
@@ -321,7 +321,7 @@ static const struct py_layout py312 = {
     .keys = PY_KEYS_311,                                                                           \
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 632,                         \
     .rt_main_thread = 656, .is_next = 7264, .is_threads_head = 7344, .is_gc = 7400,                \
-    .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968,        \
+    .is_modules = 7656, .is_sysdict = 7640, .is_builtins = 7648, .is_static_types = 182968, .is_static_ext_types = 192584,        \
     .is_interned = 194328,                                                                         \
     .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = N, .mc_vcargs = N, .attrgetter_size = 40,    \
     .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,                             \
@@ -330,7 +330,7 @@ static const struct py_layout py312 = {
     .is_importlib = 7672, .is_interp_dict = 8448, .is_builtins_copy = 8464, .is_import_func = 7696, .is_modules_by_index = 7664, .is_forkers = 10632,                        \
     .is_monitoring_callables = 193176, .monitoring_callables = 136,                                \
     .is_atexit_callbacks = 10712, .is_atexit_ncallbacks = 10720, .rt_signal_handlers = 1080,       \
-    .is_type_cache = 84656, .is_warnings = 10656, .is_gc_callbacks = 7616,                         \
+    .is_type_cache = 84656, .is_typing_types = 194440, .typing_types = 6, .is_warnings = 10656, .is_gc_callbacks = 7616,                         \
     .is_errnomap = 82640, .is_exception_group = 82664, .is_ast = 82696, .ast_state_size = 1952,  \
     .ast_first = 8, .is_unicode_ids = 14536, .is_small_ints = N, .id_object = N,                   \
     .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,                                                          \
@@ -405,7 +405,7 @@ static const struct py_layout py314 = {
     .is_importlib = 7704, .is_interp_dict = 8496, .is_builtins_copy = 8512, .is_import_func = 7728, .is_modules_by_index = 7696, .is_forkers = 10696,
     .is_monitoring_callables = 223280, .monitoring_callables = 152,
     .is_atexit_callbacks = 10792, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1256,
-    .is_type_cache = 81928, .is_warnings = 10720, .is_gc_callbacks = 7616,
+    .is_type_cache = 81928, .is_typing_types = 224728, .typing_types = 7, .is_warnings = 10720, .is_gc_callbacks = 7616,
     .is_errnomap = 79888, .is_exception_group = 79912, .is_ast = 79944, .ast_state_size = 1976,
     .ast_first = 8, .is_unicode_ids = 11792, .is_small_ints = N, .id_object = N,
     .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10104, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
@@ -413,7 +413,7 @@ static const struct py_layout py314 = {
     .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
     COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,
-    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240, .is_interned = 224624,
+    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240, .is_static_ext_types = 189856, .is_interned = 224624,
     .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,
     .ts_frame = N, .ts_cframe = N,
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,

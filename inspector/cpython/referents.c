@@ -874,17 +874,22 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
     }
 }
 
-/* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it. */
+/* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it, in the
+ * builtin types' slot of the type's index, or (3.13+: a stdlib extension's) in the extensions'. */
 static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
 {
     struct py_objects *o = e->o;
     const struct py_layout *l = o->rt->l;
     uint64_t flags = py_word(o, type + l->tp_flags), index = py_word(o, type + l->tp_subclasses);
     if (l->is_static_types == PY_NONE || !(flags & PY_TPFLAGS_STATIC_BUILTIN) ||
-        (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > 1024)
+        (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > PY_STATIC_TYPES)
         return;
     uint64_t slot = o->rt->interp + l->is_static_types + (index - 1) * l->static_type_size;
-    if (py_word(o, slot) != type) /* the slot names its type: a cheap check of the index */
+    /* the slot names its type: a cheap check of the index */
+    if (py_word(o, slot) != type && l->is_static_ext_types != PY_NONE &&
+        index <= PY_STATIC_EXT_TYPES)
+        slot = o->rt->interp + l->is_static_ext_types + (index - 1) * l->static_type_size;
+    if (py_word(o, slot) != type)
         return;
     emit_named(e, slot + l->static_type_dict, ".__dict__");
     emit_named(e, slot + l->static_type_subclasses, ".__subclasses__()");

@@ -9,7 +9,8 @@ exactly where the frame saved its stack pointer, confirmed by the balance where 
 what only a callable the interpreter keeps in C holds (a signal handler, an atexit callback, a
 codec search function, an audit hook, a profile function) is named from a root of that name;
 what the interpreter keeps in C structures of its own (an Argument Clinic parser's keyword names,
-the cache of extension modules imported, __import__, Token.MISSING) has every reference explained; what only a C struct's
+the cache of extension modules imported, __import__, Token.MISSING, typing's C types, static types'
+dicts) has every reference explained; what only a C struct's
 field no reader knows holds is named through it, inferred, where the
 balance confirms the word, and a freed object's address in such memory makes no holder.
 
@@ -93,12 +94,16 @@ def check_target(target, p, symbols):
     # what the interpreter keeps in C structures of its own, found by symbol before 3.12: each
     # reference no tracked object holds is explained (3.9-3.10 keep a parser's keyword names
     # mortal, 3.9-3.11 the extension modules' file names and Token.MISSING; later, immortal, or
-    # none; every version its own reference to __import__)
-    kept_until = {"<argument parser: from_bytes()>": [3, 10],
-                  "<extension modules imported>": [3, 11], "<import function>": [3, 14],
-                  "<contextvars.Token.MISSING>": [3, 11]}
+    # none; every version its own reference to __import__; 3.12+ typing's C types, 3.13+ the
+    # dicts of stdlib extensions' static types)
+    kept_in = {"<argument parser: from_bytes()>": ([3, 9], [3, 10]),
+               "<extension modules imported>": ([3, 9], [3, 11]),
+               "<import function>": ([3, 9], [3, 14]),
+               "<contextvars.Token.MISSING>": ([3, 9], [3, 11]),
+               "<typing's C types>": ([3, 12], [3, 14]),
+               "<static type datetime.date>": ([3, 13], [3, 14])}
     for root, (a, outside) in sorted(truth["kept"].items()):
-        if version <= kept_until[root] and outside < 1:
+        if kept_in[root][0] <= version <= kept_in[root][1] and outside < 1:
             problems.append("%s: the process counts %d references from outside tracked "
                             "objects, want 1 or more" % (root, outside))
         # (an immortal object's count is not balanced: unexplained None)

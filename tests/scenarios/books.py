@@ -9,7 +9,8 @@
             function, the thread's contextvars Context
   kept      objects the interpreter keeps in C structures of its own: an Argument Clinic
             parser's keyword name, an extension module's file name, __import__,
-            Token.MISSING (outside: the references no tracked object holds)
+            Token.MISSING, typing.Generic, datetime.date's dict (outside: the references no
+            tracked object holds)
   pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
             write method); stale, a ctypes array holding a freed object's address
   the batch loops: `for step, batch in enumerate(gen()):` in loop(), paused in serve(), and the
@@ -28,6 +29,7 @@ Prints one JSON line of ground truth from inside, then READY, and serves request
 import atexit
 import codecs
 import contextvars
+import datetime
 import _pickle
 import ctypes
 import gc
@@ -36,6 +38,7 @@ import os
 import signal
 import sys
 import threading
+import typing
 
 gc.disable()
 incref = ctypes.pythonapi.Py_IncRef
@@ -46,10 +49,14 @@ incref.argtypes = [ctypes.py_object]
 # keyword names an Argument Clinic parser keeps (made on its function's first call with
 # keywords; the name built here, so that no constant of this file holds it), the strs of the
 # (filename, name) keys of the cache of extension modules imported (3.9-3.11), the import
-# function builtins.__import__, and contextvars' Token.MISSING (3.9-3.11)
+# function builtins.__import__, contextvars' Token.MISSING (3.9-3.11), typing's C types
+# (3.12+) and a static type's dict (3.13+)
 int.from_bytes(b"\x01", **{"".join(["byte", "order"]): "big"})
 kept = {"<argument parser: from_bytes()>": sys.intern("".join(["byte", "order"])),
-        "<import function>": __import__, "<contextvars.Token.MISSING>": contextvars.Token.MISSING}
+        "<import function>": __import__, "<contextvars.Token.MISSING>": contextvars.Token.MISSING,
+        "<typing's C types>": typing.Generic,
+        # the dict 3.13+ keep in the interpreter for a stdlib extension's static type
+        "<static type datetime.date>": gc.get_referents(vars(datetime.date))[0]}
 if hasattr(_pickle, "__file__"):   # not built into the interpreter
     kept["<extension modules imported>"] = _pickle.__file__
 gc.collect()   # untracks the tuples of strs, as a collection would have by now (and no
