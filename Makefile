@@ -23,7 +23,7 @@ LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SAN_OBJ := $(CLI_SRC:%.c=$(BUILD)/san/%.o)
-PLUGIN_OBJ  := $(BUILD)/obj/gdbplugin/culeak_gdb.o
+PLUGIN_OBJ  := $(BUILD)/obj/gdbplugin/culeak_gdb.o $(BUILD)/obj/gdbplugin/catch_oom.o
 NATIVE_OBJ  := $(BUILD)/obj/python/native.o
 UNIT_OBJ     := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/main.o
 UNIT_SAN_OBJ := $(UNIT_SRC:%.c=$(BUILD)/san/%.o) $(BUILD)/san/tests/unit/main.o

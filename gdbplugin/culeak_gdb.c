@@ -13,17 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/command.h"
 #include "engine/snapshot.h"
 #include "engine/warmup.h"
+#include "plugin.h"
 #include "report/text.h"
 #include "util/output.h"
 #include "util/text.h"
 
-#define MAX_ARGS 64
 #define MAX_SNAPSHOTS 64
 
-static PyObject *gdb;   /* the gdb module */
+PyObject *gdb;   /* the gdb module */
 
 /* `help culeak` and `culeak`: every culeak-* command with the first sentence of its help (filled
  * in by register_commands from the command table). */
@@ -31,7 +30,7 @@ static char overview[2048];
 
 /* ---- talking to gdb ---- */
 
-static char *utf8_dup(PyObject *s)
+char *utf8_dup(PyObject *s)
 {
     PyObject *b = s ? PyUnicode_AsUTF8String(s) : NULL;
     char *out = b ? strdup(PyBytes_AsString(b)) : NULL;
@@ -39,14 +38,14 @@ static char *utf8_dup(PyObject *s)
     return out;
 }
 
-static void gdb_write(const char *text)
+void gdb_write(const char *text)
 {
     PyObject *r = PyObject_CallMethod(gdb, "write", "s", text);
     Py_XDECREF(r);
     PyErr_Clear();
 }
 
-static PyObject *gdb_error(const char *msg)
+PyObject *gdb_error(const char *msg)
 {
     PyObject *cls = PyObject_GetAttrString(gdb, "GdbError");
     PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg);
@@ -55,7 +54,7 @@ static PyObject *gdb_error(const char *msg)
 }
 
 /* gdb.execute(cmd, to_string=True), malloc'ed; NULL on error. */
-static char *gdb_capture(const char *cmd)
+char *gdb_capture(const char *cmd)
 {
     PyObject *r = PyObject_CallMethod(gdb, "execute", "sOO", cmd, Py_False, Py_True);
     char *out = r ? utf8_dup(r) : NULL;
@@ -75,13 +74,7 @@ static char *gdb_string_parameter(const char *name)
 
 /* ---- the target gdb has ---- */
 
-struct gdb_target {
-    bool through_gdb;          /* neither native nor a core: read through gdb's read_memory */
-    char *core, *exe, *sysroot, *solib_path;
-    const char *lib_dirs[CL_MAX_LIB_DIRS];
-};
-
-static void gdb_target_free(struct gdb_target *g)
+void gdb_target_free(struct gdb_target *g)
 {
     free(g->core);
     free(g->exe);
@@ -140,7 +133,7 @@ static char *target_kind(PyObject *inf)
 /* Session options for what gdb is debugging: a native live process (read directly; gdb holds it
  * stopped) or a core (read through culeak's core reader, with gdb's sysroot and
  * solib-search-path). */
-static int target_options(struct gdb_target *g, struct cl_session_options *so, struct cl_error *err)
+int target_options(struct gdb_target *g, struct cl_session_options *so, struct cl_error *err)
 {
     memset(so, 0, sizeof *so);
     PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
@@ -289,7 +282,7 @@ static int open_through_gdb(struct gdb_target *g, int pid, struct cl_session **s
     return cl_session_open_target(t, s, err);
 }
 
-static int open_session(struct gdb_target *g, struct cl_session **s, struct cl_error *err)
+int open_session(struct gdb_target *g, struct cl_session **s, struct cl_error *err)
 {
     struct cl_session_options so;
     int rc = target_options(g, &so, err);
@@ -299,11 +292,6 @@ static int open_session(struct gdb_target *g, struct cl_session **s, struct cl_e
 }
 
 /* ---- argument parsing ---- */
-
-struct args {
-    int argc;
-    char *argv[MAX_ARGS + 1];
-};
 
 static void args_free(struct args *a)
 {
@@ -543,10 +531,10 @@ static const struct own_command {
     const char *name;
     PyObject *(*invoke)(const char *command, struct args *a);
 } own_commands[] = {
-    {"snapshot", snapshot_command},
-    {"diff", snapshot_command},
-    {"break-step", break_step_command},
-    {"step-report", step_report_command},
+    {"snapshot", snapshot_command},       {"diff", snapshot_command},
+    {"break-step", break_step_command},   {"step-report", step_report_command},
+    {"catch-oom", catch_oom_command},     {"oom-report", oom_report_command},
+    {"oom-reached", oom_reached_command},
 };
 
 static const struct own_command *own_command(const char *name)
@@ -589,14 +577,16 @@ static PyObject *cmd_invoke(PyObject *self, PyObject *args)
 }
 
 /* The options of a culeak-* command (without --): the table's, but for the plugin's own forms of
- * snapshot and diff, which take names. */
+ * snapshot and diff, which take names, and catch-oom, whose --dump names the file it writes. */
 static size_t command_options(const char *command, const char **out, size_t cap)
 {
     static const char *const snapshot[] = {"save", "load", NULL};
     static const char *const diff[] = {"json", "output", NULL};
-    const char *const *own = strcmp(command, "snapshot") == 0 ? snapshot
-                             : strcmp(command, "diff") == 0   ? diff
-                                                              : NULL;
+    static const char *const catch_oom[] = {"dump", "json", "off", "once", "report", NULL};
+    const char *const *own = strcmp(command, "snapshot") == 0    ? snapshot
+                             : strcmp(command, "diff") == 0      ? diff
+                             : strcmp(command, "catch-oom") == 0 ? catch_oom
+                                                                 : NULL;
     if (!own)
         return *command ? cl_command_options(command, CL_FRONT_GDB, out, cap) : 0;
     size_t n = 0;
@@ -716,10 +706,10 @@ static PyObject *step_stop(PyObject *self, PyObject *noargs)
     Py_RETURN_TRUE;
 }
 
-static void set_stop_variable(bool stop)
+void set_flag_variable(const char *name, bool value)
 {
-    PyObject *r = PyObject_CallMethod(gdb, "set_convenience_variable", "sO", "culeak_stop",
-                                      stop ? Py_True : Py_False);
+    PyObject *r = PyObject_CallMethod(gdb, "set_convenience_variable", "sO", name,
+                                      value ? Py_True : Py_False);
     Py_XDECREF(r);
     PyErr_Clear();
 }
@@ -753,7 +743,7 @@ static PyObject *step_report_command(const char *command, struct args *a)
     (void)command;
     if (a->argc > 1)
         return gdb_error("culeak-step-report takes no arguments (culeak-break-step sets it up)");
-    set_stop_variable(false);
+    set_flag_variable("culeak_stop", false);
     if (!tracker.bp)
         return gdb_error("no step tracking (culeak-break-step starts it)");
     tracker.steps++;
@@ -786,7 +776,7 @@ static PyObject *step_report_command(const char *command, struct args *a)
     tracker.base = now;
     if (tracker.stop_on_growth > 0 && grew >= tracker.stop_on_growth) {
         gdb_write("culeak: growth crossed --stop-on-growth; stopped here\n");
-        set_stop_variable(true);
+        set_flag_variable("culeak_stop", true);
     }
     Py_RETURN_NONE;
 }
@@ -1045,15 +1035,21 @@ static int register_commands(PyObject *module)
     Py_XDECREF(data);
     if (rc)
         return rc;
-    PyObject *bp_base = PyObject_GetAttrString(gdb, "Breakpoint");
-    PyObject *bp_bases = bp_base ? PyTuple_Pack(1, bp_base) : NULL;
-    static PyType_Slot bp_slots[] = {{Py_tp_methods, breakpoint_methods}, {0, NULL}};
-    static PyType_Spec bp_spec = {"culeak_gdb.StepBreakpoint", 0, 0,
-                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, bp_slots};
-    breakpoint_type = bp_bases ? PyType_FromSpecWithBases(&bp_spec, bp_bases) : NULL;
-    Py_XDECREF(bp_bases);
-    Py_XDECREF(bp_base);
-    return breakpoint_type ? 0 : -1;
+    breakpoint_type = breakpoint_class("culeak_gdb.StepBreakpoint", breakpoint_methods);
+    return breakpoint_type ? catch_oom_init() : -1;
+}
+
+PyObject *breakpoint_class(const char *name, PyMethodDef *methods)
+{
+    PyObject *base = PyObject_GetAttrString(gdb, "Breakpoint");
+    PyObject *bases = base ? PyTuple_Pack(1, base) : NULL;
+    /* read by PyType_FromSpecWithBases only; the name is kept (static storage) */
+    PyType_Slot slots[] = {{Py_tp_methods, methods}, {0, NULL}};
+    PyType_Spec spec = {name, 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+    PyObject *cls = bases ? PyType_FromSpecWithBases(&spec, bases) : NULL;
+    Py_XDECREF(bases);
+    Py_XDECREF(base);
+    return cls;
 }
 
 static struct PyModuleDef module_def = {

@@ -553,6 +553,32 @@ static const struct cl_command_spec commands[] = {
      .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,
      .gdb_doc = "Used by culeak-break-step's breakpoint: report this step.\n"
                 "Usage: culeak-step-report (in the breakpoint's commands)"},
+    {.name = "catch-oom",
+     .help = "stop the job at each CUDA out-of-memory error, before anything unwinds, and\n"
+             "write a dump or the leak report of that instant",
+     .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,
+     .gdb_doc = "Stop the job at each CUDA out-of-memory error, before anything unwinds.\n"
+                "Usage: culeak-catch-oom [--dump FILE] [--report FILE] [--json] [--once]\n"
+                "       culeak-catch-oom --off\n"
+                "Where torch's caching allocator throws c10::OutOfMemoryError (a breakpoint on "
+                "__cxa_throw that compares the exception's type), write a culeak dump of that "
+                "instant (--dump FILE) and the leak report (--report FILE; --json: as JSON), "
+                "then let the job go on: its own except, or its death, happens as it would have. "
+                "In FILE, {pid} is the job's pid and {n} the error's number. With neither, the "
+                "job stays stopped at each error. Each error is followed until it reaches Python "
+                "as torch.OutOfMemoryError, or is caught inside torch; --once ends after the "
+                "first that reaches Python, the job stopped there (gdb -p PID -batch -x FILE "
+                "waits for it, then detaches as it ends: the job runs on to its own except)."},
+    {.name = "oom-report",
+     .help = "used by culeak-catch-oom's breakpoint: write what the error asked for",
+     .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,
+     .gdb_doc = "Used by culeak-catch-oom's breakpoint: write what it asked for.\n"
+                "Usage: culeak-oom-report (in the breakpoint's commands)"},
+    {.name = "oom-reached",
+     .help = "used by culeak-catch-oom's breakpoint: the error reached Python",
+     .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,
+     .gdb_doc = "Used by culeak-catch-oom's breakpoint: the error reached Python.\n"
+                "Usage: culeak-oom-reached (in the breakpoint's commands)"},
 };
 /* clang-format on */
 
