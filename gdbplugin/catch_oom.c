@@ -22,7 +22,7 @@ static struct {
     PyObject *python_bp;   /* on PyErr_SetString, while an OOM is on its way: did it get there */
     char *dump, *report;   /* --dump, --report: paths, NULL where not asked */
     bool json, once;
-    unsigned thrown, reached;
+    unsigned thrown;       /* errors thrown so far, each numbered by it */
     bool on_its_way;       /* the last OOM thrown has not reached Python yet */
 } oom;
 
@@ -34,13 +34,13 @@ static bool eval_u64(const char *expr, uint64_t *out)
 {
     PyObject *v = PyObject_CallMethod(gdb, "parse_and_eval", "s", expr);
     PyObject *i = v ? PyNumber_Long(v) : NULL;
-    bool ok = i != NULL;
-    if (ok)
+    if (i)
         *out = (uint64_t)PyLong_AsUnsignedLongLongMask(i);
+    bool ok = i != NULL;
     Py_XDECREF(i);
     Py_XDECREF(v);
     PyErr_Clear();
-    return ok && !PyErr_Occurred();
+    return ok;
 }
 
 /* The call's argument k (0 or 1) at a function's first instruction: x86-64's rdi and rsi,
@@ -281,7 +281,6 @@ PyObject *oom_reached_command(const char *command, struct args *a)
         return gdb_error("no out-of-memory catching (culeak-catch-oom starts it)");
     set_enabled(oom.python_bp, false);
     oom.on_its_way = false;
-    oom.reached++;
     char line[256];
     snprintf(line, sizeof line,
              "culeak: out-of-memory error %u reached Python (torch.OutOfMemoryError)\n",

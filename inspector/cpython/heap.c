@@ -950,9 +950,9 @@ static void static_type_roots(struct py_heap *h)
 
 /* What the interpreter keeps for modules that also name it (warnings' filters, once registry and
  * default action; gc.callbacks; the errno map and ExceptionGroup; __import__, typing's C types,
- * the single-phase modules by their def's index, os.register_at_fork's hooks; the ast module's types and
- * singletons): C references, and roots only where the walk from the modules did not reach them,
- * so that `warnings.filters` keeps its module's name. Read after that walk, so that a walk
+ * the single-phase modules by their def's index, os.register_at_fork's hooks; the ast module's
+ * types and singletons): C references, and roots only where the walk from the modules did not
+ * reach them, so that `warnings.filters` keeps its module's name. Read after that walk, so that a walk
  * --max-objects cuts short (a tensor evidence dump's) meets what it met before they were read. */
 static void interpreter_kept_roots(struct py_heap *h)
 {
