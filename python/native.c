@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "engine/command.h"
 #include "target/children.h"
@@ -245,6 +246,18 @@ static PyObject *children(PyObject *module, PyObject *args)
     return list;
 }
 
+/* allow_tracer(pid): lets process pid trace this one under kernel.yama.ptrace_scope 1, where
+ * only ancestors may (culeak.dump_on_oom's culeak is a child); 0 takes it back. False where the
+ * kernel has no Yama, which then does not restrict a child. */
+static PyObject *allow_tracer(PyObject *module, PyObject *args)
+{
+    (void)module;
+    int pid;
+    if (!PyArg_ParseTuple(args, "i", &pid))
+        return NULL;
+    return PyBool_FromLong(prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0) == 0);
+}
+
 /* One row of the command table as a dict: what the checks of the package, the plugin and the
  * docs against the table read (tests/integration/test_commands.py, scripts/check-commands). */
 static PyObject *command_dict(const struct cl_command_spec *c)
@@ -293,6 +306,7 @@ static PyMethodDef module_methods[] = {
     {"run_files", run_files, METH_VARARGS, "run_files([command, files...]) -> the report's text"},
     {"commands", commands, METH_NOARGS, "commands() -> the command table, a dict a row"},
     {"children", children, METH_VARARGS, "children(pid) -> [pid, ...]"},
+    {"allow_tracer", allow_tracer, METH_VARARGS, "allow_tracer(pid) -> whether Yama took it"},
     {NULL, NULL, 0, NULL},
 };
 

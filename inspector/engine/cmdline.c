@@ -259,6 +259,10 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
     case CL_O_TORCH_SNAPSHOT: cli->torch_snapshot = arg; return 0;
     case CL_O_INTERVAL: return cl_value_seconds("--interval", arg, 0.1, 86400, &cli->interval, err);
     case CL_O_COUNT: return set_count("--count", arg, MAX_WATCH_COUNT, &cli->count, err);
+    case CL_O_DUMP_ON_GROWTH:
+        if (cl_value_size("--dump-on-growth", arg, &cli->dump_on_growth, err))
+            return CL_E_USAGE;
+        return cli->dump_on_growth ? 0 : cl_error_set(err, CL_E_USAGE, "--dump-on-growth wants N above 0");
     case CL_O_DEPTH: return set_u32("--depth", arg, 0, MAX_DRILL_DEPTH, &cli->drill.depth, err);
     case CL_O_DOMINANT: return set_u32("--dominant", arg, 51, 100, &cli->drill.dominant_pct, err);
     case CL_O_SPREAD: return set_u32("--spread", arg, 2, UINT32_MAX, &cli->drill.spread, err);

@@ -47,6 +47,7 @@ struct cl_command_line {
     size_t nfiles;
     double interval;                /* watch --interval seconds */
     size_t count;                   /* watch --count: inspections, 0 until the process ends */
+    uint64_t dump_on_growth;        /* watch --dump-on-growth: bytes; 0: never */
     struct cl_drill_options drill;  /* summary --depth, --dominant, --spread */
     struct {                        /* culeak-break-step, in gdb */
         const char *symbol;         /* --symbol, or NULL: the autograd engine's execute */

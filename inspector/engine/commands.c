@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cpython/layout_check.h"
@@ -386,35 +387,124 @@ static int watch_once(const struct cl_command_line *cli, struct cl_snapshot *sna
     return rc;
 }
 
+#define MAX_DEVICES 64 /* the devices a growth check tells apart; more count as the last */
+
+/* The device whose tensor bytes grew most from a to b, by the sums of its categories (each
+ * storage in one: report/categories.h), into device; returns that growth. */
+static int64_t device_growth(const struct cl_snapshot *a, const struct cl_snapshot *b,
+                             char device[32])
+{
+    struct {
+        char name[32];
+        int64_t bytes;
+    } d[MAX_DEVICES];
+    memset(d, 0, sizeof d);
+    size_t n = 0;
+    const struct cl_snapshot *side[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < side[k]->ncat; i++) {
+            char name[32];   /* the key's device: "cuda:0 parameters" */
+            size_t len = strcspn(side[k]->cat[i].path, " ");
+            len = len < sizeof name ? len : sizeof name - 1;
+            memcpy(name, side[k]->cat[i].path, len);
+            name[len] = '\0';
+            size_t j = 0;
+            while (j < n && strcmp(d[j].name, name) != 0)
+                j++;
+            if (j == n && n < MAX_DEVICES) {
+                snprintf(d[n].name, sizeof d[n].name, "%s", name);
+                d[n++].bytes = 0;
+            }
+            j = j < n ? j : n - 1;
+            d[j].bytes += k ? (int64_t)side[k]->cat[i].bytes : -(int64_t)side[k]->cat[i].bytes;
+        }
+    int64_t most = 0;
+    device[0] = '\0';
+    for (size_t j = 0; j < n; j++)
+        if (d[j].bytes > most) {
+            most = d[j].bytes;
+            memcpy(device, d[j].name, sizeof d[j].name);
+        }
+    return most;
+}
+
+/* --dump-on-growth: the job has grown by the threshold since the watch began (first); a dump of
+ * it now, and the diff that triggered it, into the -o folder. */
+static int dump_growth(const struct cl_command_line *cli, const struct cl_snapshot *first,
+                       const struct cl_snapshot *now, const char *device, int64_t grown, FILE *out,
+                       FILE *log, struct cl_error *err)
+{
+    char dump[4096], diff[4096], size[CL_BYTES_TEXT];
+    snprintf(dump, sizeof dump, "%s/growth-%d.cldump", cli->output, now->pid);
+    snprintf(diff, sizeof diff, "%s/growth-%d.diff", cli->output, now->pid);
+    struct cl_output o;
+    int rc = cl_output_open(diff, &o, err);
+    if (rc)
+        return rc;
+    if ((rc = cl_snapshot_diff(o.f, first, now, false, err))) {
+        cl_output_abort(&o);
+        return rc;
+    }
+    if ((rc = cl_output_commit(&o, err)))
+        return rc;
+    struct cl_command_line d = *cli;
+    d.command = "dump";
+    d.output = dump;
+    if ((rc = cl_command_dump(&d, log, err)))
+        return rc;
+    cl_bytes_text(size, sizeof size, (uint64_t)grown);
+    fprintf(out, "%s pid %d: %s grew by %s since the watch began: wrote %s and %s\n", now->time,
+            now->pid, device, size, dump, diff);
+    fflush(out);
+    return 0;
+}
+
 /* watch: inspects the target every cli->interval seconds (cli->count times, or until it ends),
- * printing what grew since the last inspection; the target runs in between. */
+ * printing what grew since the last inspection; the target runs in between. With
+ * --dump-on-growth, the first inspection at which a device holds that many more tensor bytes
+ * than at the first also writes a dump and the diff from the first, once. */
 static int watch(const struct cl_command_line *cli, FILE *out, FILE *log, struct cl_error *err)
 {
-    (void)log;
-    struct cl_snapshot last, now;
+    struct stat st;
+    if (!cli->dump_on_growth != !cli->output)
+        return cl_error_set(err, CL_E_USAGE,
+                            "watch: --dump-on-growth N and -o DIR (where it writes) go together");
+    if (cli->output && (stat(cli->output, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return cl_error_set(err, CL_E_USAGE, "watch -o %s: not a folder", cli->output);
+    struct cl_snapshot first, last, now;
     double interval = cli->interval > 0 ? cli->interval : 10;
-    int rc = watch_once(cli, &last, err);
+    int rc = watch_once(cli, &first, err);
     if (rc)
         return rc;
     char size[CL_BYTES_TEXT];
-    cl_bytes_text(size, sizeof size, last.bytes);
-    fprintf(out, "%s pid %d: %llu storages, %s\n", last.time, last.pid,
-            (unsigned long long)last.storages, size);
+    cl_bytes_text(size, sizeof size, first.bytes);
+    fprintf(out, "%s pid %d: %llu storages, %s\n", first.time, first.pid,
+            (unsigned long long)first.storages, size);
     fflush(out);
-    for (size_t i = 1; !cli->count || i < cli->count; i++) {
+    bool have_last = false, dumped = false;
+    for (size_t i = 1; !rc && (!cli->count || i < cli->count); i++) {
         struct timespec pause = {(time_t)interval,
                                  (long)((interval - (double)(time_t)interval) * 1e9)};
         nanosleep(&pause, NULL);
         if ((rc = watch_once(cli, &now, err)))
             break;
-        char line[2048];
-        cl_snapshot_delta(&last, &now, line, sizeof line);
+        char line[2048], device[32];
+        cl_snapshot_delta(have_last ? &last : &first, &now, line, sizeof line);
         fprintf(out, "%s pid %d: %s\n", now.time, now.pid, line);
         fflush(out);
-        cl_snapshot_free(&last);
+        int64_t grown = cli->dump_on_growth && !dumped ? device_growth(&first, &now, device) : 0;
+        if (grown > 0 && (uint64_t)grown >= cli->dump_on_growth) {
+            rc = dump_growth(cli, &first, &now, device, grown, out, log, err);
+            dumped = true;
+        }
+        if (have_last)
+            cl_snapshot_free(&last);
         last = now;
+        have_last = true;
     }
-    cl_snapshot_free(&last);
+    if (have_last)
+        cl_snapshot_free(&last);
+    cl_snapshot_free(&first);
     /* a process that ended is how a watch without --count stops */
     return rc == CL_E_NO_PROCESS && !cli->count ? 0 : rc;
 }
@@ -515,10 +605,11 @@ static const struct cl_command_spec commands[] = {
      .schema = "merge", .python = "culeak.merge",
      .run_files = merge_files, .run_files_at = 2},
     {.name = "watch",
-     .help = "inspect every --interval S seconds (--count N times) and log what grew",
-     .options = OPT(INTERVAL) | OPT(COUNT),
+     .help = "inspect every --interval S seconds (--count N times) and log what grew;\n"
+             "with --dump-on-growth N -o DIR, dump the job once it has grown by N",
+     .options = OPT(INTERVAL) | OPT(COUNT) | OPT(DUMP_ON_GROWTH) | OPT(OUTPUT),
      .needs = CL_MODEL_HOLDERS,
-     .flags = CL_CMD_LIVE,
+     .flags = CL_CMD_LIVE | CL_CMD_OWN_OUTPUT, /* -o DIR: --dump-on-growth's folder */
      .no_python = "a loop: culeak.Target.snapshot() and culeak.diff() at the caller's pace",
      .drive = watch},
     {.name = "check-layout",
@@ -557,6 +648,7 @@ static const struct cl_command_spec commands[] = {
      .help = "stop the job at each CUDA out-of-memory error, before anything unwinds, and\n"
              "write a dump or the leak report of that instant",
      .flags = CL_CMD_GDB_OWN | CL_CMD_GDB_ONLY,
+     .python = "culeak.dump_on_oom",
      .gdb_doc = "Stop the job at each CUDA out-of-memory error, before anything unwinds.\n"
                 "Usage: culeak-catch-oom [--dump FILE] [--report FILE] [--json] [--once]\n"
                 "       culeak-catch-oom --off\n"

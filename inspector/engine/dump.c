@@ -1,8 +1,11 @@
 #include "engine/dump.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/command.h"
 #include "engine/table.h"
@@ -100,8 +103,20 @@ static int exercise(const struct cl_command_line *cli, struct cl_session *s, str
     return exercise_refs(cli, s, err);
 }
 
-static int write_file(struct cl_session *s, const char *path, const char *open_notes, FILE *log,
-                      struct cl_error *err)
+/* A dump holds what the job held (its strings, tokens, file names): root writes it for the job's
+ * user, the owner of the core or of the live process (/proc/PID), so that it is theirs as their
+ * core would be. Anyone else owns what they write, as the job's user or root already could. */
+static void give_to_job(const struct cl_session *s, const char *core, int fd)
+{
+    char proc[32];
+    struct stat st;
+    snprintf(proc, sizeof proc, "/proc/%d", s->target->pid);
+    if (geteuid() == 0 && stat(core ? core : proc, &st) == 0 && (core || s->target->pid > 0))
+        (void)!fchown(fd, st.st_uid, st.st_gid);   /* root's file is no worse than none */
+}
+
+static int write_file(struct cl_session *s, const char *path, const char *core,
+                      const char *open_notes, FILE *log, struct cl_error *err)
 {
     struct cl_bytes_out sym = {0};
     cl_symbols_write(s->symbols, &sym);
@@ -117,6 +132,7 @@ static int write_file(struct cl_session *s, const char *path, const char *open_n
         cl_out_free(&sym);
         return rc;
     }
+    give_to_job(s, core, fileno(o.f));
     uint64_t size = 0;
     rc = cl_dump_write(s->target, open_notes, sym.p, sym.len, o.f, &size, err);
     if (rc)
@@ -153,7 +169,7 @@ int cl_command_dump(const struct cl_command_line *cli, FILE *log, struct cl_erro
     struct cl_session *s;
     if (!(rc = cl_session_open_target(t, &s, err))) {
         if (!(rc = exercise(cli, s, err)))
-            rc = write_file(s, cli->output, open_notes, log, err);
+            rc = write_file(s, cli->output, cli->session.core, open_notes, log, err);
         cl_session_close(s);
     }
     free(open_notes);

@@ -54,7 +54,8 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "stop walking after N objects (default 50 million)"},
     [CL_O_OUTPUT] = {"output", 'o', "FILE", false, CL_OPT_OUTPUT,
         "write the report (snapshot: the snapshot; dump: the dump) to FILE\n"
-        "instead of standard output: made whole, mode 0600, then renamed"},
+        "instead of standard output: made whole, mode 0600, then renamed;\n"
+        "watch: the folder --dump-on-growth writes in"},
     [CL_O_ALLOCATOR_ONLY] = {"allocator-only", 0, NULL, false, CL_OPT_SELECTION,
         "dump: the runtimes and the CUDA allocator, no Python objects: a\n"
         "small file on which blocks lists the segments without holders"},
@@ -66,6 +67,9 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "watch: seconds between inspections (default 10)"},
     [CL_O_COUNT] = {"count", 0, "N", false, CL_OPT_SELECTION,
         "watch: inspections before stopping (default: until the process ends)"},
+    [CL_O_DUMP_ON_GROWTH] = {"dump-on-growth", 0, "N", false, CL_OPT_SELECTION,
+        "watch: the first time a device's tensor bytes have grown by N (K, M,\n"
+        "G) since the watch began, write a dump and the diff into -o DIR"},
     [CL_O_DEPTH] = {"depth", 0, "N", false, CL_OPT_SELECTION,
         "summary: levels of each holder's breakdown under where its drill-down\n"
         "stops (default 1; 0: none)"},

@@ -20,8 +20,9 @@ import os
 import tempfile
 
 from culeak import _native
+from culeak._oom import dump_on_oom
 
-__all__ = ["Error", "Target", "children", "diff", "merge", "open", "version"]
+__all__ = ["Error", "Target", "children", "diff", "dump_on_oom", "merge", "open", "version"]
 version = _native.version
 
 

@@ -9,6 +9,12 @@ from harness import check, check_eq
 
 SYSTEM_PY = "/usr/bin/python3"
 PYENV_311 = dict(harness.interpreters())["pyenv-3.11"]
+NOBODY = 65534
+
+
+def as_nobody():
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
 
 
 def expect(args, rc, words, user=None):
@@ -127,7 +133,7 @@ def friction():
     """What a new user met (issue 42): a command line that does not parse still answers --json
     with an error object; an empty value is a usage error that names the option; a bare --type
     naming two types is a usage error naming both; a repeated --pid is one target; files culeak
-    writes are its user's alone (0600)."""
+    writes are its user's alone (0600), and root's dump of a job is the job's user's."""
     import json
     r = harness.culeak("summary", "--pid", "abc", "--json", expect_rc=2)
     doc = json.loads(r.stdout)
@@ -157,6 +163,13 @@ def friction():
                 mode = os.stat(args[-1]).st_mode & 0o777
                 check_eq(oct(mode), oct(0o600), "%s's file" % args[0])
             check_eq(sorted(os.listdir(d)), ["d.cldump", "s.json"], "no file left beside them")
+    # root's dump of a job is the job's user's, as the job's core would be
+    with harness.tempdir() as d, harness.Process(SYSTEM_PY, "twin_types.py",
+                                                 preexec=as_nobody) as p:
+        harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "d.cldump"))
+        st = os.stat(os.path.join(d, "d.cldump"))
+        check_eq((st.st_uid, st.st_gid, oct(st.st_mode & 0o777)), (NOBODY, NOBODY, oct(0o600)),
+                 "owner and mode of root's dump of a job of nobody's")
 
 
 def torch_files_missing():

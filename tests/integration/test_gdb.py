@@ -14,6 +14,7 @@ import harness
 from harness import check, check_eq
 from test_tensors import judge
 import test_holders
+import test_oom
 
 PLUGIN = os.path.join(harness.ROOT, "build", "culeak.gdb")
 # Debian's gdb-minimal (no Python), unpacked by scripts/install-cuda-gdb
@@ -209,20 +210,11 @@ def break_step(dbg, steps=4):
     return test
 
 
-def line_within(proc, seconds):
-    """The process's next line of output, or None when none comes within seconds."""
-    import select
-    ready, _, _ = select.select([proc.stdout], [], [], seconds)
-    return proc.stdout.readline() if ready else None
-
-
 def catch_oom(dbg):
     """culeak-catch-oom in batch mode, on the simulated device: the job, attached and then told to
     go, dies of a CUDA out-of-memory error at a step it does not know. At the throw, before
-    anything unwinds, the dump and the report name the list that grew with the bytes the job's
-    own out-of-memory observer counted at that instant, and the tensor only the allocating
-    frame's local holds, at its line (the stop came before unwinding); --once then detaches,
-    and the job's own except runs."""
+    anything unwinds, the dump and the report hold what test_oom.holds_at_oom checks; --once
+    then detaches, and the job's own except runs."""
     def test():
         with harness.tempdir() as d:
             go, dump, report = (os.path.join(d, n) for n in ("go", "oom.cldump", "oom.json"))
@@ -233,24 +225,13 @@ def catch_oom(dbg):
             with dbg.process(harness.CUDA_TORCH_VENV, "oom_job.py", go,
                              env=harness.simgpu_env()) as p:
                 rc, out = dbg("-p", str(p.pid), "-x", script, timeout=600)
-                said = line_within(p.proc, 60)
-                check(said and said.startswith("{"), "the job said nothing after the error: %r; "
-                      "gdb: %s" % (said, out[-3000:]))
-                truth = json.loads(said)["oom"]
-                # printed with the truth, from the same except: it may be read already
-                check_eq(p.proc.stdout.readline().strip(), "EXCEPT", "after the truth")
+                truth = test_oom.truth_after_error(p, 60, "gdb: " + out[-3000:])
                 check(p.status()["TracerPid"] == "0", "still traced after --once")
             check("out-of-memory error 1 thrown" in out and "error 1 reached Python" in out,
                   "gdb: %s" % out[-3000:])
-            act = "<thread main: forward() at oom_job.py:%d>.act" % truth["line"]
-            for what, doc in (("the report", json.load(open(report))),
-                              ("the dump", harness.culeak_json("summary", "--dump", dump))):
-                holders = {h["holder"]: h for h in doc["holders"]}
-                check_eq(holders.get("__main__.history", {}).get("reachable_by_device"),
-                         {"cuda:0": truth["history"][1]}, "%s: __main__.history" % what)
-                check_eq(holders.get(act, {}).get("retained_by_device"),
-                         {"cuda:0": truth["act"][1]},
-                         "%s: %s (holders: %s)" % (what, act, sorted(holders)[:8]))
+            test_oom.holds_at_oom(json.load(open(report)), truth, "the report")
+            test_oom.holds_at_oom(harness.culeak_json("summary", "--dump", dump), truth,
+                                  "the dump")
     return test
 
 

@@ -6,6 +6,7 @@ identical reports; --type takes qualified names; and snapshot, diff and watch (C
 file format) name only what grew; a walk past a second shows progress on a terminal, CLI and gdb,
 and --quiet or a pipe silences it."""
 import difflib
+import os
 
 import harness
 from harness import check, check_eq
@@ -114,6 +115,7 @@ def tests():
     yield "qualified-type", qualified_type
     yield "python-before-autograd", python_before_autograd
     yield "snapshots-and-diff", snapshots_and_diff
+    yield "watch-dump-on-growth", watch_dump_on_growth
     yield "stable-patterns", stable_patterns
     yield "identical-twice", identical_twice
     yield "progress", progress
@@ -160,6 +162,37 @@ def snapshots_and_diff():
           "watch printed %r" % lines)
     check("cannot open" in bad.stderr and "missing.json" in bad.stderr,
           "diff of a missing file: %r" % bad.stderr)
+
+
+def watch_dump_on_growth():
+    """watch --dump-on-growth on the demo's slow leak (a step each 0.5 s): once the job holds the
+    threshold more than at the start, one dump and the diff that triggered it, naming the list
+    that grew, whose storages the dump then shows held by it; on the same job stopped (nothing
+    changes), no dump however long the watch."""
+    import json
+
+    step = 4 * 128 * 1024   # about what a step of leaky_train.py keeps: a dump within a few
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "leaky_train.py", "3") as p:
+        out = harness.culeak("watch", "--pid", p.pid, "--interval", "0.5", "--count", "8",
+                             "--dump-on-growth", str(step), "-o", d).stdout
+        dump, diff = (os.path.join(d, "growth-%d.%s" % (p.pid, x)) for x in ("cldump", "diff"))
+        wrote = [line for line in out.splitlines() if "since the watch began" in line]
+        check(len(wrote) == 1 and dump in wrote[0] and diff in wrote[0], "watch printed %s" % out)
+        check_eq(sorted(os.listdir(d)), sorted(os.path.basename(f) for f in (dump, diff)),
+                 "the folder")
+        grew = open(diff).read()
+        check("__main__.history[*]" in grew, "the diff: %s" % grew)
+        tensors = harness.culeak_json("tensors", "--dump", dump)["tensors"]
+        held = [t for t in tensors if any(h["path"].startswith("__main__.history[")
+                                          for h in t["holders"])]
+        check(held, "the dump holds no storage of history: %s" % json.dumps(tensors)[:2000])
+    with harness.tempdir() as d, harness.Process(harness.TORCH_VENV, "leaky_train.py", "3",
+                                                 "--pause") as p:
+        p.wait_stopped("(the training loop) did not stop itself")
+        out = harness.culeak("watch", "--pid", p.pid, "--interval", "0.2", "--count", "4",
+                             "--dump-on-growth", "1", "-o", d).stdout
+        check_eq(os.listdir(d), [], "the folder of a watch of a job that did not change (%s)" % out)
+    harness.culeak("watch", "--pid", "1", "--dump-on-growth", "1M", expect_rc=2)
 
 
 def stable_patterns():

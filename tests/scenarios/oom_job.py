@@ -4,7 +4,9 @@ on the simulated device). Its own out-of-memory observer, registered first, reco
 the instant the allocator fails, as a debugger stopped at the throw sees it: the bytes the list
 holds, and the id of `act`, a tensor that only a local of the allocating frame, forward(), holds.
 
-argv: GO  -- waits until the file GO exists (a debugger attaches first), then trains.
+argv: GO [--dump-on-oom PATH [REPORT]]...  -- waits until the file GO exists (a debugger attaches
+first), then trains; each --dump-on-oom registers culeak.dump_on_oom(PATH, REPORT, json=True)
+after that observer.
 Prints {"pid"} then READY at the start; at the error, from the job's own except (which the
 debugger must let run):
   {"oom": {"history": [id, bytes], "act": [id, bytes], "steps": n, "line": forward()'s line}}
@@ -46,6 +48,12 @@ def observer(device, alloc, device_allocated, device_free):
 
 
 torch._C._cuda_attach_out_of_memory_observer(observer)
+for i, arg in enumerate(sys.argv):
+    if arg == "--dump-on-oom":
+        import culeak
+        paths = sys.argv[i + 1:i + 3]
+        culeak.dump_on_oom(paths[0], paths[1] if paths[1:] and paths[1][0] != "-" else None,
+                           json=True)
 
 
 def forward(x):
