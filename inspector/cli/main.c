@@ -1,5 +1,6 @@
 /* culeak: who holds this memory? The command-line front end. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,8 +77,19 @@ static int run(int argc, char **argv)
     return rc ? fail(&cli, &err) : 0;
 }
 
+/* A program the kernel starts as core_pattern's helper has standard input only: without this,
+ * the first files culeak opens would become descriptors 1 and 2, and its messages would go into
+ * the dump. */
+static void open_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            return;
+}
+
 int main(int argc, char **argv)
 {
+    open_standard_fds();
     int rc = run(argc, argv);
     /* Output cut short (a full disk) must not pass for whole. */
     if (fflush(stdout) || ferror(stdout)) {

@@ -310,8 +310,17 @@ static const char *commands_with(uint64_t bit, unsigned flag, const char *last, 
     return out;
 }
 
+/* --core -: a core on standard input, which dump reads; a --pid beside it names the process that
+ * is dumping it (core_pattern's %P), for its files and its user, not a second target. */
+static bool core_stream(const struct cl_command_line *cli)
+{
+    return cli->session.core && strcmp(cli->session.core, "-") == 0;
+}
+
 bool cl_command_many(const struct cl_command_line *cli)
 {
+    if (core_stream(cli) && cli->ncores == 1 && cli->npids <= 1 && !cli->children_of)
+        return false;
     return cli->npids + cli->ncores > 1 || cli->children_of;
 }
 
@@ -439,7 +448,12 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
     if (c && (c->flags & CL_CMD_LIVE) && !so->pid && allow_target)
         return cl_error_set(err, CL_E_USAGE, "%s wants a live process: --pid PID", c->name);
     bool target = so->pid || so->core || so->dump || loc->exe || loc->sysroot || loc->nlib_dirs;
-    if (!so->pid && !cli->children_of && (cli->given & CL_OPTION_BIT(CL_O_COPY_LIMIT)))
+    if (core_stream(cli) && (!c || !(c->flags & CL_CMD_RECORDS)))
+        return cl_error_set(err, CL_E_USAGE,
+                            "--core - (a core on standard input) is read by dump only: "
+                            "dump it, then read the dump");
+    if (!so->pid && !cli->children_of && !core_stream(cli) &&
+        (cli->given & CL_OPTION_BIT(CL_O_COPY_LIMIT)))
         return cl_error_set(err, CL_E_USAGE,
                             "--copy-limit applies to live processes (--pid, "
                             "--children) only");
@@ -451,7 +465,7 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
         return 0;
     if (cl_command_many(cli))
         return check_many(c, cli, err);
-    if ((so->pid != 0) + (so->core != NULL) + (so->dump != NULL) > 1)
+    if ((so->pid != 0 && !core_stream(cli)) + (so->core != NULL) + (so->dump != NULL) > 1)
         return cl_error_set(err, CL_E_USAGE,
                             "give exactly one of --pid PID, --core FILE or "
                             "--dump FILE");
@@ -472,7 +486,8 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
         return cl_error_set(err, CL_E_USAGE,
                             "%s A B compares two files: no --pid, --core or --dump",
                             c ? c->name : "");
-    if ((so->pid || so->dump) && (loc->exe || loc->sysroot || loc->nlib_dirs))
+    if (((so->pid && !core_stream(cli)) || so->dump) &&
+        (loc->exe || loc->sysroot || loc->nlib_dirs))
         return cl_error_set(err, CL_E_USAGE,
                             "--exe, --sysroot and --lib-path apply to cores "
                             "only%s",

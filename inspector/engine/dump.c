@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "engine/command.h"
 #include "engine/table.h"
 #include "target/dump.h"
+#include "target/spool.h"
 #include "util/output.h"
 
 #define MAX_PATHS 64   /* refs --max-paths' maximum (cmdline.c): every path refs may print */
@@ -106,16 +109,23 @@ static int exercise(const struct cl_command_line *cli, struct cl_session *s, str
 /* A dump holds what the job held (its strings, tokens, file names): root writes it for the job's
  * user, the owner of the core or of the live process (/proc/PID), so that it is theirs as their
  * core would be. Anyone else owns what they write, as the job's user or root already could. */
-static void give_to_job(const struct cl_session *s, const char *core, int fd)
+struct job_owner {
+    bool known;
+    uid_t uid;
+    gid_t gid;
+};
+
+static struct job_owner owner_of(const char *core, int pid)
 {
     char proc[32];
     struct stat st;
-    snprintf(proc, sizeof proc, "/proc/%d", s->target->pid);
-    if (geteuid() == 0 && stat(core ? core : proc, &st) == 0 && (core || s->target->pid > 0))
-        (void)!fchown(fd, st.st_uid, st.st_gid);   /* root's file is no worse than none */
+    snprintf(proc, sizeof proc, "/proc/%d", pid);
+    if ((!core && pid <= 0) || stat(core ? core : proc, &st) != 0)
+        return (struct job_owner){0};
+    return (struct job_owner){true, st.st_uid, st.st_gid};
 }
 
-static int write_file(struct cl_session *s, const char *path, const char *core,
+static int write_file(struct cl_session *s, const char *path, struct job_owner owner,
                       const char *open_notes, FILE *log, struct cl_error *err)
 {
     struct cl_bytes_out sym = {0};
@@ -132,7 +142,8 @@ static int write_file(struct cl_session *s, const char *path, const char *core,
         cl_out_free(&sym);
         return rc;
     }
-    give_to_job(s, core, fileno(o.f));
+    if (owner.known && geteuid() == 0)
+        (void)!fchown(fileno(o.f), owner.uid, owner.gid);   /* root's file is no worse */
     uint64_t size = 0;
     rc = cl_dump_write(s->target, open_notes, sym.p, sym.len, o.f, &size, err);
     if (rc)
@@ -149,15 +160,11 @@ static int write_file(struct cl_session *s, const char *path, const char *core,
     return rc;
 }
 
-int cl_command_dump(const struct cl_command_line *cli, FILE *log, struct cl_error *err)
+/* The dump of an open target t (closed here). */
+static int dump_target(const struct cl_command_line *cli, struct cl_target *t,
+                       struct job_owner owner, FILE *log, struct cl_error *err)
 {
-    struct cl_open_options o = cli->session.open;
-    o.record = true;
-    struct cl_target *t;
-    int rc = cli->session.core ? cl_target_open_core(cli->session.core, &o, &t, err)
-                               : cl_target_open_live(cli->session.pid, &o, &t, err);
-    if (rc)
-        return rc;
+    int rc;
     /* The target's own warnings, before symbols and the runtimes add theirs: a dump repeats
      * those by answering the same questions. */
     char *open_notes = t->warnings ? strdup(t->warnings) : NULL;
@@ -169,9 +176,70 @@ int cl_command_dump(const struct cl_command_line *cli, FILE *log, struct cl_erro
     struct cl_session *s;
     if (!(rc = cl_session_open_target(t, &s, err))) {
         if (!(rc = exercise(cli, s, err)))
-            rc = write_file(s, cli->output, cli->session.core, open_notes, log, err);
+            rc = write_file(s, cli->output, owner, open_notes, log, err);
         cl_session_close(s);
     }
     free(open_notes);
+    return rc;
+}
+
+/* --core -: the core on standard input (core_pattern's pipe, or coredumpctl dump), spooled
+ * beside the dump (target/spool.h), at most --copy-limit bytes, else half the free space there.
+ * With --pid (core_pattern's %P), the crashing process's files are found through its root
+ * (/proc/PID/root, held open while the stream lasts: the process is gone once it ends), unless
+ * --sysroot says where. */
+static int spool_stdin(const struct cl_command_line *cli, struct cl_spool *spool, int *rootfd,
+                       char root[32], struct cl_open_options *o, FILE *log, struct cl_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", cli->output);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';   /* "/x" is in "/" */
+    if (cli->session.pid > 0 && !o->locator.sysroot) {
+        snprintf(root, 32, "/proc/%d/root", cli->session.pid);
+        if ((*rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+            return cl_error_set(err, errno == EACCES ? CL_E_PERMISSION : CL_E_NO_PROCESS,
+                                "cannot open %s, where the crashing process's files are: %s", root,
+                                strerror(errno));
+        snprintf(root, 32, "/proc/self/fd/%d", *rootfd);
+        o->locator.sysroot = root;
+    }
+    struct statvfs fs;
+    uint64_t limit = o->copy_limit            ? o->copy_limit
+                     : statvfs(dir, &fs) == 0 ? (uint64_t)fs.f_bavail * fs.f_frsize / 2
+                                              : 0;
+    int rc = cl_spool_stream(STDIN_FILENO, dir, limit, spool, err);
+    if (!rc)
+        fprintf(log, "culeak: dump: a core of %.1f MiB on standard input, %.1f MiB of it data\n",
+                (double)spool->size / (1024.0 * 1024.0), (double)spool->stored / (1024.0 * 1024.0));
+    return rc;
+}
+
+int cl_command_dump(const struct cl_command_line *cli, FILE *log, struct cl_error *err)
+{
+    struct cl_open_options o = cli->session.open;
+    o.record = true;
+    const char *core = cli->session.core;
+    bool stream = core && strcmp(core, "-") == 0;
+    /* the crashing process's user, before its stream ends and it is gone */
+    struct job_owner owner = stream ? owner_of(NULL, cli->session.pid) : (struct job_owner){0};
+    struct cl_spool spool = {.fd = -1};
+    int rootfd = -1, rc = 0;
+    char root[32];
+    if (stream && !(rc = spool_stdin(cli, &spool, &rootfd, root, &o, log, err)))
+        core = spool.path;
+    struct cl_target *t = NULL;
+    if (!rc)
+        rc = core ? cl_target_open_core(core, &o, &t, err)
+                  : cl_target_open_live(cli->session.pid, &o, &t, err);
+    if (!rc && !stream)
+        owner = owner_of(core, t->pid);
+    rc = rc ? rc : dump_target(cli, t, owner, log, err);
+    cl_spool_close(&spool);
+    if (rootfd >= 0)
+        close(rootfd);
     return rc;
 }

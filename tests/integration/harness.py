@@ -573,17 +573,58 @@ def kernel_core_pattern():
         _pattern_users(leave)
 
 
+# Held while a test of this run makes a kernel core: kernel_core (core.%p) and core_pattern_alone
+# (another pattern) take turns.
+CORE_DUMPING = threading.Lock()
+
+
+@contextlib.contextmanager
+def core_pattern_alone(pattern):
+    """core_pattern set to pattern (a pipe to a helper) for the duration, once no other run needs
+    core.%p (this run's tests wait: CORE_DUMPING); meanwhile the pattern's lock is held, so other
+    runs wait too."""
+    import fcntl
+    deadline = time.time() + 600
+    with CORE_DUMPING, open(CORE_PATTERN_USERS + ".lock", "a") as lock:
+        while True:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                with open(CORE_PATTERN_USERS) as f:
+                    users = [p for p in json.load(f)["pids"]
+                             if p != os.getpid() and os.path.exists("/proc/%d" % p)]
+            except (OSError, ValueError, KeyError):
+                users = []
+            if not users:
+                break
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            check(time.time() < deadline, "core_pattern stayed in use by %r" % users)
+            time.sleep(0.5)
+        with open(CORE_PATTERN) as f:
+            original = f.read().strip()
+        try:
+            with open(CORE_PATTERN, "w") as f:
+                f.write(pattern)
+            yield
+        finally:
+            with open(CORE_PATTERN, "w") as f:
+                f.write(original)
+
+
+def unlimited_core():
+    """A scenario's preexec: the kernel writes its core whole."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
 def kernel_core(python, script, args, directory, env=None, root=None):
     """Runs a scenario that aborts, with unlimited core size; returns (truth, core path). In a
     root the core lands in the same directory (it is the host's /tmp there), named by the pid
     the scenario knows itself by (core_pattern's %p)."""
-    def unlimited():
-        import resource
-        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    p = Process(python, script, *(list(args) + ["--abort"]), cwd=directory, env=env,
-                preexec=unlimited, root=root)
-    p.proc.wait(timeout=120)
-    p.kill()
+    with CORE_DUMPING:
+        p = Process(python, script, *(list(args) + ["--abort"]), cwd=directory, env=env,
+                    preexec=unlimited_core, root=root)
+        p.proc.wait(timeout=120)
+        p.kill()
     # a PID namespace's init shell passes on the scenario's death as the status 128 + signal
     aborted = 128 + signal.SIGABRT if p.root and p.root.pid_ns else -signal.SIGABRT
     check(p.proc.returncode == aborted, "scenario did not abort: rc %s" % p.proc.returncode)

@@ -15,6 +15,8 @@ import contextlib
 import filecmp
 import json
 import os
+import subprocess
+import time
 
 import harness
 import test_blocks
@@ -104,6 +106,52 @@ def holders_after_exit():
         info = harness.culeak_json("info", "--dump", dump)
         check_eq((info["target"]["kind"], info["target"]["dumped_from"]), ("dump", "live"),
                  "info.target kind")
+
+
+def stream_core(how):
+    """--core -: a kernel core read from a pipe. "pipe": `cat core |` (as `coredumpctl dump PID |`
+    gives it), whose dump answers as the core does; "core-pattern": the kernel's own pipe to
+    `culeak dump --core - --pid %P` (core_pattern), which finds the files through /proc/%P/root
+    while the process is dumping. Either way the spool leaves nothing behind, and the tensors
+    and holders are those the process printed before it aborted."""
+    def test():
+        with harness.tempdir() as d:
+            if how == "pipe":
+                with harness.kernel_core_pattern():
+                    truth, core = harness.kernel_core(harness.TORCH_VENV, test_holders.SCENARIO,
+                                                      [], d)
+                dump = os.path.join(d, "stream.cldump")
+                cat = subprocess.Popen(["cat", core], stdout=subprocess.PIPE)
+                r = subprocess.run([harness.CULEAK, "dump", "--core", "-", "-o", dump],
+                                   stdin=cat.stdout, capture_output=True, text=True, timeout=600)
+                cat.stdout.close()
+                cat.wait()
+                check_eq(r.returncode, 0, "dump --core -: %s" % r.stderr)
+                both("summary", ["--core", core], dump)
+                tensors = both("tensors", ["--core", core], dump)
+                check_eq(sorted(os.listdir(d)), sorted([os.path.basename(core), "stream.cldump"]),
+                         "the folder after the stream")
+            else:
+                pattern = "|%s dump --core - --pid %%P -o %s/%%P.cldump" % (harness.CULEAK, d)
+                check(len(pattern) < 128, "core_pattern takes 127 characters: %s" % pattern)
+                with harness.core_pattern_alone(pattern):
+                    p = harness.Process(harness.TORCH_VENV, test_holders.SCENARIO, "--abort",
+                                        cwd=d, preexec=harness.unlimited_core)
+                    p.proc.wait(timeout=120)
+                    p.kill()
+                    dump = os.path.join(d, "%d.cldump" % p.pid)
+                    deadline = time.time() + 300
+                    while not os.path.exists(dump) and time.time() < deadline:
+                        time.sleep(0.2)
+                check(os.path.exists(dump), "core_pattern's culeak wrote no %s: %s" % (
+                    dump, os.listdir(d)))
+                truth = p.truth
+                tensors = harness.culeak_json("tensors", "--dump", dump)
+                check_eq(os.listdir(d), [os.path.basename(dump)], "the folder after the stream")
+            info = harness.culeak_json("info", "--dump", dump)
+            check_eq(info["target"]["dumped_from"], "core", "info.target.dumped_from")
+            test_holders.judge(tensors, truth)
+    return test
 
 
 def simulated_device():
@@ -250,6 +298,8 @@ def tests():
     yield "holders:live", holders_every_command("live")
     yield "holders:gcore", holders_every_command("gcore")
     yield "holders:after-exit", holders_after_exit
+    yield "stream:pipe", stream_core("pipe")
+    yield "stream:core-pattern", stream_core("core-pattern")
     yield "simulated-device:blocks", simulated_device
     yield "simulated-device:allocator-only", allocator_only
     for name, python in harness.root_interpreters():

@@ -104,6 +104,11 @@ def options():
         (["tensors", "--pid", "1", "--device", "gpu"], ["--device", "cuda:N"]),
         (["blocks", "--pid", "1", "--device", "cpu"], ["--device cpu does not apply"]),
         (["info", "--pid", "1", "--interval", "5"], ["--interval does not apply to info"]),
+        (["summary", "--core", "-"], ["--core -", "dump only"]),
+        (["dump", "--core", "-", "--pid", "1", "--pid", "2", "-o", "x"], ["several"]),
+        (["watch", "--pid", "1", "--dump-on-growth", "0", "-o", "/"], ["above 0"]),
+        (["watch", "--pid", "1", "--dump-on-growth", "1M"], ["go together"]),
+        (["watch", "--pid", "1", "--dump-on-growth", "1M", "-o", "/dev/null"], ["not a folder"]),
     ]:
         expect(args, 2, words)
 
