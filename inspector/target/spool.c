@@ -76,7 +76,7 @@ int cl_spool_stream(int in, const char *dir, uint64_t limit, struct cl_spool *ou
             rc = cl_error_set(err, CL_E_IO, "cannot write the core's spool in %s: %s", dir,
                               strerror(errno));
         else if (out->stored > limit)
-            rc = cl_error_set(err, CL_E_USAGE,
+            rc = cl_error_set(err, CL_E_IO,
                               "the core holds more than %llu bytes of data (--copy-limit), "
                               "which its spool in %s may take",
                               (unsigned long long)limit, dir);

@@ -18,8 +18,8 @@ struct cl_spool {
 };
 
 /* Reads the stream in (to its end) into a spool in dir, storing at most limit bytes: 0, or
- * CL_E_IO (unreadable stream, a folder it cannot write, a full disk), or CL_E_USAGE when the
- * stream's data passes limit (its message says which option raises it). */
+ * CL_E_IO (an unreadable stream, a folder it cannot write, a full disk, or more data than limit,
+ * whose message says which option raises it), the spool then gone. */
 int cl_spool_stream(int in, const char *dir, uint64_t limit, struct cl_spool *out,
                     struct cl_error *err);
 void cl_spool_close(struct cl_spool *s);

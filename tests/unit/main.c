@@ -23,6 +23,7 @@ int main(void)
     register_target_live_tests();
     register_target_dump_tests();
     register_target_procstat_tests();
+    register_target_spool_tests();
     register_symbols_record_tests();
     register_symbols_tests();
     register_symbols_names_tests();

@@ -12,6 +12,7 @@ void register_target_core_tests(void);
 void register_target_live_tests(void);
 void register_target_dump_tests(void);
 void register_target_procstat_tests(void);
+void register_target_spool_tests(void);
 void register_symbols_record_tests(void);
 void register_symbols_tests(void);
 void register_symbols_names_tests(void);
