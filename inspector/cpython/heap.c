@@ -17,12 +17,18 @@
 #include <string.h>
 
 #include "util/notes.h"
+#include "util/meminfo.h"
 #include "util/progress.h"
 #include "util/text.h"
 #include "util/vec.h"
 #include "util/bsearch.h"
 
-#define DEFAULT_MAX_OBJECTS 50000000u
+/* The walk's default bound on objects: as many as half the memory available holds at
+ * BYTES_PER_OBJECT, twice the 59 bytes an object a 75-million-object walk took at its peak
+ * (nodes, edges, the books; issue 47), so that the bound is what the machine can do, never a
+ * fixed count that cuts a big heap short; 50 million where /proc/meminfo cannot be read. */
+#define BYTES_PER_OBJECT 128u
+#define FALLBACK_MAX_OBJECTS 50000000u
 #define MAX_THREADS 4096
 #define MAX_FRAMES 100000           /* per thread */
 #define MAX_GC_LIST 200000000u     /* nodes per GC list, whatever the memory could hold */
@@ -1422,12 +1428,19 @@ static void seed_gc_lists(struct py_heap *h)
     }
 }
 
+static uint64_t default_max_objects(void)
+{
+    uint64_t available = cl_mem_available();
+    uint64_t n = available ? available / 2 / BYTES_PER_OBJECT : FALLBACK_MAX_OBJECTS;
+    return n < PY_NO_NODE ? n : PY_NO_NODE - 1; /* nodes are numbered with 32 bits */
+}
+
 int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, struct py_heap *h,
                   struct cl_error *err)
 {
     memset(h, 0, sizeof *h);
     py_objects_init(&h->objects, rt);
-    h->max_objects = opt && opt->max_objects ? opt->max_objects : DEFAULT_MAX_OBJECTS;
+    h->max_objects = opt && opt->max_objects ? opt->max_objects : default_max_objects();
     struct cl_progress progress;
     cl_progress_start(&progress, opt ? opt->progress : NULL, "walked");
     seed_roots(h);
@@ -1482,9 +1495,12 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
                                   "reaches is called garbage");
     if (h->n >= h->max_objects)
         cl_note_add(&h->warnings,
-                    "stopped after %llu objects (--max-objects); counts and paths "
+                    "stopped after %llu objects (--max-objects%s); counts and paths "
                     "are partial",
-                    (unsigned long long)h->max_objects);
+                    (unsigned long long)h->max_objects,
+                    opt && opt->max_objects ? ""
+                                            : ", by default as many as half the memory "
+                                              "available holds");
     bool oom = h->nodes_dropped || h->roots_dropped || h->objects.oom;
     if (oom)
         cl_note_add(&h->warnings,

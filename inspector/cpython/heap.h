@@ -160,7 +160,7 @@ struct py_heap {
 };
 
 struct py_walk_options {
-    uint64_t max_objects;     /* 0: default (50 million) */
+    uint64_t max_objects;     /* 0: as many as the memory available holds (heap.c) */
     FILE *progress;           /* a terminal for progress lines (util/progress.h), or NULL */
 };
 

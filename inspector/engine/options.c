@@ -13,12 +13,13 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
     [CL_O_CHILDREN] = {"children", 0, "PID", false, CL_OPT_TARGET,
         "every child process of PID: the workers of a torchrun agent"},
     [CL_O_COPY_LIMIT] = {"copy-limit", 0, "N", false, CL_OPT_TARGET,
-        "copy at most N bytes (K, M, G: powers of 1024; default 4G, or half\n"
-        "the memory available if less; shared by the processes read at\n"
-        "once); a process with more stays stopped until culeak is done,\n"
-        "copied as read up to N (default: half the memory available),\n"
-        "and so does any with --copy-limit 0, copied not at all (info,\n"
-        "which reads a few pages, copies nothing unless it is given)"},
+        "copy at most N bytes (K, M, G: powers of 1024; default half the\n"
+        "memory available, shared by the processes read at once); a\n"
+        "process with more stays stopped until culeak is done, copied as\n"
+        "read up to N, and so does any with --copy-limit 0, copied not at\n"
+        "all (info, which reads a few pages, copies nothing unless it is\n"
+        "given); dump --core -: the most of the core's data its spool keeps\n"
+        "(default half the free disk beside -o FILE)"},
     [CL_O_CORE] = {"core", 0, "FILE", true, CL_OPT_TARGET,
         "a core file (kernel core or gdb's gcore; repeatable, as --pid)"},
     [CL_O_DUMP] = {"dump", 0, "FILE", false, CL_OPT_TARGET, "a file culeak dump wrote"},
@@ -51,7 +52,8 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
     [CL_O_MIN_BYTES] = {"min-bytes", 0, "N", false, CL_OPT_SELECTION,
         "tensors: only storages of at least N bytes (K, M, G: powers of 1024)"},
     [CL_O_MAX_OBJECTS] = {"max-objects", 0, "N", false, CL_OPT_SELECTION,
-        "stop walking after N objects (default 50 million)"},
+        "stop walking after N objects (default: as many as half the memory\n"
+        "available holds, at 128 bytes an object)"},
     [CL_O_OUTPUT] = {"output", 'o', "FILE", false, CL_OPT_OUTPUT,
         "write the report (snapshot: the snapshot; dump: the dump) to FILE\n"
         "instead of standard output: made whole, mode 0600, then renamed;\n"

@@ -26,6 +26,7 @@
 #include "target/freeze.h"
 #include "target/refusal.h"
 #include "target/target.h"
+#include "util/meminfo.h"
 #include "util/notes.h"
 #include "util/vec.h"
 #include "target/procstat.h"
@@ -531,40 +532,19 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Half of MemAvailable in /proc/meminfo (1 GiB when it cannot be read). */
-static uint64_t half_available(void)
-{
-    uint64_t kib = 0;
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[128];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib ? kib / 2 * 1024 : 1ull << 30;
-}
-
-/* half_available(), at most DEFAULT_COPY_MAX. Past that a copy made at once is no longer a short
- * pause: at about 2 GB/s a copy of 4 GiB stops the process for 2 s, about as long as walking a
- * big heap while stopped, which reads only what it needs. */
-#define DEFAULT_COPY_MAX (4ull << 30)
+/* Copying is the shorter stop whatever the size, as long as the copy fits: on a 75-million-object
+ * process (issue 47) the copy of its 5.6 GiB stopped it 0.59 s, while a walk with it stopped took
+ * 5.6 s (the walk reads less, but at a tenth of the speed: an object at a time). So the copy
+ * takes what memory allows, half of MemAvailable (1 GiB when it cannot be read), no fixed cap. */
 uint64_t cl_default_copy_limit(void)
 {
-    uint64_t half = half_available();
-    return half < DEFAULT_COPY_MAX ? half : DEFAULT_COPY_MAX;
+    uint64_t available = cl_mem_available();
+    return available ? available / 2 : 1ull << 30;
 }
 
 static uint64_t copy_limit(const struct cl_open_options *opt)
 {
     return opt && opt->copy_limit ? opt->copy_limit : cl_default_copy_limit();
-}
-
-/* What a copy made as read may take: the limit given, else half the memory available (the cap
- * on the default limit is for a pause that such a copy does not lengthen). */
-static uint64_t copy_as_read_limit(const struct cl_open_options *opt)
-{
-    return opt && opt->copy_limit ? opt->copy_limit : half_available();
 }
 
 unsigned cl_cpus(void)
@@ -626,7 +606,7 @@ static int copy_memory(struct cl_target *t, const struct cl_open_options *opt, d
     if (!rc && (size > limit || !lv->seized)) {
         /* Stopped all along, so the copy can be made as the walk reads: of what the walk needs
          * (a fraction of a big process's memory), each page once and in bulk. */
-        if (cl_freeze_on_demand(&lv->frozen, &src, copy_as_read_limit(opt)))
+        if (cl_freeze_on_demand(&lv->frozen, &src, copy_limit(opt)))
             cl_frozen_free(&lv->frozen);
         if (lv->seized)
             cl_note_add(&t->warnings,

@@ -115,9 +115,8 @@ struct cl_open_options {
     bool assume_stopped; /* live: a debugger already holds the process stopped */
     size_t cache_pages; /* 0: default */
     bool record; /* keep every page read, for `culeak dump` (t->record) */
-    /* live: the most memory copied so the process can resume before the walk (0: 4 GiB, or half
-     * of what the machine has available if less); keep_stopped: copy nothing, stopped until
-     * closed */
+    /* live: the most memory copied so the process can resume before the walk (0: half of what
+     * the machine has available); keep_stopped: copy nothing, stopped until closed */
     uint64_t copy_limit;
     bool keep_stopped;
     /* live: the most threads that copy it while it is stopped (0: one a CPU, cl_cpus()); the
@@ -125,7 +124,7 @@ struct cl_open_options {
     unsigned copy_threads;
 };
 
-/* The copy limit when none is given: half of the memory available, at most 4 GiB. */
+/* The copy limit when none is given: half of the memory available. */
 uint64_t cl_default_copy_limit(void);
 /* The CPUs culeak may run on (its affinity mask), at least 1. */
 unsigned cl_cpus(void);
