@@ -23,6 +23,7 @@ static struct {
     char *dump, *report;   /* --dump, --report: paths, NULL where not asked */
     bool json, once;
     unsigned thrown;       /* errors thrown so far, each numbered by it */
+    char note[CL_MAX_NOTE + 1]; /* the error's message, for the dump and the report; "": none */
     bool on_its_way;       /* the last OOM thrown has not reached Python yet */
 } oom;
 
@@ -49,6 +50,45 @@ static bool argument(int k, uint64_t *out)
 {
     static const char *const x86_64[] = {"$rdi", "$rsi"}, *const aarch64[] = {"$x0", "$x1"};
     return eval_u64(x86_64[k], out) || eval_u64(aarch64[k], out);
+}
+
+#define MESSAGE_MAX 4096 /* a c10::Error's message read, at most */
+
+/* The thrown c10::OutOfMemoryError's message (its what(), without the backtrace) into oom.note:
+ * the first member of c10::Error after its vtable is `std::string msg_` (c10/util/Exception.h),
+ * libstdc++'s {char *data; size_t size; ...}; taken only if it reads as torch's own words
+ * ("CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 ..."), else the note says why not. */
+static void read_message(void)
+{
+    uint64_t obj, data, size;
+    snprintf(oom.note, sizeof oom.note,
+             "a CUDA out-of-memory error (c10::OutOfMemoryError; its "
+             "message could not be read)");
+    char expr[64];
+    if (!argument(0, &obj))
+        return;
+    snprintf(expr, sizeof expr, "*(unsigned long *)%llu", (unsigned long long)(obj + 8));
+    bool ok = eval_u64(expr, &data);
+    snprintf(expr, sizeof expr, "*(unsigned long *)%llu", (unsigned long long)(obj + 16));
+    if (!ok || !eval_u64(expr, &size) || size < 20 || size > MESSAGE_MAX)
+        return;
+    PyObject *inf = PyObject_CallMethod(gdb, "selected_inferior", NULL);
+    PyObject *mem = inf ? PyObject_CallMethod(inf, "read_memory", "KK", (unsigned long long)data,
+                                              (unsigned long long)size)
+                        : NULL;
+    PyObject *bytes = mem ? PyObject_CallMethod(mem, "tobytes", NULL) : NULL;
+    const char *text = bytes && PyBytes_Check(bytes) ? PyBytes_AsString(bytes) : NULL;
+    if (text && strncmp(text, "CUDA out of memory", 18) == 0) {
+        size_t len = strcspn(text, "\n");
+        len = len < (size_t)PyBytes_Size(bytes) ? len : (size_t)PyBytes_Size(bytes);
+        len = len < sizeof oom.note - 1 ? len : sizeof oom.note - 1;
+        memcpy(oom.note, text, len);
+        oom.note[len] = '\0';
+    }
+    Py_XDECREF(bytes);
+    Py_XDECREF(mem);
+    Py_XDECREF(inf);
+    PyErr_Clear();
 }
 
 /* A stop at a PLT stub (the callers' of the function, which gdb's breakpoint also covers) is
@@ -174,6 +214,7 @@ static int write_dump(const struct cl_session_options *so, const char *path, FIL
                                   .output = path,
                                   .tensor_filter = {.device = -1},
                                   .block_filter = {.device = -1}};
+    cli.session.open.note = oom.note;
     return cl_command_dump(&cli, log, err);
 }
 
@@ -188,6 +229,8 @@ static int write_report(const char *path, struct cl_error *err)
     struct cl_session *s = NULL;
     struct cl_output o;
     int rc = open_session(&g, &s, err);
+    if (!rc && !(s->target->note = strdup(oom.note)))
+        rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
     if (!rc && !(rc = cl_output_open(path, &o, err))) {
         rc = cl_command_run(&cli, s, o.f, err);
         if (rc)
@@ -225,12 +268,13 @@ PyObject *oom_report_command(const char *command, struct args *a)
     note_caught_inside();
     oom.thrown++;
     oom.on_its_way = true;
+    read_message();
     set_enabled(oom.python_bp, true);
     char line[4096];
     snprintf(line, sizeof line,
              "culeak: out-of-memory error %u thrown (c10::OutOfMemoryError), before anything "
-             "unwinds\n",
-             oom.thrown);
+             "unwinds: %s\n",
+             oom.thrown, oom.note);
     gdb_write(line);
     struct gdb_target g = {0};
     struct cl_session_options so;

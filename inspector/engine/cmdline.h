@@ -16,6 +16,7 @@
 
 #define CL_MAX_LIB_DIRS 32
 #define CL_MAX_ADDRS 256
+#define CL_MAX_NOTE 1000            /* dump --note's characters */
 #define CL_MAX_TARGETS 1024         /* --pid and --core each; the snapshot files merge reads */
 
 struct cl_command_line {

@@ -58,6 +58,9 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "write the report (snapshot: the snapshot; dump: the dump) to FILE\n"
         "instead of standard output: made whole, mode 0600, then renamed;\n"
         "watch: the folder --dump-on-growth writes in"},
+    [CL_O_NOTE] = {"note", 0, "TEXT", false, CL_OPT_SELECTION,
+        "dump: a line saying why it was taken (an out-of-memory error: its\n"
+        "device and size), which info and summary of the dump print"},
     [CL_O_ALLOCATOR_ONLY] = {"allocator-only", 0, NULL, false, CL_OPT_SELECTION,
         "dump: the runtimes and the CUDA allocator, no Python objects: a\n"
         "small file on which blocks lists the segments without holders"},

@@ -46,6 +46,8 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
         fprintf(out, "signal      %s\n",
                 t->signal ? strsignal(t->signal) : "none (made by gcore?)");
     fprintf(out, "executable  %s\n", t->exe_path ? t->exe_path : "(unknown)");
+    if (t->note)
+        fprintf(out, "note        %s\n", t->note);
     if (rank->rank >= 0)
         fprintf(out, "rank        %d of %d, local rank %d (from its environment)\n", rank->rank,
                 rank->world_size, rank->local_rank);
@@ -118,6 +120,10 @@ static void target_json(struct cl_json *j, const struct cl_target *t)
     }
     cl_json_key(j, "executable");
     cl_json_string(j, t->exe_path);
+    if (t->note) {
+        cl_json_key(j, "note");
+        cl_json_string(j, t->note);
+    }
     if (t->source_kind == CL_TARGET_CORE) {
         cl_json_key(j, "signal");
         cl_json_int(j, t->signal);

@@ -420,6 +420,9 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
                          const struct cl_report_notes *w)
 {
     char b[32];
+    const char *note = s->h->objects.rt->t->note;
+    if (note)   /* why this instant: the error a dump was taken at */
+        fprintf(out, "note: %s\n", note);
     fprintf(out, "%u Python objects, %u tensors in %u storages\n", s->objects, s->tensors,
             s->storages);
     fprintf(out, "by device:\n");
@@ -626,6 +629,11 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
 {
     struct cl_json j;
     cl_json_begin_document(&j, out);
+    const char *note = s->h->objects.rt->t->note;
+    if (note) {
+        cl_json_key(&j, "note");
+        cl_json_string(&j, note);
+    }
     cl_json_key(&j, "objects");
     cl_json_int(&j, s->objects);
     cl_json_key(&j, "tensors");

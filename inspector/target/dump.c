@@ -270,6 +270,22 @@ static int parse_clock(const struct cl_dumpfile *df, const char *name, struct cl
     return 0;
 }
 
+#define MAX_NOTE 4096
+
+/* Why the dump was taken, if it says (dump --note). */
+static int parse_note(const struct cl_dumpfile *df, const char *name, struct cl_target *t,
+                      struct cl_error *err)
+{
+    size_t len = df->len[CL_DUMP_NOTE];
+    if (!df->has[CL_DUMP_NOTE])
+        return 0;
+    if (len == 0 || len > MAX_NOTE || memchr(df->sec[CL_DUMP_NOTE], 0, len))
+        return corrupt(err, name, "its note section is malformed");
+    if (!(t->note = strndup((const char *)df->sec[CL_DUMP_NOTE], len)))
+        return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    return 0;
+}
+
 int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *name,
                               const struct cl_open_options *opt, struct cl_target **out,
                               struct cl_error *err)
@@ -291,7 +307,8 @@ int cl_target_open_dump_bytes(const unsigned char *p, size_t len, const char *na
     d->symlen = df.len[CL_DUMP_SYMBOLS];
     if ((rc = parse_meta(&df, name, t, err)) || (rc = parse_maps(&df, name, t, err)) ||
         (rc = parse_files(&df, name, t, err)) || (rc = parse_runs(&df, name, d, err)) ||
-        (rc = parse_scope(&df, name, t, err)) || (rc = parse_clock(&df, name, t, err))) {
+        (rc = parse_scope(&df, name, t, err)) || (rc = parse_clock(&df, name, t, err)) ||
+        (rc = parse_note(&df, name, t, err))) {
         cl_target_close(t);
         return rc;
     }

@@ -146,6 +146,12 @@ int cl_dump_write(struct cl_target *t, const char *open_notes, const void *symbo
         section(&w, CL_DUMP_CLOCK, &clock);
         cl_out_free(&clock);
     }
+    if (t->note) {
+        struct cl_bytes_out note = {0};
+        cl_out_bytes(&note, t->note, strlen(t->note));
+        section(&w, CL_DUMP_NOTE, &note);
+        cl_out_free(&note);
+    }
     if (cl_dumpfile_finish(&w))
         return cl_error_set(err, CL_E_IO, "cannot write the dump: %s", strerror(errno));
     *size = w.at;

@@ -35,6 +35,7 @@ enum cl_dump_section_id {
     CL_DUMP_REQUIRED_IDS,   /* every dump has the sections before this one */
     CL_DUMP_SCOPE = CL_DUMP_REQUIRED_IDS, /* u32 flags, CL_DUMP_SCOPE_*: what the run left out */
     CL_DUMP_CLOCK,          /* u32 count, then (i64 unix ns, u64 ticks) pairs: target/clock.h */
+    CL_DUMP_NOTE,           /* why it was taken (dump --note): UTF-8 text, no NUL */
     CL_DUMP_SECTION_IDS     /* one past the last */
 };
 #define CL_DUMP_SCOPE_ALLOCATOR_ONLY 1u /* culeak dump --allocator-only: no Python objects */

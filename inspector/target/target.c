@@ -25,6 +25,8 @@ static int init_common(struct cl_target *t, const struct cl_open_options *opt)
     size_t pages = opt && opt->cache_pages ? opt->cache_pages : DEFAULT_CACHE_PAGES;
     if (opt)
         t->locator = opt->locator;
+    if (opt && opt->note && !(t->note = strdup(opt->note)))
+        return CL_E_INTERNAL;
     if (opt && opt->record && !(t->record = calloc(1, sizeof *t->record)))
         return CL_E_INTERNAL;
     return cl_pagecache_init(&t->cache, pages, fill_page, t) == 0 ? 0 : CL_E_INTERNAL;
@@ -42,6 +44,7 @@ int cl_target_new(const struct cl_target_ops *ops, enum cl_target_kind kind, voi
     t->source_kind = kind;
     t->impl = impl;
     if (init_common(t, opt)) {
+        free(t->note);
         free(t->record);
         free(t);
         return CL_E_INTERNAL;
@@ -64,6 +67,7 @@ void cl_target_close(struct cl_target *t)
     free(t->threads);
     free(t->exe_path);
     free(t->warnings);
+    free(t->note);
     free(t->clock);
     free(t);
 }

@@ -77,6 +77,7 @@ struct cl_target {
     struct cl_pagecache cache;
     struct cl_error err;        /* the last failure's details */
     char *warnings;             /* newline-separated notes gathered while opening; NULL if none */
+    char *note; /* why it was taken (cl_open_options.note, a dump's); NULL: none */
     /* live: the process exited or was killed while open. Sticky: from then on every read fails
      * with CL_E_NO_PROCESS, so walkers stop, and no command prints a report built on reads that
      * failed only because the process was gone (see cl_target_went_away). */
@@ -119,6 +120,9 @@ struct cl_open_options {
      * the machine has available); keep_stopped: copy nothing, stopped until closed */
     uint64_t copy_limit;
     bool keep_stopped;
+    /* a line saying why the target is read at this instant (an out-of-memory error: its device
+     * and size), which a dump keeps and the reports print; NULL: none */
+    const char *note;
     /* live: the most threads that copy it while it is stopped (0: one a CPU, cl_cpus()); the
      * processes read at once share the CPUs as they share the copy limit */
     unsigned copy_threads;

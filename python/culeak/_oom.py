@@ -27,13 +27,13 @@ def _size(n):
         n /= 1024
 
 
-def _dump_self(dump):
-    """Runs `culeak dump --pid <this process> -o dump` and waits for it. culeak may attach only
+def _dump_self(dump, note):
+    """Runs `culeak dump --pid <this process> -o dump --note note` and waits for it. culeak may attach only
     once this process names it as its tracer (kernel.yama.ptrace_scope 1 lets a process trace
     only its descendants otherwise), so the child shell waits for a line before it becomes
     culeak, keeping its pid."""
     child = subprocess.Popen(["/bin/sh", "-c", 'read go && exec "$0" "$@"', CLI, "dump",
-                              "--pid", str(os.getpid()), "-o", dump],
+                              "--pid", str(os.getpid()), "-o", dump, "--note", note],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
     try:
@@ -78,7 +78,7 @@ def dump_on_oom(path, report=None, json=False):
         what = "CUDA out of memory on cuda:%d (%s not reserved, of %s; %s free on the device)" % (
             device, _size(alloc), _size(device_limit), _size(device_free))
         try:
-            _dump_self(dump)
+            _dump_self(dump, what + ", said torch's out-of-memory observer")
             written = [dump]
             if report:
                 written.append(_expand(report, count[0]))

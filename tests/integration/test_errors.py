@@ -105,6 +105,7 @@ def options():
         (["blocks", "--pid", "1", "--device", "cpu"], ["--device cpu does not apply"]),
         (["info", "--pid", "1", "--interval", "5"], ["--interval does not apply to info"]),
         (["summary", "--core", "-"], ["--core -", "dump only"]),
+        (["dump", "--pid", "1", "-o", "x", "--note", "two\nlines"], ["--note", "one line"]),
         (["dump", "--core", "-", "--pid", "1", "--pid", "2", "-o", "x"], ["several"]),
         (["watch", "--pid", "1", "--dump-on-growth", "0", "-o", "/"], ["above 0"]),
         (["watch", "--pid", "1", "--dump-on-growth", "1M"], ["go together"]),

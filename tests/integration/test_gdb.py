@@ -229,9 +229,10 @@ def catch_oom(dbg):
                 check(p.status()["TracerPid"] == "0", "still traced after --once")
             check("out-of-memory error 1 thrown" in out and "error 1 reached Python" in out,
                   "gdb: %s" % out[-3000:])
-            test_oom.holds_at_oom(json.load(open(report)), truth, "the report")
+            test_oom.holds_at_oom(json.load(open(report)), truth, "the report",
+                                  test_oom.error_said)
             test_oom.holds_at_oom(harness.culeak_json("summary", "--dump", dump), truth,
-                                  "the dump")
+                                  "the dump", test_oom.error_said)
     return test
 
 

@@ -28,16 +28,30 @@ def truth_after_error(p, seconds, context):
     return json.loads(said)["oom"]
 
 
-def holds_at_oom(doc, truth, what):
+def holds_at_oom(doc, truth, what, said):
     """A leak report of the instant (culeak summary --json) names the list that grew with the
     bytes the job counted, and the tensor only the allocating frame's local holds, at its line:
-    no frame had unwound."""
+    no frame had unwound. Its note says what failed, as said(truth) words it."""
+    check_eq(doc.get("note", "")[:len(said(truth))], said(truth), "%s: the note" % what)
     holders = {h["holder"]: h for h in doc["holders"]}
     check_eq(holders.get("__main__.history", {}).get("reachable_by_device"),
              {"cuda:0": truth["history"][1]}, "%s: __main__.history" % what)
     act = "<thread main: forward() at oom_job.py:%d>.act" % truth["line"]
     check_eq(holders.get(act, {}).get("retained_by_device"), {"cuda:0": truth["act"][1]},
              "%s: %s (holders: %s)" % (what, act, sorted(holders)[:8]))
+
+
+def observer_said(truth):
+    """dump_on_oom's note: the device and the size torch's observer passed (the job's own
+    observer saw the same)."""
+    return "CUDA out of memory on cuda:%d (%.1f MiB not reserved" % (truth["device"],
+                                                                   truth["alloc"] / 2 ** 20)
+
+
+def error_said(truth):
+    """catch-oom's note: the thrown error's own message, which names the same size."""
+    return "CUDA out of memory. Tried to allocate %.2f MiB. GPU %d" % (truth["alloc"] / 2 ** 20,
+                                                                       truth["device"])
 
 
 def dump_on_oom():
@@ -63,8 +77,9 @@ def dump_on_oom():
               "wrote %s and %s" % (dump, report) in err, "the job's stderr: %s" % err[-3000:])
         for f in (dump, report):
             check_eq(stat.S_IMODE(os.stat(f).st_mode), 0o600, "mode of %s" % f)
-        holds_at_oom(json.load(open(report)), truth, "the report")
-        holds_at_oom(harness.culeak_json("summary", "--dump", dump), truth, "the dump")
+        holds_at_oom(json.load(open(report)), truth, "the report", observer_said)
+        holds_at_oom(harness.culeak_json("summary", "--dump", dump), truth, "the dump",
+                     observer_said)
 
 
 def tests():

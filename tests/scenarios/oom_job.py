@@ -9,7 +9,8 @@ first), then trains; each --dump-on-oom registers culeak.dump_on_oom(PATH, REPOR
 after that observer.
 Prints {"pid"} then READY at the start; at the error, from the job's own except (which the
 debugger must let run):
-  {"oom": {"history": [id, bytes], "act": [id, bytes], "steps": n, "line": forward()'s line}}
+  {"oom": {"history": [id, bytes], "act": [id, bytes], "steps": n, "line": forward()'s line,
+           "device": the observer's device, "alloc": the bytes it failed to reserve}}
 then EXCEPT, and waits."""
 import json
 import os
@@ -44,7 +45,7 @@ def observer(device, alloc, device_allocated, device_free):
     act = frame.f_locals["act"]
     truth["oom"] = {"history": [id(history), storage_bytes(history)],
                     "act": [id(act), storage_bytes([act])], "steps": len(history),
-                    "line": frame.f_lineno}
+                    "line": frame.f_lineno, "device": device, "alloc": alloc}
 
 
 torch._C._cuda_attach_out_of_memory_observer(observer)
