@@ -4,7 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cudacache/trace.h"
 #include "report/blocks.h"
 #include "report/categories.h"
 #include "report/json.h"
@@ -100,6 +102,10 @@ static int by_retained(const void *a, const void *b)
 struct cuda_row {
     const struct cc_device *device;
     uint64_t owned, unattributed;
+    /* what _record_memory_history() recorded: whether it holds entries, and its last
+     * out-of-memory error (its size, stream, pool and the free bytes CUDA reported) */
+    bool history, oom, oom_time;
+    struct cc_trace_entry last_oom;
 };
 
 /* Where one device's tensor bytes are (what each storage counts for: its block on CUDA), every
@@ -256,6 +262,27 @@ static bool add_categories(struct summary *s, struct py_heap *h, const struct to
     return true;
 }
 
+/* Each device's last out-of-memory error in the allocator's history, where it recorded one: the
+ * stream and pool an error's report should name, which nothing else keeps (issue 45). */
+static void add_last_oom(struct summary *s, const struct cc_allocator *a)
+{
+    struct cc_trace tr;
+    if (!cc_trace_read(s->h->objects.rt->t, a, &tr))
+        return;
+    for (uint32_t i = 0; i < s->ncuda && i < tr.ndevices; i++) {
+        const struct cc_device_trace *d = &tr.devices[i];
+        s->cuda[i].history = d->n > 0;
+        for (uint32_t k = d->n; k-- > 0;)
+            if (d->v[k].action == CC_TRACE_OOM) {
+                s->cuda[i].oom = true;
+                s->cuda[i].oom_time = tr.times;
+                s->cuda[i].last_oom = d->v[k];
+                break;
+            }
+    }
+    cc_trace_free(&tr);
+}
+
 static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
                      const struct cc_allocator *a)
 {
@@ -271,6 +298,7 @@ static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
         row->unattributed = cl_blocks_unattributed(&storages, row->device, &row->owned);
     }
     cl_block_storages_free(&storages);
+    add_last_oom(s, a);
     return true;
 }
 
@@ -416,6 +444,34 @@ static void accounting_text_lines(FILE *out, const struct summary *s, const char
     }
 }
 
+/* The device's last out-of-memory error as the allocator's history recorded it; where a note says
+ * why the target was read (an error, as a rule) and the history is off, that the stream and pool
+ * were not recorded. */
+static void last_oom_text(FILE *out, const struct cuda_row *r, bool noted)
+{
+    char size[CL_BYTES_TEXT], free_bytes[CL_BYTES_TEXT], when[64] = "";
+    const struct cc_trace_entry *e = &r->last_oom;
+    if (!r->oom) {
+        if (noted && !r->history)
+            fprintf(out, "  the stream and pool of an out-of-memory error: not recorded (the "
+                         "allocator's history is off: torch.cuda.memory._record_memory_history)\n");
+        return;
+    }
+    cl_bytes_text(size, sizeof size, e->size);
+    cl_bytes_text(free_bytes, sizeof free_bytes, e->addr);
+    if (r->oom_time) {
+        time_t sec = (time_t)(e->time_us / 1000000);
+        struct tm tm;
+        if (gmtime_r(&sec, &tm))
+            strftime(when, sizeof when, ", at %Y-%m-%dT%H:%M:%SZ", &tm);
+    }
+    fprintf(out,
+            "  its last out-of-memory error (the allocator's history): %s on stream 0x%llx, "
+            "pool (%llu, %llu), %s free on the device%s\n",
+            size, (unsigned long long)e->stream, (unsigned long long)e->pool_id[0],
+            (unsigned long long)e->pool_id[1], free_bytes, when);
+}
+
 static void summary_text(FILE *out, const struct summary *s, size_t width,
                          const struct cl_report_notes *w)
 {
@@ -472,6 +528,7 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
         cl_bytes_text(cached, sizeof cached, d->reserved - d->allocated);
         fprintf(out, "cuda:%d caching allocator: %s reserved, %s allocated, %s cached\n", d->index,
                 reserved, allocated, cached);
+        last_oom_text(out, &s->cuda[i], s->h->objects.rt->t->note != NULL);
     }
     cl_report_warnings(out, NULL, w, "warning: ");
 }
@@ -581,6 +638,32 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
     cl_json_int(j, (long long)r->owned);
     cl_json_key(j, "unattributed");
     cl_json_int(j, (long long)r->unattributed);
+    cl_json_key(j, "history_recorded");
+    cl_json_bool(j, r->history);
+    cl_json_key(j, "last_oom");
+    if (!r->oom) {
+        cl_json_null(j);
+    } else {
+        const struct cc_trace_entry *e = &r->last_oom;
+        cl_json_begin_object(j);
+        cl_json_key(j, "size");
+        cl_json_int(j, (long long)e->size);
+        cl_json_key(j, "stream");
+        cl_json_int(j, (long long)e->stream);
+        cl_json_key(j, "pool");
+        cl_json_begin_array(j);
+        cl_json_int(j, (long long)e->pool_id[0]);
+        cl_json_int(j, (long long)e->pool_id[1]);
+        cl_json_end_array(j);
+        cl_json_key(j, "device_free");
+        cl_json_int(j, (long long)e->addr);
+        cl_json_key(j, "time_us");
+        if (r->oom_time)
+            cl_json_int(j, e->time_us);
+        else
+            cl_json_null(j);
+        cl_json_end_object(j);
+    }
     cl_json_end_object(j);
 }
 

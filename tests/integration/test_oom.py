@@ -54,11 +54,24 @@ def error_said(truth):
                                                                        truth["device"])
 
 
-def dump_on_oom():
+def last_oom(doc, truth, history):
+    """With the allocator's history on, the report names the error's size, stream and pool as
+    the history recorded them; with it off, it records none and the text says so."""
+    cuda = doc["cuda"][truth["device"]]
+    check_eq(cuda["history_recorded"], history, "history_recorded")
+    if history:
+        got = cuda["last_oom"] or {}
+        check_eq([got.get(k) for k in ("size", "stream", "pool")],
+                 [truth["alloc"], truth["stream"], [0, 0]], "the last out-of-memory error")
+    else:
+        check_eq(cuda["last_oom"], None, "last_oom without history")
+
+
+def dump_on_oom(history):
     """culeak.dump_on_oom, one line in the job: at the error, the dump and the report of that
     instant, readable by their owner alone (0600); an observer whose folder does not exist,
     registered before it, prints why and lets the next one and torch's error go on unchanged (the
-    job's `except torch.OutOfMemoryError` runs)."""
+    job's `except torch.OutOfMemoryError` runs). The stream and pool: see last_oom."""
     with harness.tempdir() as d:
         go, dump, report = (os.path.join(d, n) for n in ("go", "oom-{pid}-{n}.cldump",
                                                           "oom-{n}.json"))
@@ -66,7 +79,8 @@ def dump_on_oom():
         env = dict(harness.simgpu_env(), PYTHONPATH=os.path.join(harness.ROOT, "build", "python"))
         with open(go, "w"):
             pass
-        with harness.Process(harness.CUDA_TORCH_VENV, "oom_job.py", go, "--dump-on-oom", missing,
+        with harness.Process(harness.CUDA_TORCH_VENV, "oom_job.py", go,
+                             *(["--history"] if history else []), "--dump-on-oom", missing,
                              "--dump-on-oom", dump, report, env=env) as p:
             truth = truth_after_error(p, 120, "")
             p.proc.kill()
@@ -78,9 +92,14 @@ def dump_on_oom():
         for f in (dump, report):
             check_eq(stat.S_IMODE(os.stat(f).st_mode), 0o600, "mode of %s" % f)
         holds_at_oom(json.load(open(report)), truth, "the report", observer_said)
-        holds_at_oom(harness.culeak_json("summary", "--dump", dump), truth, "the dump",
-                     observer_said)
+        doc = harness.culeak_json("summary", "--dump", dump)
+        holds_at_oom(doc, truth, "the dump", observer_said)
+        last_oom(doc, truth, history)
+        text = harness.culeak("summary", "--dump", dump).stdout
+        check(("not recorded (the allocator's history is off" in text) != history,
+              "the text on the stream and pool: %s" % text[-1500:])
 
 
 def tests():
-    yield "dump-on-oom", dump_on_oom
+    yield "dump-on-oom", lambda: dump_on_oom(False)
+    yield "dump-on-oom:history", lambda: dump_on_oom(True)

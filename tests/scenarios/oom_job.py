@@ -4,13 +4,14 @@ on the simulated device). Its own out-of-memory observer, registered first, reco
 the instant the allocator fails, as a debugger stopped at the throw sees it: the bytes the list
 holds, and the id of `act`, a tensor that only a local of the allocating frame, forward(), holds.
 
-argv: GO [--dump-on-oom PATH [REPORT]]...  -- waits until the file GO exists (a debugger attaches
-first), then trains; each --dump-on-oom registers culeak.dump_on_oom(PATH, REPORT, json=True)
-after that observer.
+argv: GO [--history] [--dump-on-oom PATH [REPORT]]...  -- waits until the file GO exists (a
+debugger attaches first), then trains; --history records the allocator's history first; each
+--dump-on-oom registers culeak.dump_on_oom(PATH, REPORT, json=True) after that observer.
 Prints {"pid"} then READY at the start; at the error, from the job's own except (which the
 debugger must let run):
   {"oom": {"history": [id, bytes], "act": [id, bytes], "steps": n, "line": forward()'s line,
-           "device": the observer's device, "alloc": the bytes it failed to reserve}}
+           "device": the observer's device, "alloc": the bytes it failed to reserve,
+           "stream": the current stream}}
 then EXCEPT, and waits."""
 import json
 import os
@@ -26,6 +27,8 @@ while not os.path.exists(sys.argv[1]):
     time.sleep(0.05)
 
 torch.cuda.set_per_process_memory_fraction(0.002)   # of the simulated device's 80 GiB
+if "--history" in sys.argv:
+    torch.cuda.memory._record_memory_history(max_entries=10000)
 history = []
 truth = {}
 
@@ -45,7 +48,8 @@ def observer(device, alloc, device_allocated, device_free):
     act = frame.f_locals["act"]
     truth["oom"] = {"history": [id(history), storage_bytes(history)],
                     "act": [id(act), storage_bytes([act])], "steps": len(history),
-                    "line": frame.f_lineno, "device": device, "alloc": alloc}
+                    "line": frame.f_lineno, "device": device, "alloc": alloc,
+                    "stream": torch.cuda.current_stream().cuda_stream}
 
 
 torch._C._cuda_attach_out_of_memory_observer(observer)
