@@ -327,6 +327,7 @@ struct str_header {
     uint64_t length; /* code points */
     unsigned kind; /* bytes a code point: 1, 2 or 4 */
     uint32_t data_offset; /* where they start in the object (compact), or 0: apart (legacy) */
+    bool interned; /* state.interned (its low two bits, 3.9-3.14): a name, as a rule */
 };
 
 /* False for a length or kind no str has, and for a not-ready (wstr-only) legacy str: rare, not
@@ -343,7 +344,29 @@ static bool str_header(struct py_objects *o, uint64_t addr, struct str_header *s
     if (kind != 1 && kind != 2 && kind != 4)
         return false;
     *s = (struct str_header){(uint64_t)length, kind,
-                             compact ? (ascii ? l->ascii_data : l->compact_data) : 0};
+                             compact ? (ascii ? l->ascii_data : l->compact_data) : 0,
+                             (state & 3) != 0};
+    return true;
+}
+
+bool py_text_range(struct py_objects *o, uint64_t addr, uint64_t *start, uint64_t *len)
+{
+    const struct py_type *ty = py_object_type(o, addr);
+    const struct py_layout *l = o->rt->l;
+    struct str_header s;
+    int64_t size;
+    if (ty && ty->family == PY_F_BYTES &&
+        !cl_read(o->rt->t, addr + l->ob_size, &size, sizeof size) && size > 0 && size < 1ll << 40) {
+        *start = addr + l->bytes_data;
+        *len = (uint64_t)size;
+        return true;
+    }
+    if (!ty || ty->family != PY_F_STR || !str_header(o, addr, &s) || s.interned || !s.length)
+        return false;
+    *start = addr + s.data_offset;
+    if (!s.data_offset && cl_read_u64(o->rt->t, addr + l->unicode_legacy_data, start))
+        return false;
+    *len = s.length * s.kind;
     return true;
 }
 
@@ -354,6 +377,14 @@ uint64_t py_str_chars(struct py_objects *o, uint64_t addr)
     return ty && ty->family == PY_F_STR && str_header(o, addr, &s) && s.data_offset
                ? addr + s.data_offset
                : 0;
+}
+
+static bool all_zero(const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i])
+            return false;
+    return true;
 }
 
 bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
@@ -377,6 +408,15 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
     unsigned char buf[4096 * 4];
     if (cl_read(t, data, buf, limit * kind))
         return false;
+    /* a dump made with --redact: its characters were left out (cpython/redact.h) */
+    if (t->redacted && limit && !s.interned && all_zero(buf, limit * kind)) {
+        char said[64];
+        snprintf(said, sizeof said, "<redacted: %llu characters>", (unsigned long long)s.length);
+        size_t n = strlen(said) < cap - 1 ? strlen(said) : cap - 1;
+        memcpy(out, said, n);
+        out[n] = '\0';
+        return true;
+    }
     for (size_t i = 0; i < limit; i++) {
         uint32_t cp;
         if (kind == 1) {

@@ -95,6 +95,9 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap);
 /* Where a compact str's characters start (what PyUnicode_AsUTF8 returns for an ASCII one); 0
  * for another object, or a str whose characters lie apart. */
 uint64_t py_str_chars(struct py_objects *o, uint64_t addr);
+/* Where the characters of a str (unless interned: a name) or the bytes of a bytes object lie,
+ * for `culeak dump --redact` (cpython/redact.h); false for any other object. */
+bool py_text_range(struct py_objects *o, uint64_t addr, uint64_t *start, uint64_t *len);
 /* An int's value when it fits in 64 bits. */
 bool py_int_read(struct py_objects *o, uint64_t addr, int64_t *value);
 /* |ob_size| without overflow: a corrupt ob_size may be INT64_MIN. */

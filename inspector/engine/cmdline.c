@@ -255,6 +255,7 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
     case CL_O_MAX_OBJECTS:
         return cl_value_count("--max-objects", arg, 1, MAX_OBJECTS, &cli->walk.max_objects, err);
     case CL_O_OUTPUT: cli->output = arg; return 0;
+    case CL_O_REDACT: cli->redact = true; return 0;
     case CL_O_NOTE:
         if (!*arg || strlen(arg) > CL_MAX_NOTE || strchr(arg, '\n'))
             return cl_error_set(err, CL_E_USAGE, "--note wants one line of at most %d characters",

@@ -620,7 +620,7 @@ static const struct cl_command_spec commands[] = {
     {.name = "dump",
      .help = "save what every command reads of the target (-o FILE), to run them on\n"
              "the file (--dump FILE) anywhere, with none of the target's files",
-     .options = OPT(OUTPUT) | OPT(NOTE) | OPT(ALLOCATOR_ONLY),
+     .options = OPT(OUTPUT) | OPT(NOTE) | OPT(REDACT) | OPT(ALLOCATOR_ONLY),
      .needs = CL_MODEL_HOLDERS,
      .flags = CL_CMD_RECORDS,
      .no_python = "it writes a file: the CLI's culeak dump, whose file culeak.open(dump=) reads",

@@ -11,7 +11,9 @@
 
 #include "engine/command.h"
 #include "engine/table.h"
+#include "cpython/redact.h"
 #include "target/dump.h"
+#include "target/pagerec.h"
 #include "target/spool.h"
 #include "util/output.h"
 
@@ -160,6 +162,29 @@ static int write_file(struct cl_session *s, const char *path, struct job_owner o
     return rc;
 }
 
+static void zero_kept(void *record, uint64_t addr, uint64_t len)
+{
+    cl_pagerec_zero(record, addr, len);
+}
+
+/* --redact: the text cpython/redact.h says must not leave the machine is zeros in the pages
+ * kept; the dump says so, and its str reader prints `<redacted: N characters>` for it. */
+static int redact(const struct cl_command_line *cli, struct cl_session *s, FILE *log,
+                  struct cl_error *err)
+{
+    struct py_heap *h;
+    int rc = cl_session_heap(s, &cli->walk, &h, err);
+    if (rc)
+        return rc;
+    uint64_t bytes, objects = py_redact(h, zero_kept, s->target->record, &bytes);
+    s->target->redacted = true;
+    fprintf(log,
+            "culeak: dump: --redact: the contents of %llu strs and bytes objects (%llu "
+            "bytes) left out\n",
+            (unsigned long long)objects, (unsigned long long)bytes);
+    return 0;
+}
+
 /* The dump of an open target t (closed here). */
 static int dump_target(const struct cl_command_line *cli, struct cl_target *t,
                        struct job_owner owner, FILE *log, struct cl_error *err)
@@ -175,7 +200,8 @@ static int dump_target(const struct cl_command_line *cli, struct cl_target *t,
     t->allocator_only = cli->allocator_only;   /* the session then refuses the heap */
     struct cl_session *s;
     if (!(rc = cl_session_open_target(t, &s, err))) {
-        if (!(rc = exercise(cli, s, err)))
+        if (!(rc = exercise(cli, s, err)) &&
+            (!cli->redact || t->allocator_only || !(rc = redact(cli, s, log, err))))
             rc = write_file(s, cli->output, owner, open_notes, log, err);
         cl_session_close(s);
     }

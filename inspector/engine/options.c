@@ -61,6 +61,10 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
     [CL_O_NOTE] = {"note", 0, "TEXT", false, CL_OPT_SELECTION,
         "dump: a line saying why it was taken (an out-of-memory error: its\n"
         "device and size), which info and summary of the dump print"},
+    [CL_O_REDACT] = {"redact", 0, NULL, false, CL_OPT_SELECTION,
+        "dump: leave out the characters of strs and the bytes of bytes\n"
+        "objects (their sizes kept), for a dump that leaves the machine;\n"
+        "interned strs, the names holders are written with, stay"},
     [CL_O_ALLOCATOR_ONLY] = {"allocator-only", 0, NULL, false, CL_OPT_SELECTION,
         "dump: the runtimes and the CUDA allocator, no Python objects: a\n"
         "small file on which blocks lists the segments without holders"},

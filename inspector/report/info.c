@@ -38,8 +38,9 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
                          const struct cl_report_notes *w)
 {
     char words[96];
-    fprintf(out, "target      %s%s\n", cl_target_words(t, words, sizeof words),
-            t->allocator_only ? " (--allocator-only: no Python objects)" : "");
+    fprintf(out, "target      %s%s%s\n", cl_target_words(t, words, sizeof words),
+            t->allocator_only ? " (--allocator-only: no Python objects)" : "",
+            t->redacted ? " (--redact: the contents of strs and bytes left out)" : "");
     if (t->ns_pid && t->ns_pid != t->pid)   /* in a container: the pid it knows itself by */
         fprintf(out, "  ns pid    %d (in its own PID namespace)\n", t->ns_pid);
     if (t->source_kind == CL_TARGET_CORE)
@@ -109,6 +110,10 @@ static void target_json(struct cl_json *j, const struct cl_target *t)
     }
     if (t->allocator_only) {
         cl_json_key(j, "allocator_only");
+        cl_json_bool(j, true);
+    }
+    if (t->redacted) {
+        cl_json_key(j, "redacted");
         cl_json_bool(j, true);
     }
     cl_json_key(j, "pid");

@@ -245,9 +245,11 @@ static int parse_scope(const struct cl_dumpfile *df, const char *name, struct cl
         return 0;
     struct cl_bytes_in in = {df->sec[CL_DUMP_SCOPE], df->len[CL_DUMP_SCOPE], 0, false, false};
     uint32_t flags = cl_in_u32(&in);
-    if (in.bad || cl_in_room(&in, 1) || (flags & ~CL_DUMP_SCOPE_ALLOCATOR_ONLY))
+    if (in.bad || cl_in_room(&in, 1) ||
+        (flags & ~(CL_DUMP_SCOPE_ALLOCATOR_ONLY | CL_DUMP_SCOPE_REDACTED)))
         return corrupt(err, name, "its scope section is malformed");
     t->allocator_only = flags & CL_DUMP_SCOPE_ALLOCATOR_ONLY;
+    t->redacted = flags & CL_DUMP_SCOPE_REDACTED;
     return 0;
 }
 

@@ -130,9 +130,10 @@ int cl_dump_write(struct cl_target *t, const char *open_notes, const void *symbo
     cl_dumpfile_begin_section(&w, CL_DUMP_SYMBOLS, 8);
     cl_dumpfile_write(&w, symbols, symlen);
     write_pages(&w, t->record);
-    if (t->allocator_only) {   /* only such a dump has it: a whole dump is as it was before */
+    if (t->allocator_only || t->redacted) { /* a whole dump has none, as before */
         struct cl_bytes_out scope = {0};
-        cl_out_u32(&scope, CL_DUMP_SCOPE_ALLOCATOR_ONLY);
+        cl_out_u32(&scope, (t->allocator_only ? CL_DUMP_SCOPE_ALLOCATOR_ONLY : 0) |
+                               (t->redacted ? CL_DUMP_SCOPE_REDACTED : 0));
         section(&w, CL_DUMP_SCOPE, &scope);
         cl_out_free(&scope);
     }

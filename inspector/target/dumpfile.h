@@ -39,6 +39,7 @@ enum cl_dump_section_id {
     CL_DUMP_SECTION_IDS     /* one past the last */
 };
 #define CL_DUMP_SCOPE_ALLOCATOR_ONLY 1u /* culeak dump --allocator-only: no Python objects */
+#define CL_DUMP_SCOPE_REDACTED 2u /* culeak dump --redact: strs' and bytes' contents zeros */
 
 /* A page run's kind (RUNS section): its pages' bytes in DATA, all zeros, or failed to read. */
 enum cl_dump_run_kind { CL_DUMP_RUN_DATA, CL_DUMP_RUN_ZERO, CL_DUMP_RUN_FAILED, CL_DUMP_RUN_KINDS };

@@ -45,6 +45,21 @@ void cl_pagerec_add(struct cl_pagerec *r, uint64_t addr, int status, const void 
     }
 }
 
+void cl_pagerec_zero(struct cl_pagerec *r, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+    for (uint64_t at = addr; at < end;) {
+        uint64_t page = at / CL_PAGE_SIZE * CL_PAGE_SIZE;
+        uint64_t stop = end - page < CL_PAGE_SIZE ? end : page + CL_PAGE_SIZE;
+        uint32_t i = cl_addrmap_get(&r->index, cl_addrmap_number_key(page / CL_PAGE_SIZE));
+        if (i != UINT32_MAX && r->v[i].status == 0)
+            memset(r->pages + (size_t)r->v[i].data * CL_PAGE_SIZE + (at - page), 0, stop - at);
+        if (stop == UINT64_MAX || page + CL_PAGE_SIZE < page)
+            break;
+        at = stop;
+    }
+}
+
 static int by_addr(const void *a, const void *b)
 {
     const struct cl_pagerec_entry *x = a, *y = b;

@@ -27,6 +27,9 @@ struct cl_pagerec {
 
 /* Keeps the page at addr (a page the source filled) unless it is already kept. */
 void cl_pagerec_add(struct cl_pagerec *r, uint64_t addr, int status, const void *page);
+/* Zeros the len bytes at addr in the pages kept (before sorting them): a part of a page that must
+ * not leave the machine (dump --redact). */
+void cl_pagerec_zero(struct cl_pagerec *r, uint64_t addr, uint64_t len);
 /* The entries sorted by address (the order the dump stores them in). */
 void cl_pagerec_sort(struct cl_pagerec *r);
 const unsigned char *cl_pagerec_data(const struct cl_pagerec *r, const struct cl_pagerec_entry *e);

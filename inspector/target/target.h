@@ -100,6 +100,9 @@ struct cl_target {
     /* `culeak dump --allocator-only`, and a dump it wrote: the Python heap is not walked (the
      * session refuses it), so only the runtimes and the CUDA allocator are read. */
     bool allocator_only;
+    /* `culeak dump --redact`, and a dump it wrote: the characters of strs that are not interned
+     * and of bytes objects are zeros (their sizes kept); a str's reader says so */
+    bool redacted;
     /* While `culeak dump` runs: every page the source served (NULL otherwise). */
     struct cl_pagerec *record;
     /* The small files read beside memory: recorded while dumping, a dump's answers. */

@@ -154,6 +154,38 @@ def stream_core(how):
     return test
 
 
+def redacted():
+    """dump --redact, for a dump that leaves the machine: the secrets the job holds (a token, an
+    e-mail address used as a dict key, a bytes payload, none of them in its source) are in a
+    plain dump of it and nowhere in the redacted one, which still names the holders as the plain
+    one does, a secret key as `<redacted: N characters>`, and says it is redacted."""
+    with harness.tempdir() as d:
+        with harness.Process(harness.TORCH_VENV, "private_text.py") as p, harness.stopped(p):
+            plain = make_dump(["--pid", p.pid], d, "plain.cldump")
+            red = os.path.join(d, "red.cldump")
+            r = harness.culeak("dump", "--pid", p.pid, "-o", red, "--redact")
+            check("--redact: the contents of" in r.stderr, "dump --redact said: %r" % r.stderr)
+        secrets = [bytes.fromhex(h) for h in p.truth["secrets"]]
+        for path, want in ((plain, True), (red, False)):
+            data = open(path, "rb").read()
+            check_eq([s in data for s in secrets], [want] * len(secrets),
+                     "secrets in %s" % os.path.basename(path))
+        holders = [{h["holder"]: h["retained_bytes"] for h in
+                    harness.culeak_json("summary", "--dump", f)["holders"]} for f in (plain, red)]
+        email = secrets[1].decode()
+        check_eq(holders[1], {k.replace(email, "<redacted: %d characters>" % len(email)): v
+                              for k, v in holders[0].items()}, "the redacted dump's holders")
+        check("__main__.history" in holders[1], "holders: %r" % sorted(holders[1]))
+        paths = [{p for t in harness.culeak_json("tensors", "--dump", f)["tensors"]
+                  for p in t["paths"]} for f in (plain, red)]
+        key = "__main__.accounts[%r][0]"
+        check(key % email in paths[0] and
+              key % ("<redacted: %d characters>" % len(email)) in paths[1] and
+              not any(email in p for p in paths[1]), "the paths: %r" % sorted(paths[1]))
+        check_eq(harness.culeak_json("info", "--dump", red)["target"].get("redacted"), True,
+                 "info.target.redacted")
+
+
 def simulated_device():
     """cuda_blocks.py on the simulated device: the allocator walk from the dump."""
     with harness.tempdir() as d:
@@ -298,6 +330,7 @@ def tests():
     yield "holders:live", holders_every_command("live")
     yield "holders:gcore", holders_every_command("gcore")
     yield "holders:after-exit", holders_after_exit
+    yield "redact", redacted
     yield "stream:pipe", stream_core("pipe")
     yield "stream:core-pattern", stream_core("core-pattern")
     yield "simulated-device:blocks", simulated_device

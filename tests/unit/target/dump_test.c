@@ -252,8 +252,9 @@ static void test_crafted(void)
     free(orig);
 }
 
-/* An allocator-only dump says so in its SCOPE section, which a whole dump does not have; a
- * flag this culeak does not know, or bytes after the flags, are a corrupt dump. */
+/* An allocator-only dump says so in its SCOPE section, which a whole dump does not have, and a
+ * redacted one too; a flag this culeak does not know, or bytes after the flags, are a corrupt
+ * dump. */
 static void test_scope(void)
 {
     size_t len, whole_len;
@@ -265,7 +266,11 @@ static void test_scope(void)
     CU_ASSERT(t->allocator_only);
     cl_target_close(t);
     uint64_t scope = section_offset(p, CL_DUMP_SCOPE);
-    p[scope] = 3;
+    p[scope] = CL_DUMP_SCOPE_REDACTED; /* dump --redact's */
+    CU_ASSERT_FATAL(open_bytes(p, len, &t, &err) == 0);
+    CU_ASSERT(t->redacted && !t->allocator_only);
+    cl_target_close(t);
+    p[scope] = 4;
     expect_refused(p, len, CL_E_NOT_CORE, "scope section");
     p[scope] = 1;
     put64(p + table_entry(p, CL_DUMP_SCOPE) + 16, 5);
