@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine/dump.h"
+#include "engine/snapshot.h"
 #include "util/output.h"
 
 static struct {
@@ -218,7 +219,24 @@ static int write_dump(const struct cl_session_options *so, const char *path, FIL
     return cl_command_dump(&cli, log, err);
 }
 
-/* The leak report (summary), text or JSON, into path. */
+/* What grew since the last snapshot culeak-snapshot took, if one was (a line as watch prints),
+ * into since (growth cap bytes); false when none was taken. */
+static bool grew_since(struct cl_session *s, struct cl_since *since, char *growth, size_t cap)
+{
+    const char *name;
+    const struct cl_snapshot *last = last_snapshot(&name);
+    struct cl_snapshot now;
+    struct cl_error err = {0};
+    if (!last || cl_snapshot_take(s, NULL, &now, &err))
+        return false;
+    cl_snapshot_delta(last, &now, growth, cap);
+    cl_snapshot_free(&now);
+    *since = (struct cl_since){name, last->time, growth};
+    return true;
+}
+
+/* The leak report (summary), text or JSON, into path; with what grew since the last snapshot,
+ * which gdb prints too. */
 static int write_report(const char *path, struct cl_error *err)
 {
     struct cl_command_line cli = {.command = "summary",
@@ -228,9 +246,16 @@ static int write_report(const char *path, struct cl_error *err)
     struct gdb_target g = {0};
     struct cl_session *s = NULL;
     struct cl_output o;
+    struct cl_since since;
+    char growth[2048], line[2200];
     int rc = open_session(&g, &s, err);
     if (!rc && !(s->target->note = strdup(oom.note)))
         rc = cl_error_set(err, CL_E_INTERNAL, "out of memory");
+    if (!rc && grew_since(s, &since, growth, sizeof growth)) {
+        cli.since = &since;
+        snprintf(line, sizeof line, "culeak: grew since snapshot %s: %s\n", since.snapshot, growth);
+        gdb_write(line);
+    }
     if (!rc && !(rc = cl_output_open(path, &o, err))) {
         rc = cl_command_run(&cli, s, o.f, err);
         if (rc)

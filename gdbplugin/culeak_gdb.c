@@ -319,7 +319,15 @@ static int args_split(const char *name, const char *arg, struct args *a)
 static struct named_snapshot {
     char name[64];
     struct cl_snapshot snap;
-} snapshots[MAX_SNAPSHOTS];
+} snapshots[MAX_SNAPSHOTS], *last_taken;
+
+const struct cl_snapshot *last_snapshot(const char **name)
+{
+    if (!last_taken || !last_taken->name[0])
+        return NULL;
+    *name = last_taken->name;
+    return &last_taken->snap;
+}
 
 static struct named_snapshot *snapshot_named(const char *name, bool create)
 {
@@ -511,6 +519,7 @@ static PyObject *snapshot_command(const char *command, struct args *a)
         }
         cl_snapshot_free(&ns->snap);
         ns->snap = snap;
+        last_taken = ns;
         char line[256];
         char size[CL_BYTES_TEXT];
         cl_bytes_text(size, sizeof size, snap.bytes);

@@ -46,6 +46,8 @@ struct args {
 /* culeak-catch-oom and the commands its breakpoints run (gdbplugin/catch_oom.c); the module
  * makes its breakpoint classes first (0, or -1 with a Python error). */
 int catch_oom_init(void);
+/* The snapshot culeak-snapshot took or loaded last, and its name; NULL when none. */
+const struct cl_snapshot *last_snapshot(const char **name);
 PyObject *catch_oom_command(const char *command, struct args *a);
 PyObject *oom_report_command(const char *command, struct args *a);
 PyObject *oom_reached_command(const char *command, struct args *a);

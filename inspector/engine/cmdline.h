@@ -50,6 +50,7 @@ struct cl_command_line {
     size_t count;                   /* watch --count: inspections, 0 until the process ends */
     uint64_t dump_on_growth;        /* watch --dump-on-growth: bytes; 0: never */
     bool redact;                    /* dump --redact */
+    const struct cl_since *since;   /* summary: what grew since a snapshot (catch-oom's report) */
     struct cl_drill_options drill;  /* summary --depth, --dominant, --spread */
     struct {                        /* culeak-break-step, in gdb */
         const char *symbol;         /* --symbol, or NULL: the autograd engine's execute */

@@ -131,8 +131,8 @@ static int cmd_summary(const struct cl_command_line *cli, const struct cl_models
     note_children(m);
     struct cl_text_options text = {cli->full ? 0 : CL_TEXT_WIDTH, cli->top};
     struct cl_report_notes w = cl_models_notes(m);
-    int rc = cl_report_summary(out, m->heap, m->tensors, m->holders, m->allocator, &text, cli->json,
-                               &w, err);
+    int rc = cl_report_summary(out, m->heap, m->tensors, m->holders, m->allocator, &text,
+                               cli->since, cli->json, &w, err);
     return rc || !cli->html ? rc : write_html(cli, m, err);
 }
 

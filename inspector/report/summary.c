@@ -152,6 +152,7 @@ struct summary {
     uint32_t ncuda;
     const struct py_heap *h;
     const struct cl_holders *hs;
+    const struct cl_since *since;
 };
 
 static void summary_free(struct summary *s)
@@ -479,6 +480,9 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
     const char *note = s->h->objects.rt->t->note;
     if (note)   /* why this instant: the error a dump was taken at */
         fprintf(out, "note: %s\n", note);
+    if (s->since)
+        fprintf(out, "grew since snapshot %s (%s): %s\n", s->since->snapshot, s->since->time,
+                s->since->growth);
     fprintf(out, "%u Python objects, %u tensors in %u storages\n", s->objects, s->tensors,
             s->storages);
     fprintf(out, "by device:\n");
@@ -717,6 +721,17 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
         cl_json_key(&j, "note");
         cl_json_string(&j, note);
     }
+    if (s->since) {
+        cl_json_key(&j, "grew_since_snapshot");
+        cl_json_begin_object(&j);
+        cl_json_key(&j, "snapshot");
+        cl_json_string(&j, s->since->snapshot);
+        cl_json_key(&j, "time");
+        cl_json_string(&j, s->since->time);
+        cl_json_key(&j, "growth");
+        cl_json_string(&j, s->since->growth);
+        cl_json_end_object(&j);
+    }
     cl_json_key(&j, "objects");
     cl_json_int(&j, s->objects);
     cl_json_key(&j, "tensors");
@@ -742,13 +757,14 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
 
 int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                       const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, bool json, const struct cl_report_notes *w,
-                      struct cl_error *err)
+                      const struct cl_text_options *opt, const struct cl_since *since, bool json,
+                      const struct cl_report_notes *w, struct cl_error *err)
 {
     struct summary s;
     int rc = summary_build(h, tt, hs, a, opt->top, &s, err);
     if (rc)
         return rc;
+    s.since = since;
     if (json)
         summary_json(out, &s, w);
     else

@@ -24,12 +24,19 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
                        const struct cl_holders *hs, const struct cl_tensor_filter *f,
                        const struct cl_text_options *opt, bool json,
                        const struct cl_report_notes *w);
+/* What grew since a snapshot (culeak-catch-oom's report): its name, when it was taken, and the
+ * growth as watch words it. */
+struct cl_since {
+    const char *snapshot, *time, *growth;
+};
+
 /* The leak report: totals by device, then every holder by the bytes dropping it would free.
- * a: the CUDA allocator's walk, or NULL when it could not be walked. */
+ * a: the CUDA allocator's walk, or NULL when it could not be walked; since: NULL, or what grew
+ * since a snapshot, said first. */
 int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                       const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, bool json, const struct cl_report_notes *w,
-                      struct cl_error *err);
+                      const struct cl_text_options *opt, const struct cl_since *since, bool json,
+                      const struct cl_report_notes *w, struct cl_error *err);
 
 /* "cuda:0", "cpu": a device as torch writes it. */
 void cl_device_text(char *out, size_t cap, int8_t type, int8_t index);

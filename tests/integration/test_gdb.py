@@ -213,15 +213,16 @@ def break_step(dbg, steps=4):
 def catch_oom(dbg):
     """culeak-catch-oom in batch mode, on the simulated device: the job, attached and then told to
     go, dies of a CUDA out-of-memory error at a step it does not know. At the throw, before
-    anything unwinds, the dump and the report hold what test_oom.holds_at_oom checks; --once
-    then detaches, and the job's own except runs."""
+    anything unwinds, the dump and the report hold what test_oom.holds_at_oom checks, and the
+    report what grew since the snapshot taken before training; --once then detaches, and the
+    job's own except runs."""
     def test():
         with harness.tempdir() as d:
             go, dump, report = (os.path.join(d, n) for n in ("go", "oom.cldump", "oom.json"))
             script = os.path.join(d, "catch.gdb")   # gdb 10 runs breakpoint commands from a file
             with open(script, "w") as f:
                 f.write("culeak-catch-oom --dump %s --report %s --json --once\n"
-                        "shell touch %s\ncontinue\n" % (dump, report, go))
+                        "culeak-snapshot before\nshell touch %s\ncontinue\n" % (dump, report, go))
             with dbg.process(harness.CUDA_TORCH_VENV, "oom_job.py", go,
                              env=harness.simgpu_env()) as p:
                 rc, out = dbg("-p", str(p.pid), "-x", script, timeout=600)
@@ -229,8 +230,12 @@ def catch_oom(dbg):
                 check(p.status()["TracerPid"] == "0", "still traced after --once")
             check("out-of-memory error 1 thrown" in out and "error 1 reached Python" in out,
                   "gdb: %s" % out[-3000:])
-            test_oom.holds_at_oom(json.load(open(report)), truth, "the report",
-                                  test_oom.error_said)
+            doc = json.load(open(report))
+            test_oom.holds_at_oom(doc, truth, "the report", test_oom.error_said)
+            grew = doc.get("grew_since_snapshot") or {}
+            check(grew.get("snapshot") == "before" and
+                  "grew: __main__.history[*] +" in grew.get("growth", ""),
+                  "what grew since the snapshot before training: %r" % grew)
             test_oom.holds_at_oom(harness.culeak_json("summary", "--dump", dump), truth,
                                   "the dump", test_oom.error_said)
     return test
