@@ -653,7 +653,7 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
         cl_json_key(j, "size");
         cl_json_int(j, (long long)e->size);
         cl_json_key(j, "stream");
-        cl_json_int(j, (long long)e->stream);
+        cl_json_hex(j, e->stream); /* as blocks writes a segment's */
         cl_json_key(j, "pool");
         cl_json_begin_array(j);
         cl_json_int(j, (long long)e->pool_id[0]);
