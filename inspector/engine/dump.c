@@ -1,17 +1,17 @@
 #include "engine/dump.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cpython/redact.h"
 #include "engine/command.h"
 #include "engine/table.h"
-#include "cpython/redact.h"
 #include "target/dump.h"
 #include "target/pagerec.h"
 #include "target/spool.h"

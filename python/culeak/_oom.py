@@ -28,10 +28,10 @@ def _size(n):
 
 
 def _dump_self(dump, note):
-    """Runs `culeak dump --pid <this process> -o dump --note note` and waits for it. culeak may attach only
-    once this process names it as its tracer (kernel.yama.ptrace_scope 1 lets a process trace
-    only its descendants otherwise), so the child shell waits for a line before it becomes
-    culeak, keeping its pid."""
+    """Runs `culeak dump --pid <this process> -o dump --note note` and waits for it. culeak may
+    attach only once this process names it as its tracer (kernel.yama.ptrace_scope 1 lets a
+    process trace only its descendants otherwise), so the child shell waits for a line before it
+    becomes culeak, keeping its pid."""
     child = subprocess.Popen(["/bin/sh", "-c", 'read go && exec "$0" "$@"', CLI, "dump",
                               "--pid", str(os.getpid()), "-o", dump, "--note", note],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -48,7 +48,11 @@ def _dump_self(dump, note):
 
 def _report(dump, report, as_json):
     """The leak report of the dump, into the file report."""
-    text = _native.Session(["--dump", dump]).run(["summary"] + (["--json"] if as_json else []))
+    session = _native.Session(["--dump", dump])
+    try:
+        text = session.run(["summary"] + (["--json"] if as_json else []))
+    finally:
+        session.close()
     fd = os.open(report, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(text)
