@@ -387,47 +387,6 @@ static int watch_once(const struct cl_command_line *cli, struct cl_snapshot *sna
     return rc;
 }
 
-#define MAX_DEVICES 64 /* the devices a growth check tells apart; more count as the last */
-
-/* The device whose tensor bytes grew most from a to b, by the sums of its categories (each
- * storage in one: report/categories.h), into device; returns that growth. */
-static int64_t device_growth(const struct cl_snapshot *a, const struct cl_snapshot *b,
-                             char device[32])
-{
-    struct {
-        char name[32];
-        int64_t bytes;
-    } d[MAX_DEVICES];
-    memset(d, 0, sizeof d);
-    size_t n = 0;
-    const struct cl_snapshot *side[2] = {a, b};
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < side[k]->ncat; i++) {
-            char name[32];   /* the key's device: "cuda:0 parameters" */
-            size_t len = strcspn(side[k]->cat[i].path, " ");
-            len = len < sizeof name ? len : sizeof name - 1;
-            memcpy(name, side[k]->cat[i].path, len);
-            name[len] = '\0';
-            size_t j = 0;
-            while (j < n && strcmp(d[j].name, name) != 0)
-                j++;
-            if (j == n && n < MAX_DEVICES) {
-                snprintf(d[n].name, sizeof d[n].name, "%s", name);
-                d[n++].bytes = 0;
-            }
-            j = j < n ? j : n - 1;
-            d[j].bytes += k ? (int64_t)side[k]->cat[i].bytes : -(int64_t)side[k]->cat[i].bytes;
-        }
-    int64_t most = 0;
-    device[0] = '\0';
-    for (size_t j = 0; j < n; j++)
-        if (d[j].bytes > most) {
-            most = d[j].bytes;
-            memcpy(device, d[j].name, sizeof d[j].name);
-        }
-    return most;
-}
-
 /* --dump-on-growth: the job has grown by the threshold since the watch began (first); a dump of
  * it now, and the diff that triggered it, into the -o folder. */
 static int dump_growth(const struct cl_command_line *cli, const struct cl_snapshot *first,
@@ -492,7 +451,8 @@ static int watch(const struct cl_command_line *cli, FILE *out, FILE *log, struct
         cl_snapshot_delta(have_last ? &last : &first, &now, line, sizeof line);
         fprintf(out, "%s pid %d: %s\n", now.time, now.pid, line);
         fflush(out);
-        int64_t grown = cli->dump_on_growth && !dumped ? device_growth(&first, &now, device) : 0;
+        int64_t grown =
+            cli->dump_on_growth && !dumped ? cl_snapshot_device_growth(&first, &now, device) : 0;
         if (grown > 0 && (uint64_t)grown >= cli->dump_on_growth) {
             rc = dump_growth(cli, &first, &now, device, grown, out, log, err);
             dumped = true;

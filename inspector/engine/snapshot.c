@@ -570,3 +570,42 @@ int cl_snapshot_read(const char *path, struct cl_snapshot *out, struct cl_error 
         cl_snapshot_free(out);
     return rc;
 }
+
+#define MAX_DEVICES 64 /* the devices a growth check tells apart; more count as the last */
+
+int64_t cl_snapshot_device_growth(const struct cl_snapshot *a, const struct cl_snapshot *b,
+                                  char device[32])
+{
+    struct {
+        char name[32];
+        int64_t bytes;
+    } d[MAX_DEVICES];
+    memset(d, 0, sizeof d);
+    size_t n = 0;
+    const struct cl_snapshot *side[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < side[k]->ncat; i++) {
+            char name[32];   /* the key's device: "cuda:0 parameters" */
+            size_t len = strcspn(side[k]->cat[i].path, " ");
+            len = len < sizeof name ? len : sizeof name - 1;
+            memcpy(name, side[k]->cat[i].path, len);
+            name[len] = '\0';
+            size_t j = 0;
+            while (j < n && strcmp(d[j].name, name) != 0)
+                j++;
+            if (j == n && n < MAX_DEVICES) {
+                memcpy(d[n].name, name, sizeof name);
+                d[n++].bytes = 0;
+            }
+            j = j < n ? j : n - 1;
+            d[j].bytes += k ? (int64_t)side[k]->cat[i].bytes : -(int64_t)side[k]->cat[i].bytes;
+        }
+    int64_t most = 0;
+    device[0] = '\0';
+    for (size_t j = 0; j < n; j++)
+        if (d[j].bytes > most) {
+            most = d[j].bytes;
+            memcpy(device, d[j].name, sizeof d[j].name);
+        }
+    return most;
+}

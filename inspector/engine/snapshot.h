@@ -64,6 +64,11 @@ void cl_path_collapse(const char *path, char *out, size_t cap);
  * when memory was released). */
 int64_t cl_snapshot_delta(const struct cl_snapshot *before, const struct cl_snapshot *after,
                           char *line, size_t cap);
+/* The device whose tensor bytes grew most from before to after, by the sums of its categories
+ * (each storage in one: report/categories.h), into device ("cuda:0"); returns that growth, 0
+ * when none grew (watch --dump-on-growth). */
+int64_t cl_snapshot_device_growth(const struct cl_snapshot *before, const struct cl_snapshot *after,
+                                  char device[32]);
 /* Every path whose storages or bytes changed, biggest change first: 0, or CL_E_INTERNAL (out
  * of memory) before anything is written. */
 int cl_snapshot_diff(FILE *out, const struct cl_snapshot *before, const struct cl_snapshot *after,

@@ -122,12 +122,34 @@ static void test_old_patterns(void)
     unlink(path);
 }
 
+/* A device's growth is the sum of its categories' changes: a move between categories of one
+ * device is none, a category new on one device counts, and the device that grew most is named. */
+static void test_device_growth(void)
+{
+    struct cl_snapshot_entry before[] = {{"cpu other tensors", 1, 4096},
+                                         {"cuda:0 parameters", 1, 1000},
+                                         {"cuda:0 other tensors", 1, 500}};
+    struct cl_snapshot_entry after[] = {{"cpu other tensors", 1, 4096},
+                                        {"cuda:0 parameters", 1, 1000},
+                                        {"cuda:0 gradients", 1, 500},
+                                        {"cuda:1 saved for backward", 2, 3000}};
+    struct cl_snapshot a = {.cat = before, .ncat = 3, .has_categories = true};
+    struct cl_snapshot b = {.cat = after, .ncat = 4, .has_categories = true};
+    char device[32];
+    CU_ASSERT_EQUAL(cl_snapshot_device_growth(&a, &b, device), 3000);
+    CU_ASSERT_STRING_EQUAL(device, "cuda:1");
+    b.ncat = 3; /* cuda:0's 500 bytes moved from other tensors to gradients: no growth */
+    CU_ASSERT_EQUAL(cl_snapshot_device_growth(&a, &b, device), 0);
+    CU_ASSERT_STRING_EQUAL(device, "");
+}
+
 void register_engine_snapshot_tests(void)
 {
     static const struct tu_test tests[] = {
         {"patterns", test_collapse},
         {"older pattern format", test_old_patterns},
         {"the line of a step: growth, and changes by category", test_step_line},
+        {"a device's growth", test_device_growth},
         {NULL, NULL},
     };
     tu_add_suite("engine/snapshot", tests);
