@@ -9,6 +9,7 @@ import shutil
 import shlex
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -226,6 +227,10 @@ class Process:
         """python: a host interpreter, or one in a Debian root (root_interpreters()), which runs
         inside its root; root: a Root to run python (then a path inside it) in. pid is the host's
         pid of the scenario, ns_pid the one it knows itself by."""
+        # a scenario named as a standard module (secrets.py) is what every scenario of the
+        # folder imports in its place (the script's folder comes first on sys.path)
+        check(script[:-3] not in getattr(sys, "stdlib_module_names", ()),
+              "scenario %s shadows the standard library's module" % script)
         found = root_of(python) if python and root is None else None
         if found:
             root, python = Root(found[0]), found[1]
