@@ -91,6 +91,13 @@ static const struct py_books_rule rules[] = {
      "two conditions",
      "Objects/moduleobject.c: module_traverse; Include/moduleobject.h: PyModuleDef m_size"},
     {9, 99,
+     "CPython's entry holds the code the main thread's outermost frame runs when that frame "
+     "runs __main__'s globals (python FILE, -c, PyRun_*), from 3.11 the function it made of it, "
+     "and, for a file, __main__ and the file's name (__main__.__file__): C references named "
+     "<python's entry: ...>",
+     "Python/pythonrun.c: _PyRun_SimpleFileObject, run_mod; Python/ceval.c: PyEval_EvalCode; "
+     "Modules/main.c: pymain_run_file"},
+    {9, 99,
      "a module holds its name (md_name), which module_traverse does not visit",
      "Objects/moduleobject.c: module_init_dict, module_dealloc"},
     {9, 99,

@@ -68,6 +68,20 @@ uint64_t py_frame_code(struct py_objects *o, uint64_t frame)
     return frame_code_of(o, frame, &code) ? code : 0;
 }
 
+uint64_t py_frame_function(struct py_objects *o, uint64_t frame)
+{
+    const struct py_layout *l = o->rt->l;
+    return l->frames == PY_FRAMES_OBJECTS || l->if_funcobj == PY_NONE
+               ? 0
+               : slot_object(o, frame + l->if_funcobj);
+}
+
+uint64_t py_frame_globals(struct py_objects *o, uint64_t frame)
+{
+    const struct py_layout *l = o->rt->l;
+    return py_word(o, frame + (l->frames == PY_FRAMES_OBJECTS ? l->f_globals : l->if_globals));
+}
+
 static int64_t tuple_len(struct py_objects *o, uint64_t tuple)
 {
     int64_t n = 0;

@@ -31,6 +31,10 @@ bool py_code_locate(struct py_objects *o, uint64_t code, int64_t addr,
                     struct py_code_location *out);
 /* The code object a frame runs, 0 if none can be read. */
 uint64_t py_frame_code(struct py_objects *o, uint64_t frame);
+/* The function a 3.11+ frame runs (f_funcobj), 0 before 3.11 or if it cannot be read. */
+uint64_t py_frame_function(struct py_objects *o, uint64_t frame);
+/* The globals a frame runs with (borrowed: f_globals), 0 if they cannot be read. */
+uint64_t py_frame_globals(struct py_objects *o, uint64_t frame);
 /* The file a frame's code comes from; false if it cannot be read. */
 bool py_frame_file(struct py_objects *o, uint64_t frame, char *out, size_t cap);
 

@@ -441,6 +441,8 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     if (mt && mt->family == PY_F_MODULE)
         py_str_read(&h->objects, py_dict_get_str(&h->objects, mdict, "__file__"), file,
                     sizeof file);
+    if (m->main_only && mt && mt->family == PY_F_MODULE) /* for entry_roots */
+        h->main_module = module, h->main_file = py_dict_get_str(&h->objects, mdict, "__file__");
     bool user = m->main_only || !library_file(file);
     uint32_t r = add_root(h, root, user ? PY_ROOT_USER_MODULE : PY_ROOT_LIBRARY_MODULE);
     struct heap_sink sink = {h, PY_NO_NODE, r};
@@ -555,6 +557,8 @@ static void frame_roots(struct py_heap *h, uint64_t tstate, const char *who)
     struct py_objects *o = &h->objects;
     uint64_t *frames;
     size_t n = code_frames(h, tstate, who, &frames);
+    if (n && strcmp(who, "main") == 0)
+        h->entry_frame = frames[n - 1];
     /* each frame's call of its code, from the bottom: 1 for the first */
     uint32_t *call = calloc(n ? n : 1, sizeof *call), *calls = calloc(n ? n : 1, sizeof *calls);
     struct cl_addrmap codes = {0}; /* code object -> its index in calls */
@@ -960,6 +964,39 @@ static void static_type_roots(struct py_heap *h)
  * types and singletons): C references, and roots only where the walk from the modules did not
  * reach them, so that `warnings.filters` keeps its module's name. Read after that walk, so that a walk
  * --max-objects cuts short (a tensor evidence dump's) meets what it met before they were read. */
+/* What CPython's entry holds while the main thread's outermost frame runs __main__'s code
+ * (`python FILE`, `python -c`, PyRun_*): run_mod the code it compiled, PyEval_EvalCode (3.11+)
+ * the function it made of it; for a file, _PyRun_SimpleFileObject __main__ itself and
+ * pymain_run_file the file's name, which is __main__.__file__ and the code's co_filename. None
+ * of these is an object's: C references, each a root named after its holder. A bottom frame
+ * that runs other globals (python -m: runpy's) is no such entry, and holds none of them. Read
+ * once the walk is done, from what it read (a dump an older culeak wrote holds no more). */
+static void entry_roots(struct py_heap *h)
+{
+    struct py_objects *o = &h->objects;
+    const struct py_layout *l = o->rt->l;
+    struct cl_target *t = o->rt->t;
+    uint64_t frame = h->entry_frame, main = h->main_module;
+    uint64_t at_globals = frame + (l->frames == PY_FRAMES_OBJECTS ? l->f_globals : l->if_globals);
+    if (!frame || !main || !cl_target_holds(t, at_globals) ||
+        !cl_target_holds(t, main + l->module_dict) ||
+        py_frame_globals(o, frame) != py_word(o, main + l->module_dict))
+        return;
+    uint64_t code = py_frame_code(o, frame);
+    if (!code)
+        return;
+    add_self_root(h, "<python's entry: the code it runs (run_mod)>", code, NULL);
+    if (l->frames != PY_FRAMES_OBJECTS && cl_target_holds(t, frame + l->if_funcobj))
+        add_self_root(h, "<python's entry: its function (PyEval_EvalCode)>",
+                      py_frame_function(o, frame), NULL);
+    uint64_t file = h->main_file;
+    if (file && cl_target_holds(t, code + l->co_filename) &&
+        file == py_word(o, code + l->co_filename)) {
+        add_self_root(h, "<python's entry: __main__ (_PyRun_SimpleFileObject)>", main, NULL);
+        add_self_root(h, "<python's entry: the script's path (pymain_run_file)>", file, NULL);
+    }
+}
+
 static void interpreter_kept_roots(struct py_heap *h)
 {
     const struct py_layout *l = h->objects.rt->l;
@@ -971,6 +1008,7 @@ static void interpreter_kept_roots(struct py_heap *h)
     add_self_root(h, "<errno map>", interp_word(h, l->is_errnomap), NULL);
     add_self_root(h, "<ExceptionGroup>", interp_word(h, l->is_exception_group), NULL);
     add_self_root(h, "<import function>", interp_word(h, l->is_import_func), NULL);
+    entry_roots(h);
     for (uint32_t k = 0; l->is_typing_types != PY_NONE && k < l->typing_types; k++)
         add_self_root(h, "<typing's C types>", interp_word(h, l->is_typing_types + 8 * k), NULL);
     add_self_root(h, "<modules by index>", interp_word(h, l->is_modules_by_index), NULL);

@@ -136,6 +136,9 @@ struct py_heap {
     struct py_c_ref *c_refs;
     size_t nc_refs, c_refs_cap;
     uint64_t interned;        /* the interned dict (3.12+), whose references count nothing */
+    /* the main thread's outermost Python frame, __main__ and its __file__ (0: none): what
+     * CPython's entry holds (heap.c: entry_roots) */
+    uint64_t entry_frame, main_module, main_file;
     struct py_inferred *inferred;
     size_t ninferred, inferred_cap;
     uint64_t *books_refs;     /* targets of PY_E_BOOKS references, counted by the balance */
