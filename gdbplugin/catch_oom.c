@@ -16,7 +16,6 @@
 
 #include "engine/dump.h"
 #include "engine/snapshot.h"
-#include "util/output.h"
 
 static struct {
     PyObject *thrown_bp;   /* on __cxa_throw: stops for c10::OutOfMemoryError */
@@ -241,11 +240,11 @@ static int write_report(const char *path, struct cl_error *err)
 {
     struct cl_command_line cli = {.command = "summary",
                                   .json = oom.json,
+                                  .output = path, /* written whole, 0600 (cl_command_run) */
                                   .tensor_filter = {.device = -1},
                                   .block_filter = {.device = -1}};
     struct gdb_target g = {0};
     struct cl_session *s = NULL;
-    struct cl_output o;
     struct cl_since since;
     char growth[2048], line[2200];
     int rc = open_session(&g, &s, err);
@@ -256,13 +255,8 @@ static int write_report(const char *path, struct cl_error *err)
         snprintf(line, sizeof line, "culeak: grew since snapshot %s: %s\n", since.snapshot, growth);
         gdb_write(line);
     }
-    if (!rc && !(rc = cl_output_open(path, &o, err))) {
-        rc = cl_command_run(&cli, s, o.f, err);
-        if (rc)
-            cl_output_abort(&o);
-        else
-            rc = cl_output_commit(&o, err);
-    }
+    if (!rc)
+        rc = cl_command_run(&cli, s, NULL, err);
     cl_session_close(s);
     gdb_target_free(&g);
     return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpython/fixed_types.h"
+#include "util/bytes.h"
 #include "util/vec.h"
 
 #define MAX_BASES 64   /* tp_base chains are short; corrupt ones are cut here */
@@ -379,14 +380,6 @@ uint64_t py_str_chars(struct py_objects *o, uint64_t addr)
                : 0;
 }
 
-static bool all_zero(const unsigned char *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        if (p[i])
-            return false;
-    return true;
-}
-
 bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
 {
     const struct py_type *ty = py_object_type(o, addr);
@@ -409,7 +402,7 @@ bool py_str_read(struct py_objects *o, uint64_t addr, char *out, size_t cap)
     if (cl_read(t, data, buf, limit * kind))
         return false;
     /* a dump made with --redact: its characters were left out (cpython/redact.h) */
-    if (t->redacted && limit && !s.interned && all_zero(buf, limit * kind)) {
+    if (t->redacted && limit && !s.interned && cl_all_zero(buf, limit * kind)) {
         char said[64];
         snprintf(said, sizeof said, "<redacted: %llu characters>", (unsigned long long)s.length);
         size_t n = strlen(said) < cap - 1 ? strlen(said) : cap - 1;

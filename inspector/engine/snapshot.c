@@ -593,10 +593,8 @@ int64_t cl_snapshot_device_growth(const struct cl_snapshot *a, const struct cl_s
             size_t j = 0;
             while (j < n && strcmp(d[j].name, name) != 0)
                 j++;
-            if (j == n && n < MAX_DEVICES) {
-                memcpy(d[n].name, name, sizeof name);
-                d[n++].bytes = 0;
-            }
+            if (j == n && n < MAX_DEVICES)
+                memcpy(d[n++].name, name, sizeof name);
             j = j < n ? j : n - 1;
             d[j].bytes += k ? (int64_t)side[k]->cat[i].bytes : -(int64_t)side[k]->cat[i].bytes;
         }

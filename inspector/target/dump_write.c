@@ -63,20 +63,12 @@ static void write_files(struct cl_dumpfile_writer *w, const struct cl_target *t)
     cl_out_free(&o);
 }
 
-static bool is_zero(const unsigned char *p)
-{
-    static const unsigned char zero[64];
-    for (size_t i = 0; i < CL_PAGE_SIZE; i += sizeof zero)
-        if (memcmp(p + i, zero, sizeof zero) != 0)
-            return false;
-    return true;
-}
 
 static enum cl_dump_run_kind kind_of(const struct cl_pagerec *r, const struct cl_pagerec_entry *e)
 {
     if (e->status)
         return CL_DUMP_RUN_FAILED;
-    return is_zero(cl_pagerec_data(r, e)) ? CL_DUMP_RUN_ZERO : CL_DUMP_RUN_DATA;
+    return cl_all_zero(cl_pagerec_data(r, e), CL_PAGE_SIZE) ? CL_DUMP_RUN_ZERO : CL_DUMP_RUN_DATA;
 }
 
 /* Consecutive pages of one kind (and one failure status) make one run; a data run's pages are

@@ -8,16 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/bytes.h"
+
 #define SPOOL_PAGE 4096
 #define SPOOL_CHUNK (1u << 20) /* read from the stream at once */
-
-static bool zero_page(const unsigned char *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        if (p[i])
-            return false;
-    return true;
-}
 
 /* Reads up to cap bytes, short only at the stream's end: the bytes read, or -1 (errno). */
 static ssize_t read_full(int in, unsigned char *buf, size_t cap)
@@ -41,7 +35,7 @@ static int store(struct cl_spool *s, const unsigned char *buf, size_t len, uint6
 {
     for (size_t off = 0; off < len; off += SPOOL_PAGE) {
         size_t n = len - off < SPOOL_PAGE ? len - off : SPOOL_PAGE;
-        if (zero_page(buf + off, n))
+        if (cl_all_zero(buf + off, n))
             continue;
         for (size_t done = 0; done < n;) {
             ssize_t w = pwrite(s->fd, buf + off + done, n - done, (off_t)(at + off + done));

@@ -3,6 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool cl_all_zero(const void *p, size_t len)
+{
+    static const unsigned char zero[64];
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i += sizeof zero)
+        if (memcmp(b + i, zero, len - i < sizeof zero ? len - i : sizeof zero) != 0)
+            return false;
+    return true;
+}
+
 void cl_out_bytes(struct cl_bytes_out *o, const void *data, size_t len)
 {
     if (o->oom || len == 0)

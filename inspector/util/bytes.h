@@ -22,6 +22,8 @@ void cl_out_u64(struct cl_bytes_out *o, uint64_t v);
 /* A u32 length and the bytes (no NUL); NULL is written as CL_BYTES_NULL_STR. */
 void cl_out_str(struct cl_bytes_out *o, const char *s);
 void cl_out_free(struct cl_bytes_out *o);
+/* Whether the len bytes at p are all zero (a page a dump or spool keeps as a hole). */
+bool cl_all_zero(const void *p, size_t len);
 
 struct cl_bytes_in {
     const unsigned char *p;

@@ -47,15 +47,12 @@ def _dump_self(dump, note):
 
 
 def _report(dump, report, as_json):
-    """The leak report of the dump, into the file report."""
+    """The leak report of the dump, into the file report (-o: written whole, mode 0600)."""
     session = _native.Session(["--dump", dump])
     try:
-        text = session.run(["summary"] + (["--json"] if as_json else []))
+        session.run(["summary", "-o", report] + (["--json"] if as_json else []))
     finally:
         session.close()
-    fd = os.open(report, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
 
 
 def dump_on_oom(path, report=None, json=False):
