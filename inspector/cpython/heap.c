@@ -438,11 +438,11 @@ static bool add_module_root(void *arg, uint64_t key, uint64_t module)
     char file[512] = "";
     const struct py_type *mt = py_object_type(&h->objects, module);
     uint64_t mdict = py_word(&h->objects, module + h->objects.rt->l->module_dict);
-    if (mt && mt->family == PY_F_MODULE)
-        py_str_read(&h->objects, py_dict_get_str(&h->objects, mdict, "__file__"), file,
-                    sizeof file);
+    uint64_t file_str =
+        mt && mt->family == PY_F_MODULE ? py_dict_get_str(&h->objects, mdict, "__file__") : 0;
+    py_str_read(&h->objects, file_str, file, sizeof file);
     if (m->main_only && mt && mt->family == PY_F_MODULE) /* for entry_roots */
-        h->main_module = module, h->main_file = py_dict_get_str(&h->objects, mdict, "__file__");
+        h->main_module = module, h->main_file = file_str;
     bool user = m->main_only || !library_file(file);
     uint32_t r = add_root(h, root, user ? PY_ROOT_USER_MODULE : PY_ROOT_LIBRARY_MODULE);
     struct heap_sink sink = {h, PY_NO_NODE, r};
