@@ -13,9 +13,12 @@ struct debug_field {
     bool is_size;               /* the value is a size (at most the bound), not an offset in it */
 };
 
-/* The layout of _Py_DebugOffsets itself in one minor, read off its DWARF. */
+/* The layout of _Py_DebugOffsets itself, read off the DWARF of a release, for the releases from
+ * `first` (a PY_VERSION_HEX) to `last`: the struct has no size of its own, so the version in its
+ * head is all that tells one layout from another. Only final releases are covered: an alpha,
+ * beta or candidate may have had another layout, which culeak has not seen. */
 struct debug_layout {
-    unsigned minor;
+    uint32_t first, last;
     size_t size;
     uint16_t pyobject;          /* where pyobject.size sits: the identity check */
     const struct debug_field *fields;
@@ -126,9 +129,67 @@ static const struct debug_field fields_314[] = {
     D(688, 664, gen_frame_state, "gen_object.gi_frame_state"),
 };
 
+/* 3.15.2: last_profiled_frame and its sequence, co_tlbc, the heap type object and the GC's
+ * frame and generation statistics come in between. */
+static const struct debug_field fields_315[] = {
+    D(40, 24, rt_interpreters_head, "runtime_state.interpreters_head"),
+    D(64, 48, is_next, "interpreter_state.next"),
+    D(72, 48, is_threads_head, "interpreter_state.threads_head"),
+    D(88, 48, is_gc, "interpreter_state.gc"),
+    D(96, 48, is_modules, "interpreter_state.imports_modules"),
+    D(104, 48, is_sysdict, "interpreter_state.sysdict"),
+    D(112, 48, is_builtins, "interpreter_state.builtins"),
+    D(192, 176, ts_next, "thread_state.next"),
+    D(200, 176, ts_interp, "thread_state.interp"),
+    D(208, 176, ts_current_frame, "thread_state.current_frame"),
+    D(240, 176, ts_thread_id, "thread_state.thread_id"),
+    D(248, 176, ts_native_thread_id, "thread_state.native_thread_id"),
+    D(288, 176, ts_current_exception, "thread_state.current_exception"),
+    D(320, 312, if_previous, "interpreter_frame.previous"),
+    D(328, 312, if_code, "interpreter_frame.executable"),
+    D(336, 312, if_instr, "interpreter_frame.instr_ptr"),
+    D(344, 312, if_localsplus, "interpreter_frame.localsplus"),
+    D(352, 312, if_owner, "interpreter_frame.owner"),
+    D(360, 312, if_stackpointer, "interpreter_frame.stackpointer"),
+    D(384, 376, co_filename, "code_object.filename"),
+    D(392, 376, co_name, "code_object.name"),
+    D(400, 376, co_qualname, "code_object.qualname"),
+    D(408, 376, co_linetable, "code_object.linetable"),
+    D(416, 376, co_firstlineno, "code_object.firstlineno"),
+    D(432, 376, co_localsplusnames, "code_object.localsplusnames"),
+    D(440, 376, co_localspluskinds, "code_object.localspluskinds"),
+    D(448, 376, co_code_adaptive, "code_object.co_code_adaptive"),
+    D(472, 464, ob_type, "pyobject.ob_type"),
+    D(488, 480, tp_name, "type_object.tp_name"),
+    D(504, 480, tp_flags, "type_object.tp_flags"),
+    D(512, 480, tp_basicsize, "type_object.tp_basicsize"),
+    D(520, 480, tp_dictoffset, "type_object.tp_dictoffset"),
+    D(536, 528, ht_cached_keys, "heap_type_object.ht_cached_keys"),
+    D(552, 544, tuple_items, "tuple_object.ob_item"),
+    D(560, 544, ob_size, "tuple_object.ob_size"),
+    D(576, 568, list_items, "list_object.ob_item"),
+    D(584, 568, ob_size, "list_object.ob_size"),
+    D(608, 592, set_table, "set_object.table"),
+    D(616, 592, set_mask, "set_object.mask"),
+    D(632, 624, dict_keys, "dict_object.ma_keys"),
+    D(640, 624, dict_values, "dict_object.ma_values"),
+    D(656, 648, float_value, "float_object.ob_fval"),
+    D(680, 664, long_digits, "long_object.ob_digit"),
+    D(696, 688, ob_size, "bytes_object.ob_size"),
+    D(704, 688, bytes_data, "bytes_object.ob_sval"),
+    D(720, 712, str_state, "unicode_object.state"),
+    D(728, 712, str_length, "unicode_object.length"),
+    S(736, 712, ascii_data, "unicode_object.asciiobject_size"),
+    D(760, 752, gc_collecting, "gc.collecting"),
+    D(800, 792, gen_name, "gen_object.gi_name"),
+    D(808, 792, gen_iframe, "gen_object.gi_iframe"),
+    D(816, 792, gen_frame_state, "gen_object.gi_frame_state"),
+};
+
 static const struct debug_layout layouts[] = {
-    {13, 584, 352, fields_313, sizeof fields_313 / sizeof *fields_313},
-    {14, 760, 400, fields_314, sizeof fields_314 / sizeof *fields_314},
+    {0x030d00f0, 0x030dffff, 584, 352, fields_313, sizeof fields_313 / sizeof *fields_313},
+    {0x030e00f0, 0x030effff, 760, 400, fields_314, sizeof fields_314 / sizeof *fields_314},
+    {0x030f00f0, 0x030fffff, 888, 464, fields_315, sizeof fields_315 / sizeof *fields_315},
 };
 /* clang-format on */
 
@@ -141,12 +202,23 @@ static uint64_t u64_at(const struct py_debug_offsets *d, size_t pos)
     return v;
 }
 
-static const struct debug_layout *layout_of(unsigned minor)
+static const struct debug_layout *layout_of(uint64_t version_hex)
 {
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
-        if (layouts[i].minor == minor)
+        if (version_hex >= layouts[i].first && version_hex <= layouts[i].last)
             return &layouts[i];
     return NULL;
+}
+
+/* PY_VERSION_HEX as Python spells the release: 3.15.0b2, 3.15.2. */
+static void version_name(uint64_t hex, char *buf, size_t cap)
+{
+    static const char *const levels[16] = {[0xa] = "a", [0xb] = "b", [0xc] = "rc"};
+    unsigned level = (hex >> 4) & 0xf, serial = hex & 0xf;
+    int n = snprintf(buf, cap, "%u.%u.%u", (unsigned)(hex >> 24) & 0xff,
+                     (unsigned)(hex >> 16) & 0xff, (unsigned)(hex >> 8) & 0xff);
+    if (level != 0xf && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%s%u", levels[level] ? levels[level] : "?", serial);
 }
 
 /* Every value lies inside the struct whose size the debug offsets also state, fits a table field,
@@ -181,24 +253,28 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
     if (cl_read(t, runtime_addr, head, sizeof head) != 0 ||
         memcmp(head, PY_DEBUG_COOKIE, PY_DEBUG_COOKIE_SIZE) != 0)
         return 0;
-    const struct debug_layout *dl = layout_of(minor);
-    if (!dl)
-        return cl_error_set(err, CL_E_UNSUPPORTED,
-                            "culeak does not know the _Py_DebugOffsets of "
-                            "Python 3.%u",
-                            minor);
-    if (cl_read(t, runtime_addr, d->raw, dl->size) != 0)
-        return cl_error_set(err, CL_E_UNSUPPORTED,
-                            "the runtime's _Py_DebugOffsets (%zu bytes at "
-                            "0x%llx) cannot be read",
-                            dl->size, (unsigned long long)runtime_addr);
-    d->version_hex = u64_at(d, PY_DEBUG_VERSION);
-    d->free_threaded = u64_at(d, PY_DEBUG_FREE_THREADED);
+    memcpy(&d->version_hex, head + PY_DEBUG_VERSION, sizeof d->version_hex);
     if (((d->version_hex >> 24) & 0xff) != 3 || ((d->version_hex >> 16) & 0xff) != minor)
         return cl_error_set(err, CL_E_UNSUPPORTED,
                             "the runtime's _Py_DebugOffsets says version "
                             "0x%llx, not 3.%u",
                             (unsigned long long)d->version_hex, minor);
+    const struct debug_layout *dl = layout_of(d->version_hex);
+    if (!dl) {
+        char name[32];
+        version_name(d->version_hex, name, sizeof name);
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "culeak does not know the _Py_DebugOffsets of Python %s "
+                            "(PY_VERSION_HEX 0x%08llx): it reads those of the final releases "
+                            "of 3.13, 3.14 and 3.15",
+                            name, (unsigned long long)d->version_hex);
+    }
+    if (cl_read(t, runtime_addr, d->raw, dl->size) != 0)
+        return cl_error_set(err, CL_E_UNSUPPORTED,
+                            "the runtime's _Py_DebugOffsets (%zu bytes at "
+                            "0x%llx) cannot be read",
+                            dl->size, (unsigned long long)runtime_addr);
+    d->free_threaded = u64_at(d, PY_DEBUG_FREE_THREADED);
     /* A default build's PyObject is {ob_refcnt, ob_type}: 16 bytes, the type at 8. Read at the
      * wrong positions, these two are the first to disagree. */
     size_t pos = dl->pyobject;
@@ -218,7 +294,7 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
 
 void py_debug_offsets_fill(const struct py_debug_offsets *d, struct py_layout *l)
 {
-    const struct debug_layout *dl = d->size ? layout_of(d->minor) : NULL;
+    const struct debug_layout *dl = d->size ? layout_of(d->version_hex) : NULL;
     for (size_t i = 0; dl && i < dl->n; i++) {
         uint16_t v = (uint16_t)u64_at(d, dl->fields[i].pos);   /* < PY_NONE: checked on read */
         memcpy((char *)l + dl->fields[i].at, &v, sizeof v);
@@ -228,7 +304,7 @@ void py_debug_offsets_fill(const struct py_debug_offsets *d, struct py_layout *l
 unsigned py_debug_offsets_compare(const struct py_debug_offsets *d, const struct py_layout *l,
                                   FILE *out, unsigned *checked)
 {
-    const struct debug_layout *dl = d->size ? layout_of(d->minor) : NULL;
+    const struct debug_layout *dl = d->size ? layout_of(d->version_hex) : NULL;
     unsigned bad = 0;
     *checked = 0;
     for (size_t i = 0; dl && i < dl->n; i++) {

@@ -1,7 +1,7 @@
 /* _Py_DebugOffsets (3.13+): the runtime's own description of where its fields are, at the start
- * of _PyRuntime. Read through a table of its own layout per minor (3.14 inserts fields), checked
- * (cookie, version, every offset inside the struct size it also states), then used to fill the
- * layout table's fields it covers. */
+ * of _PyRuntime. Read through a table of its own layout, chosen by the PY_VERSION_HEX in its head
+ * (3.14 and 3.15 insert fields), checked (cookie, version, every offset inside the struct size it
+ * also states), then used to fill the layout table's fields it covers. */
 #ifndef CULEAK_CPYTHON_DEBUG_OFFSETS_H
 #define CULEAK_CPYTHON_DEBUG_OFFSETS_H
 
@@ -11,7 +11,7 @@
 #include "target/target.h"
 #include "util/error.h"
 
-#define PY_DEBUG_OFFSETS_MAX 1024   /* bytes: 3.13's struct is 584, 3.14's 760 */
+#define PY_DEBUG_OFFSETS_MAX 1024   /* bytes: 3.13's struct is 584, 3.14's 760, 3.15's 888 */
 
 /* Its head, the same in every minor: the cookie, PY_VERSION_HEX, then whether the build is
  * free-threaded (each 8 bytes). */
@@ -30,7 +30,7 @@ struct py_debug_offsets {
 
 /* Reads and checks the _Py_DebugOffsets at runtime_addr for Python 3.minor. Without one (no
  * cookie: before 3.13) d->size is 0 and the result 0. CL_E_UNSUPPORTED says why a struct that is
- * there does not check out, or that culeak has no layout of it for this minor. */
+ * there does not check out, or that culeak has no layout of it for the release it names. */
 int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned minor,
                           struct py_debug_offsets *d, struct cl_error *err);
 

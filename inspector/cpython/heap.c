@@ -1249,20 +1249,26 @@ static void doc_word(struct py_heap *h, struct promotion *p, struct word_refs *l
 
 #define MAX_MODULE_STATE (1u << 20) /* a C module's state read for references, at most */
 
-/* The words of a C module's state (PyModuleDef.m_size bytes at md_state), which its m_traverse
- * visits and no reader knows: a C module keeps its types, singletons and caches there (the
- * static_refs test extension's state, tests/integration/test_statics.py). */
+/* The words of a C module's state (PyModuleDef.m_size bytes at md_state; 3.15: md_state_size),
+ * which its m_traverse visits and no reader knows: a C module keeps its types, singletons and
+ * caches there (the static_refs test extension's state, tests/integration/test_statics.py). */
 static void module_state_words(struct py_heap *h, struct promotion *p, struct word_refs *left,
                                uint32_t i)
 {
     struct py_objects *o = &h->objects;
     const struct py_layout *l = o->rt->l;
-    uint64_t mod = h->nodes[i].addr, def = py_word(o, mod + l->module_def),
-             state = py_word(o, mod + l->module_state), words[512];
+    uint64_t mod = h->nodes[i].addr, state = py_word(o, mod + l->module_state), words[512];
+    uint64_t size_at = mod + l->module_state_size;
+    if (l->module_state_size == PY_NONE) {
+        uint64_t def = py_word(o, mod + l->module_def);
+        if (!def)
+            return;
+        size_at = def + l->moduledef_size;
+    }
     int64_t size = 0;
     /* a dump an older culeak wrote has none of it */
-    if (!def || !state || (state & 7) || cl_target_left_out(o->rt->t, def + l->moduledef_size) ||
-        cl_read(o->rt->t, def + l->moduledef_size, &size, sizeof size) || size <= 0)
+    if (!state || (state & 7) || cl_target_left_out(o->rt->t, size_at) ||
+        cl_read(o->rt->t, size_at, &size, sizeof size) || size <= 0)
         return;
     size = size < MAX_MODULE_STATE ? size : MAX_MODULE_STATE;
     for (int64_t at = 0; at + 8 <= size; at += (int64_t)sizeof words) {

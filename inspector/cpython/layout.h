@@ -189,6 +189,9 @@ struct py_layout {
         partial_kw, lru_elem_key, lru_elem_next, lru_elem_result, odict_first, odict_node_next,
         module_dict, module_name, module_def, module_state, moduledef_size, deque_leftblock,
         deque_leftindex, deque_block_data, deque_block_next;
+    /* 3.15+: PyModuleObject.md_state_size, the state's size, which earlier versions read from
+     * the module's def (module_def, moduledef_size) */
+    uint16_t module_state_size;
     uint16_t set_entry_size; /* setentry: key, hash */
     uint16_t member_type, member_offset, member_flags, member_size; /* PyMemberDef (name @0) */
     /* str */

@@ -260,6 +260,7 @@ static const struct field fields[] = {
     F(module_def, "PyModuleObject", "md_def"),
     F(module_state, "PyModuleObject", "md_state"),
     F(moduledef_size, "PyModuleDef", "m_size"),
+    F(module_state_size, "PyModuleObject", "md_state_size"),
     F(deque_leftblock, "dequeobject", "leftblock"),
     F(deque_leftindex, "dequeobject", "leftindex"),
     F(deque_block_data, "BLOCK", "data"),

@@ -20,20 +20,28 @@
     .tp_subclasses = 360,                                                                         \
     .gc_generation_size = 24, .gc_head_size = 16, .bytes_data = 32, .ts_next = 8,                 \
     .ts_interp = 16, .lru_cache = 72, .lru_func = 88,                                             \
-    .gen_completed = 1, .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32,           \
+    .ob_type = 8, .ob_size = 16, .list_items = 24, .dict_keys = 32,           \
     .dict_values = 40,                                                                            \
     .set_mask = 32, .set_table = 40, .cell_ref = 16, .method_func = 16, .method_self = 24,        \
     .cfunc_ml = 16, .cfunc_self = 24, .cfunc_class = 56, .prop_get = 16, .prop_set = 24, .prop_del = 32, .sm_callable = 16,          \
     .tb_next = 16, .tb_frame = 24, .weakref_callback = 24, .exc_args = 24, .partial_fn = 16,      \
     .partial_args = 24, .partial_kw = 32, .lru_elem_key = 40, .lru_elem_result = 48, .lru_elem_next = 24,              \
     .odict_first = 48, .odict_node_next = 16,                                                     \
-    .module_dict = 16, .module_name = 48, .module_def = 24, .module_state = 32, .moduledef_size = 56, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
+    .module_dict = 16, .moduledef_size = 56, .deque_leftblock = 24, .deque_leftindex = 40, .deque_block_data = 8,      \
     .deque_block_next = 520, .str_length = 16, .str_state = 32, .long_digits = 24,             \
     .float_value = 16, .set_entry_size = 16, .member_type = 8, .member_offset = 16,             \
     .member_flags = 24, .member_size = 40
 
+/* Up to 3.14: a module's def and state (3.15 keeps the state's size in the module, md_token in
+ * place of md_def), and the first frame state of a finished generator (FRAME_COMPLETED; 3.15
+ * numbers the states from 0 and has FRAME_CLEARED only). */
+#define BEFORE_315                                                                                \
+    .module_name = 48, .module_def = 24, .module_state = 32, .module_state_size = N,              \
+    .gen_completed = 1
+
 /* Up to 3.13: the GC state, tuples and frames before 3.14 moved them. */
 #define BEFORE_314                                                                                \
+    BEFORE_315,                                                                            \
     .gc_generation0 = 96, .gc_permanent = 104, .gc_collecting = 200, .gc_garbage = 208,            \
     .tuple_items = 24, .if_stackpointer = N, .owner_interpreter = 0xff, .stackref_tag_mask = 0
 
@@ -397,7 +405,7 @@ static const struct py_layout py313_5 = {
  * keeps three generation lists with generation0 at the end of its state. A 3.14 release whose
  * GC state is laid out otherwise fails the generation-0 check on open and is refused. */
 static const struct py_layout py314 = {
-    .name = "3.14", .major = 3, .minor = 14, .rt_debug_offsets = true,
+    .name = "3.14", .major = 3, .minor = 14, .rt_debug_offsets = true, BEFORE_315,
     .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = 40, .attrgetter_size = 40,
     .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,
     .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 8000,
@@ -456,8 +464,70 @@ static const struct py_layout py314 = {
     .owner_interpreter = 3, .stackref_tag_mask = 3,
 };
 
+/* 3.15.2 (Debian sid, python3.15-dbg). */
+static const struct py_layout py315 = {
+    .name = "3.15", .major = 3, .minor = 15, .rt_debug_offsets = true,
+    .module_name = 40, .module_def = N, .module_state = 24, .module_state_size = 56, .gen_completed = 5,
+    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = 40, .attrgetter_size = 40,
+    .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,
+    .ts_c_profileobj = 120, .ts_c_traceobj = 128, .is_codec_search_path = 7952,
+    .is_codec_search_cache = 7960, .is_codec_error_registry = 7968, .is_audit_hooks = 10888,
+    .is_importlib = 7608, .is_interp_dict = 8448, .is_builtins_copy = 8464, .is_import_func = 7632, .is_modules_by_index = 7600, .is_forkers = 10672,
+    .is_monitoring_callables = 223552, .monitoring_callables = 152,
+    .is_atexit_callbacks = 10768, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1384,
+    .is_type_cache = 81952, .is_typing_types = 224912, .typing_types = 7, .is_warnings = 10696, .is_gc_callbacks = 7536,
+    .is_errnomap = 79896, .is_exception_group = 79920, .is_ast = 79952, .ast_state_size = 1992,
+    .ast_first = 8, .is_unicode_ids = 11800, .is_small_ints = N, .id_object = N,
+    .type_object_size = 424, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10224, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
+    .is_unicode_cache = N, .is_bytes_cache = N,
+    .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
+    COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 936,
+    .rt_main_thread = 960, .is_next = 7264, .is_threads_head = 7336, .is_gc = 7400,
+    .is_modules = 7592, .is_sysdict = 7576, .is_builtins = 7584, .is_static_types = 180264, .is_static_ext_types = 190024, .is_interned = 224896,
+    .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,
+    .ts_frame = N, .ts_cframe = N,
+    .ts_current_frame = 72, .ts_thread_id = 176, .ts_native_thread_id = 184, .ts_dict = 152,
+    .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,
+    .ts_current_exception = 136, .ts_exc_info = 144, .ts_context = 232, .ei_exc_type = N,
+    .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,
+    .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,
+    .if_frame_obj = 48, .if_stacktop = N, .if_owner = 74, .if_localsplus = 80,
+    .owner_cstack = 0xff, .owner_generator = 1, .owner_frame_object = 2, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,
+    .f_trace = 32, .f_localsplus = 72, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
+    .f_valuestack = N, .f_stackdepth = N,
+    .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,
+    .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,
+    .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 888,
+    .ht_qualname = 880, .ht_name = 864, .ht_slots = 872, .ht_module = 896,
+    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3, .dv_embedded = 2,
+    .fn_globals = 16,
+    .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
+    .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,
+    .fn_annotate = 120, .fn_typeparams = 128, .fn_doc = 80, .gen_frame = N, .gen_frame_state = 67,
+    .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
+    .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128, .prop_name = 48,
+    .gen_name = 24, .gen_qualname = 32, .gen_origin = 56,
+    .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
+    COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,
+    /* {args, kw, weakreflist, localdicts, thread_watchdogs} */
+    .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,
+    .local_wr_callback = N, .local_watchdogs = 48,
+    /* lib-dynload/_asyncio and _sqlite3 of 3.15.2: a connection keeps no list of its cursors */
+    .fut_size = 112, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N, .fut_awaited_by = 96,
+    .task_size = 168, .task_fut_waiter = 120, .task_coro = 128, .task_name = 136,
+    .task_context = 144, .wakeup_size = N, .sq_conn_size = 208, .sq_conn_text_factory = 96, .sq_conn_statement_cache = 72,
+    .sq_conn_cursors = N, .sq_conn_blobs = 80, .managed_dict_offset = -24,
+    .managed_values_offset = 0,
+    .rt_main_interpreter = 120328, .gc_generations = 8, .gc_generation0 = 168, .gc_permanent = 80,
+    .gc_collecting = 112, .gc_garbage = 128, .tuple_items = 32, .if_stackpointer = 64,
+    .owner_interpreter = 3, .stackref_tag_mask = 3,
+};
+
 static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313, &py313_5,
-                                              &py314};
+                                              &py314, &py315};
 #define NLAYOUTS (sizeof all / sizeof *all)
 /* clang-format on */
 

@@ -383,6 +383,31 @@ static void emit_field(struct py_emitter *e, uint64_t obj, uint16_t offset, cons
         emit_named(e, obj + offset, label);
 }
 
+/* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it, in the
+ * builtin types' slot of the type's index, or (3.13+: a stdlib extension's) in the extensions'.
+ * The slot's address, or 0 for any other type. */
+static uint64_t static_type_slot(struct py_objects *o, uint64_t type)
+{
+    const struct py_layout *l = o->rt->l;
+    uint64_t flags = py_word(o, type + l->tp_flags), index = py_word(o, type + l->tp_subclasses);
+    if (l->is_static_types == PY_NONE || !(flags & PY_TPFLAGS_STATIC_BUILTIN) ||
+        (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > PY_STATIC_TYPES)
+        return 0;
+    uint64_t slot = o->rt->interp + l->is_static_types + (index - 1) * l->static_type_size;
+    /* the slot names its type: a cheap check of the index */
+    if (py_word(o, slot) != type && l->is_static_ext_types != PY_NONE &&
+        index <= PY_STATIC_EXT_TYPES)
+        slot = o->rt->interp + l->is_static_ext_types + (index - 1) * l->static_type_size;
+    return py_word(o, slot) == type ? slot : 0;
+}
+
+/* A type's __dict__: tp_dict, or a static builtin type's slot's. */
+static uint64_t type_dict(struct py_objects *o, const struct py_type *ty)
+{
+    uint64_t slot = ty->dict ? 0 : static_type_slot(o, ty->addr);
+    return slot ? py_word(o, slot + o->rt->l->static_type_dict) : ty->dict;
+}
+
 #define MAX_STRUCT_SEQ 256 /* fields of a struct sequence: os.stat_result has 19 */
 
 /* A tuple's items as tp_traverse visits them: a struct sequence's (os.stat_result) are its
@@ -392,9 +417,8 @@ static int64_t struct_seq_size(struct py_objects *o, struct py_type *ty, int64_t
 {
     if (ty->real_size < 0) {
         int64_t n = 0;
-        uint64_t v = ty->addr != o->rt->family_type[PY_F_TUPLE] && ty->dict
-                         ? py_dict_get_str(o, ty->dict, "n_fields")
-                         : 0;
+        uint64_t dict = ty->addr != o->rt->family_type[PY_F_TUPLE] ? type_dict(o, ty) : 0;
+        uint64_t v = dict ? py_dict_get_str(o, dict, "n_fields") : 0;
         ty->real_size = v && py_int_read(o, v, &n) && n > 0 && n <= MAX_STRUCT_SEQ ? (int16_t)n : 0;
     }
     return ty->real_size > size ? ty->real_size : size;
@@ -874,22 +898,11 @@ static void emit_c_type(struct py_emitter *e, uint64_t obj, enum py_family famil
     }
 }
 
-/* 3.12+ static builtin types have no tp_dict of their own: the interpreter keeps it, in the
- * builtin types' slot of the type's index, or (3.13+: a stdlib extension's) in the extensions'. */
 static void emit_static_type_dict(struct py_emitter *e, uint64_t type)
 {
-    struct py_objects *o = e->o;
-    const struct py_layout *l = o->rt->l;
-    uint64_t flags = py_word(o, type + l->tp_flags), index = py_word(o, type + l->tp_subclasses);
-    if (l->is_static_types == PY_NONE || !(flags & PY_TPFLAGS_STATIC_BUILTIN) ||
-        (flags & PY_TPFLAGS_HEAPTYPE) || index == 0 || index > PY_STATIC_TYPES)
-        return;
-    uint64_t slot = o->rt->interp + l->is_static_types + (index - 1) * l->static_type_size;
-    /* the slot names its type: a cheap check of the index */
-    if (py_word(o, slot) != type && l->is_static_ext_types != PY_NONE &&
-        index <= PY_STATIC_EXT_TYPES)
-        slot = o->rt->interp + l->is_static_ext_types + (index - 1) * l->static_type_size;
-    if (py_word(o, slot) != type)
+    const struct py_layout *l = e->o->rt->l;
+    uint64_t slot = static_type_slot(e->o, type);
+    if (!slot)
         return;
     emit_named(e, slot + l->static_type_dict, ".__dict__");
     emit_named(e, slot + l->static_type_subclasses, ".__subclasses__()");

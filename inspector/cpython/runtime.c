@@ -10,67 +10,70 @@
 static const struct {
     enum py_family f;
     const char *symbol;
+    unsigned since; /* the first 3.minor that has it: an older one's dump never looked it up */
 } family_symbols[] = {
-    {PY_F_TYPE, "PyType_Type"},
-    {PY_F_DICT, "PyDict_Type"},
-    {PY_F_LIST, "PyList_Type"},
-    {PY_F_TUPLE, "PyTuple_Type"},
-    {PY_F_STR, "PyUnicode_Type"},
-    {PY_F_INT, "PyLong_Type"},
-    {PY_F_FLOAT, "PyFloat_Type"},
-    {PY_F_BYTES, "PyBytes_Type"},
-    {PY_F_SET, "PySet_Type"},
-    {PY_F_CELL, "PyCell_Type"},
-    {PY_F_SET, "PyFrozenSet_Type"},
-    {PY_F_GEN, "PyCoro_Type"},
-    {PY_F_GEN, "PyAsyncGen_Type"},
-    {PY_F_FUNCTION, "PyFunction_Type"},
-    {PY_F_METHOD, "PyMethod_Type"},
-    {PY_F_MODULE, "PyModule_Type"},
-    {PY_F_CODE, "PyCode_Type"},
-    {PY_F_FRAME, "PyFrame_Type"},
-    {PY_F_GEN, "PyGen_Type"},
-    {PY_F_PROPERTY, "PyProperty_Type"},
-    {PY_F_STATICMETHOD, "PyStaticMethod_Type"},
-    {PY_F_CLASSMETHOD, "PyClassMethod_Type"},
-    {PY_F_TRACEBACK, "PyTraceBack_Type"},
-    {PY_F_CFUNCTION, "PyCFunction_Type"},
-    {PY_F_WEAKREF, "_PyWeakref_RefType"},
-    {PY_F_EXCEPTION, "PyExc_BaseException"},
-    {PY_F_OBJECT, "PyBaseObject_Type"},
-    {PY_F_MAPPINGPROXY, "PyDictProxy_Type"},
-    {PY_F_CONTEXT, "PyContext_Type"},
-    {PY_F_CONTEXTVAR, "PyContextVar_Type"},
-    {PY_F_CONTEXT_TOKEN, "PyContextToken_Type"},
-    {PY_F_SEQ_ITER, "PyListIter_Type"},
-    {PY_F_SEQ_ITER, "PyListRevIter_Type"},
-    {PY_F_SEQ_ITER, "PyTupleIter_Type"},
-    {PY_F_SEQ_ITER, "PySeqIter_Type"},
-    {PY_F_SEQ_ITER, "PyReversed_Type"},
-    {PY_F_ENUMERATE, "PyEnum_Type"},
-    {PY_F_ZIP, "PyZip_Type"},
-    {PY_F_MAP, "PyMap_Type"},
-    {PY_F_FUNC_ITER, "PyFilter_Type"},
-    {PY_F_CALL_ITER, "PyCallIter_Type"},
-    {PY_F_DICT_ITER, "PyDictIterKey_Type"},
-    {PY_F_DICT_ITER, "PyDictIterValue_Type"},
-    {PY_F_DICT_ITER, "PyDictIterItem_Type"},
-    {PY_F_DICT_ITER, "PyDictRevIterKey_Type"},
-    {PY_F_DICT_ITER, "PyDictRevIterValue_Type"},
-    {PY_F_DICT_ITER, "PyDictRevIterItem_Type"},
-    {PY_F_DICT_VIEW, "PyDictKeys_Type"},
-    {PY_F_DICT_VIEW, "PyDictValues_Type"},
-    {PY_F_DICT_VIEW, "PyDictItems_Type"},
-    {PY_F_SET_ITER, "PySetIter_Type"},
+    {PY_F_TYPE, "PyType_Type", 0},
+    {PY_F_DICT, "PyDict_Type", 0},
+    {PY_F_DICT, "PyFrozenDict_Type", 15}, /* a dict with its hash after it */
+    {PY_F_LIST, "PyList_Type", 0},
+    {PY_F_TUPLE, "PyTuple_Type", 0},
+    {PY_F_STR, "PyUnicode_Type", 0},
+    {PY_F_INT, "PyLong_Type", 0},
+    {PY_F_FLOAT, "PyFloat_Type", 0},
+    {PY_F_BYTES, "PyBytes_Type", 0},
+    {PY_F_SET, "PySet_Type", 0},
+    {PY_F_CELL, "PyCell_Type", 0},
+    {PY_F_SET, "PyFrozenSet_Type", 0},
+    {PY_F_GEN, "PyCoro_Type", 0},
+    {PY_F_GEN, "PyAsyncGen_Type", 0},
+    {PY_F_FUNCTION, "PyFunction_Type", 0},
+    {PY_F_METHOD, "PyMethod_Type", 0},
+    {PY_F_MODULE, "PyModule_Type", 0},
+    {PY_F_CODE, "PyCode_Type", 0},
+    {PY_F_FRAME, "PyFrame_Type", 0},
+    {PY_F_GEN, "PyGen_Type", 0},
+    {PY_F_PROPERTY, "PyProperty_Type", 0},
+    {PY_F_STATICMETHOD, "PyStaticMethod_Type", 0},
+    {PY_F_CLASSMETHOD, "PyClassMethod_Type", 0},
+    {PY_F_TRACEBACK, "PyTraceBack_Type", 0},
+    {PY_F_CFUNCTION, "PyCFunction_Type", 0},
+    {PY_F_WEAKREF, "_PyWeakref_RefType", 0},
+    {PY_F_EXCEPTION, "PyExc_BaseException", 0},
+    {PY_F_OBJECT, "PyBaseObject_Type", 0},
+    {PY_F_MAPPINGPROXY, "PyDictProxy_Type", 0},
+    {PY_F_CONTEXT, "PyContext_Type", 0},
+    {PY_F_CONTEXTVAR, "PyContextVar_Type", 0},
+    {PY_F_CONTEXT_TOKEN, "PyContextToken_Type", 0},
+    {PY_F_SEQ_ITER, "PyListIter_Type", 0},
+    {PY_F_SEQ_ITER, "PyListRevIter_Type", 0},
+    {PY_F_SEQ_ITER, "PyTupleIter_Type", 0},
+    {PY_F_SEQ_ITER, "PySeqIter_Type", 0},
+    {PY_F_SEQ_ITER, "PyReversed_Type", 0},
+    {PY_F_ENUMERATE, "PyEnum_Type", 0},
+    {PY_F_ZIP, "PyZip_Type", 0},
+    {PY_F_MAP, "PyMap_Type", 0},
+    {PY_F_FUNC_ITER, "PyFilter_Type", 0},
+    {PY_F_CALL_ITER, "PyCallIter_Type", 0},
+    {PY_F_DICT_ITER, "PyDictIterKey_Type", 0},
+    {PY_F_DICT_ITER, "PyDictIterValue_Type", 0},
+    {PY_F_DICT_ITER, "PyDictIterItem_Type", 0},
+    {PY_F_DICT_ITER, "PyDictRevIterKey_Type", 0},
+    {PY_F_DICT_ITER, "PyDictRevIterValue_Type", 0},
+    {PY_F_DICT_ITER, "PyDictRevIterItem_Type", 0},
+    {PY_F_DICT_VIEW, "PyDictKeys_Type", 0},
+    {PY_F_DICT_VIEW, "PyDictValues_Type", 0},
+    {PY_F_DICT_VIEW, "PyDictItems_Type", 0},
+    {PY_F_SET_ITER, "PySetIter_Type", 0},
 };
 
-static int find_families(struct py_runtime *rt, const struct py_runtime_site *py,
+static int find_families(struct py_runtime *rt, const struct py_runtime_site *py, unsigned minor,
                          struct cl_error *err)
 {
     for (size_t i = 0; i < sizeof family_symbols / sizeof *family_symbols; i++) {
         uint64_t a;
         /* optional: a dump from before a family was read still opens */
-        if (!cl_module_symbol_optional(py->module, family_symbols[i].symbol, &a, NULL))
+        if (minor < family_symbols[i].since ||
+            !cl_module_symbol_optional(py->module, family_symbols[i].symbol, &a, NULL))
             continue;
         /* PyExc_BaseException is a pointer variable; the others are the type objects. */
         if (family_symbols[i].f == PY_F_EXCEPTION && cl_read_u64(rt->t, a, &a) != 0)
@@ -246,7 +249,7 @@ int py_runtime_open_layout(struct cl_target *t, const struct py_runtime_site *py
     int rc = py_debug_offsets_read(t, rt->runtime, minor, &rt->debug, err);
     if (rc)
         return rc;
-    if ((rc = find_families(rt, py, err)))
+    if ((rc = find_families(rt, py, minor, err)))
         return rc;
     /* Structural checks: a wrong table fails here, before anything is reported. */
     uint64_t type_of_type;

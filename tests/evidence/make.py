@@ -29,9 +29,10 @@ import test_blocks  # noqa: E402
 import test_evidence  # noqa: E402
 import test_holders  # noqa: E402
 
-# One interpreter per table and variant: 3.9-3.12, 3.13.0 and later 3.13 (PyGC_Head moved), 3.14.
+# One interpreter per table and variant: 3.9-3.12, 3.13.0 and later 3.13 (PyGC_Head moved), 3.14,
+# 3.15.
 EVIDENCE = ("pyenv-3.9", "pyenv-3.10", "pyenv-3.11", "pyenv-3.12", "pyenv-3.13", "trixie-3.13",
-            "sid-3.14")
+            "sid-3.14", "sid-3.15")
 # One release per allocator table (test_blocks.RELEASES says which table each has).
 ALLOCATOR_EVIDENCE = ("2.1", "2.4", "2.6", "2.8", "2.9", "2.10", "2.11", "2.12", "2.14")
 # One release per tensor and autograd table (test_holders.RELEASES names each one's interpreter):

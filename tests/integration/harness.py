@@ -67,7 +67,8 @@ ROOTS = os.path.join(ROOT, "build", "roots")   # the Debian roots scripts/instal
 # Interpreters in those roots: (name, root, the interpreter's path inside it).
 ROOT_PYTHONS = [("trixie-3.13", "trixie", "/usr/bin/python3.13"),
                 ("sid-3.13", "sid", "/usr/bin/python3.13"),
-                ("sid-3.14", "sid", "/usr/bin/python3.14")]
+                ("sid-3.14", "sid", "/usr/bin/python3.14"),
+                ("sid-3.15", "sid", "/usr/bin/python3.15")]
 # Root interpreters that culeak cannot walk yet (3.13 after 3.13.0, and 3.14: issue 13).
 # interpreters() leaves exactly these out, by name; empty it as support lands.
 NOT_YET_SUPPORTED = set()

@@ -268,6 +268,7 @@ def tests():
         yield "%s:live" % name, live(name, python), *(("full",) if name == "trixie-3.13" else ())
     yield "pyenv-3.9:gcore", gcore("pyenv-3.9", dict(pythons)["pyenv-3.9"])
     yield "sid-3.14:gcore", gcore("sid-3.14", dict(pythons)["sid-3.14"])
+    yield "sid-3.15:gcore", gcore("sid-3.15", dict(pythons)["sid-3.15"])
     for scenario in WHOLE_HEAPS:
         yield "torch-2.13:%s" % scenario, whole_heap(scenario)
     for release, python in [("1.13", "/usr/bin/python3"), ("2.13", harness.TORCH_VENV)]:

@@ -124,5 +124,5 @@ def live(python):
 
 def tests():
     for name, python in harness.interpreters():
-        representative = name in ("pyenv-3.9", "pyenv-3.13", "sid-3.14")
+        representative = name in ("pyenv-3.9", "pyenv-3.13", "sid-3.14", "sid-3.15")
         yield "%s:live" % name, live(python), *(() if representative else ("full",))

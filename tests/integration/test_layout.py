@@ -8,7 +8,7 @@ from harness import check, check_eq
 
 # The variant each interpreter's structure must select (3.13 after 3.13.0 moved the GC lists).
 VARIANT = {"pyenv-3.13": "3.13.0", "trixie-3.13": "3.13.5", "sid-3.13": "3.13.5",
-           "sid-3.14": "3.14"}
+           "sid-3.14": "3.14", "sid-3.15": "3.15"}
 # The cells make check keeps: the roots' newest 3.13 and 3.14 (pyenv's run in make check too).
 FULL_ONLY = {"trixie-3.13"}
 

@@ -69,7 +69,7 @@ def seeds(name, python, which):
 def tests():
     pythons = dict(harness.interpreters())
     extra = range(100, 100 + int(os.environ.get("CULEAK_RANDOM_SEEDS", "0")))
-    for name in ("pyenv-3.9", "pyenv-3.13", "sid-3.14"):
+    for name in ("pyenv-3.9", "pyenv-3.13", "sid-3.14", "sid-3.15"):
         yield "%s:seeds" % name, seeds(name, pythons[name], list(range(1, 4)) + list(extra))
     yield "torch-2.13:retained", retained(list(range(1, 4)) + list(extra))
     for name in ("pyenv-3.10", "pyenv-3.11", "pyenv-3.12", "system-python3", "sid-3.13"):

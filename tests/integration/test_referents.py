@@ -111,3 +111,4 @@ def tests():
             yield "%s:live" % name, live(python)
     yield "pyenv-3.13:gcore", gcore(dict(pythons)["pyenv-3.13"])
     yield "sid-3.14:gcore", gcore(dict(pythons)["sid-3.14"])
+    yield "sid-3.15:gcore", gcore(dict(pythons)["sid-3.15"])

@@ -428,6 +428,7 @@ CONSTRUCT = {
     "odict_iterator": lambda: iter(__import__("collections").OrderedDict(a=m())),
     "os.stat_result": lambda: os.stat("/"),
     "os.statvfs_result": lambda: os.statvfs("/"),
+    "os.statx_result": lambda: os.statx("/", os.STATX_BASIC_STATS),   # 3.15+
     "os.terminal_size": lambda: os.terminal_size((80, 24)),
     "posix.sched_param": lambda: os.sched_param(m()),
     "posix.times_result": os.times,
@@ -490,6 +491,9 @@ CONSTRUCT = {
         lambda: __import__("compression.zstd").zstd.ZstdCompressor(),
     "compression.zstd.ZstdDecompressor":
         lambda: __import__("compression.zstd").zstd.ZstdDecompressor(),
+    "unicodedata.GraphemeBreakIterator":   # 3.15+
+        lambda: __import__("unicodedata").iter_graphemes("e\u0301x"),
+    "unicodedata.Segment": lambda: next(__import__("unicodedata").iter_graphemes("e\u0301x")),
     "string.templatelib.Template": lambda: template(),
     "string.templatelib.Interpolation": lambda: template().interpolations[0],
     "string.templatelib.TemplateIter": lambda: iter(template()),

@@ -1,7 +1,8 @@
-/* _Py_DebugOffsets, read off real runtimes (pyenv's 3.13.0, sid's 3.14.10 chroot'ed in its root)
- * and then served from an image: each is read through its own minor's layout and fills in exactly
- * its table's values; read through the other minor's positions, or with an offset past the struct
- * size it states, or with two fields that must agree disagreeing, it is refused. */
+/* _Py_DebugOffsets, read off real runtimes (pyenv's 3.13.0, sid's 3.14.10 and 3.15.2 chroot'ed in
+ * its root) and then served from an image: each is read through its own release's layout and
+ * fills in exactly its table's values; read through the other minor's positions, or with an
+ * offset past the struct size it states, or with two fields that must agree disagreeing, or
+ * saying a release whose layout culeak has not seen (a beta), it is refused. */
 #include <glob.h>
 #include <signal.h>
 #include <spawn.h>
@@ -131,11 +132,26 @@ static void test_314(void)
     CU_ASSERT_EQUAL(d.size, 0);
 }
 
+static void test_315(void)
+{
+    char *argv[] = {"chroot", "build/roots/sid", "/usr/bin/python3.15", "-c", SCRIPT, NULL};
+    CU_ASSERT_TRUE_FATAL(capture(argv));
+    check_fills(15, "3.15");
+    struct py_debug_offsets d;
+    struct cl_error err;
+    put64(8, 0x030f00b2);   /* a beta of 3.15: its layout may differ, and is refused by name */
+    CU_ASSERT_EQUAL(read_image(15, &d, &err), CL_E_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "3.15.0b2"));
+    put64(8, 0x030f0cf0);   /* 3.15.12, a later patch release: the final releases' layout */
+    CU_ASSERT_EQUAL(read_image(15, &d, &err), 0);
+}
+
 void register_cpython_debug_offsets_tests(void)
 {
     static const struct tu_test tests[] = {
         {"_Py_DebugOffsets: 3.13.0 fills its table", test_313},
         {"_Py_DebugOffsets: 3.14.10 fills its table, corrupt ones refused", test_314},
+        {"_Py_DebugOffsets: 3.15.2 fills its table, a beta's refused by name", test_315},
         {NULL, NULL},
     };
     tu_add_suite("cpython/debug_offsets", tests);

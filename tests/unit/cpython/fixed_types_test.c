@@ -7,16 +7,29 @@
 #include <CUnit/CUnit.h>
 
 #include "cpython/fixed_types.h"
+#include "cpython/layout.h"
 #include "suites.h"
+
+/* The newest 3.minor culeak has a layout table for: no row reaches past it. */
+static unsigned newest_minor(void)
+{
+    size_t n;
+    const struct py_layout *const *all = py_layouts(&n);
+    unsigned newest = 0;
+    for (size_t i = 0; i < n; i++)
+        newest = all[i]->minor > newest ? all[i]->minor : newest;
+    return newest;
+}
 
 static void test_rows_well_formed(void)
 {
     size_t n;
     const struct py_fixed_type *r = py_fixed_types(&n);
     CU_ASSERT(n >= 40);
+    unsigned newest = newest_minor();
     for (size_t i = 0; i < n; i++) {
         CU_ASSERT(r[i].name && r[i].name[0]);
-        CU_ASSERT(r[i].since >= 9 && r[i].since <= r[i].until && r[i].until <= 14);
+        CU_ASSERT(r[i].since >= 9 && r[i].since <= r[i].until && r[i].until <= newest);
         CU_ASSERT(r[i].size >= 24 && r[i].size % 8 == 0);
         CU_ASSERT_PTR_NOT_NULL(r[i].fields[0].label);   /* a row reads something */
         for (size_t k = 0; k < PY_FIXED_FIELDS && r[i].fields[k].label; k++) {
