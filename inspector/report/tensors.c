@@ -176,12 +176,14 @@ struct storage_row {
     char device[32];
     const struct cl_storage_holders *holders;
     int devi;                  /* its device among the holders' (-1: none) */
+    const struct py_type *owner; /* the type of the object that owns its data, or NULL */
 };
 
-static struct storage_row storage_row(const struct torch_tensors *tt, const struct cl_holders *hs,
-                                      uint32_t s)
+static struct storage_row storage_row(struct py_heap *h, const struct torch_tensors *tt,
+                                      const struct cl_holders *hs, uint32_t s)
 {
     struct storage_row r = {.st = &tt->storages[s], .holders = &hs->storages[s]};
+    r.owner = r.st->data_owner ? py_object_type(&h->objects, r.st->data_owner) : NULL;
     cl_device_text(r.device, sizeof r.device, r.st->device_type, r.st->device_index);
     r.devi = cl_holders_device(hs, r.st->device_type, r.st->device_index);
     return r;
@@ -212,6 +214,13 @@ static void storage_text(FILE *out, const struct cl_holders *hs, const struct st
     cl_append(line, sizeof line, &len, size);
     cl_append(line, sizeof line, &len, "  held by ");
     cl_append(line, sizeof line, &len, cl_held_by_name(r->holders->held_by));
+    if (r->owner) {
+        cl_append(line, sizeof line, &len, "  its data owned by ");
+        cl_append(line, sizeof line, &len, r->owner->name);
+        cl_append(line, sizeof line, &len, " ");
+        cl_append_hex(line, sizeof line, &len, r->st->data_owner);
+        cl_append(line, sizeof line, &len, r->st->data_owner_dlpack ? " (through DLPack)" : "");
+    }
     fputs(line, out);
     putc('\n', out);
     holders_text(out, hs, r->holders, r->devi, width);
@@ -316,6 +325,19 @@ static void tensor_json(struct cl_json *j, struct py_heap *h, const struct torch
     cl_json_hex(j, x->data_ptr);
     cl_json_key(j, "storage_data_ptr");
     cl_json_hex(j, s->st->data);
+    cl_json_key(j, "data_owner");
+    if (s->owner) {
+        cl_json_begin_object(j);
+        cl_json_key(j, "address");
+        cl_json_hex(j, s->st->data_owner);
+        cl_json_key(j, "type");
+        cl_json_string(j, s->owner->name);
+        cl_json_key(j, "through");
+        cl_json_string(j, s->st->data_owner_dlpack ? "dlpack" : "deleter");
+        cl_json_end_object(j);
+    } else {
+        cl_json_null(j);
+    }
     cl_json_key(j, "grad_fn_node");
     if (x->grad_fn_node != TORCH_NO_NODE)
         cl_json_int(j, x->grad_fn_node);
@@ -375,7 +397,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
     for (uint32_t s = 0; s < tt->nstorages; s++) {
         if (!selected(&tt->storages[s], f))
             continue;
-        struct storage_row sr = storage_row(tt, hs, s);
+        struct storage_row sr = storage_row(h, tt, hs, s);
         if (!json)
             storage_text(out, hs, &sr, opt->width);
         for (uint32_t k = 0; k < sr.st->ntensors; k++) {
@@ -394,7 +416,7 @@ void cl_report_tensors(FILE *out, struct py_heap *h, const struct torch_tensors 
         cl_json_begin_array(&j);
         for (uint32_t s = 0; s < tt->nstorages; s++)
             if (selected(&tt->storages[s], f) && tt->storages[s].pynode != PY_NO_NODE) {
-                struct storage_row sr = storage_row(tt, hs, s);
+                struct storage_row sr = storage_row(h, tt, hs, s);
                 storage_object_json(&j, h, hs, &sr);
             }
         cl_json_end_array(&j);

@@ -8,6 +8,7 @@
 #include "torch/autograd.h"
 #include "torch/cxx.h"
 #include "torch/argparsers.h"
+#include "torch/dataowners.h"
 #include "torch/safepyobj.h"
 #include "torch/tensortypes.h"
 #include "util/notes.h"
@@ -1031,6 +1032,7 @@ int torch_tensors_collect(struct py_heap *h, const struct cl_torch_info *torch,
         return rc;
     bool added = explain_pyobjs(h, out);
     added |= torch_safepyobjs_explain(h, out);
+    added |= torch_data_owners_explain(h, out);
     added |= torch_argparsers_explain(h);
     added |= torch_tensortypes_explain(h);
     if (added && !py_books_resplit(h))

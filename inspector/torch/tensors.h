@@ -52,6 +52,8 @@ struct torch_storage {
     uint32_t *tensors; /* indices into torch_tensors.v, a part of torch_tensors.storage_tensors */
     uint32_t ntensors; /* 0 for a storage only a torch.UntypedStorage object holds */
     uint32_t pynode;   /* heap node of its torch.UntypedStorage object, PY_NO_NODE for none */
+    uint64_t data_owner; /* the Python object that owns its data (torch/dataowners.h), or 0 */
+    bool data_owner_dlpack; /* ... kept through DLPack's managed tensor */
     int8_t device_type, device_index;
 };
 

@@ -17,6 +17,10 @@ balance confirms the word, and a freed object's address in such memory makes no 
 A TensorImpl's reference to its tensor's Python object is counted, on each design torch has had
 (tensor_pyobj.py: a resurrected tensor up to 2.9, a tensor C++ holds too from 2.10): each such
 object, of which the process counts a reference no Python object holds, has none unexplained.
+A storage whose memory another Python object owns (data_owners.py: torch.from_numpy's array,
+torch.frombuffer's bytearray, torch.from_dlpack's numpy array) keeps that object with a reference
+no Python object holds: culeak explains it, and `tensors` names the owner of each such storage, as
+the process saw it, also one no Python object holds any more.
 On whole real heaps (gpt2.py: a GPT-2 from transformers trained with torch 2.13; hf_trainer.py:
 the same model trained by transformers' Trainer), nothing is overcounted, no Tensor or Parameter
 has a reference left unexplained, and the references not explained are frozen by type
@@ -262,6 +266,44 @@ def cxx_names(python):
     return test
 
 
+def data_owners(python, via):
+    """via: live, gcore, or dump (culeak's, read once the process is gone)."""
+    def test():
+        with harness.Process(python, "data_owners.py") as p, harness.tempdir() as d:
+            truth = p.truth
+            target = ["--pid", p.pid]
+            if via == "gcore":
+                target = ["--core", harness.gcore(p.pid, d)]
+            elif via == "dump":
+                harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "owners.cldump"))
+                p.kill()
+                target = ["--dump", os.path.join(d, "owners.cldump")]
+            held = [o for o in truth["owners"] if o["global"]]
+            refs = harness.culeak_json("refs", *target, *sum(
+                (["--addr", o["owner"]] for o in held), []))
+            tensors = harness.culeak_json("tensors", *target)
+        got = {address(o["address"]): o for o in refs["objects"]}
+        by_storage = {address(t["storage"]): t.get("data_owner") for t in tensors["tensors"]}
+        problems = []
+        for o in truth["owners"]:
+            want = {"address": o["owner"], "type": o["type"], "through": o["through"]}
+            have = by_storage.get(address(o["storage"]), "no tensor on the storage")
+            if have is None or have == "no tensor on the storage" or \
+                    (address(have["address"]), have["through"]) != (address(want["address"]),
+                                                                     want["through"]) or \
+                    not have["type"].endswith(want["type"]):
+                problems.append("%s: data owner %r, want %r" % (o["name"], have, want))
+            if o["global"]:
+                check(o["unseen"] == 1, "%s: the process sees %r references from outside, want "
+                      "the storage's one" % (o["name"], o["unseen"]))
+                if got.get(address(o["owner"]), {}).get("unexplained") != 0:
+                    problems.append("%s's owner: %r, want its storage's reference explained" % (
+                        o["name"], got.get(address(o["owner"]))))
+        if problems:
+            raise Failure("torch %s:\n%s" % (truth["torch"], "\n".join(problems)))
+    return test
+
+
 def tests():
     pythons = harness.interpreters()
     for name, python in pythons:
@@ -274,6 +316,10 @@ def tests():
     for release, python in [("1.13", "/usr/bin/python3"), ("2.13", harness.TORCH_VENV)]:
         yield "torch-%s:tensor-pyobj" % release, tensor_pyobj(python)
     yield "torch-2.13:cxx-kernels", cxx_kernels(harness.TORCH_VENV)
+    for via in ("live", "gcore", "dump"):
+        yield "torch-2.13:data-owners:" + via, data_owners(harness.TORCH_VENV, via)
+    yield "torch-1.13:data-owners:live", data_owners("/usr/bin/python3", "live")
+    yield "torch-2.14:data-owners:live", data_owners(harness.CUDA_TORCH_VENV, "live")
     yield "torch-2.13:cxx-names", cxx_names(harness.TORCH_VENV)
     for release in ("2.1", "2.4", "2.10", "2.14"):
         yield "torch-%s-cuda:cxx-names" % release, cxx_names(harness.cuda_python(release)), \
