@@ -226,6 +226,12 @@ static int set_option(enum cl_option_id id, const char *arg, struct cl_command_l
         open->keep_stopped = !rc && open->copy_limit == 0;
         return rc;
     }
+    case CL_O_MEMORY_LIMIT: {
+        int rc = cl_value_size("--memory-limit", arg, &cli->memory_limit, err);
+        if (!rc && cli->memory_limit == 0)
+            return cl_error_set(err, CL_E_USAGE, "--memory-limit wants more than 0 bytes");
+        return rc;
+    }
     case CL_O_CORE:
         if (cli->ncores == CL_MAX_TARGETS)
             return cl_error_set(err, CL_E_USAGE, "at most %d --core", CL_MAX_TARGETS);
@@ -472,6 +478,11 @@ static int check_target(bool allow_target, const struct cl_command_line *cli, st
         return 0;
     if (cl_command_many(cli))
         return check_many(c, cli, err);
+    if (cli->given & CL_OPTION_BIT(CL_O_MEMORY_LIMIT))
+        return cl_error_set(err, CL_E_USAGE,
+                            "--memory-limit shares memory between several targets (--pid or "
+                            "--core repeated, --children); one is bounded by --copy-limit and "
+                            "--max-objects");
     if ((so->pid != 0 && !core_stream(cli)) + (so->core != NULL) + (so->dump != NULL) > 1)
         return cl_error_set(err, CL_E_USAGE,
                             "give exactly one of --pid PID, --core FILE or "

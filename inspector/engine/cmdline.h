@@ -29,6 +29,7 @@ struct cl_command_line {
     const char *cores[CL_MAX_TARGETS];
     size_t ncores;
     int children_of;
+    uint64_t memory_limit;          /* --memory-limit: bytes; 0: half the memory available */
     const char *lib_dirs[CL_MAX_LIB_DIRS];
     bool json;
     size_t top;

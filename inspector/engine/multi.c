@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "report/info.h"
 #include "report/json.h"
 #include "target/children.h"
+#include "util/meminfo.h"
 #include "util/spill.h"
 #include "util/vec.h"
 
@@ -20,8 +22,12 @@ struct target {
     bool skipped;             /* ... and so it was, the reason in error */
     const char *core;         /* or a core */
     char dir[64];             /* the worker's files: meta, report, snapshot */
-    uint64_t copy_limit;      /* its share of the copy budget (live) */
-    unsigned copy_threads;    /* and of the CPUs */
+    uint64_t copy_need, graph_need;   /* what its copy and its graph may take (estimate) */
+    uint64_t need;            /* the memory reading it may take at most: those and a base */
+    uint64_t budget;          /* what it was given of the memory limit: need, or all of it */
+    uint64_t copy_limit;      /* the copy its budget allows (live) */
+    uint64_t max_objects;     /* the objects its budget allows */
+    unsigned copy_threads;    /* its share of the CPUs */
     pid_t worker;
     int status;               /* the command's status in the worker */
     char error[512];
@@ -106,6 +112,8 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     c.walk.progress = NULL;   /* one terminal, many workers */
     c.session.open.copy_limit = t->copy_limit;
     c.session.open.copy_threads = t->copy_threads;
+    if (!c.walk.max_objects)
+        c.walk.max_objects = t->max_objects;
     struct cl_error err = {0};
     struct cl_session *s = NULL;
     FILE *meta = file_in(t, "meta", "w"), *report = file_in(t, "report", "w");
@@ -154,8 +162,8 @@ static bool start(const struct cl_command_line *cli, struct target *t)
     return t->worker > 0;
 }
 
-/* Waits for any one worker and records its status. */
-static void reap(struct target *v, size_t n)
+/* Waits for any one worker and records its status; the memory its target was given. */
+static uint64_t reap(struct target *v, size_t n)
 {
     int status;
     pid_t done = wait(&status);
@@ -163,7 +171,52 @@ static void reap(struct target *v, size_t n)
         if (v[i].worker == done) {
             v[i].status = WIFEXITED(status) ? WEXITSTATUS(status) : CL_E_INTERNAL;
             v[i].worker = 0;
+            return v[i].budget;
         }
+    return 0;
+}
+
+/* What culeak takes reading any target beside the copy and the graph: the libraries' symbols
+ * (torch's), the allocator's and the tensors' tables (about 100 MiB measured for a torch job). */
+#define WORKER_BASE (128ull << 20)
+#define FALLBACK_MEMORY_LIMIT (4ull << 30) /* where MemAvailable cannot be read */
+/* The walk's graph takes 59 bytes an object (measured, docs/design.md); the smallest objects a
+ * heap holds many of, floats and small ints, 24 to 32 bytes each. */
+#define GRAPH_BYTES_PER_OBJECT 64
+#define MIN_OBJECT_BYTES 24
+/* A copy takes the memory no file backs, and the libraries' writable data besides */
+#define COPY_SLACK (16ull << 20)
+
+/* What reading t may take at most, known before it starts: a live process's copy (its memory no
+ * file backs, a quarter more for what it writes before the stop, and the libraries' data) and
+ * the graph of the objects that memory can hold, or a core's graph alone (a core is read through
+ * the page cache, never copied; its size bounds its objects), beside culeak's own. */
+static void estimate(struct target *t)
+{
+    struct stat st;
+    uint64_t memory = t->pid                    ? cl_proc_anon_bytes(t->pid)
+                      : stat(t->core, &st) == 0 ? (uint64_t)st.st_size
+                                                : 0;
+    t->copy_need = t->pid ? memory + memory / 4 + COPY_SLACK : 0;
+    t->graph_need = memory / MIN_OBJECT_BYTES * GRAPH_BYTES_PER_OBJECT;
+    t->need = WORKER_BASE + t->copy_need + t->graph_need;
+}
+
+/* t's share of the limit (all it needs, or the whole limit where it needs more) and what that
+ * allows: past the base, the copy and the graph in the proportion it needs them (the copy at
+ * most copy_cap, where --copy-limit is given), and as many objects as the graph's share holds. */
+static void give(struct target *t, uint64_t budget, uint64_t copy_cap)
+{
+    uint64_t own = budget > WORKER_BASE ? budget - WORKER_BASE : budget / 2;
+    uint64_t want = t->copy_need + t->graph_need;
+    uint64_t copy = want ? (uint64_t)((double)own * (double)t->copy_need / (double)want) : 0;
+    if (copy_cap && copy > copy_cap)
+        copy = copy_cap;
+    t->budget = budget;
+    t->copy_limit = t->pid && !copy ? 1 : copy; /* 0 would mean: copy nothing */
+    t->max_objects = (own - copy) / GRAPH_BYTES_PER_OBJECT;
+    if (!t->max_objects)
+        t->max_objects = 1;
 }
 
 /* What the worker left: its rank, its error, its snapshot. */
@@ -261,10 +314,21 @@ static void across_free(struct across *a)
     free(a->sources);
 }
 
-static void write_json(FILE *out, const struct target *v, size_t n, const struct across *a)
+/* How the targets were read: the memory limit, and the most read at once under it. */
+struct reading {
+    uint64_t limit;
+    size_t at_once;
+};
+
+static void write_json(FILE *out, const struct target *v, size_t n, const struct across *a,
+                       const struct reading *r)
 {
     struct cl_json j;
     cl_json_begin_document(&j, out);
+    cl_json_key(&j, "memory_limit");
+    cl_json_int(&j, (long long)r->limit);
+    cl_json_key(&j, "at_once");
+    cl_json_int(&j, (long long)r->at_once);
     cl_json_key(&j, "targets");
     cl_json_begin_array(&j);
     for (size_t i = 0; i < n; i++) {
@@ -276,6 +340,8 @@ static void write_json(FILE *out, const struct target *v, size_t n, const struct
         cl_json_rank(&j, &v[i].rank);
         cl_json_key(&j, "exit_status");
         cl_json_int(&j, v[i].status);
+        cl_json_key(&j, "memory_budget");
+        cl_json_int(&j, (long long)v[i].budget);
         cl_json_key(&j, "skipped");   /* a child of --children that is no rank, and why */
         cl_json_string(&j, v[i].skipped ? v[i].error : NULL);
         cl_json_key(&j, "report");
@@ -295,8 +361,13 @@ static void write_json(FILE *out, const struct target *v, size_t n, const struct
     cl_json_finish(&j);
 }
 
-static void write_text(FILE *out, const struct target *v, size_t n, const struct across *a)
+static void write_text(FILE *out, const struct target *v, size_t n, const struct across *a,
+                       const struct reading *r)
 {
+    char limit[CL_BYTES_TEXT];
+    cl_bytes_text(limit, sizeof limit, r->limit);
+    fprintf(out, "%zu targets, read at most %zu at once under a memory limit of %s\n\n", n,
+            r->at_once, limit);
     for (size_t i = 0; i < n; i++) {
         heading(out, &v[i]);
         if (v[i].skipped)
@@ -334,30 +405,38 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
     struct target *v;
     size_t n;
     int rc = collect(cli, &v, &n, err);
-    size_t bound = cl_cpus(), running = 0, started = 0;
+    size_t bound = cl_cpus(), running = 0, started = 0, most = 0;
     size_t at_once = n && n < bound ? n : bound;
-    /* The processes copied at once share one budget and the CPUs: this machine's memory is
-     * one, and a copy in more threads than CPUs only stops each process longer. */
-    uint64_t budget =
-        cli->session.open.copy_limit ? cli->session.open.copy_limit : cl_default_copy_limit();
-    uint64_t share = budget / at_once;
+    /* The targets read at once share this machine's memory (--memory-limit) and its CPUs: a
+     * copy in more threads than CPUs only stops each process longer. An explicit --copy-limit
+     * is shared as it always was. */
+    uint64_t limit = cli->memory_limit ? cli->memory_limit : cl_mem_available() / 2, used = 0;
+    limit = limit ? limit : FALLBACK_MEMORY_LIMIT;
+    uint64_t copy_cap = cli->session.open.copy_limit / at_once;
     const char *tmp = cl_tmp_dir();
     for (size_t i = 0; !rc && i < n; i++) {
-        v[i].copy_limit = share ? share : 1;   /* 0 would mean: copy nothing */
+        estimate(&v[i]);
         v[i].copy_threads = (unsigned)(bound / at_once);
         snprintf(v[i].dir, sizeof v[i].dir, "%.40s/culeak-XXXXXX", tmp);
         if (!mkdtemp(v[i].dir))
             rc = cl_error_set(err, CL_E_IO, "cannot make a folder in %s for the workers", tmp);
     }
-    for (; !rc && started < n; started++) {
-        if (running == bound) {
-            reap(v, n);
+    /* in order, each once the memory its reading needs is free (one needing more than the
+     * limit is read alone, with all of it) */
+    while (!rc && started < n) {
+        uint64_t want = v[started].need < limit ? v[started].need : limit;
+        if (running == bound || (running && used + want > limit)) {
+            used -= reap(v, n);
             running--;
+            continue;
         }
-        if (!start(cli, &v[started]))
+        give(&v[started], want, copy_cap);
+        if (!start(cli, &v[started++])) {
             rc = cl_error_set(err, CL_E_INTERNAL, "cannot start a worker (fork)");
-        else
-            running++;
+            break;
+        }
+        used += want;
+        most = ++running > most ? running : most;
     }
     for (; running; running--)
         reap(v, n);
@@ -368,10 +447,11 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
         qsort(v, n, sizeof *v, by_rank);
         struct across a;
         rc = across_build(v, n, &a, err);
+        struct reading r = {limit, most};
         if (!rc && cli->json)
-            write_json(out, v, n, &a);
+            write_json(out, v, n, &a, &r);
         else if (!rc)
-            write_text(out, v, n, &a);
+            write_text(out, v, n, &a, &r);
         *written = !rc;
         across_free(&a);
         for (size_t i = 0; i < n && !rc; i++) {

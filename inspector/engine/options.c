@@ -20,6 +20,11 @@ static const struct cl_option_spec options[CL_O_NUMBER_OF_OPTIONS] = {
         "all (info, which reads a few pages, copies nothing unless it is\n"
         "given); dump --core -: the most of the core's data its spool keeps\n"
         "(default half the free disk beside -o FILE)"},
+    [CL_O_MEMORY_LIMIT] = {"memory-limit", 0, "N", false, CL_OPT_TARGET,
+        "several targets (--pid or --core repeated, --children): the memory\n"
+        "their reads may take at once (default half the memory available);\n"
+        "each is given a share by its size, and those that do not fit beside\n"
+        "the ones being read wait for them"},
     [CL_O_CORE] = {"core", 0, "FILE", true, CL_OPT_TARGET,
         "a core file (kernel core or gdb's gcore; repeatable, as --pid)"},
     [CL_O_DUMP] = {"dump", 0, "FILE", false, CL_OPT_TARGET, "a file culeak dump wrote"},

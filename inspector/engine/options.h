@@ -11,8 +11,8 @@
 /* clang-format off */
 enum cl_option_id {
     /* the target: the CLI's only (in gdb, the target is gdb's) */
-    CL_O_PID, CL_O_CHILDREN, CL_O_COPY_LIMIT, CL_O_CORE, CL_O_DUMP, CL_O_EXE, CL_O_SYSROOT,
-    CL_O_LIB_PATH,
+    CL_O_PID, CL_O_CHILDREN, CL_O_COPY_LIMIT, CL_O_MEMORY_LIMIT, CL_O_CORE, CL_O_DUMP, CL_O_EXE,
+    CL_O_SYSROOT, CL_O_LIB_PATH,
     /* what to report */
     CL_O_TOP, CL_O_ADDR, CL_O_TYPE, CL_O_MAX_PATHS, CL_O_REFERENTS, CL_O_DEVICE, CL_O_STATE, CL_O_ALLOCATOR_LAYOUT,
     CL_O_MIN_BYTES, CL_O_MAX_OBJECTS, CL_O_OUTPUT, CL_O_NOTE, CL_O_REDACT, CL_O_ALLOCATOR_ONLY, CL_O_TORCH_SNAPSHOT,
@@ -45,9 +45,9 @@ const struct cl_option_spec *cl_option(enum cl_option_id id);
 
 /* The options that apply to every command that reads a target, whatever it reports. */
 #define CL_OPTIONS_TARGET \
-    (CL_OPTION_BIT(CL_O_PID) | CL_OPTION_BIT(CL_O_COPY_LIMIT) | CL_OPTION_BIT(CL_O_CORE) | \
-     CL_OPTION_BIT(CL_O_DUMP) | CL_OPTION_BIT(CL_O_EXE) | CL_OPTION_BIT(CL_O_SYSROOT) | \
-     CL_OPTION_BIT(CL_O_LIB_PATH))
+    (CL_OPTION_BIT(CL_O_PID) | CL_OPTION_BIT(CL_O_COPY_LIMIT) | CL_OPTION_BIT(CL_O_MEMORY_LIMIT) | \
+     CL_OPTION_BIT(CL_O_CORE) | CL_OPTION_BIT(CL_O_DUMP) | CL_OPTION_BIT(CL_O_EXE) | \
+     CL_OPTION_BIT(CL_O_SYSROOT) | CL_OPTION_BIT(CL_O_LIB_PATH))
 /* ... and to every command at all. */
 #define CL_OPTIONS_ALWAYS (CL_OPTION_BIT(CL_O_HELP) | CL_OPTION_BIT(CL_O_VERSION))
 

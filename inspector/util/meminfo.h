@@ -7,5 +7,8 @@
 
 /* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read. */
 uint64_t cl_mem_available(void);
+/* The memory of process pid that no file backs (RssAnon and RssShmem of /proc/PID/status), in
+ * bytes: what a copy of it takes at most; 0 when it cannot be read. */
+uint64_t cl_proc_anon_bytes(int pid);
 
 #endif

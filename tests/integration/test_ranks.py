@@ -3,7 +3,8 @@ last rank keeps four times the outputs of the others): --children of torchrun's 
 --pid, several --core and the snapshot files of `merge` each give every rank's report under the
 rank its environment names, and the ranks side by side name the leaking rank and pattern with
 the excess the ranks printed themselves, from the CLI and from the Python API. The agent alone
-says where its workers are; the ranks read at once share the copy budget and the CPUs."""
+says where its workers are; the ranks read at once share the copy budget and the CPUs, and under
+--memory-limit culeak's memory, measured from outside, stays under it (heap_rank.py)."""
 import contextlib
 import json
 import os
@@ -155,7 +156,10 @@ def python_api():
 def usage():
     for args, words in ((["dump", "--pid", "1", "--pid", "2", "-o", "x"], "reads one target"),
                         (["summary", "--pid", "1", "--pid", "2", "--html", "x"], "one target's"),
-                        (["merge", "a.json"], "two or more")):
+                        (["merge", "a.json"], "two or more"),
+                        (["objects", "--pid", "1", "--memory-limit", "1G"], "several targets"),
+                        (["objects", "--pid", "1", "--pid", "2", "--memory-limit", "0"],
+                         "more than 0")):
         r = harness.culeak(*args, expect_rc=2)
         check(words in r.stderr, "%r: %s" % (args, r.stderr))
 
@@ -187,9 +191,57 @@ def children_not_ranks():
                     os.kill(pid, signal.SIGKILL)
 
 
+def tree_rss(pid):
+    """The resident memory of pid and every process below it, in bytes."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open("/proc/%d/status" % p) as f:
+                total += sum(int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:"))
+            todo += harness.children(p)
+        except OSError:
+            pass
+    return total
+
+
+def memory_limit():
+    """Six processes of some 80 MiB of objects each (1.6 million), read under a 600 MiB memory
+    limit, which two read at once could pass (culeak takes some 175 MiB for one, and its needs
+    are known only as bounds before it reads): each is read whole (every object walked, no
+    warning), one after another though the CPUs would allow more, and culeak's memory, the parent
+    and its workers sampled together while they run, stays under the limit."""
+    limit = 600 << 20
+    with contextlib.ExitStack() as stack:
+        procs = [stack.enter_context(harness.Process("/usr/bin/python3", "heap_rank.py", "60"))
+                 for _ in range(6)]
+        cmd = [harness.CULEAK, "objects", "--json", "--memory-limit", str(limit)]
+        cmd += sum((["--pid", str(p.pid)] for p in procs), [])
+        culeak = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peak, done = 0, False
+        while not done:
+            done = culeak.poll() is not None
+            peak = max(peak, tree_rss(culeak.pid))
+        out, errors = culeak.communicate()
+        check_eq(culeak.returncode, 0, "culeak's exit status (%s)" % errors[-500:])
+        doc = json.loads(out)
+        harness.check_schema(doc, ["objects"])
+        check(doc["memory_limit"] == limit and doc["at_once"] == 1,
+              "limit %d, at once %d, want %d and one at a time" % (
+                  doc["memory_limit"], doc["at_once"], limit))
+        for t in doc["targets"]:
+            truth = next(p.truth for p in procs if p.pid == t["pid"])
+            check(t["report"]["objects"] >= truth["objects"] and not t["report"]["warnings"],
+                  "pid %d: %d objects, warnings %r; the process has %d tracked" % (
+                      t["pid"], t["report"]["objects"], t["report"]["warnings"], truth["objects"]))
+        check(peak <= limit, "culeak's memory peaked at %d bytes, over the limit of %d" % (
+            peak, limit))
+
+
 def tests():
     yield "live", live
     yield "cores-and-merge", cores_and_merge
     yield "python-api", python_api
     yield "usage", usage
     yield "children-not-ranks", children_not_ranks
+    yield "memory-limit", memory_limit
