@@ -26,6 +26,7 @@ struct builder {
     struct holder_graph g;
     uint32_t *model;             /* per holder of g: its index in out->v, or NOT_HOLDER */
     char (*arrow)[72], (*grad_fn)[80];   /* per node class: " → Name", ".grad_fn → Name" */
+    char (*bucket)[48];          /* per bucket index: ".buckets[i].gradients" (a DDP Reducer's) */
     uint64_t *bytes;             /* per storage */
     int *device;                 /* per storage: index into out->devices */
     struct cl_drill_options drill;
@@ -344,6 +345,15 @@ static struct py_step step_of(const struct builder *b, uint32_t origin, uint32_t
     case TORCH_LINK_PACKED: text = packed; break;
     case TORCH_LINK_HOOK: text = hook; break;
     case TORCH_LINK_NODE_HOOKS: text = node_hooks; break;
+    case TORCH_LINK_BUCKET: { /* the source's links of a kind are in read order: bucket order */
+        size_t i = 0;
+        for (const struct torch_link *p = l; p > b->tt->links && p[-1].kind == l->kind &&
+                                             p[-1].src == l->src && p[-1].src_end == l->src_end;
+             p--)
+            i++;
+        text = b->bucket[i];
+        break;
+    }
     case TORCH_LINK_PYOBJ:
     case TORCH_LINK_CONTEXT:
     case TORCH_LINK_CDATA: return (struct py_step){PY_E_HIDDEN, 0, obj};
@@ -721,6 +731,13 @@ static int label_nodes(struct builder *b)
         snprintf(b->arrow[k], sizeof b->arrow[k], " → %s", tt->names[k]);
         snprintf(b->grad_fn[k], sizeof b->grad_fn[k], ".grad_fn → %s", tt->names[k]);
     }
+    size_t nbuckets = 0;
+    for (size_t k = 0; k < tt->nlinks; k++)
+        nbuckets += tt->links[k].kind == TORCH_LINK_BUCKET;
+    if (!(b->bucket = malloc((nbuckets + 1) * sizeof *b->bucket)))
+        return CL_E_INTERNAL;
+    for (size_t k = 0; k < nbuckets; k++)
+        snprintf(b->bucket[k], sizeof b->bucket[k], ".buckets[%zu].gradients", k);
     return 0;
 }
 
@@ -787,6 +804,7 @@ int cl_holders_build(struct py_heap *h, const struct torch_tensors *tt,
     free(b.model);
     free(b.arrow);
     free(b.grad_fn);
+    free(b.bucket);
     free(b.bytes);
     free(b.device);
     free(b.found);

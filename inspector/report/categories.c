@@ -99,6 +99,8 @@ int cl_categories(struct py_heap *h, const struct torch_tensors *tt, const struc
             mark(tt, x->dst, CL_CAT_GRADIENT, out);
         else if (x->dst_end == TORCH_END_TENSOR && x->kind == TORCH_LINK_SAVED)
             mark(tt, x->dst, CL_CAT_SAVED, out);
+        else if (x->dst_end == TORCH_END_TENSOR && x->kind == TORCH_LINK_BUCKET)
+            mark(tt, x->dst, CL_CAT_CXX, out);
         else if (x->kind == TORCH_LINK_PACKED && x->dst < h->n &&
                  !mark_held(h, tt, tensor_of, x->dst, PACKED_DEPTH, CL_CAT_SAVED, out))
             rc = CL_E_INTERNAL;

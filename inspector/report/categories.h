@@ -17,7 +17,8 @@ enum cl_category {
     CL_CAT_SAVED,      /* saved for backward by an autograd node or a custom Function's ctx, or
                         * held by what a saved_tensors_hooks pack function returned */
     CL_CAT_CXX,        /* held from C or C++ alone: no Python holder reaches it (a Python kernel
-                        * the dispatcher keeps captures it, a C extension's static holds it) */
+                        * the dispatcher keeps captures it, a C extension's static holds it),
+                        * or a C++ object's own memory (a DDP Reducer's gradient buckets) */
     CL_CAT_OTHER,      /* any other tensor */
     CL_NCATEGORIES
 };

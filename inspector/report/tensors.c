@@ -41,6 +41,7 @@ static const char *type_name(struct py_heap *h, const struct torch_tensor *x)
         [TORCH_FROM_GRAD] = "c++ tensor (.grad, no Python object yet)",
         [TORCH_FROM_VARIABLE] = "c++ tensor (an AccumulateGrad's leaf)",
         [TORCH_FROM_VIEW_BASE] = "c++ tensor (a view's base)",
+        [TORCH_FROM_DDP_BUCKET] = "c++ tensor (a DDP gradient bucket)",
     };
     if (!x->pyobj)
         return x->origin < sizeof cxx / sizeof *cxx && cxx[x->origin] ? cxx[x->origin]

@@ -9,6 +9,7 @@
 #include "torch/cxx.h"
 #include "torch/argparsers.h"
 #include "torch/dataowners.h"
+#include "torch/reducer.h"
 #include "torch/safepyobj.h"
 #include "torch/tensortypes.h"
 #include "util/notes.h"
@@ -97,6 +98,8 @@ struct walk {
     size_t npy_storages, py_storages_cap;
     struct node_object *node_objects; /* grad_fn objects and ctxs, in heap order */
     size_t nnode_objects, node_objects_cap;
+    uint32_t *reducers;               /* heap nodes of DDP Reducers, in heap order */
+    size_t nreducers, reducers_cap;
     struct cl_addrmap impl_index;     /* TensorImpl -> tensor */
     struct cl_addrmap storage_index;  /* StorageImpl -> storage */
     struct cl_addrmap name_of;        /* vtable or Python type -> names[] */
@@ -124,6 +127,7 @@ enum type_kind {
     TYPE_STORAGE, /* torch.UntypedStorage */
     TYPE_GRAD_FN, /* a C++ node's Python class (THPCppFunction: "MulBackward0") */
     TYPE_CONTEXT, /* a custom Function's ctx (THPFunction: its class derives _FunctionBase) */
+    TYPE_REDUCER, /* DDP's c10d::Reducer, bound by pybind11 (torch/reducer.h) */
     TYPE_OTHER,
 };
 
@@ -144,9 +148,12 @@ static enum type_kind type_kind(struct walk *w, uint32_t i)
     *known = TYPE_OTHER;
     uint64_t base = ty->addr;
     for (int k = 0; k < 64 && base && *known == TYPE_OTHER; k++) {
-        char name[32] = "";
+        char name[48] = "";
         cl_read_cstr(w->t, cl_read_ptr_or_0(w->t, base + pl->tp_name), name, sizeof name);
-        if (strcmp(name, "torch._C.TensorBase") == 0 || strcmp(name, "torch._C._TensorBase") == 0)
+        if (k == 0 && strcmp(name, TORCH_REDUCER_CLASS) == 0)
+            *known = TYPE_REDUCER;
+        else if (strcmp(name, "torch._C.TensorBase") == 0 ||
+                 strcmp(name, "torch._C._TensorBase") == 0)
             *known = TYPE_TENSOR;
         else if (strcmp(name, "torch._C.StorageBase") == 0)
             *known = TYPE_STORAGE;
@@ -336,6 +343,11 @@ static int collect_python(struct walk *w, struct cl_error *err)
             return cl_error_set(err, CL_E_INTERNAL, "out of memory");
         if (what == TYPE_GRAD_FN || what == TYPE_CONTEXT)
             w->node_objects[w->nnode_objects++] = (struct node_object){i, UINT32_MAX};
+        if (what == TYPE_REDUCER) {
+            if (!CL_VEC_RESERVE(w->reducers, w->nreducers, w->reducers_cap))
+                return cl_error_set(err, CL_E_INTERNAL, "out of memory");
+            w->reducers[w->nreducers++] = i;
+        }
         if (what != TYPE_TENSOR)
             continue;
         struct torch_tensor *x = new_tensor(w);
@@ -733,6 +745,36 @@ static void link_python_nodes(struct walk *w, bool back)
     }
 }
 
+/* The gradient buckets of each DDP Reducer, tensors only C++ holds, each linked from the
+ * Reducer's Python object in bucket order; a Reducer culeak cannot read is said. */
+static void read_reducers(struct walk *w)
+{
+    const struct torch_reducer_layout *l = torch_reducer_layout_for(w->major, w->minor);
+    if (w->nreducers && !l)
+        cl_note_add(&w->out->warnings,
+                    "DDP's gradient buckets are not read for torch %u.%u (culeak has no layout "
+                    "of its c10d::Reducer): memory only they hold is not listed",
+                    w->major, w->minor);
+    uint64_t *impls = l && w->nreducers ? malloc(TORCH_MAX_BUCKETS * sizeof *impls) : NULL;
+    for (size_t k = 0; impls && k < w->nreducers; k++) {
+        uint64_t obj = w->h->nodes[w->reducers[k]].addr;
+        int n = torch_reducer_buckets(w->t, &w->cxx, l, obj, impls, TORCH_MAX_BUCKETS);
+        if (n < 0)
+            cl_note_add(&w->out->warnings,
+                        "the DDP Reducer at 0x%llx does not check out as torch %u.%u's: its "
+                        "gradient buckets are not read",
+                        (unsigned long long)obj, w->major, w->minor);
+        for (int b = 0; b < n; b++) {
+            uint32_t t = tensor_at(w, impls[b], TORCH_FROM_DDP_BUCKET);
+            if (t != UINT32_MAX)
+                link(w, TORCH_END_PYOBJ, w->reducers[k], TORCH_END_TENSOR, t, TORCH_LINK_BUCKET);
+        }
+    }
+    if (l && w->nreducers && !impls)
+        w->oom = true;
+    free(impls);
+}
+
 /* Every tensor's references, then every node's, breadth first: new tensors and nodes found on
  * the way are expanded in turn. */
 static void walk_graphs(struct walk *w)
@@ -883,6 +925,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
                  ? collect_python(&w, err)
                  : cl_error_set(err, CL_E_INTERNAL, "out of memory");
     if (!rc) {
+        read_reducers(&w);
         walk_graphs(&w);
         if (!w.oom && group_storages(&w) == 0)
             group_links(&w);
@@ -895,6 +938,7 @@ static int collect_with(struct py_heap *h, unsigned major, unsigned minor,
     free(w.type_kinds);
     free(w.py_storages);
     free(w.node_objects);
+    free(w.reducers);
     cl_addrmap_free(&w.impl_index);
     cl_addrmap_free(&w.storage_index);
     cl_addrmap_free(&w.name_of);

@@ -24,6 +24,7 @@ enum torch_origin {
     TORCH_FROM_GRAD,         /* a tensor's .grad, never read from Python */
     TORCH_FROM_VARIABLE,     /* an AccumulateGrad's variable */
     TORCH_FROM_VIEW_BASE,    /* a view's base, never read from Python */
+    TORCH_FROM_DDP_BUCKET,   /* a DDP Reducer's bucket of gradients (torch/reducer.h) */
 };
 
 /* A tensor. Its sizes and strides, min(ndim, TORCH_MAX_DIMS) of each, lie at
@@ -89,6 +90,7 @@ enum torch_link_kind {
     TORCH_LINK_NODE_HOOKS, /* node -> the dict of its Python hooks of one kind */
     TORCH_LINK_CDATA, /* a Python object -> the C++ object it wraps and owns: a grad_fn object's
                          node, a torch.UntypedStorage's storage */
+    TORCH_LINK_BUCKET, /* a DDP Reducer's Python object -> a bucket's gradients, in bucket order */
 };
 
 /* A reference from C++ (or into C++ from a Python object); src and dst index tensors, nodes, heap
