@@ -400,130 +400,104 @@ static const struct py_layout py313_5 = {
     .rt_arg_parsers_alt = 9896,
 };
 
+/* What 3.14 and 3.15 have in common: the stack-reference frames, the embedded main interpreter,
+ * the C types' structs. */
+#define PY314_COMMON                                                                           \
+    .major = 3, .rt_debug_offsets = true, .tee_size = 48, .groupby_size = 72, .mc_size = 64,   \
+    .mc_kwnames = 48, .mc_vcargs = 40, .attrgetter_size = 40, .itemgetter_size = 48,           \
+    .sq_list = N, .sq_ring = 24, .sq_size = 72, .monitoring_callables = 152,                   \
+    .is_atexit_ncallbacks = N, .typing_types = 7, .ast_first = 8, .is_small_ints = N,          \
+    .id_object = N, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers_alt = N,             \
+    .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56,                     \
+    .argparser_next = 64, .is_unicode_cache = N, .is_bytes_cache = N,                          \
+    .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,            \
+    COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .static_type_size = 48, .static_type_dict = 24,  \
+    .static_type_subclasses = 32, .ts_frame = N, .ts_cframe = N, .ts_current_frame = 72,       \
+    .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N, .ei_exc_type = N,     \
+    .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,             \
+    .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,     \
+    .if_frame_obj = 48, .if_stacktop = N, .if_owner = 74, .if_localsplus = 80,                 \
+    .owner_generator = 1, .owner_frame_object = 2, .f_back = 16, .f_frame = 24, .f_code = N,   \
+    .f_globals = N, .f_locals = N, .f_trace = 32, .f_localsplus = 72, .f_lasti = N,            \
+    .f_stacktop = N, .f_lineno = 40, .f_valuestack = N, .f_stackdepth = N, .co_nlocals = 80,   \
+    .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,           \
+    .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,                      \
+    .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,   \
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N,            \
+    .co_exceptiontable = 40, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,        \
+    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,         \
+    .dv_embedded = 2, .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, \
+    .fn_closure = 72, .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,       \
+    .fn_annotations = 112, .fn_annotate = 120, .fn_typeparams = 128, .fn_doc = 80,             \
+    .gen_frame = N, .gen_frame_state = 67, .gen_iframe = 72, .lru_dict = 136,                  \
+    .exc_traceback = 40, .exc_context = 48, .exc_cause = 56, .lru_kwd_mark = 112,              \
+    .lru_elem_type = 120, .lru_info_type = 128, .prop_name = 48, .gen_name = 24,               \
+    .gen_qualname = 32, .gen_origin = 56, .ascii_data = 40, .compact_data = 56,                \
+    .unicode_legacy_data = 56, .long_tagged = 1, COMMON_CORE_TYPES, COMMON_EXTENSIONS,         \
+    SQLITE_311_LATER,                                                                          \
+    /* {args, kw, weakreflist, localdicts, thread_watchdogs} */                                \
+    .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,     \
+    .local_wr_callback = N, .local_watchdogs = 48,                                             \
+    /* lib-dynload/_asyncio of 3.14.10 and 3.15.2 (their _sqlite3 differs: each table has it) */    \
+    .fut_size = 112, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,            \
+    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N,               \
+    .fut_awaited_by = 96, .task_size = 168, .task_fut_waiter = 120, .task_coro = 128,          \
+    .task_name = 136, .task_context = 144, .wakeup_size = N, .sq_conn_statement_cache = 72,    \
+    .managed_dict_offset = -24, .managed_values_offset = 0, .tuple_items = 32,                 \
+    .if_stackpointer = 64, .owner_interpreter = 3, .stackref_tag_mask = 3
+
 /* 3.14.10 (Debian sid, python3.14-dbg): tuples cache their hash (items at +32), frames hold
  * _PyStackRefs and a stack pointer, FRAME_OWNED_BY_INTERPRETER comes before CSTACK, and the GC
  * keeps three generation lists with generation0 at the end of its state. A 3.14 release whose
  * GC state is laid out otherwise fails the generation-0 check on open and is refused. */
 static const struct py_layout py314 = {
-    .name = "3.14", .major = 3, .minor = 14, .rt_debug_offsets = true, BEFORE_315,
-    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = 40, .attrgetter_size = 40,
-    .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,
-    .ts_c_profileobj = 96, .ts_c_traceobj = 104, .is_codec_search_path = 8000,
-    .is_codec_search_cache = 8008, .is_codec_error_registry = 8016, .is_audit_hooks = 10912,
-    .is_importlib = 7704, .is_interp_dict = 8496, .is_builtins_copy = 8512, .is_import_func = 7728, .is_modules_by_index = 7696, .is_forkers = 10696,
-    .is_monitoring_callables = 223280, .monitoring_callables = 152,
-    .is_atexit_callbacks = 10792, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1256,
-    .is_type_cache = 81928, .is_typing_types = 224728, .typing_types = 7, .is_warnings = 10720, .is_gc_callbacks = 7616,
-    .is_errnomap = 79888, .is_exception_group = 79912, .is_ast = 79944, .ast_state_size = 1976,
-    .ast_first = 8, .is_unicode_ids = 11792, .is_small_ints = N, .id_object = N,
-    .type_object_size = 416, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10104, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
-    .is_unicode_cache = N, .is_bytes_cache = N,
-    .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
-    COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 808,
+    .name = "3.14", .minor = 14, BEFORE_315, .ts_c_profileobj = 96, .ts_c_traceobj = 104,
+    .is_codec_search_path = 8000, .is_codec_search_cache = 8008, .is_codec_error_registry = 8016,
+    .is_audit_hooks = 10912, .is_importlib = 7704, .is_interp_dict = 8496,
+    .is_builtins_copy = 8512, .is_import_func = 7728, .is_modules_by_index = 7696,
+    .is_forkers = 10696, .is_monitoring_callables = 223280, .is_atexit_callbacks = 10792,
+    .rt_signal_handlers = 1256, .is_type_cache = 81928, .is_typing_types = 224728,
+    .is_warnings = 10720, .is_gc_callbacks = 7616, .is_errnomap = 79888,
+    .is_exception_group = 79912, .is_ast = 79944, .ast_state_size = 1976, .is_unicode_ids = 11792,
+    .type_object_size = 416, .rt_arg_parsers = 10104, .rt_interpreters_head = 808,
     .rt_main_thread = 832, .is_next = 7272, .is_threads_head = 7344, .is_gc = 7408,
-    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240, .is_static_ext_types = 189856, .is_interned = 224624,
-    .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,
-    .ts_frame = N, .ts_cframe = N,
-    .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,
-    .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,
-    .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ei_exc_type = N,
-    .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,
-    .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,
-    .if_frame_obj = 48, .if_stacktop = N, .if_owner = 74, .if_localsplus = 80,
-    .owner_cstack = 4, .owner_generator = 1, .owner_frame_object = 2, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,
-    .f_trace = 32, .f_localsplus = 72, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
-    .f_valuestack = N, .f_stackdepth = N,
-    .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,
-    .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,
-    .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
-    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,
-    .ht_qualname = 872, .ht_name = 856, .ht_slots = 864, .ht_module = 888,
-    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
-    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3, .dv_embedded = 2,
-    .fn_globals = 16,
-    .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
-    .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,
-    .fn_annotate = 120, .fn_typeparams = 128, .fn_doc = 80, .gen_frame = N, .gen_frame_state = 67,
-    .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
-    .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128, .prop_name = 48,
-    .gen_name = 24, .gen_qualname = 32, .gen_origin = 56,
-    .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
-    COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,
-    /* {args, kw, weakreflist, localdicts, thread_watchdogs} */
-    .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,
-    .local_wr_callback = N, .local_watchdogs = 48,
-    /* lib-dynload/_asyncio and _sqlite3 of 3.14.10 */
-    .fut_size = 112, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
-    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N, .fut_awaited_by = 96,
-    .task_size = 168, .task_fut_waiter = 120, .task_coro = 128, .task_name = 136,
-    .task_context = 144, .wakeup_size = N, .sq_conn_size = 224, .sq_conn_text_factory = 112, .sq_conn_statement_cache = 72,
-    .sq_conn_cursors = 80, .sq_conn_blobs = 88, .managed_dict_offset = -24,
-    .managed_values_offset = 0,
+    .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240,
+    .is_static_ext_types = 189856, .is_interned = 224624, .ts_thread_id = 152,
+    .ts_native_thread_id = 160, .ts_dict = 128, .ts_current_exception = 112, .ts_exc_info = 120,
+    .ts_context = 208, .owner_cstack = 4, .ht_cached_keys = 880, .ht_qualname = 872,
+    .ht_name = 856, .ht_slots = 864, .ht_module = 888, .sq_conn_size = 224,
+    .sq_conn_text_factory = 112, .sq_conn_cursors = 80, .sq_conn_blobs = 88,
     .rt_main_interpreter = 90752, .gc_generations = 24, .gc_generation0 = 256, .gc_permanent = 96,
-    .gc_collecting = 192, .gc_garbage = 200, .tuple_items = 32, .if_stackpointer = 64,
-    .owner_interpreter = 3, .stackref_tag_mask = 3,
+    .gc_collecting = 192, .gc_garbage = 200,
+    PY314_COMMON,
 };
 
-/* 3.15.2 (Debian sid, python3.15-dbg). */
+/* 3.15.2 (Debian sid, python3.15-dbg): 3.14's frames and objects, with the interpreter's and the
+ * threads' state moved, the GC's three generation lists back at +8 (generation0 at its end), a
+ * module's state size in the module (md_token in place of md_def), frame states numbered from 0
+ * with FRAME_CLEARED the first finished one, no FRAME_OWNED_BY_CSTACK, and PyTypeObject a word
+ * longer. */
 static const struct py_layout py315 = {
-    .name = "3.15", .major = 3, .minor = 15, .rt_debug_offsets = true,
-    .module_name = 40, .module_def = N, .module_state = 24, .module_state_size = 56, .gen_completed = 5,
-    .tee_size = 48, .groupby_size = 72, .mc_size = 64, .mc_kwnames = 48, .mc_vcargs = 40, .attrgetter_size = 40,
-    .itemgetter_size = 48, .sq_list = N, .sq_ring = 24, .sq_size = 72,
-    .ts_c_profileobj = 120, .ts_c_traceobj = 128, .is_codec_search_path = 7952,
-    .is_codec_search_cache = 7960, .is_codec_error_registry = 7968, .is_audit_hooks = 10888,
-    .is_importlib = 7608, .is_interp_dict = 8448, .is_builtins_copy = 8464, .is_import_func = 7632, .is_modules_by_index = 7600, .is_forkers = 10672,
-    .is_monitoring_callables = 223552, .monitoring_callables = 152,
-    .is_atexit_callbacks = 10768, .is_atexit_ncallbacks = N, .rt_signal_handlers = 1384,
-    .is_type_cache = 81952, .is_typing_types = 224912, .typing_types = 7, .is_warnings = 10696, .is_gc_callbacks = 7536,
-    .is_errnomap = 79896, .is_exception_group = 79920, .is_ast = 79952, .ast_state_size = 1992,
-    .ast_first = 8, .is_unicode_ids = 11800, .is_small_ints = N, .id_object = N,
-    .type_object_size = 424, .slotdef_size = N, .slotdef_name = N, .rt_arg_parsers = 10224, .rt_arg_parsers_alt = N, .argparser_format = 0, .argparser_fname = 16, .argparser_kwtuple = 56, .argparser_next = 64,
-    .is_unicode_cache = N, .is_bytes_cache = N,
-    .frames = PY_FRAMES_CURRENT, .dicts = PY_DICT_MANAGED_313, .keys = PY_KEYS_311,
-    COMMON_TYPE, .lines = PY_LINES_LOCATIONS, .rt_interpreters_head = 936,
+    .name = "3.15", .minor = 15, .module_name = 40, .module_def = N, .module_state = 24,
+    .module_state_size = 56, .gen_completed = 5, .ts_c_profileobj = 120, .ts_c_traceobj = 128,
+    .is_codec_search_path = 7952, .is_codec_search_cache = 7960, .is_codec_error_registry = 7968,
+    .is_audit_hooks = 10888, .is_importlib = 7608, .is_interp_dict = 8448,
+    .is_builtins_copy = 8464, .is_import_func = 7632, .is_modules_by_index = 7600,
+    .is_forkers = 10672, .is_monitoring_callables = 223552, .is_atexit_callbacks = 10768,
+    .rt_signal_handlers = 1384, .is_type_cache = 81952, .is_typing_types = 224912,
+    .is_warnings = 10696, .is_gc_callbacks = 7536, .is_errnomap = 79896,
+    .is_exception_group = 79920, .is_ast = 79952, .ast_state_size = 1992, .is_unicode_ids = 11800,
+    .type_object_size = 424, .rt_arg_parsers = 10224, .rt_interpreters_head = 936,
     .rt_main_thread = 960, .is_next = 7264, .is_threads_head = 7336, .is_gc = 7400,
-    .is_modules = 7592, .is_sysdict = 7576, .is_builtins = 7584, .is_static_types = 180264, .is_static_ext_types = 190024, .is_interned = 224896,
-    .static_type_size = 48, .static_type_dict = 24, .static_type_subclasses = 32,
-    .ts_frame = N, .ts_cframe = N,
-    .ts_current_frame = 72, .ts_thread_id = 176, .ts_native_thread_id = 184, .ts_dict = 152,
-    .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,
-    .ts_current_exception = 136, .ts_exc_info = 144, .ts_context = 232, .ei_exc_type = N,
-    .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,
-    .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,
-    .if_frame_obj = 48, .if_stacktop = N, .if_owner = 74, .if_localsplus = 80,
-    .owner_cstack = 0xff, .owner_generator = 1, .owner_frame_object = 2, .f_back = 16, .f_frame = 24, .f_code = N, .f_globals = N, .f_locals = N,
-    .f_trace = 32, .f_localsplus = 72, .f_lasti = N, .f_stacktop = N, .f_lineno = 40,
-    .f_valuestack = N, .f_stackdepth = N,
-    .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,
-    .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,
-    .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,
-    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 888,
-    .ht_qualname = 880, .ht_name = 864, .ht_slots = 872, .ht_module = 896,
-    .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,
-    .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3, .dv_embedded = 2,
-    .fn_globals = 16,
-    .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, .fn_closure = 72, .fn_dict = 88,
-    .fn_module = 104, .fn_qualname = 40, .fn_name = 32, .fn_annotations = 112,
-    .fn_annotate = 120, .fn_typeparams = 128, .fn_doc = 80, .gen_frame = N, .gen_frame_state = 67,
-    .gen_iframe = 72, .lru_dict = 136, .exc_traceback = 40, .exc_context = 48, .exc_cause = 56,
-    .lru_kwd_mark = 112, .lru_elem_type = 120, .lru_info_type = 128, .prop_name = 48,
-    .gen_name = 24, .gen_qualname = 32, .gen_origin = 56,
-    .ascii_data = 40, .compact_data = 56, .unicode_legacy_data = 56, .long_tagged = 1,
-    COMMON_CORE_TYPES, COMMON_EXTENSIONS, SQLITE_311_LATER,
-    /* {args, kw, weakreflist, localdicts, thread_watchdogs} */
-    .local_size = 56, .local_key = N, .local_args = 16, .local_kw = 24, .local_dicts = 40,
-    .local_wr_callback = N, .local_watchdogs = 48,
-    /* lib-dynload/_asyncio and _sqlite3 of 3.15.2: a connection keeps no list of its cursors */
-    .fut_size = 112, .fut_exception_tb = 56, .fut_result = 64, .fut_source_tb = 72,
-    .fut_cancel_msg = 80, .fut_cancelled_exc = 88, .fut_cancelled_exc_state = N, .fut_awaited_by = 96,
-    .task_size = 168, .task_fut_waiter = 120, .task_coro = 128, .task_name = 136,
-    .task_context = 144, .wakeup_size = N, .sq_conn_size = 208, .sq_conn_text_factory = 96, .sq_conn_statement_cache = 72,
-    .sq_conn_cursors = N, .sq_conn_blobs = 80, .managed_dict_offset = -24,
-    .managed_values_offset = 0,
+    .is_modules = 7592, .is_sysdict = 7576, .is_builtins = 7584, .is_static_types = 180264,
+    .is_static_ext_types = 190024, .is_interned = 224896, .ts_thread_id = 176,
+    .ts_native_thread_id = 184, .ts_dict = 152, .ts_current_exception = 136, .ts_exc_info = 144,
+    .ts_context = 232, .owner_cstack = 0xff, .ht_cached_keys = 888, .ht_qualname = 880,
+    .ht_name = 864, .ht_slots = 872, .ht_module = 896, .sq_conn_size = 208,
+    .sq_conn_text_factory = 96, .sq_conn_cursors = N, .sq_conn_blobs = 80,
     .rt_main_interpreter = 120328, .gc_generations = 8, .gc_generation0 = 168, .gc_permanent = 80,
-    .gc_collecting = 112, .gc_garbage = 128, .tuple_items = 32, .if_stackpointer = 64,
-    .owner_interpreter = 3, .stackref_tag_mask = 3,
+    .gc_collecting = 112, .gc_garbage = 128,
+    PY314_COMMON,
 };
 
 static const struct py_layout *const all[] = {&py39, &py310, &py311, &py312, &py313, &py313_5,
