@@ -287,7 +287,6 @@ int py_debug_offsets_read(struct cl_target *t, uint64_t runtime_addr, unsigned m
     int rc = check_fields(d, dl, err);
     if (rc)
         return rc;
-    d->minor = minor;
     d->size = dl->size;
     return 0;
 }

@@ -22,7 +22,6 @@
 #define PY_DEBUG_HEAD_SIZE 24
 
 struct py_debug_offsets {
-    unsigned minor;
     uint64_t version_hex, free_threaded;
     unsigned char raw[PY_DEBUG_OFFSETS_MAX];   /* the struct as read from the target */
     size_t size;                               /* its size in this minor's layout */

@@ -23,7 +23,6 @@ struct target {
     const char *core;         /* or a core */
     char dir[64];             /* the worker's files: meta, report, snapshot */
     uint64_t copy_need, graph_need;   /* what its copy and its graph may take (estimate) */
-    uint64_t need;            /* the memory reading it may take at most: those and a base */
     uint64_t budget;          /* what it was given of the memory limit: need, or all of it */
     uint64_t copy_limit;      /* the copy its budget allows (live) */
     uint64_t max_objects;     /* the objects its budget allows */
@@ -199,7 +198,12 @@ static void estimate(struct target *t)
                                                 : 0;
     t->copy_need = t->pid ? memory + memory / 4 + COPY_SLACK : 0;
     t->graph_need = memory / MIN_OBJECT_BYTES * GRAPH_BYTES_PER_OBJECT;
-    t->need = WORKER_BASE + t->copy_need + t->graph_need;
+}
+
+/* The memory reading t may take at most: its copy, its graph and culeak's own. */
+static uint64_t need(const struct target *t)
+{
+    return WORKER_BASE + t->copy_need + t->graph_need;
 }
 
 /* t's share of the limit (all it needs, or the whole limit where it needs more) and what that
@@ -424,7 +428,7 @@ int cl_command_run_targets(const struct cl_command_line *cli, FILE *out, bool *w
     /* in order, each once the memory its reading needs is free (one needing more than the
      * limit is read alone, with all of it) */
     while (!rc && started < n) {
-        uint64_t want = v[started].need < limit ? v[started].need : limit;
+        uint64_t want = need(&v[started]) < limit ? need(&v[started]) : limit;
         if (running == bound || (running && used + want > limit)) {
             used -= reap(v, n);
             running--;

@@ -302,10 +302,7 @@ static void segment_json(struct cl_json *j, const struct cl_segment_row *row)
     cl_json_key(j, "pool");
     cl_json_string(j, seg->small ? "small" : "large");
     cl_json_key(j, "pool_id");
-    cl_json_begin_array(j);
-    cl_json_int(j, (long long)seg->pool_id[0]);
-    cl_json_int(j, (long long)seg->pool_id[1]);
-    cl_json_end_array(j);
+    cl_json_pool_id(j, seg->pool_id);
     cl_json_key(j, "pool_owner");
     cl_json_string(j, row->pool_owner);   /* null for none */
     cl_json_key(j, "expandable");

@@ -249,6 +249,14 @@ void cl_json_null(struct cl_json *j)
     value_done(j);
 }
 
+void cl_json_pool_id(struct cl_json *j, const uint64_t id[2])
+{
+    cl_json_begin_array(j);
+    cl_json_int(j, (long long)id[0]);
+    cl_json_int(j, (long long)id[1]);
+    cl_json_end_array(j);
+}
+
 void cl_json_hex(struct cl_json *j, uint64_t v)
 {
     separate(j);

@@ -41,6 +41,8 @@ void cl_json_int(struct cl_json *j, long long v);
 void cl_json_bool(struct cl_json *j, bool v);
 void cl_json_null(struct cl_json *j);
 void cl_json_hex(struct cl_json *j, uint64_t v);         /* "0x7f..." as a string */
+/* A CUDA memory pool's id, torch's MempoolId_t pair: [a, b] */
+void cl_json_pool_id(struct cl_json *j, const uint64_t id[2]);
 /* A count, or null when v is negative (not known). */
 void cl_json_count_or_null(struct cl_json *j, long long v);
 /* A whole document that is an error object: {"schema_version", "error": {"code", "message"}}. */

@@ -655,10 +655,7 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
         cl_json_key(j, "stream");
         cl_json_hex(j, e->stream); /* as blocks writes a segment's */
         cl_json_key(j, "pool");
-        cl_json_begin_array(j);
-        cl_json_int(j, (long long)e->pool_id[0]);
-        cl_json_int(j, (long long)e->pool_id[1]);
-        cl_json_end_array(j);
+        cl_json_pool_id(j, e->pool_id);
         cl_json_key(j, "device_free");
         cl_json_int(j, (long long)e->addr);
         cl_json_key(j, "time_us");
