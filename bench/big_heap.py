@@ -2,7 +2,10 @@
 in the shapes training jobs have, dicts of lists of small instances with attributes; with
 --tensors K (torch needed) also K small CPU tensors, a training loop's history of losses held from
 a global list; with --graphs as well, each loss keeps its autograd graph (the leak users hunt:
-three nodes, and the tensors they saved for backward, per loss). A thread wakes every millisecond
+three nodes, and the tensors they saved for backward, per loss). With --cpu-gb G also G GiB of
+CPU tensors of mixed sizes (a tenth of 64 KiB ones, which malloc keeps in its heaps, the rest of
+1, 16 and 256 MiB, which it maps), and with --buffer-gb G a bytearray of G GiB, every page
+written: a host's memory that holds no object (bench/pause.py). A thread wakes every millisecond
 and keeps the longest gap between two wake-ups.
 
 Prints READY and its pid, then answers one command a line on stdin:
@@ -40,6 +43,18 @@ if "--tensors" in sys.argv:
         history = [(weight * torch.full((4,), float(i))).relu().sum() for i in range(k)]
     else:
         history = [torch.full((4,), float(i)) for i in range(k)]
+def option(name, default=0.0):
+    return float(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
+cpu_tensors, cpu_bytes = [], int(option("--cpu-gb") * (1 << 30))
+if cpu_bytes:
+    import torch
+
+    for share, size in ((0.1, 64 << 10), (0.3, 1 << 20), (0.3, 16 << 20), (0.3, 256 << 20)):
+        cpu_tensors += [torch.ones(size // 4) for _ in range(int(cpu_bytes * share) // size)]
+buffer = bytearray(int(option("--buffer-gb") * (1 << 30)))
+buffer[::4096] = b"\1" * len(range(0, len(buffer), 4096))
 longest = [0.0]
 
 

@@ -69,11 +69,7 @@ static int run(int argc, char **argv)
             fprintf(stderr, "culeak: error: %s\n", err.msg);
         return rc && !written ? fail(&cli, &err) : rc;
     }
-    struct cl_session *s;
-    if ((rc = cl_session_open(&cli.session, &s, &err)))
-        return fail(&cli, &err);
-    rc = cl_command_run(&cli, s, stdout, &err);
-    cl_session_close(s);
+    rc = cl_command_inspect(&cli, stdout, &err);
     return rc ? fail(&cli, &err) : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/inspect.h"
 #include "util/notes.h"
 #include "util/output.h"
 #include "util/spill.h"
@@ -169,6 +170,28 @@ int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE
     if ((rc = run_held(cli, c, s, o.f, err)))
         cl_output_abort(&o);
     return rc ? rc : cl_output_commit(&o, err);
+}
+
+struct cl_command_line cl_command_quiet(const struct cl_command_line *cli)
+{
+    struct cl_command_line quiet = *cli;
+    quiet.output = NULL;
+    quiet.torch_snapshot = cli->torch_snapshot ? "/dev/null" : NULL;
+    quiet.html = cli->html ? "/dev/null" : NULL;
+    return quiet;
+}
+
+static int run_inspected(void *arg, struct cl_session *s, FILE *out, bool scout,
+                         struct cl_error *err)
+{
+    struct cl_command_line quiet = cl_command_quiet(arg);
+    return cl_command_run(scout ? &quiet : arg, s, out, err);
+}
+
+int cl_command_inspect(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
+{
+    struct cl_inspection how = {run_inspected, (void *)cli};
+    return cl_inspect(&cli->session, &how, out, err);
 }
 
 bool cl_command_offline(const struct cl_command_line *cli)

@@ -12,6 +12,11 @@
 #include "engine/session.h"
 #include "engine/table.h"
 
+/* Opens cli's target and runs cli->command on it (engine/inspect.h: scouted and redone where
+ * that shortens a live process's stop), writing its report to out. */
+int cl_command_inspect(const struct cl_command_line *cli, FILE *out, struct cl_error *err);
+/* cli as a scout runs it: the files it names (-o, --html, --torch-snapshot) not written. */
+struct cl_command_line cl_command_quiet(const struct cl_command_line *cli);
 /* Runs cli->command on s, writing its report to out. 0, or a status with err set. */
 int cl_command_run(const struct cl_command_line *cli, struct cl_session *s, FILE *out,
                    struct cl_error *err);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine/command.h"
+#include "engine/inspect.h"
 #include "engine/ranks.h"
 #include "engine/snapshot.h"
 #include "report/info.h"
@@ -101,6 +102,42 @@ static bool not_a_rank(const struct cl_command_line *cli, const struct cl_sessio
 /* Marks a skipped target in its meta: its worker exits 0. */
 #define SKIPPED_CODE (-2)
 
+/* A worker's inspection of its target (engine/inspect.h): the command, then for the comparison
+ * a snapshot, and what the meta file says of them. */
+struct worker {
+    const struct cl_command_line *c;
+    const struct target *t;
+    bool opened;         /* a session was opened: its rank is known */
+    struct cl_rank rank;
+    bool skipped;        /* no rank to read for this command (not_a_rank) */
+    char why[128];
+};
+
+static int inspect_target(void *arg, struct cl_session *s, FILE *out, bool scout,
+                          struct cl_error *err)
+{
+    struct worker *w = arg;
+    if (w->t->child && not_a_rank(w->c, s, 0, w->why, sizeof w->why)) {
+        w->skipped = true;
+        return 0;
+    }
+    w->opened = true;
+    w->rank = s->rank;
+    struct cl_command_line quiet = cl_command_quiet(w->c);
+    int rc = cl_command_run(scout ? &quiet : w->c, s, out, err);
+    struct cl_snapshot snap;
+    struct cl_error ignored;
+    if (!rc && wants_ranks(w->c) && !cl_snapshot_take(s, &w->c->walk, &snap, &ignored)) {
+        FILE *f = scout ? NULL : file_in(w->t, "snapshot", "w");
+        if (f) {
+            cl_snapshot_write(f, &snap);
+            fclose(f);
+        }
+        cl_snapshot_free(&snap);
+    }
+    return rc;
+}
+
 /* The worker: t's report into its report file, its rank and any error into meta, and for the
  * comparison a snapshot. Returns the exit status. */
 static int work(const struct cl_command_line *cli, const struct target *t)
@@ -114,38 +151,24 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     if (!c.walk.max_objects)
         c.walk.max_objects = t->max_objects;
     struct cl_error err = {0};
-    struct cl_session *s = NULL;
     FILE *meta = file_in(t, "meta", "w"), *report = file_in(t, "report", "w");
     if (!meta || !report)
         return CL_E_IO;
-    int rc = cl_session_open(&c.session, &s, &err);
-    char why[128];
-    if (t->child && not_a_rank(cli, s, rc, why, sizeof why)) {
-        fprintf(meta, "-1 -1 -1\n%d %s\n", SKIPPED_CODE, why);
-        cl_session_close(s);
-        fclose(meta);
-        fclose(report);
-        return 0;
-    }
-    if (!rc) {
-        fprintf(meta, "%d %d %d\n", s->rank.rank, s->rank.local_rank, s->rank.world_size);
-        rc = cl_command_run(&c, s, report, &err);
-    }
-    struct cl_snapshot snap;
-    if (!rc && wants_ranks(cli) && !cl_snapshot_take(s, &c.walk, &snap, &err)) {
-        FILE *f = file_in(t, "snapshot", "w");
-        if (f) {
-            cl_snapshot_write(f, &snap);
-            fclose(f);
+    struct worker w = {.c = &c, .t = t};
+    struct cl_inspection how = {inspect_target, &w};
+    int rc = cl_inspect(&c.session, &how, report, &err);
+    if (t->child && (w.skipped || (rc && not_a_rank(cli, NULL, rc, w.why, sizeof w.why)))) {
+        fprintf(meta, "-1 -1 -1\n%d %s\n", SKIPPED_CODE, w.why);
+        rc = 0;
+    } else {
+        if (w.opened)
+            fprintf(meta, "%d %d %d\n", w.rank.rank, w.rank.local_rank, w.rank.world_size);
+        if (rc) {
+            fprintf(meta, "%s%d %s\n", w.opened ? "" : "-1 -1 -1\n", (int)err.code, err.msg);
+            if (cli->json)
+                cl_json_error_document(report, err.code, err.msg);
         }
-        cl_snapshot_free(&snap);
     }
-    if (rc) {
-        fprintf(meta, "%s%d %s\n", s ? "" : "-1 -1 -1\n", (int)err.code, err.msg);
-        if (cli->json)
-            cl_json_error_document(report, err.code, err.msg);
-    }
-    cl_session_close(s);
     fclose(meta);
     fclose(report);
     return rc;

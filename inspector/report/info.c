@@ -56,7 +56,13 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     for (size_t i = 0; i < t->nthreads && i < 16; i++)
         fprintf(out, " %d", t->threads[i].tid);
     fprintf(out, "%s\n", t->nthreads > 16 ? " ..." : "");
-    if (t->kind == CL_TARGET_LIVE && t->resumed)
+    if (t->kind == CL_TARGET_LIVE && t->resumed && t->unread_bytes)
+        fprintf(out,
+                "stopped     %.3f s, while %llu MiB of its memory was copied (not the %llu MiB "
+                "that a walk made as it ran did not read); then resumed\n",
+                t->stopped_seconds, (unsigned long long)(t->copied_bytes >> 20),
+                (unsigned long long)(t->unread_bytes >> 20));
+    else if (t->kind == CL_TARGET_LIVE && t->resumed)
         fprintf(out, "stopped     %.3f s, while %llu MiB of its memory was copied; then resumed\n",
                 t->stopped_seconds, (unsigned long long)(t->copied_bytes >> 20));
     else if (t->kind == CL_TARGET_LIVE && t->copied_bytes)
@@ -146,6 +152,12 @@ static void target_json(struct cl_json *j, const struct cl_target *t)
             cl_json_int(j, (long long)(t->stopped_seconds * 1e6));
         else
             cl_json_null(j);
+        /* left out of the copy as a scout did not read it; whether a walk then needed some, and
+         * this is the inspection done again without leaving any out */
+        cl_json_key(j, "unread_bytes");
+        cl_json_int(j, (long long)t->unread_bytes);
+        cl_json_key(j, "redone");
+        cl_json_bool(j, t->redone);
     }
     cl_json_end_object(j);
 }

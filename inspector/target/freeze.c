@@ -85,6 +85,8 @@ static void free_region(struct cl_frozen_region *r)
     free(r->absent);
     free(r->unreadable);
     free(r->filled);
+    free(r->unread);
+    free(r->touched);
 }
 
 static void forget_absent(struct cl_frozen_region *r, uint64_t *absent)
@@ -99,7 +101,8 @@ static void forget_absent(struct cl_frozen_region *r, uint64_t *absent)
 #define PAGEMAP_UNREAD (-1)
 
 /* Marks r's pages that are neither present nor swapped out, from the page tables, and counts
- * them in *absent; with file_pages, also those present that are still the file's. 0,
+ * them in *absent; with file_pages, also those present that are still the file's. Pages left
+ * out unread are neither looked up nor marked. 0,
  * PAGEMAP_UNREAD, or CL_E_INTERNAL when out of memory. */
 static int plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source *src,
                        bool file_pages, uint64_t *absent)
@@ -114,7 +117,13 @@ static int plan_absent(struct cl_frozen_region *r, const struct cl_freeze_source
         return CL_E_INTERNAL;
     }
     for (uint64_t i = 0; i < npages;) {
-        size_t want = npages - i < PAGEMAP_BATCH ? (size_t)(npages - i) : PAGEMAP_BATCH;
+        if (bit(r->unread, i)) {   /* left out: its page-table entry is not needed */
+            i++;
+            continue;
+        }
+        size_t want = 1;
+        while (want < PAGEMAP_BATCH && i + want < npages && !bit(r->unread, i + want))
+            want++;
         long n = src->pagemap(src->arg, r->start + i * CL_PAGE_SIZE, want, entries);
         if (n != (long)want) {   /* unreadable: take every page */
             free(entries);
@@ -177,20 +186,58 @@ static bool plan_file(struct cl_frozen *f, struct cl_frozen_region *r, const str
     return true;
 }
 
+/* Sets (or clears) the bits of r's pages that the ranges of set cover. */
+static void mark_pages(struct cl_frozen_region *r, const struct cl_ranges *set, bool on)
+{
+    for (size_t k = cl_ranges_first_after(set, r->start); k < set->n && set->v[k].start < r->end;
+         k++) {
+        uint64_t from = set->v[k].start > r->start ? set->v[k].start : r->start;
+        uint64_t to = set->v[k].end < r->end ? set->v[k].end : r->end;
+        for (uint64_t i = (from - r->start) / CL_PAGE_SIZE;
+             i < (to - r->start + CL_PAGE_SIZE - 1) / CL_PAGE_SIZE; i++)
+            on ? set_bit(r->unread, i) : clear_bit(r->unread, i);
+    }
+}
+
+/* Marks r's pages the scout saw and did not read as left out (r->unread), before anything else
+ * is planned of them; their count in *unread. False when out of memory. */
+static bool plan_unread(struct cl_frozen_region *r, const struct cl_scouted *s, uint64_t *unread)
+{
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    *unread = 0;
+    if (!s || !r->leavable)
+        return true;
+    if (!(r->unread = calloc((npages + 7) / 8, 1)))
+        return false;
+    mark_pages(r, &s->seen, true);
+    mark_pages(r, &s->read, false);
+    for (uint64_t p = 0; p < npages; p++)
+        *unread += bit(r->unread, p);
+    if (!*unread) {
+        free(r->unread);
+        r->unread = NULL;
+    }
+    return true;
+}
+
 /* Plans r, which copies m: 0, PLAN_LEFT_OUT for a file's read-only mapping whose pages cannot
  * be told apart or whose file cannot be had (copying its code whole would cost more than the
  * process is worth stopped: it is read from the process), or CL_E_INTERNAL. */
 #define PLAN_LEFT_OUT (-1)
 static int plan_region(struct cl_frozen *f, struct cl_frozen_region *r, const struct cl_mapping *m,
-                       const struct cl_freeze_source *src)
+                       const struct cl_freeze_source *src, const struct cl_scouted *scouted)
 {
     *r = (struct cl_frozen_region){.start = m->start,
                                    .end = m->end,
                                    .fd = -1,
                                    .dev = m->dev,
                                    .inode = m->inode,
-                                   .read_only = !(m->perms & CL_MAP_W) && !anonymous(m)};
-    uint64_t absent = 0;
+                                   .read_only = !(m->perms & CL_MAP_W) && !anonymous(m),
+                                   .leavable = anonymous(m) &&
+                                               !(m->path && strncmp(m->path, "[stack", 6) == 0)};
+    uint64_t absent = 0, unread;
+    if (!plan_unread(r, scouted, &unread))
+        return CL_E_INTERNAL;
     int rc = plan_absent(r, src, r->read_only, &absent);
     if (rc == CL_E_INTERNAL)
         return rc;
@@ -198,8 +245,9 @@ static int plan_region(struct cl_frozen *f, struct cl_frozen_region *r, const st
         return PLAN_LEFT_OUT;
     if (absent && !anonymous(m) && !plan_file(f, r, m, src, &absent) && r->read_only)
         return PLAN_LEFT_OUT;
-    r->bytes = m->end - m->start - absent * CL_PAGE_SIZE;
+    r->bytes = m->end - m->start - (absent + unread) * CL_PAGE_SIZE;
     f->bytes += r->bytes;
+    f->unread_bytes += unread * CL_PAGE_SIZE;
     return 0;
 }
 
@@ -297,7 +345,8 @@ static bool copied_already(const struct cl_frozen_region *q, const struct cl_map
  * where it was copied already, else q's memory if its range is m's. */
 static int replan_region(struct cl_frozen *f, struct cl_frozen_region *r,
                          const struct cl_mapping *m, const struct cl_freeze_source *src,
-                         struct cl_frozen *reserved, struct cl_frozen_region *q)
+                         struct cl_frozen *reserved, struct cl_frozen_region *q,
+                         const struct cl_scouted *scouted)
 {
     if (q && copied_already(q, m) && (q->fd < 0 || take_file(f, reserved, q))) {
         *r = *q;
@@ -305,7 +354,7 @@ static int replan_region(struct cl_frozen *f, struct cl_frozen_region *r,
         f->bytes += r->bytes;
         return 0;
     }
-    int rc = plan_region(f, r, m, src);
+    int rc = plan_region(f, r, m, src, scouted);
     if (!rc && q && q->end == r->end) {
         r->data = q->data;
         q->data = NULL;
@@ -314,7 +363,8 @@ static int replan_region(struct cl_frozen *f, struct cl_frozen_region *r,
 }
 
 int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
-                     const struct cl_freeze_source *src, struct cl_frozen *reserved)
+                     const struct cl_freeze_source *src, struct cl_frozen *reserved,
+                     const struct cl_scouted *scouted)
 {
     size_t cap = 0, k = 0;
     uint64_t bss_at = 0, bss_end = 0;
@@ -347,7 +397,7 @@ int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
                                          ? &reserved->v[k]
                                          : NULL;
         struct cl_frozen_region *r = &f->v[f->n++];
-        rc = replan_region(f, r, m, src, reserved, q);
+        rc = replan_region(f, r, m, src, reserved, q, scouted);
         if (rc == PLAN_LEFT_OUT) {
             free_region(r);
             f->n--;
@@ -362,9 +412,9 @@ int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
 }
 
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
-                   const struct cl_freeze_source *src)
+                   const struct cl_freeze_source *src, const struct cl_scouted *scouted)
 {
-    return cl_freeze_replan(f, ms, src, NULL);
+    return cl_freeze_replan(f, ms, src, NULL, scouted);
 }
 
 /* Guards the unreadable bits while the copy runs in threads: pages of one region that fail in two
@@ -415,18 +465,24 @@ static int copy_run(struct cl_frozen_region *r, uint64_t from, uint64_t to,
     return 0;
 }
 
-/* Calls fn on every run of r's pages [first, end) that are not absent, until one returns
+/* Whether the copy takes page i of r: neither absent nor left out unread. */
+static bool taken(const struct cl_frozen_region *r, uint64_t i)
+{
+    return !bit(r->absent, i) && !bit(r->unread, i);
+}
+
+/* Calls fn on every run of r's pages [first, end) that the copy takes, until one returns
  * non-zero. */
 static int foreach_run(struct cl_frozen_region *r, uint64_t first, uint64_t end,
                        int (*fn)(void *arg, uint64_t from, uint64_t to), void *arg)
 {
     for (uint64_t i = first; i < end;) {
-        if (bit(r->absent, i)) {
+        if (!taken(r, i)) {
             i++;
             continue;
         }
         uint64_t j = i + 1;
-        while (j < end && !bit(r->absent, j))
+        while (j < end && taken(r, j))
             j++;
         int rc = fn(arg, r->start + i * CL_PAGE_SIZE, r->start + j * CL_PAGE_SIZE);
         if (rc)
@@ -703,6 +759,12 @@ bool cl_frozen_holds(const struct cl_frozen *f, uint64_t addr)
     return region_of(f, addr) != SIZE_MAX;
 }
 
+bool cl_frozen_left_unread(const struct cl_frozen *f, uint64_t addr)
+{
+    size_t i = region_of(f, addr);
+    return i != SIZE_MAX && bit(f->v[i].unread, (addr - f->v[i].start) / CL_PAGE_SIZE);
+}
+
 int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held)
 {
     size_t i = region_of(f, addr);
@@ -713,7 +775,7 @@ int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held)
     uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
     if (from_file(r, page))
         return read_file_page(r, page, out);
-    if (!ensure_filled(f, r, page)) {
+    if (bit(r->unread, page) || !ensure_filled(f, r, page)) {
         *held = false;
         return 0;
     }
@@ -731,7 +793,7 @@ int cl_frozen_page(struct cl_frozen *f, uint64_t addr, void *out, bool *held)
 
 static bool in_place(const struct cl_frozen_region *r, uint64_t page)
 {
-    return !bit(r->unreadable, page) && !from_file(r, page);
+    return !bit(r->unreadable, page) && !from_file(r, page) && !bit(r->unread, page);
 }
 
 /* The pages of the run of filled chunks around page's, at most SPAN_CHUNKS either side of it. */
@@ -760,7 +822,7 @@ const unsigned char *cl_frozen_span(struct cl_frozen *f, uint64_t addr, uint64_t
         return NULL;
     if (r->filled)
         filled_run(r, page, &first, &end);
-    if (r->unreadable || r->fd >= 0) {
+    if (r->unreadable || r->fd >= 0 || r->unread) {
         if (!in_place(r, page))
             return NULL;
         uint64_t lo = first, hi = end;
@@ -773,6 +835,67 @@ const unsigned char *cl_frozen_span(struct cl_frozen *f, uint64_t addr, uint64_t
     *start = r->start + first * CL_PAGE_SIZE;
     *len = (end - first) * CL_PAGE_SIZE;
     return r->data + first * CL_PAGE_SIZE;
+}
+
+bool cl_frozen_touch(struct cl_frozen *f, uint64_t addr)
+{
+    size_t i = region_of(f, addr);
+    if (i == SIZE_MAX)
+        return true;
+    struct cl_frozen_region *r = &f->v[i];
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    if (!r->touched && !(r->touched = calloc((npages + 7) / 8, 1))) {
+        f->touch_lost = true;
+        return false;
+    }
+    set_bit(r->touched, (addr - r->start) / CL_PAGE_SIZE);
+    return true;
+}
+
+/* The runs of r's pages a scout touched, as ranges into read. */
+static bool add_touched(struct cl_ranges *read, const struct cl_frozen_region *r)
+{
+    uint64_t npages = (r->end - r->start) / CL_PAGE_SIZE;
+    for (uint64_t p = 0; r->touched && p < npages;) {
+        if (!bit(r->touched, p)) {
+            p++;
+            continue;
+        }
+        uint64_t q = p + 1;
+        while (q < npages && bit(r->touched, q))
+            q++;
+        if (!cl_ranges_add(read, r->start + p * CL_PAGE_SIZE, r->start + q * CL_PAGE_SIZE))
+            return false;
+        p = q;
+    }
+    return true;
+}
+
+int cl_freeze_scouted(const struct cl_frozen *f, struct cl_scouted *out)
+{
+    memset(out, 0, sizeof *out);
+    if (f->spent || !f->src.read)
+        return CL_E_UNSUPPORTED;
+    if (f->touch_lost)
+        return CL_E_INTERNAL;
+    for (size_t i = 0; i < f->n; i++) {
+        const struct cl_frozen_region *r = &f->v[i];
+        if (!r->leavable)
+            continue;
+        if (!cl_ranges_add(&out->seen, r->start, r->end) || !add_touched(&out->read, r)) {
+            cl_scouted_free(out);
+            return CL_E_INTERNAL;
+        }
+    }
+    cl_ranges_sort(&out->seen);
+    cl_ranges_sort(&out->read);
+    return 0;
+}
+
+void cl_scouted_free(struct cl_scouted *s)
+{
+    cl_ranges_free(&s->seen);
+    cl_ranges_free(&s->read);
 }
 
 void cl_frozen_free(struct cl_frozen *f)

@@ -12,6 +12,7 @@
 
 #include "target/libdata.h"
 #include "target/mappings.h"
+#include "util/ranges.h"
 
 /* Where the copy comes from: a live process, or a test's stand-in. */
 struct cl_freeze_source {
@@ -35,8 +36,11 @@ struct cl_frozen_region {
                                  * never written: anonymous memory's read as zeros, a file's from
                                  * the file; NULL when none */
     uint8_t *unreadable;        /* a bit per page that could not be read; NULL when none */
+    uint8_t *unread;            /* a bit per page a scout saw and did not read, left out of the
+                                 * copy (cl_freeze_leave_unread); NULL when none */
     uint8_t *filled;            /* copied on demand: a bit per chunk copied; NULL when the
                                  * copy was made at once */
+    uint8_t *touched;           /* a bit per page a scout's walk needed (cl_frozen_touch) */
     int fd;                     /* a file's mapping: the file, for its absent pages (one of
                                  * cl_frozen.files); else -1 */
     uint64_t file_offset;       /* where start lies in it */
@@ -44,7 +48,8 @@ struct cl_frozen_region {
     uint64_t dev, inode;        /* the file mapped, as the mapping names it */
     uint64_t bytes;             /* to copy: the pages not absent */
     bool read_only;             /* a file's read-only mapping, which the process cannot write */
-    bool copied;                /* copied before the process stopped: not to be copied again */
+    bool leavable; /* anonymous memory but the main stack: a scout may leave it out */
+    bool copied; /* copied before the process stopped: not to be copied again */
 };
 
 /* A file a plan opened, for the pages of its mappings left out. */
@@ -69,11 +74,13 @@ struct cl_frozen {
     size_t nfiles, files_cap;
     struct cl_frozen_lib *libs;
     size_t nlibs, libs_cap;
-    uint64_t bytes;             /* to copy: the pages not absent */
+    uint64_t bytes; /* to copy: the pages not absent */
+    uint64_t unread_bytes; /* left out, as a scout did not read them (not absent) */
     /* A copy made on demand: where from, the bytes it may still copy, and those it did. */
     struct cl_freeze_source src;
     uint64_t budget, filled_bytes;
-    bool spent;                 /* a chunk found the budget short: none is copied any more */
+    bool spent; /* a chunk found the budget short: none is copied any more */
+    bool touch_lost; /* a touch could not be noted: what a scout read is not known */
 };
 
 /* Whether the copy holds mapping m: private memory that is readable (anonymous, the heap, stacks,
@@ -81,6 +88,20 @@ struct cl_frozen {
  * shared memory) and device files are left out. */
 bool cl_freeze_wants(const struct cl_mapping *m);
 
+/* What a scout (a walk made while the process ran, on a copy made on demand: cl_freeze_on_demand)
+ * found: the writable memory the process then had, and the pages of it the walk needed. */
+struct cl_scouted {
+    struct cl_ranges seen, read;
+};
+
+/* Notes that a scout's walk needed the page at addr (one a region of f holds); false when out
+ * of memory. */
+bool cl_frozen_touch(struct cl_frozen *f, uint64_t addr);
+/* The scout's findings from its copy f: 0, CL_E_INTERNAL when out of memory (a page's touch
+ * among them), or CL_E_UNSUPPORTED when the copy ran out of budget (what the walk read past it
+ * is not known). */
+int cl_freeze_scouted(const struct cl_frozen *f, struct cl_scouted *out);
+void cl_scouted_free(struct cl_scouted *s);
 /* Which pages of ms the copy takes (f->bytes says how much), before copying any: pages the page
  * tables say were never touched are left out, anonymous memory's read as zeros and a file's
  * private mapping's from the file (a CUDA torch process leaves most of the 400 MB of its
@@ -88,9 +109,14 @@ bool cl_freeze_wants(const struct cl_mapping *m);
  * of code and constants in a CUDA torch process, of which it wrote 12 MiB). A read-only mapping
  * whose file or page tables cannot be read is left out: read from the process. So is the
  * writable data, .bss included, of a library foreign to culeak (target/libdata.h), which the
- * walk never reads. 0, or CL_E_INTERNAL when out of memory. */
+ * walk never reads. With scouted, so are the writable pages a scout saw and did not need
+ * (f->unread_bytes): the memory of CPU tensors, pinned buffers and datasets that no walk reads,
+ * whose copy would stop the process for as long as it takes, and whose page tables are not read
+ * either. Memory the scout did not see (new since) is copied. A walk that needs a page left out
+ * finds it not held (cl_frozen_page), and must not read it from the process. 0, or
+ * CL_E_INTERNAL when out of memory. */
 int cl_freeze_plan(struct cl_frozen *f, const struct cl_mappings *ms,
-                   const struct cl_freeze_source *src);
+                   const struct cl_freeze_source *src, const struct cl_scouted *scouted);
 /* Allocates the memory for the pages the plan takes, where not done yet, and touches it, in up to
  * `threads` threads: fresh memory costs the kernel a page fault and a page of zeros per page (in
  * a virtual machine, often more than reading the page), a cost best paid before the process is
@@ -107,7 +133,8 @@ int cl_freeze_copy_read_only(struct cl_frozen *f, const struct cl_freeze_source 
  * copied again; what reserved found of the libraries is not looked up again. reserved is
  * freed. */
 int cl_freeze_replan(struct cl_frozen *f, const struct cl_mappings *ms,
-                     const struct cl_freeze_source *src, struct cl_frozen *reserved);
+                     const struct cl_freeze_source *src, struct cl_frozen *reserved,
+                     const struct cl_scouted *scouted);
 /* Copies what the plan takes, a chunk at a time, in up to src->threads threads (a copy is bound
  * by the copying, about 4 GB/s a core, and the process is stopped until it is done). 0;
  * CL_E_NO_PROCESS when the source went away, CL_E_INTERNAL when out of memory (either way f is
@@ -119,6 +146,8 @@ int cl_freeze_copy(struct cl_frozen *f, const struct cl_freeze_source *src);
  * bulk. Past the budget a page is not held; a budget under a chunk frees f. 0, or CL_E_INTERNAL
  * (f is freed). */
 int cl_freeze_on_demand(struct cl_frozen *f, const struct cl_freeze_source *src, uint64_t budget);
+/* Whether the plan left addr out as a scout did not read it. */
+bool cl_frozen_left_unread(const struct cl_frozen *f, uint64_t addr);
 /* Whether a region of the plan holds addr: false for what it left out (a foreign library's data,
  * a shared mapping), which is read from the process. */
 bool cl_frozen_holds(const struct cl_frozen *f, uint64_t addr);

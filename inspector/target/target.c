@@ -17,6 +17,8 @@ static int fill_page(void *source, uint64_t addr, void *page)
     /* A read that failed because the process went away fails the dump; it is not kept. */
     if (t->record && !t->gone)
         cl_pagerec_add(t->record, addr, rc, page);
+    if (t->scouting && t->ops->touch)
+        t->ops->touch(t, addr);
     return rc;
 }
 
@@ -188,13 +190,20 @@ int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn
         struct cl_window w;
         if (!cl_target_holds(t, page))
             continue;
-        if (!t->record && t->ops->resident && t->ops->resident(t, page, &w) &&
+        /* a scout's resident pages are noted as needed: it reads the page instead */
+        if (!t->record && !t->scouting && t->ops->resident && t->ops->resident(t, page, &w) &&
             w.len - (page - w.start) >= CL_PAGE_SIZE)
             memcpy(words, w.data + (page - w.start), sizeof words);
         else if (t->ops->read_page(t, page, words) != 0)
             continue;
-        if (fn(arg, page, words) && t->record && !t->gone)
+        /* only the pages where it found something: a scan after them skips a page the target
+         * does not hold (a dump's, or one the copy left out) */
+        if (!fn(arg, page, words) || t->gone)
+            continue;
+        if (t->record)
             cl_pagerec_add(t->record, page, 0, words);
+        if (t->scouting && t->ops->touch)
+            t->ops->touch(t, page);
     }
     return 0;
 }
@@ -271,7 +280,7 @@ static char *in_root(int pid, const char *path)
     if (p)
         return p;
     ssize_t n = readlink(root, at, sizeof at - 1);
-    if (n <= 1)   /* unreadable, or "/": nothing to strip */
+    if (n <= 1) /* unreadable, or "/": nothing to strip */
         return NULL;
     at[n] = '\0';
     if (strncmp(path, at, (size_t)n) != 0 || path[n] != '/')
@@ -294,7 +303,7 @@ char *cl_locate_file(const struct cl_file_locator *loc, const char *target_path,
     for (size_t i = 0; i < loc->nlib_dirs; i++)
         if ((p = existing(loc->lib_dirs[i], base)))
             return p;
-    if (loc->sysroot)   /* a sysroot means "these files, not the host's" */
+    if (loc->sysroot) /* a sysroot means "these files, not the host's" */
         return NULL;
     if (loc->root_pid > 0 && (p = in_root(loc->root_pid, target_path)))
         return p;
@@ -309,7 +318,7 @@ char *cl_locate_mapping(const struct cl_target *t, const struct cl_mapping *m, b
         char link[96];
         snprintf(link, sizeof link, "/proc/%d/map_files/%llx-%llx", t->pid,
                  (unsigned long long)m->start, (unsigned long long)m->end);
-        if (access(link, R_OK) == 0)   /* needs CAP_SYS_ADMIN; else the file now at the path */
+        if (access(link, R_OK) == 0) /* needs CAP_SYS_ADMIN; else the file now at the path */
             return strdup(link);
     }
     return cl_locate_file(&t->locator, m->path, is_exe);
@@ -343,7 +352,7 @@ static int recorded_text(struct cl_target *t, const char *target_path, char *loc
     const char *where = e->local ? e->local : "";
     if (!cl_copy_span(local, lcap, where, strlen(where)) || !e->text)
         return CL_E_IO;
-    cl_copy_span(text, cap, e->text, strlen(e->text));   /* cut to cap, as read_text reads */
+    cl_copy_span(text, cap, e->text, strlen(e->text)); /* cut to cap, as read_text reads */
     return 0;
 }
 
@@ -358,7 +367,7 @@ int cl_target_text_file(struct cl_target *t, const char *target_path, char *loca
     char *found = cl_locate_file(&t->locator, target_path, false);
     int rc = found ? read_text(found, text, cap) : CL_E_IO;
     if (found && !cl_copy_span(local, lcap, found, strlen(found)))
-        rc = CL_E_IO;   /* a path that does not fit could not be opened by it */
+        rc = CL_E_IO; /* a path that does not fit could not be opened by it */
     if (t->record && cl_filerec_add(&t->files, target_path, found, rc ? NULL : text))
         t->record->oom = true;
     free(found);

@@ -50,6 +50,8 @@ struct cl_target_ops {
      * reader must (a live copy's foreign library data: read from the running process; a page a
      * dump did not record: reading it loses the target). */
     bool (*left_out)(struct cl_target *t, uint64_t addr);
+    /* Optional: a scout's walk (t->scouting) needed the page at page-aligned addr. */
+    void (*touch)(struct cl_target *t, uint64_t page);
 };
 
 /* How file-backed memory that a core does not contain is found on this machine. */
@@ -90,6 +92,14 @@ struct cl_target {
     uint64_t copied_bytes;
     bool resumed;
     double stopped_seconds;
+    /* live: read as it runs, not stopped, by a scout (cl_open_options.may_scout): what its walk
+     * reads, cl_target_scouted tells, and no report is made of it */
+    bool scouting;
+    /* live: the bytes the copy left out as a scout's walk did not read them; whether a walk then
+     * needed one (t->gone with it: the inspection is redone, stopped); whether this inspection
+     * is that redone one */
+    uint64_t unread_bytes;
+    bool missed, redone;
     uint64_t bytes_read; /* by every cl_read so far: what progress lines report */
     /* The resident range the last read outside it came from (ops->resident): cl_read serves the
      * reads inside it inline, which are most of a walk's millions of 8-byte reads. The walk moves
@@ -126,11 +136,19 @@ struct cl_open_options {
     /* a line saying why the target is read at this instant (an out-of-memory error: its device
      * and size), which a dump keeps and the reports print; NULL: none */
     const char *note;
+    /* live: the target may be scouted (read as it runs: t->scouting) where its copy would stop
+     * it long; scouted: what a scout found, for the copy to leave out what it did not read */
+    bool may_scout;
+    const struct cl_scouted *scouted;
     /* live: the most threads that copy it while it is stopped (0: one a CPU, cl_cpus()); the
      * processes read at once share the CPUs as they share the copy limit */
     unsigned copy_threads;
 };
 
+struct cl_scouted;
+/* What a scout's walk read of t (t->scouting) into out: 0, or a cl_status where it is not known
+ * (the copy of what it read ran over the limit). */
+int cl_target_scouted(const struct cl_target *t, struct cl_scouted *out);
 /* The copy limit when none is given: half of the memory available. */
 uint64_t cl_default_copy_limit(void);
 /* The CPUs culeak may run on (its affinity mask), at least 1. */

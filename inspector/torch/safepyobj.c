@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpython/balance.h"
+#include "cpython/buffers.h"
 #include "symbols/symbols.h"
 #include "torch/cxx.h"
 #include "util/notes.h"
@@ -70,9 +71,9 @@ static bool scan_page(void *arg, uint64_t page, const uint64_t *words)
     return used;
 }
 
-/* The data of CPU storages of a page or more: tensor data, which holds no C++ object, and on a
- * host of large CPU tensors most of the memory a scan would read. */
-static struct cl_ranges tensor_data(const struct torch_tensors *tt)
+/* The data of CPU storages and Python buffers of a page or more, which holds no C++ object: on a
+ * host of large CPU tensors and datasets, most of the memory a scan would read. */
+static struct cl_ranges known_data(struct py_heap *h, const struct torch_tensors *tt)
 {
     struct cl_ranges r = {0};
     for (uint32_t k = 0; k < tt->nstorages; k++) {
@@ -80,6 +81,7 @@ static struct cl_ranges tensor_data(const struct torch_tensors *tt)
         if (st->device_type == TORCH_DEVICE_CPU && st->data && st->nbytes >= CL_PAGE_SIZE)
             cl_ranges_add(&r, st->data, st->data + st->nbytes);
     }
+    py_heap_buffers(h, &r);
     cl_ranges_sort(&r);
     return r;
 }
@@ -91,14 +93,14 @@ static bool heap_mapping(const struct cl_mapping *m)
     return (!m->path || m->path[0] == '[') && (m->perms == 0 || (m->perms & CL_MAP_W));
 }
 
-/* Scans [start, end) less the tensor data skip (sorted). */
+/* Scans [start, end) less the known data skip (sorted). */
 static int scan_range(struct cl_target *t, struct scan *s, uint64_t start, uint64_t end,
                       const struct cl_ranges *skip)
 {
-    for (size_t k = 0; k < skip->n && start < end; k++) {
+    for (size_t k = cl_ranges_first_after(skip, start); k < skip->n && start < end; k++) {
         const struct cl_range *r = &skip->v[k];
-        if (r->end <= start || r->start >= end)
-            continue;
+        if (r->start >= end)
+            break;
         int rc = r->start > start ? cl_target_scan(t, start, r->start, scan_page, s) : 0;
         if (rc)
             return rc;
@@ -141,7 +143,7 @@ bool torch_safepyobjs_explain(struct py_heap *h, struct torch_tensors *tt)
     struct scan s = {.h = h, .interp = find_interpreter(h)};
     if (!s.interp)
         return false; /* no torch Python bindings, or a build without its symbol table */
-    struct cl_ranges skip = tensor_data(tt);
+    struct cl_ranges skip = known_data(h, tt);
     int rc = 0;
     for (size_t k = 0; !rc && !skip.lost && !s.oom && k < t->maps.n; k++)
         if (heap_mapping(&t->maps.v[k]))

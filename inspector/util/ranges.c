@@ -54,6 +54,18 @@ bool cl_ranges_contain(const struct cl_ranges *r, uint64_t addr)
     return after > 0 && addr < r->v[after - 1].end;
 }
 
+static bool ends_by(size_t i, const void *ctx)
+{
+    const struct range_at *q = ctx;
+    return q->v[i].end <= q->addr;
+}
+
+size_t cl_ranges_first_after(const struct cl_ranges *r, uint64_t addr)
+{
+    struct range_at q = {r->v, addr};
+    return cl_partition_point(r->n, ends_by, &q);
+}
+
 void cl_ranges_free(struct cl_ranges *r)
 {
     free(r->v);

@@ -23,6 +23,8 @@ bool cl_ranges_add(struct cl_ranges *r, uint64_t start, uint64_t end);
 void cl_ranges_sort(struct cl_ranges *r);
 /* Whether a sorted set holds addr. */
 bool cl_ranges_contain(const struct cl_ranges *r, uint64_t addr);
+/* The index of the first range of a sorted set that ends after addr (r->n if none). */
+size_t cl_ranges_first_after(const struct cl_ranges *r, uint64_t addr);
 void cl_ranges_free(struct cl_ranges *r);
 
 #endif

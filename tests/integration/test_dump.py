@@ -28,7 +28,8 @@ from harness import check, check_eq
 
 # the only fields allowed to differ, in info's target: its kind, and how long a live one was
 # stopped while copied (that run's, not the target's)
-SOURCE_FIELDS = ("kind", "dumped_from", "copied_bytes", "stopped_microseconds")
+SOURCE_FIELDS = ("kind", "dumped_from", "copied_bytes", "stopped_microseconds", "unread_bytes",
+                 "redone")
 
 
 def normalized(command, doc):

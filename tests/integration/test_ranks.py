@@ -67,9 +67,10 @@ def live():
         info = harness.culeak_json("info", "--pid", pids[1])
         check_eq(info["rank"], {k: ranks[pids[1]][k] for k in ("rank", "local_rank", "world_size")},
                  "info's rank")
-        # the processes copied at once share the copy budget: 64 MiB, less than any rank's
-        # writable memory, split between as many as run at once
-        doc = harness.culeak_json("info", "--children", p.pid, "--copy-limit", "64M")
+        # the processes copied at once share the copy budget: 64 MiB, less than what the walk
+        # of any rank reads (so a scout does not make it fit), split between as many as run at
+        # once
+        doc = harness.culeak_json("objects", "--children", p.pid, "--copy-limit", "64M")
         cpus = len(os.sched_getaffinity(0))
         share = 64 // min(len(ranks), cpus)
         for t in doc["targets"]:

@@ -89,7 +89,7 @@ static int freeze_in(struct cl_frozen *f, const struct cl_mappings *ms, struct f
                      unsigned threads)
 {
     struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, threads};
-    int rc = cl_freeze_plan(f, ms, &src);
+    int rc = cl_freeze_plan(f, ms, &src, NULL);
     return rc ? rc : cl_freeze_copy(f, &src);
 }
 
@@ -254,7 +254,7 @@ static void test_reserved_then_adopted(void)
     three_mappings(&before);
     struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
     struct cl_frozen reserved, f;
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &before, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &before, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved, 2), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(reserved.v[0].data);
     unsigned char *first = reserved.v[0].data;
@@ -270,7 +270,7 @@ static void test_reserved_then_adopted(void)
     for (size_t i = 0; i < 2; i++)
         CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&after, &v[i]), 0);
     memset(m->bytes, 0x33, 4);   /* changed after the plan, before the stop */
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &after, &src, &reserved), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &after, &src, &reserved, NULL), 0);
     CU_ASSERT_EQUAL(reserved.n, 0);   /* freed */
     CU_ASSERT_PTR_EQUAL(f.v[0].data, first);
     CU_ASSERT_PTR_NULL(f.v[1].data);
@@ -444,10 +444,10 @@ static void test_foreign_library_data(void)
                 CU_ASSERT_EQUAL_FATAL(cl_mappings_add(&ms, &v[i]), 0);
             struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
             struct cl_frozen reserved, f;
-            CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src), 0);
+            CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src, NULL), 0);
             unsigned opens = m->opens;
             CU_ASSERT_EQUAL(opens, 1);
-            CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved), 0);
+            CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved, NULL), 0);
             CU_ASSERT_EQUAL(m->opens, opens);
             CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
             uint64_t past = BASE + PAGES * CL_PAGE_SIZE - bss_end;
@@ -515,14 +515,14 @@ static void test_read_only_file_pages(void)
     m->gone_after = 0;
     struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 2};
     struct cl_frozen reserved;
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved, 2), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_copy_read_only(&reserved, &src), 0);
     CU_ASSERT(reserved.v[0].copied && reserved.v[1].copied);
     unsigned reads = m->reads;
     m->no_pagemap = true;
     memset(m->bytes + 305 * CL_PAGE_SIZE, 0xee, 8);
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
     CU_ASSERT_EQUAL(m->reads, reads);
     CU_ASSERT_EQUAL(f.n, 2);
@@ -536,12 +536,12 @@ static void test_read_only_file_pages(void)
     /* the same range now maps another file: planned anew (no page tables: left out) */
     ms.v[1].inode = 43;
     m->no_pagemap = false;
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&reserved, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_reserve(&reserved, 2), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_copy_read_only(&reserved, &src), 0);
     ms.v[1].inode = 44;
     m->no_pagemap = true;
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_replan(&f, &ms, &src, &reserved, NULL), 0);
     CU_ASSERT_EQUAL(f.n, 1);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 305 * CL_PAGE_SIZE, page), NOT_HELD);
     cl_frozen_free(&f);
@@ -562,7 +562,7 @@ static void test_on_demand(void)
     three_mappings(&ms);
     struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
     struct cl_frozen f;
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 3 * 64 * CL_PAGE_SIZE), 0);
     CU_ASSERT_EQUAL(m->pages_read, 0);
     unsigned char page[CL_PAGE_SIZE], zeros[CL_PAGE_SIZE] = {0};
@@ -592,7 +592,7 @@ static void test_on_demand(void)
     cl_frozen_free(&f);
     /* the process goes away: the chunk is not held, and the caller's read of the process says
      * so; the budget is not spent by it */
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 3 * 64 * CL_PAGE_SIZE), 0);
     m->gone_after = 1;
     m->reads = 1;
@@ -602,10 +602,81 @@ static void test_on_demand(void)
     m->gone_after = 0;
     cl_frozen_free(&f);
     /* a budget under one chunk: nothing would ever be copied */
-    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL(cl_freeze_on_demand(&f, &src, 63 * CL_PAGE_SIZE), 0);
     CU_ASSERT_EQUAL(f.n, 0);
     CU_ASSERT_EQUAL(page_status(&f, BASE, page), NOT_HELD);
+    cl_mappings_free(&ms);
+}
+
+/* A scout reads through a copy made on demand, and notes each page its walk needed; what it saw
+ * is the writable anonymous memory. The copy at the stop leaves out what it saw and did not need
+ * (not held: the caller must not read the process for it), and copies what it needed and what is
+ * new. */
+static void test_scouted(void)
+{
+    struct fake_memory *m = fake_new();
+    m->untouched[0] = 10, m->untouched[1] = 20;
+    struct cl_mappings ms;
+    three_mappings(&ms);
+    struct cl_freeze_source src = {fake_read, fake_pagemap, fake_open, m, 1};
+    struct cl_frozen f;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, PAGES * CL_PAGE_SIZE), 0);
+    unsigned char page[CL_PAGE_SIZE];
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT(cl_frozen_touch(&f, BASE + 5 * CL_PAGE_SIZE));
+    CU_ASSERT(cl_frozen_touch(&f, BASE + 320 * CL_PAGE_SIZE));
+    CU_ASSERT(cl_frozen_touch(&f, BASE + 321 * CL_PAGE_SIZE));
+    struct cl_scouted s;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_scouted(&f, &s), 0);
+    cl_frozen_free(&f);
+    CU_ASSERT_EQUAL_FATAL(s.seen.n, 2);   /* the two writable mappings; not the file's */
+    CU_ASSERT_EQUAL(s.seen.v[1].start, BASE + 310 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL_FATAL(s.read.n, 2);   /* a page of one, two of the other */
+    CU_ASSERT_EQUAL(s.read.v[0].start, BASE + 5 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(s.read.v[0].end, BASE + 6 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(s.read.v[1].end, BASE + 322 * CL_PAGE_SIZE);
+
+    m->pages_read = 0;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
+    uint64_t planned = f.bytes;
+    cl_frozen_free(&f);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, &s), 0);
+    /* region 0's 300 pages but page 5, the heap's 290 but pages 320 and 321; of them, pages
+     * 10-19 were never touched, so the plan without a scout did not copy them either */
+    CU_ASSERT_EQUAL(f.unread_bytes, (299 + 288) * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL(f.bytes, planned - f.unread_bytes + 10 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
+    CU_ASSERT_EQUAL(m->pages_read * CL_PAGE_SIZE, f.bytes);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page[0], (unsigned char)(5 * CL_PAGE_SIZE * 7 + 5));
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 6 * CL_PAGE_SIZE, page), NOT_HELD);
+    CU_ASSERT(cl_frozen_left_unread(&f, BASE + 6 * CL_PAGE_SIZE));
+    CU_ASSERT(!cl_frozen_left_unread(&f, BASE + 5 * CL_PAGE_SIZE));
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 599 * CL_PAGE_SIZE, page), NOT_HELD);
+    check_span(&f, BASE + 5 * CL_PAGE_SIZE, 5, 1);
+    uint64_t start, len;
+    CU_ASSERT_PTR_NULL(cl_frozen_span(&f, BASE + 100 * CL_PAGE_SIZE, &start, &len));
+    cl_frozen_free(&f);
+
+    /* memory the scout did not see (the heap grew past it) is copied */
+    s.seen.n = 1;
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, &s), 0);
+    CU_ASSERT_EQUAL(f.unread_bytes, 299 * CL_PAGE_SIZE);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 599 * CL_PAGE_SIZE, page), 0);
+    cl_frozen_free(&f);
+
+    /* a scout whose copy ran out of budget does not know what its walk read */
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 64 * CL_PAGE_SIZE), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), 0);
+    CU_ASSERT_EQUAL(page_status(&f, BASE + 320 * CL_PAGE_SIZE, page), NOT_HELD);
+    struct cl_scouted spent;
+    CU_ASSERT_EQUAL(cl_freeze_scouted(&f, &spent), CL_E_UNSUPPORTED);
+    cl_frozen_free(&f);
+    cl_scouted_free(&s);
     cl_mappings_free(&ms);
 }
 
@@ -674,6 +745,7 @@ void register_target_freeze_tests(void)
         {"a foreign library's writable data is left out", test_foreign_library_data},
         {"the process goes away while copied", test_gone_while_copying},
         {"a copy made on demand", test_on_demand},
+        {"a scout's unread memory left out", test_scouted},
         {"a copy made in threads", test_copy_in_threads},
         {NULL, NULL},
     };

@@ -23,6 +23,11 @@ static void test_merge_and_contain(void)
     CU_ASSERT_FALSE(cl_ranges_contain(&r, 0x2fff));
     CU_ASSERT_TRUE(cl_ranges_contain(&r, 0x3fff));
     CU_ASSERT_FALSE(cl_ranges_contain(&r, 0x4000));
+    /* the first range that ends after an address: where a walk over [addr, ...) starts */
+    CU_ASSERT_EQUAL(cl_ranges_first_after(&r, 0), 0);
+    CU_ASSERT_EQUAL(cl_ranges_first_after(&r, 0x28ff), 0);
+    CU_ASSERT_EQUAL(cl_ranges_first_after(&r, 0x2900), 1);
+    CU_ASSERT_EQUAL(cl_ranges_first_after(&r, 0x4000), 2);
     CU_ASSERT_FALSE(r.lost);
     cl_ranges_free(&r);
     CU_ASSERT_FALSE(cl_ranges_contain(&r, 0x1000)); /* empty */
