@@ -15,7 +15,7 @@ static bool scout(struct cl_session *s, const struct cl_inspection *how, struct 
     struct cl_error ignored; /* the run after the stop meets it again, and reports it */
     (void)how->run(how->arg, s, sink, true, &ignored);
     fclose(sink);
-    return cl_target_scouted(s->target, out) == 0;
+    return !s->target->gone && cl_target_scouted(s->target, out) == 0;
 }
 
 /* For tests only: a shell command run between the scout and the stop, which changes the process

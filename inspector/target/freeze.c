@@ -848,7 +848,11 @@ bool cl_frozen_touch(struct cl_frozen *f, uint64_t addr)
         f->touch_lost = true;
         return false;
     }
-    set_bit(r->touched, (addr - r->start) / CL_PAGE_SIZE);
+    uint64_t page = (addr - r->start) / CL_PAGE_SIZE;
+    if (!bit(r->touched, page)) {
+        set_bit(r->touched, page);
+        f->touched_bytes += CL_PAGE_SIZE;
+    }
     return true;
 }
 
@@ -874,7 +878,7 @@ static bool add_touched(struct cl_ranges *read, const struct cl_frozen_region *r
 int cl_freeze_scouted(const struct cl_frozen *f, struct cl_scouted *out)
 {
     memset(out, 0, sizeof *out);
-    if (f->spent || !f->src.read)
+    if (!f->src.read)
         return CL_E_UNSUPPORTED;
     if (f->touch_lost)
         return CL_E_INTERNAL;

@@ -80,7 +80,8 @@ struct cl_frozen {
     struct cl_freeze_source src;
     uint64_t budget, filled_bytes;
     bool spent; /* a chunk found the budget short: none is copied any more */
-    bool touch_lost; /* a touch could not be noted: what a scout read is not known */
+    bool touch_lost;            /* a touch could not be noted: what a scout read is not known */
+    uint64_t touched_bytes;     /* the pages a scout's walk needed (cl_frozen_touch) */
 };
 
 /* Whether the copy holds mapping m: private memory that is readable (anonymous, the heap, stacks,
@@ -97,9 +98,9 @@ struct cl_scouted {
 /* Notes that a scout's walk needed the page at addr (one a region of f holds); false when out
  * of memory. */
 bool cl_frozen_touch(struct cl_frozen *f, uint64_t addr);
-/* The scout's findings from its copy f: 0, CL_E_INTERNAL when out of memory (a page's touch
- * among them), or CL_E_UNSUPPORTED when the copy ran out of budget (what the walk read past it
- * is not known). */
+/* The scout's findings from its copy f (what it read past the copy's budget, from the process,
+ * is noted too): 0, CL_E_INTERNAL when out of memory (a page's touch among them), or
+ * CL_E_UNSUPPORTED for a copy not made on demand. */
 int cl_freeze_scouted(const struct cl_frozen *f, struct cl_scouted *out);
 void cl_scouted_free(struct cl_scouted *s);
 /* Which pages of ms the copy takes (f->bytes says how much), before copying any: pages the page

@@ -45,6 +45,7 @@ struct live {
     size_t threads_cap;  /* of the target's threads[] */
     struct cl_frozen frozen;   /* what could change, copied before resuming; empty if not */
     struct cl_frozen reserved; /* the copy's memory, reserved before the process stopped */
+    uint64_t scout_limit;      /* a scout's: the most its walk's pages may be (live_touch) */
 };
 
 /* The open live targets, for emergency_detach: on an abnormal exit of culeak itself (Ctrl-C, a
@@ -442,11 +443,6 @@ static int live_read_page(struct cl_target *t, uint64_t addr, void *page)
                                  "the process was stopped",
                                  (unsigned long long)addr)
                   : 0;
-    if (t->scouting && lv->frozen.spent) {
-        /* What the walk reads would not fit the limit: a scout has nothing more to learn. */
-        cl_target_lose(t, CL_E_UNSUPPORTED, "what the walk reads is over the copy limit");
-        return cl_target_went_away(t, &t->err);
-    }
     if (t->resumed && cl_frozen_left_unread(&lv->frozen, addr)) {
         /* The process runs again: what the copy left out as a scout did not read it is not read
          * from it, which would mix two instants in one report. The inspection is done again,
@@ -483,6 +479,16 @@ static void live_close(struct cl_target *t)
     free(lv);
 }
 
+/* A page a scout's walk needed. Once they are more than the copy limit, the copy at the stop
+ * would be over it whatever the scout finds: it has nothing more to learn. */
+static void live_touch(struct cl_target *t, uint64_t page)
+{
+    struct live *lv = t->impl;
+    cl_frozen_touch(&lv->frozen, page);
+    if (lv->frozen.touched_bytes > lv->scout_limit)
+        cl_target_lose(t, CL_E_UNSUPPORTED, "what the walk reads is over the copy limit");
+}
+
 static bool live_resident(struct cl_target *t, uint64_t addr, struct cl_window *w)
 {
     struct live *lv = t->impl;
@@ -493,7 +499,7 @@ static bool live_resident(struct cl_target *t, uint64_t addr, struct cl_window *
         w->data += page - w->start;
         w->start = page;
         w->len = CL_PAGE_SIZE;
-        cl_frozen_touch(&lv->frozen, page);
+        live_touch(t, page);
     }
     return w->data != NULL;
 }
@@ -504,12 +510,6 @@ static bool live_left_out(struct cl_target *t, uint64_t addr)
 {
     const struct live *lv = t->impl;
     return lv->frozen.n && !cl_frozen_holds(&lv->frozen, addr);
-}
-
-static void live_touch(struct cl_target *t, uint64_t page)
-{
-    struct live *lv = t->impl;
-    cl_frozen_touch(&lv->frozen, page);
 }
 
 static const struct cl_target_ops live_ops = {.read_page = live_read_page,
@@ -647,13 +647,15 @@ static bool worth_scouting(const struct cl_target *t, const struct cl_open_optio
             (double)bytes > PAUSE_GOAL_SECONDS * COPY_BYTES_PER_SECOND * copy_threads(bytes, opt));
 }
 
-/* Reads the running process through a copy made on demand from the plan, so that what its walk
- * read is known (cl_target_scouted); up to the limit, past which the scout is of no use. */
+/* Reads the running process through a copy made on demand from the plan (up to the limit; past
+ * it, from the process a page at a time), so that the pages its walk needs are known
+ * (cl_target_scouted), until they are more than the limit, when the scout is of no use. */
 static void start_scout(struct cl_target *t, const struct cl_open_options *opt)
 {
     struct live *lv = t->impl;
     struct cl_freeze_source src = {read_memory, read_pagemap, open_mapped_file, lv, 1};
     lv->frozen = lv->reserved;
+    lv->scout_limit = copy_limit(opt);
     memset(&lv->reserved, 0, sizeof lv->reserved);
     if (cl_freeze_on_demand(&lv->frozen, &src, copy_limit(opt)))
         cl_frozen_free(&lv->frozen);

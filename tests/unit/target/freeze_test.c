@@ -666,15 +666,21 @@ static void test_scouted(void)
     CU_ASSERT_EQUAL(f.unread_bytes, 299 * CL_PAGE_SIZE);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 599 * CL_PAGE_SIZE, page), 0);
-    cl_frozen_free(&f);
-
-    /* a scout whose copy ran out of budget does not know what its walk read */
+    cl_frozen_free(
+        &f); /* past its copy's budget, a scout's pages are read from the process, and noted all the same;
+     * a page noted twice counts once */
     CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 64 * CL_PAGE_SIZE), 0);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 5 * CL_PAGE_SIZE, page), 0);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 320 * CL_PAGE_SIZE, page), NOT_HELD);
+    CU_ASSERT(cl_frozen_touch(&f, BASE + 320 * CL_PAGE_SIZE));
+    CU_ASSERT(cl_frozen_touch(&f, BASE + 320 * CL_PAGE_SIZE));
+    CU_ASSERT_EQUAL(f.touched_bytes, CL_PAGE_SIZE);
     struct cl_scouted spent;
-    CU_ASSERT_EQUAL(cl_freeze_scouted(&f, &spent), CL_E_UNSUPPORTED);
+    CU_ASSERT_EQUAL_FATAL(cl_freeze_scouted(&f, &spent), 0);
+    CU_ASSERT_EQUAL(spent.read.n, 1);
+    CU_ASSERT_EQUAL(spent.read.v[0].start, BASE + 320 * CL_PAGE_SIZE);
+    cl_scouted_free(&spent);
     cl_frozen_free(&f);
     cl_scouted_free(&s);
     cl_mappings_free(&ms);
@@ -705,7 +711,7 @@ static void test_gone_while_copying(void)
 static void test_copy_in_threads(void)
 {
     struct fake_memory *m = fake_new();
-    const uint64_t bad[3] = {10, 290, 590};   /* two chunks of the first region, the heap's */
+    const uint64_t bad[3] = {10, 290, 590}; /* two chunks of the first region, the heap's */
     for (size_t i = 0; i < 3; i++)
         m->bad_page[i] = BASE + bad[i] * CL_PAGE_SIZE;
     struct cl_mappings ms;
