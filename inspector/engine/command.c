@@ -190,7 +190,7 @@ static int run_inspected(void *arg, struct cl_session *s, FILE *out, bool scout,
 
 int cl_command_inspect(const struct cl_command_line *cli, FILE *out, struct cl_error *err)
 {
-    struct cl_inspection how = {run_inspected, (void *)cli};
+    struct cl_inspection how = {run_inspected, (void *)cli, cli->walk.progress};
     return cl_inspect(&cli->session, &how, out, err);
 }
 

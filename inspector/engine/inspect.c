@@ -36,6 +36,11 @@ int cl_inspect(const struct cl_session_options *opt, const struct cl_inspection 
     o.open.may_scout = true;
     int rc = cl_session_open(&o, &s, err);
     if (!rc && s->target->scouting) {
+        if (how->progress)
+            fprintf(how->progress,
+                    "culeak: walking process %d as it runs first, to copy only what the walk "
+                    "needs when it stops it\n",
+                    s->target->pid);
         bool learned = scout(s, how, &scouted);
         cl_session_close(s);
         s = NULL;

@@ -17,6 +17,7 @@
 struct cl_inspection {
     int (*run)(void *arg, struct cl_session *s, FILE *out, bool scout, struct cl_error *err);
     void *arg;
+    FILE *progress; /* a terminal, told when a scout runs first (the walk's progress shows twice) */
 };
 
 /* Opens opt's target and runs how on it, scouted and redone as above: the status of the run (or

@@ -155,7 +155,7 @@ static int work(const struct cl_command_line *cli, const struct target *t)
     if (!meta || !report)
         return CL_E_IO;
     struct worker w = {.c = &c, .t = t};
-    struct cl_inspection how = {inspect_target, &w};
+    struct cl_inspection how = {inspect_target, &w, NULL};
     int rc = cl_inspect(&c.session, &how, report, &err);
     if (t->child && (w.skipped || (rc && not_a_rank(cli, NULL, rc, w.why, sizeof w.why)))) {
         fprintf(meta, "-1 -1 -1\n%d %s\n", SKIPPED_CODE, w.why);

@@ -1,5 +1,5 @@
 """A rank whose memory is mostly what no walk reads (tests/scenarios/scout.py: CPU tensors of
-mixed sizes, an anonymous buffer) is scouted where its copy would be over the limit: a walk made
+mixed sizes, anonymous buffers) is scouted where its copy would be over the limit: a walk made
 as it runs learns what the walk reads, and the copy made at the stop leaves the rest out, so
 the process is stopped only for the copy of its objects and resumed. The reports are those of
 a process stopped throughout. A page left out is never read from the running process: where
@@ -36,6 +36,12 @@ def left_out():
             check_eq(scouted, stopped, "%s scouted, and stopped throughout" % command)
         records = [t for t in scouted["types"] if t["type"] == "Record"]
         check_eq(records and records[0]["count"], 100_000, "Record instances")
+        # on a terminal, the scout is said: the walk's progress shows twice
+        rc, _, terminal = harness.on_terminal(
+            [harness.CULEAK, "objects", "--pid", str(p.pid), "--copy-limit", LIMIT],
+            env={"CULEAK_PROGRESS_AFTER": "0"})
+        check(rc == 0 and "walking process %d as it runs first" % p.pid in terminal,
+              "exit %d, terminal: %r" % (rc, terminal[-500:]))
 
 
 def miss_redone():

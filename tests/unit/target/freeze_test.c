@@ -666,8 +666,9 @@ static void test_scouted(void)
     CU_ASSERT_EQUAL(f.unread_bytes, 299 * CL_PAGE_SIZE);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_copy(&f, &src), 0);
     CU_ASSERT_EQUAL(page_status(&f, BASE + 599 * CL_PAGE_SIZE, page), 0);
-    cl_frozen_free(
-        &f); /* past its copy's budget, a scout's pages are read from the process, and noted all the same;
+    cl_frozen_free(&f);
+
+    /* past its copy's budget, a scout's pages are read from the process, and noted all the same;
      * a page noted twice counts once */
     CU_ASSERT_EQUAL_FATAL(cl_freeze_plan(&f, &ms, &src, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(cl_freeze_on_demand(&f, &src, 64 * CL_PAGE_SIZE), 0);
