@@ -20,7 +20,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tests", "integration"))
 import heap  # noqa: E402
+from test_ranks import tree_rss  # noqa: E402  (the sum of RSS of a process and those below it)
 
 AGENT = """
 import subprocess, sys, time
@@ -36,20 +39,6 @@ for line in sys.stdin:
         r.stdin.flush()
         print(r.stdout.readline().strip(), flush=True)
 """
-
-
-def tree_rss(pid):
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open("/proc/%d/status" % p) as f:
-                total += sum(int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:"))
-            with open("/proc/%d/task/%d/children" % (p, p)) as f:
-                todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return total
 
 
 def main():
