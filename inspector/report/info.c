@@ -56,16 +56,14 @@ void cl_report_info_text(FILE *out, const struct cl_target *t, const struct cl_p
     for (size_t i = 0; i < t->nthreads && i < 16; i++)
         fprintf(out, " %d", t->threads[i].tid);
     fprintf(out, "%s\n", t->nthreads > 16 ? " ..." : "");
-    if (t->kind == CL_TARGET_LIVE && t->resumed && t->unread_bytes)
-        fprintf(out,
-                "stopped     %.3f s, while %llu MiB of its memory was copied (not the %llu MiB "
-                "that a walk made as it ran did not read); then resumed\n",
-                t->stopped_seconds, (unsigned long long)(t->copied_bytes >> 20),
-                (unsigned long long)(t->unread_bytes >> 20));
-    else if (t->kind == CL_TARGET_LIVE && t->resumed)
-        fprintf(out, "stopped     %.3f s, while %llu MiB of its memory was copied; then resumed\n",
+    if (t->kind == CL_TARGET_LIVE && t->resumed) {
+        fprintf(out, "stopped     %.3f s, while %llu MiB of its memory was copied",
                 t->stopped_seconds, (unsigned long long)(t->copied_bytes >> 20));
-    else if (t->kind == CL_TARGET_LIVE && t->copied_bytes)
+        if (t->unread_bytes)
+            fprintf(out, " (not the %llu MiB that a walk made as it ran did not read)",
+                    (unsigned long long)(t->unread_bytes >> 20));
+        fprintf(out, "; then resumed\n");
+    } else if (t->kind == CL_TARGET_LIVE && t->copied_bytes)
         fprintf(out, "stopped     while culeak reads it; %.1f MiB of its memory copied as read\n",
                 (double)t->copied_bytes / (1 << 20));
     else if (t->kind == CL_TARGET_LIVE)

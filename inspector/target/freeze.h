@@ -37,7 +37,7 @@ struct cl_frozen_region {
                                  * the file; NULL when none */
     uint8_t *unreadable;        /* a bit per page that could not be read; NULL when none */
     uint8_t *unread;            /* a bit per page a scout saw and did not read, left out of the
-                                 * copy (cl_freeze_leave_unread); NULL when none */
+                                 * copy (cl_freeze_plan with a scout's findings); NULL when none */
     uint8_t *filled;            /* copied on demand: a bit per chunk copied; NULL when the
                                  * copy was made at once */
     uint8_t *touched;           /* a bit per page a scout's walk needed (cl_frozen_touch) */
