@@ -76,6 +76,9 @@ static int storage_bytes(struct builder *b)
             unmatched++;
     }
     cl_addrmap_free(&blocks);
+    /* a device whose allocator holds memory no storage is in (a C++ owner's, the cache) */
+    for (uint32_t d = 0; b->a && d < b->a->ndevices; d++)
+        (void)device_of(b->out, TORCH_DEVICE_CUDA, (int8_t)b->a->devices[d].index);
     if (unmatched)
         cl_note_add(&b->out->warnings,
                     "%u CUDA storages start at no allocator block: they count "

@@ -74,17 +74,21 @@ uint32_t cl_block_storages_in(struct cl_block_storages *s, uint64_t ptr, uint64_
     return (uint32_t)(end - first);
 }
 
-uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d,
-                                uint64_t *owned)
+void cl_blocks_unheld(struct cl_block_storages *s, const struct cc_device *d,
+                      struct cl_blocks_unheld *out)
 {
-    uint64_t bytes[2] = {0, 0};   /* nothing known holds them; a C++ owner does */
+    *out = (struct cl_blocks_unheld){0};
     for (uint32_t i = 0; i < d->nblocks; i++) {
         const struct cc_block *b = &d->blocks[i];
-        if (b->state == CC_ACTIVE_ALLOCATED && !cl_block_storages_in(s, b->ptr, b->size))
-            bytes[b->owner != 0] += b->size;
+        if (b->state != CC_ACTIVE_ALLOCATED || cl_block_storages_in(s, b->ptr, b->size))
+            continue;
+        if (b->owner) {
+            out->owned += b->size;
+            out->nowned++;
+        } else {
+            out->unattributed += b->size;
+        }
     }
-    *owned = bytes[1];
-    return bytes[0];
 }
 
 const char *cl_block_owner(const struct cc_allocator *a, const struct cc_block *b)

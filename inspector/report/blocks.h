@@ -98,9 +98,13 @@ int cl_report_blocks(FILE *out, const struct cc_allocator *a, const struct torch
                      const struct cl_holders *hs, const struct cl_block_filter *f, bool json,
                      const struct cl_report_notes *w, struct cl_error *err);
 
-/* Bytes of allocated blocks on device d that no storage of s lies in and nothing known holds;
- * those a C++ owner holds into *owned. */
-uint64_t cl_blocks_unattributed(struct cl_block_storages *s, const struct cc_device *d,
-                                uint64_t *owned);
+/* The allocated blocks on a device that no storage lies in: those a C++ owner holds (named in
+ * `blocks`: cuBLAS workspaces) and those nothing known holds. */
+struct cl_blocks_unheld {
+    uint64_t owned, unattributed; /* bytes */
+    uint32_t nowned; /* the blocks a C++ owner holds */
+};
+void cl_blocks_unheld(struct cl_block_storages *s, const struct cc_device *d,
+                      struct cl_blocks_unheld *out);
 
 #endif

@@ -13,9 +13,9 @@
 
 const char *cl_category_name(enum cl_category c)
 {
-    static const char *const names[] = {"parameters",         "gradients",
-                                        "optimizer state",    "saved for backward",
-                                        "held from C or C++", "other tensors"};
+    static const char *const names[] = {
+        "parameters",         "gradients",     "optimizer state", "saved for backward",
+        "held from C or C++", "other tensors", "allocator cache"};
     return names[c];
 }
 

@@ -1,6 +1,7 @@
 /* Memory by category, from the structures themselves with no profiler armed (issue 43): each
  * storage is in exactly one, by precedence parameter > gradient > optimizer state > saved for
- * backward > held from C/C++ > other. */
+ * backward > held from C/C++ > other. On CUDA the summary adds what no storage is: the allocated
+ * blocks a C++ owner holds (held from C/C++) and the allocator's cache. */
 #ifndef CULEAK_REPORT_CATEGORIES_H
 #define CULEAK_REPORT_CATEGORIES_H
 
@@ -20,6 +21,7 @@ enum cl_category {
                         * the dispatcher keeps captures it, a C extension's static holds it),
                         * or a C++ object's own memory (a DDP Reducer's gradient buckets) */
     CL_CAT_OTHER,      /* any other tensor */
+    CL_CAT_CACHE,      /* no storage's: a CUDA allocator's reserved bytes that no block uses */
     CL_NCATEGORIES
 };
 

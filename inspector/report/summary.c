@@ -101,7 +101,7 @@ static int by_retained(const void *a, const void *b)
  * last line: memory culeak cannot name a holder for). */
 struct cuda_row {
     const struct cc_device *device;
-    uint64_t owned, unattributed;
+    struct cl_blocks_unheld unheld;
     /* what _record_memory_history() recorded: whether it holds entries, and its last
      * out-of-memory error (its size, stream, pool and the free bytes CUDA reported) */
     bool history, oom, oom_time;
@@ -138,6 +138,7 @@ static uint64_t *accounting_field(struct accounting *a, size_t k)
 /* The summary's rows: what both writers print, computed once. */
 struct category_total {
     uint64_t storages, bytes;
+    uint32_t blocks;   /* allocated blocks no storage lies in, counted in bytes: C++ owners' */
 };
 
 struct summary {
@@ -260,6 +261,17 @@ static bool add_categories(struct summary *s, struct py_heap *h, const struct to
         s->categories[d][category[k]].bytes += hs->storages[k].bytes;
     }
     free(category);
+    /* what no storage is: the blocks C++ owners hold, and the cache; so that with the blocks
+     * nothing known holds, a CUDA device's categories sum to its reserved bytes */
+    for (uint32_t i = 0; i < s->ncuda; i++) {
+        const struct cuda_row *r = &s->cuda[i];
+        int d = cl_holders_device(hs, TORCH_DEVICE_CUDA, (int8_t)r->device->index);
+        if (d < 0)
+            continue;
+        s->categories[d][CL_CAT_CXX].bytes += r->unheld.owned;
+        s->categories[d][CL_CAT_CXX].blocks += r->unheld.nowned;
+        s->categories[d][CL_CAT_CACHE].bytes = r->device->reserved - r->device->allocated;
+    }
     return true;
 }
 
@@ -296,7 +308,7 @@ static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
     for (uint32_t i = 0; i < a->ndevices; i++) {
         struct cuda_row *row = &s->cuda[s->ncuda++];
         row->device = &a->devices[i];
-        row->unattributed = cl_blocks_unattributed(&storages, row->device, &row->owned);
+        cl_blocks_unheld(&storages, row->device, &row->unheld);
     }
     cl_block_storages_free(&storages);
     add_last_oom(s, a);
@@ -427,15 +439,15 @@ static void accounting_text_lines(FILE *out, const struct summary *s, const char
         const struct cuda_row *c = s->hs->devices[d].type == TORCH_DEVICE_CUDA
                                        ? cuda_row_of(s, s->hs->devices[d].index)
                                        : NULL;
-        if (c && c->owned) {
-            cl_bytes_text(size, sizeof size, c->owned);
+        if (c && c->unheld.owned) {
+            cl_bytes_text(size, sizeof size, c->unheld.owned);
             fprintf(out,
                     "  %10s %6s           held by torch's C++ (cuBLAS workspaces: culeak "
                     "blocks names them)\n",
                     size, "");
         }
         if (c) {
-            cl_bytes_text(size, sizeof size, c->unattributed);
+            cl_bytes_text(size, sizeof size, c->unheld.unattributed);
             fprintf(out, "  %10s %6s           in allocated blocks nothing known holds\n", size,
                     "");
             cl_bytes_text(size, sizeof size, c->device->reserved - c->device->allocated);
@@ -500,7 +512,16 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
             const struct category_total *t = &s->categories[d][c];
             cl_device_text(dev, sizeof dev, s->hs->devices[d].type, s->hs->devices[d].index);
             cl_bytes_text(size, sizeof size, t->bytes);
-            if (t->storages)
+            if (c == CL_CAT_CACHE && t->bytes)
+                fprintf(out, "  %10s %6s           %s %s, reserved and free\n", size, "", dev,
+                        cl_category_name(c));
+            else if (t->blocks)
+                fprintf(out,
+                        "  %10s %6llu storages  %s %s, and %u block%s C++ owns (culeak "
+                        "blocks names %s)\n",
+                        size, (unsigned long long)t->storages, dev, cl_category_name(c), t->blocks,
+                        t->blocks == 1 ? "" : "s", t->blocks == 1 ? "it" : "them");
+            else if (t->storages)
                 fprintf(out, "  %10s %6llu storages  %s %s\n", size,
                         (unsigned long long)t->storages, dev, cl_category_name(c));
         }
@@ -515,13 +536,13 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
     }
     for (uint32_t i = 0; i < s->ncuda; i++) {
         const struct cc_device *d = s->cuda[i].device;
-        cl_bytes_text(b, sizeof b, s->cuda[i].owned);
-        if (s->cuda[i].owned)   /* freed by torch._C._cuda_clearCublasWorkspaces() */
+        cl_bytes_text(b, sizeof b, s->cuda[i].unheld.owned);
+        if (s->cuda[i].unheld.owned)   /* freed by torch._C._cuda_clearCublasWorkspaces() */
             fprintf(out,
                     "  %10s %10s %8s  cuda:%d torch's cuBLAS workspaces (culeak blocks "
                     "names them)\n",
                     b, "", "", d->index);
-        cl_bytes_text(b, sizeof b, s->cuda[i].unattributed);
+        cl_bytes_text(b, sizeof b, s->cuda[i].unheld.unattributed);
         fprintf(out,
                 "  %10s %10s %8s  cuda:%d blocks no tensor known from Python or "
                 "autograd lies in (culeak blocks lists them)\n",
@@ -639,9 +660,9 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
     cl_json_key(j, "cached");
     cl_json_int(j, (long long)(d->reserved - d->allocated));
     cl_json_key(j, "owned_by_cxx");
-    cl_json_int(j, (long long)r->owned);
+    cl_json_int(j, (long long)r->unheld.owned);
     cl_json_key(j, "unattributed");
-    cl_json_int(j, (long long)r->unattributed);
+    cl_json_int(j, (long long)r->unheld.unattributed);
     cl_json_key(j, "history_recorded");
     cl_json_bool(j, r->history);
     cl_json_key(j, "last_oom");
@@ -704,6 +725,8 @@ static void categories_json(struct cl_json *j, const struct summary *s)
             cl_json_int(j, (long long)s->categories[d][c].storages);
             cl_json_key(j, "bytes");
             cl_json_int(j, (long long)s->categories[d][c].bytes);
+            cl_json_key(j, "blocks");
+            cl_json_int(j, s->categories[d][c].blocks);
             cl_json_end_object(j);
         }
     cl_json_end_array(j);

@@ -234,9 +234,12 @@ def trainer_job(python, args, env):
     got = {c["category"]: c["bytes"] for c in summary["categories"] if c["device"] == device}
     check({k: got.get(k) for k in truth["categories"]} == truth["categories"],
           "categories %r, want %r" % (got, truth["categories"]))
-    # the same total as the holder breakdown (on CUDA both count allocator blocks)
+    # the same total as the holder breakdown (on CUDA both count allocator blocks, and the
+    # categories add the blocks C++ owners hold and the cache)
     held = sum(v for a in summary["accounting"] if a["device"] == device
                for k, v in a.items() if k != "device")
+    held += sum(c["owned_by_cxx"] + c["cached"] for c in summary["cuda"]
+                if "cuda:%d" % c["device"] == device)
     check(sum(got.values()) == held, "categories sum to %d, the holder breakdown of %s to %d" % (
         sum(got.values()), device, held))
     check("by category" in text and "%s optimizer state" % device in text, text[:1500])

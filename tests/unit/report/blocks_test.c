@@ -128,17 +128,17 @@ static void test_unattributed_bytes(void)
     struct cl_block_storages s;
     CU_ASSERT_FATAL(cl_block_storages_build(&tt, &s));
     CU_ASSERT_EQUAL(s.n, 3);   /* the CUDA storages */
-    uint64_t owned = 1;
-    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, &owned), 2 * MIB);
-    CU_ASSERT_EQUAL(owned, 0);
+    struct cl_blocks_unheld unheld = {.owned = 1, .nowned = 1};
+    cl_blocks_unheld(&s, &device, &unheld);
+    CU_ASSERT(unheld.unattributed == 2 * MIB && unheld.owned == 0 && unheld.nowned == 0);
     CU_ASSERT_EQUAL(cl_block_storages_in(&s, SEG, 2 * MIB), 2);
     CU_ASSERT(s.found[0] == 1 && s.found[1] == 2);
     CU_ASSERT_EQUAL(cl_block_storages_in(&s, SEG + 2 * MIB, 16 * MIB), 0);
     CU_ASSERT_EQUAL(cl_block_storages_in(&s, UINT64_MAX - 10, 100), 0);   /* wraps: nothing */
     cl_block_storages_free(&s);
     CU_ASSERT_FATAL(cl_block_storages_build(NULL, &s));
-    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, &owned), 4 * MIB);
-    CU_ASSERT_EQUAL(owned, 0);
+    cl_blocks_unheld(&s, &device, &unheld);
+    CU_ASSERT(unheld.unattributed == 4 * MIB && unheld.owned == 0);
     cl_block_storages_free(&s);
 }
 
@@ -153,9 +153,9 @@ static void test_owned_block(void)
     blocks[2].owner = 1;
     struct cl_block_storages s;
     CU_ASSERT_FATAL(cl_block_storages_build(&tt, &s));
-    uint64_t owned = 0;
-    CU_ASSERT_EQUAL(cl_blocks_unattributed(&s, &device, &owned), 0);
-    CU_ASSERT_EQUAL(owned, 2 * MIB);
+    struct cl_blocks_unheld unheld;
+    cl_blocks_unheld(&s, &device, &unheld);
+    CU_ASSERT(unheld.unattributed == 0 && unheld.owned == 2 * MIB && unheld.nowned == 1);
     cl_block_storages_free(&s);
     struct cl_blocks_report r;
     struct cl_error err;
