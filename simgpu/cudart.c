@@ -192,13 +192,73 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f)
 cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 cudaError_t cudaEventDestroy(cudaEvent_t e) { (void)e; return cudaSuccess; }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { (void)e; (void)s; return cudaSuccess; }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned f) { (void)f; return cudaEventRecord(e, s); }
 cudaError_t cudaEventQuery(cudaEvent_t e) { (void)e; return cudaSuccess; }
 cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void)e; return cudaSuccess; }
 
+/* ---- graphs: stream capture as torch's CUDAGraph uses it. A capture records how many kernels
+ * its stream launched (its nodes: torch warns on an empty graph); a graph launches as a no-op,
+ * like the kernels in it. Memory is what matters here: the caching allocator serves a capture
+ * from its graph's private pool, which culeak names. ---- */
+
+#define MAX_CAPTURES 16
+
+struct graph {
+    size_t nodes;
+};
+
+static struct capture {
+    cudaStream_t stream;     /* NULL: a free slot */
+    unsigned long long id;
+    struct graph *graph;
+} captures[MAX_CAPTURES];
+static unsigned long long capture_ids;
+
+/* The capture under way on s, or NULL; called with lock held. */
+static struct capture *capture_of(cudaStream_t s)
+{
+    for (size_t i = 0; s && i < MAX_CAPTURES; i++)
+        if (captures[i].stream == s)
+            return &captures[i];
+    return NULL;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
+{
+    (void)mode;
+    struct graph *g = calloc(1, sizeof *g);
+    pthread_mutex_lock(&lock);
+    struct capture *c = NULL;
+    for (size_t i = 0; s && !capture_of(s) && !c && i < MAX_CAPTURES; i++)
+        if (!captures[i].stream)
+            c = &captures[i];
+    if (c && g)
+        *c = (struct capture){s, ++capture_ids, g};
+    pthread_mutex_unlock(&lock);
+    if (!c || !g) {
+        free(g);
+        return fail(s ? cudaErrorIllegalState : cudaErrorStreamCaptureUnsupported);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph)
+{
+    pthread_mutex_lock(&lock);
+    struct capture *c = capture_of(s);
+    if (c) {
+        *graph = (cudaGraph_t)c->graph;
+        *c = (struct capture){0};
+    }
+    pthread_mutex_unlock(&lock);
+    return c ? cudaSuccess : fail(cudaErrorIllegalState);
+}
+
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
 {
-    (void)s;
-    *status = cudaStreamCaptureStatusNone;
+    pthread_mutex_lock(&lock);
+    *status = capture_of(s) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    pthread_mutex_unlock(&lock);
     return cudaSuccess;
 }
 
@@ -212,15 +272,42 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, enum cudaStreamCaptureStatu
                                      unsigned long long *id, cudaGraph_t *graph,
                                      const cudaGraphNode_t **deps EDGES, size_t *n)
 {
-    (void)s;
-    (void)graph;
-    (void)deps;
-    (void)n;
-    *status = cudaStreamCaptureStatusNone;
+    pthread_mutex_lock(&lock);
+    struct capture *c = capture_of(s);
+    *status = c ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     if (id)
-        *id = 0;
+        *id = c ? c->id : 0;
+    if (graph)
+        *graph = c ? (cudaGraph_t)c->graph : NULL;
+    pthread_mutex_unlock(&lock);
+    if (deps)
+        *deps = NULL;
+    if (n)
+        *n = 0;
     return cudaSuccess;
 }
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n)
+{
+    if (nodes)   /* torch asks only for the count */
+        return fail(cudaErrorNotSupported);
+    *n = ((struct graph *)g)->nodes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags)
+{
+    (void)flags;
+    *exec = (cudaGraphExec_t)g;   /* launching it does nothing, so it needs nothing of its own */
+    return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags)
+{
+    return cudaGraphInstantiate(exec, g, flags);
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) { (void)exec, (void)s; return cudaSuccess; }
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) { (void)exec; return cudaSuccess; }
+cudaError_t cudaGraphDestroy(cudaGraph_t g) { free(g); return cudaSuccess; }
 
 cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
@@ -250,19 +337,29 @@ void __cudaRegisterVar(void **h, char *host, char *dev, const char *name, int ex
     (void)h, (void)host, (void)dev, (void)name, (void)ext, (void)size, (void)constant, (void)global;
 }
 char __cudaInitModule(void **h) { (void)h; return 0; }
+/* A <<<...>>> launch pushes its configuration, then its stub pops it and calls cudaLaunchKernel:
+ * the stream must come through, so that a capture counts the kernels launched on its stream. */
+static __thread struct { dim3 g, b; size_t shared; void *stream; } pushed;
+
 unsigned __cudaPushCallConfiguration(dim3 g, dim3 b, size_t shared, void *stream)
 {
-    (void)g, (void)b, (void)shared, (void)stream;
+    pushed.g = g, pushed.b = b, pushed.shared = shared, pushed.stream = stream;
     return 0;
 }
 cudaError_t __cudaPopCallConfiguration(dim3 *g, dim3 *b, size_t *shared, void *stream)
 {
-    (void)g, (void)b, (void)shared, (void)stream;
+    *g = pushed.g, *b = pushed.b, *shared = pushed.shared;
+    *(void **)stream = pushed.stream;
     return cudaSuccess;
 }
 cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shared, cudaStream_t s)
 {
-    (void)f, (void)g, (void)b, (void)args, (void)shared, (void)s;
+    (void)f, (void)g, (void)b, (void)args, (void)shared;
+    pthread_mutex_lock(&lock);
+    struct capture *c = capture_of(s);
+    if (c)
+        c->graph->nodes++;
+    pthread_mutex_unlock(&lock);
     return cudaSuccess;
 }
 cudaError_t __cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shared, cudaStream_t s)

@@ -64,7 +64,9 @@ struct cc_allocator {
 
 struct cc_pool_owner {
     uint64_t id[2]; /* MempoolId_t */
-    char *name; /* the owner's path: "__main__.pool" */
+    /* its owner, "torch.cuda.MemPool __main__.pool", or its owners, "shared by A and B" */
+    char *name;
+    uint32_t owners;
 };
 
 /* Walks the native allocator with the table for the torch version, or with the table called

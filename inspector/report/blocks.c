@@ -234,8 +234,7 @@ static void segment_text(FILE *out, const struct cl_segment_row *row)
     if (seg->pool_id[0] || seg->pool_id[1])
         snprintf(pool, sizeof pool, " of private pool (%llu, %llu)%s%s",
                  (unsigned long long)seg->pool_id[0], (unsigned long long)seg->pool_id[1],
-                 row->pool_owner ? ", torch.cuda.MemPool " : "",
-                 row->pool_owner ? row->pool_owner : "");
+                 row->pool_owner ? ", " : "", row->pool_owner ? row->pool_owner : "");
     cl_bytes_text(mapped, sizeof mapped, seg->mapped);
     if (seg->expandable)
         snprintf(expandable, sizeof expandable, "  expandable, %s mapped", mapped);

@@ -11,6 +11,7 @@
 #include "report/categories.h"
 #include "report/json.h"
 #include "report/paths.h"
+#include "report/pools.h"
 #include "report/warnings.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -102,6 +103,8 @@ static int by_retained(const void *a, const void *b)
 struct cuda_row {
     const struct cc_device *device;
     struct cl_blocks_unheld unheld;
+    struct cl_pool_row *pools; /* its private pools and what owns each */
+    uint32_t npools;
     /* what _record_memory_history() recorded: whether it holds entries, and its last
      * out-of-memory error (its size, stream, pool and the free bytes CUDA reported) */
     bool history, oom, oom_time;
@@ -158,6 +161,8 @@ struct summary {
 
 static void summary_free(struct summary *s)
 {
+    for (uint32_t i = 0; i < s->ncuda; i++)
+        free(s->cuda[i].pools);
     free(s->devices);
     free(s->owners);
     free(s->holders);
@@ -309,6 +314,10 @@ static bool add_cuda(struct summary *s, const struct torch_tensors *tt,
         struct cuda_row *row = &s->cuda[s->ncuda++];
         row->device = &a->devices[i];
         cl_blocks_unheld(&storages, row->device, &row->unheld);
+        if (!cl_pool_rows(a, row->device, &row->pools, &row->npools)) {
+            cl_block_storages_free(&storages);
+            return false;
+        }
     }
     cl_block_storages_free(&storages);
     add_last_oom(s, a);
@@ -485,6 +494,24 @@ static void last_oom_text(FILE *out, const struct cuda_row *r, bool noted)
             (unsigned long long)e->pool_id[1], free_bytes, when);
 }
 
+/* The device's private pools: what each owner keeps reserved, apart from the tensors in it. */
+static void pools_text(FILE *out, const struct cuda_row *r)
+{
+    char reserved[CL_BYTES_TEXT], allocated[CL_BYTES_TEXT], empty[CL_BYTES_TEXT];
+    for (uint32_t k = 0; k < r->npools; k++) {
+        const struct cl_pool_row *p = &r->pools[k];
+        cl_bytes_text(reserved, sizeof reserved, p->reserved);
+        cl_bytes_text(allocated, sizeof allocated, p->allocated);
+        cl_bytes_text(empty, sizeof empty, p->empty);
+        fprintf(out,
+                "  private pool (%llu, %llu), %s: %s reserved in %u segment%s, %s of it "
+                "allocated, %s in segments with nothing allocated\n",
+                (unsigned long long)p->id[0], (unsigned long long)p->id[1],
+                p->owner ? p->owner : "no owner culeak knows", reserved, p->segments,
+                p->segments == 1 ? "" : "s", allocated, empty);
+    }
+}
+
 static void summary_text(FILE *out, const struct summary *s, size_t width,
                          const struct cl_report_notes *w)
 {
@@ -553,6 +580,7 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
         cl_bytes_text(cached, sizeof cached, d->reserved - d->allocated);
         fprintf(out, "cuda:%d caching allocator: %s reserved, %s allocated, %s cached\n", d->index,
                 reserved, allocated, cached);
+        pools_text(out, &s->cuda[i]);
         last_oom_text(out, &s->cuda[i], s->h->objects.rt->t->note != NULL);
     }
     cl_report_warnings(out, NULL, w, "warning: ");
@@ -663,6 +691,26 @@ static void cuda_json(struct cl_json *j, const struct cuda_row *r)
     cl_json_int(j, (long long)r->unheld.owned);
     cl_json_key(j, "unattributed");
     cl_json_int(j, (long long)r->unheld.unattributed);
+    cl_json_key(j, "private_pools");
+    cl_json_begin_array(j);
+    for (uint32_t k = 0; k < r->npools; k++) {
+        const struct cl_pool_row *p = &r->pools[k];
+        cl_json_begin_object(j);
+        cl_json_key(j, "pool");
+        cl_json_pool_id(j, p->id);
+        cl_json_key(j, "owner");
+        cl_json_string(j, p->owner);   /* null for none */
+        cl_json_key(j, "segments");
+        cl_json_int(j, p->segments);
+        cl_json_key(j, "reserved");
+        cl_json_int(j, (long long)p->reserved);
+        cl_json_key(j, "allocated");
+        cl_json_int(j, (long long)p->allocated);
+        cl_json_key(j, "empty");
+        cl_json_int(j, (long long)p->empty);
+        cl_json_end_object(j);
+    }
+    cl_json_end_array(j);
     cl_json_key(j, "history_recorded");
     cl_json_bool(j, r->history);
     cl_json_key(j, "last_oom");

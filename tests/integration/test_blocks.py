@@ -583,6 +583,51 @@ def check_workspaces(blocks, summary, truth):
              "categories and the unattributed blocks")
 
 
+def cuda_graphs(release, kind):
+    """CUDA graphs' private pools (cuda_graphs.py): each pool named for the torch.cuda.CUDAGraph
+    that owns it, or for the graphs that share one; summary gives each pool the bytes it keeps
+    reserved apart from those allocated in it, as the allocator's own snapshot counts them; and
+    what deleting an owner gives back is what culeak says: a pool's empty segments where the
+    graph owns it alone, nothing where another graph shares it."""
+    def test():
+        python, _, cuda = RELEASES[release]
+        with harness.tempdir() as d:
+            with harness.Process(python, "cuda_graphs.py", env=harness.simgpu_env(cuda),
+                                 stdin=True) as p:
+                target = ["--pid", p.pid] if kind == "live" else ["--core",
+                                                                   harness.gcore(p.pid, d)]
+                summary = harness.culeak_json("summary", *target)
+                blocks = harness.culeak_json("blocks", *target)
+                freed = {name: p.ask({"delete": name})["freed_reserved"] for name in ("g3", "g1")}
+        check_graph_pools(summary, blocks, p.truth, freed)
+    return test
+
+
+def check_graph_pools(summary, blocks, truth, freed):
+    """cuda_graphs.py's pools in summary and blocks against its truth (see cuda_graphs())."""
+    graphs = {name: "%d,%d" % tuple(pool) for name, pool in truth["graphs"].items()}
+    shared, alone = graphs["g1"], graphs["g3"]
+    check(all(graphs[g] == shared for g in ("g2", "g4", "g5")) and alone != shared,
+          "the pools the scenario made: %r" % graphs)
+    pools = {"%d,%d" % tuple(r["pool"]): r for r in summary["cuda"][0]["private_pools"]}
+    check_eq({k: {f: r[f] for f in ("reserved", "allocated", "empty", "segments")}
+              for k, r in pools.items()}, truth["pools"], "summary's private pools")
+    # the shared pool named for three of its four graphs, the fourth counted
+    graph = "torch.cuda.CUDAGraph __main__.%s"
+    owner = pools[shared]["owner"] or ""
+    named = owner[len("shared by "):-len(" and 1 more")].split(" and ")
+    check(owner.startswith("shared by ") and owner.endswith(" and 1 more") and len(named) == 3
+          and set(named) < {graph % g for g in ("g1", "g2", "g4", "g5")},
+          "the shared pool's owner: %r" % owner)
+    check_eq(pools[alone]["owner"], graph % "g3", "g3's pool's owner")
+    segments = {"%d,%d" % tuple(s["pool_id"]): s["pool_owner"]
+                for s in blocks["devices"][0]["segments"] if any(s["pool_id"])}
+    check_eq(segments, {k: r["owner"] for k, r in pools.items()},
+             "blocks: the segments' pool owners")
+    check_eq(freed, {"g3": pools[alone]["empty"], "g1": 0},
+             "reserved bytes deleting each graph gave back")
+
+
 def summary():
     with harness.Process(PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p:
         doc = harness.culeak_json("summary", "--pid", p.pid)
@@ -650,4 +695,9 @@ def tests():
     for release in ("2.11", "2.12", "2.13"):
         yield ("simulated-device:torch-%s:cublas-workspace" % release,
                workspaces(release, "live")) + harness.full_unless_checked(release)
+    for kind in ("live", "gcore"):
+        yield "simulated-device:cuda-graphs:%s" % kind, cuda_graphs("2.14", kind)
+    for release in ("2.1", "2.4", "2.10"):
+        yield ("simulated-device:torch-%s:cuda-graphs" % release,
+               cuda_graphs(release, "live")) + harness.full_unless_checked(release)
     yield "cpu-torch:no-allocator", no_allocator

@@ -94,7 +94,7 @@ truth = {"pid": os.getpid(), "torch": torch.__version__,
                       for s in snap["segments"]],
          "held": {hex(t.data_ptr()): "__main__.history[%d]" % i for i, t in enumerate(history)},
          # the Python object that owns each MemPool's private pool, by its id
-         "pools": {"%d,%d" % tuple(p.id): name for name, p in
+         "pools": {"%d,%d" % tuple(p.id): "torch.cuda.MemPool " + name for name, p in
                    (("__main__.pool", globals().get("pool")),
                     ("__main__.empty_pool", globals().get("empty_pool")))
                    if isinstance(p, getattr(torch.cuda, "MemPool", ()))},

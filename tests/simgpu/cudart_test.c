@@ -65,6 +65,43 @@ static void test_streams_events(void)
     CU_ASSERT_EQUAL(cap, cudaStreamCaptureStatusNone);
 }
 
+/* A capture as torch's CUDAGraph makes one: the stream says it captures, under one id, until it
+ * ends; kernels launched on it are the graph's nodes; a second capture of the stream fails. */
+static void test_capture(void)
+{
+    cudaStream_t s, other;
+    cudaGraph_t g = NULL, seen = NULL;
+    cudaGraphExec_t exec = NULL;
+    enum cudaStreamCaptureStatus cap;
+    unsigned long long id = 0;
+    size_t nodes = 0;
+    dim3 one = {1, 1, 1};
+    CU_ASSERT_EQUAL(cudaStreamCreate(&s), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaStreamCreate(&other), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaErrorIllegalState);
+    CU_ASSERT_EQUAL(cudaStreamIsCapturing(s, &cap), cudaSuccess);
+    CU_ASSERT_EQUAL(cap, cudaStreamCaptureStatusActive);
+    CU_ASSERT_EQUAL(cudaStreamIsCapturing(other, &cap), cudaSuccess);
+    CU_ASSERT_EQUAL(cap, cudaStreamCaptureStatusNone);
+    CU_ASSERT_EQUAL(cudaStreamGetCaptureInfo(s, &cap, &id, &seen, NULL, NULL, NULL), cudaSuccess);
+    CU_ASSERT(cap == cudaStreamCaptureStatusActive && id != 0 && seen != NULL);
+    CU_ASSERT_EQUAL(cudaLaunchKernel((const void *)test_capture, one, one, NULL, 0, s), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaLaunchKernel((const void *)test_capture, one, one, NULL, 0, other),
+                    cudaSuccess);
+    CU_ASSERT_EQUAL(cudaStreamEndCapture(s, &g), cudaSuccess);
+    CU_ASSERT_PTR_EQUAL(g, seen);
+    CU_ASSERT_EQUAL(cudaStreamEndCapture(s, &g), cudaErrorIllegalState);
+    CU_ASSERT_EQUAL(cudaStreamIsCapturing(s, &cap), cudaSuccess);
+    CU_ASSERT_EQUAL(cap, cudaStreamCaptureStatusNone);
+    CU_ASSERT_EQUAL(cudaGraphGetNodes(g, NULL, &nodes), cudaSuccess);
+    CU_ASSERT_EQUAL(nodes, 1);   /* the kernel on s, not the one on the other stream */
+    CU_ASSERT_EQUAL(cudaGraphInstantiateWithFlags(&exec, g, 0), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaGraphLaunch(exec, s), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaGraphExecDestroy(exec), cudaSuccess);
+    CU_ASSERT_EQUAL(cudaGraphDestroy(g), cudaSuccess);
+}
+
 static void test_unimplemented(void)
 {
     cudaGraph_t g;   /* a generated stub: not implemented, so it must fail, not succeed */
@@ -79,6 +116,7 @@ int main(void)
     CU_add_test(s, "device", test_device);
     CU_add_test(s, "memory", test_memory);
     CU_add_test(s, "streams and events", test_streams_events);
+    CU_add_test(s, "graph capture", test_capture);
     CU_add_test(s, "unimplemented calls fail loudly", test_unimplemented);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
