@@ -1500,6 +1500,12 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     seed_statics(h, &statics);
     expand(h, &progress, met);
     cl_progress_done(&progress, h->n, rt->t->bytes_read);
+    py_pybind11_types_read(&h->objects, &h->pybind11);
+    if (h->pybind11.unread[0])
+        cl_note_add(&h->warnings,
+                    "pybind11's internals %s not read (no row for its version, or its map did "
+                    "not check out): the C++ classes its types wrap are not named",
+                    h->pybind11.unread);
     if (h->edges.of) /* closes the last node's edges */
         h->edges.of[h->n] = (struct py_node_edges){(uint32_t)h->edges.n, PY_NO_NODE};
     for (size_t i = 0; i < h->types_cap; i++) { /* class edges' ids are known now */
@@ -1565,6 +1571,7 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
 
 void py_heap_free(struct py_heap *h)
 {
+    py_pybind11_types_free(&h->pybind11);
     free(h->statics_left);
     for (uint32_t i = 0; i < h->nroots; i++)
         free(h->roots[i]);

@@ -10,6 +10,7 @@
 
 #include "cpython/emit.h"
 #include "cpython/object.h"
+#include "cpython/pybind11_types.h"
 #include "util/nodemap.h"
 
 #define PY_NO_NODE UINT32_MAX
@@ -118,6 +119,7 @@ struct py_books {
 
 struct py_heap {
     struct py_objects objects;
+    struct py_pybind11_types pybind11; /* the C++ class of each pybind11 type */
     struct py_node *nodes;
     uint32_t n, cap;
     uint32_t nreachable;      /* nodes [0, nreachable) are reachable from a root, and so are

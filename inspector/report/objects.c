@@ -7,6 +7,7 @@
 #include "report/json.h"
 #include "report/paths.h"
 #include "report/warnings.h"
+#include "torch/cxx.h"
 #include "util/notes.h"
 #include "util/text.h"
 #include "report/text.h"
@@ -186,6 +187,8 @@ struct ref_row {
     bool found;                   /* in the heap (else only its address is known) */
     int32_t unexplained;          /* references not explained, PY_UNBALANCED: not balanced */
     char unreached[512];          /* found, no path: garbage, or what holds it */
+    char cxx_class[256];          /* a pybind11 object's C++ class, "" for none */
+    uint64_t cxx_object;          /* and the C++ object it wraps, 0 when unknown */
 };
 
 /* The row of the object at addr (heap node i, or PY_NO_NODE), its paths into paths: a tensor's
@@ -207,6 +210,12 @@ static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size
         if (!tensor || strcmp(paths[k], paths[0]) != 0)
             memmove(paths[r.npaths++], paths[k], sizeof paths[0]);
     r.unexplained = r.found ? h->books.unexplained[i] : PY_UNBALANCED;
+    const char *cxx =
+        r.type ? py_pybind11_cxx_class(&h->objects, &h->pybind11, r.type->addr) : NULL;
+    if (cxx) {
+        cxx_class_text(cxx, r.cxx_class, sizeof r.cxx_class);
+        r.cxx_object = py_pybind11_value(h->objects.rt->t, addr);
+    }
     if (r.found && r.npaths == 0)
         cl_unreached_text(h, i, r.unreached, sizeof r.unreached);
     return r;
@@ -270,8 +279,14 @@ static void referents_json(struct cl_json *j, struct py_heap *h, uint32_t i)
 
 static void ref_text(FILE *out, const struct ref_row *r, char (*paths)[4096])
 {
-    fprintf(out, "0x%llx %s\n", (unsigned long long)r->addr,
+    fprintf(out, "0x%llx %s", (unsigned long long)r->addr,
             r->type ? r->type->name : "(not an object culeak found)");
+    if (r->cxx_class[0] && r->cxx_object)
+        fprintf(out, ", wrapping a C++ %s at 0x%llx", r->cxx_class,
+                (unsigned long long)r->cxx_object);
+    else if (r->cxx_class[0])
+        fprintf(out, ", wrapping a C++ %s (its address not read)", r->cxx_class);
+    fputc('\n', out);
     char text[CL_PATH_TEXT_CAP];
     for (size_t k = 0; k < r->npaths; k++)
         fprintf(out, "    %s\n", cl_path_text(paths[k], text));
@@ -314,6 +329,13 @@ static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4
         cl_json_int(j, r->unexplained);
     cl_json_key(j, "unreached");
     cl_json_string(j, r->npaths || !r->found ? NULL : r->unreached);
+    cl_json_key(j, "cxx_class");
+    cl_json_string(j, r->cxx_class[0] ? r->cxx_class : NULL);
+    cl_json_key(j, "cxx_object");
+    if (r->cxx_object)
+        cl_json_hex(j, r->cxx_object);
+    else
+        cl_json_null(j);
 }
 
 /* Writes one object's row in the form asked for. */

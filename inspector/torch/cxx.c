@@ -44,6 +44,26 @@ void cxx_short_name(const char *mangled, char *out, size_t cap)
         snprintf(out, cap, "%s", mangled);
 }
 
+void cxx_class_text(const char *mangled, char *out, size_t cap)
+{
+    const char *p = mangled;
+    size_t len = 0;
+    bool nested = *p == 'N';
+    out[0] = '\0';
+    p += nested;
+    while (*p >= '1' && *p <= '9') {
+        size_t n = 0;
+        while (*p >= '0' && *p <= '9')
+            n = n * 10 + (size_t)(*p++ - '0');
+        if (n > strlen(p) || (len && !cl_append(out, cap, &len, "::")) ||
+            !cl_append_n(out, cap, &len, p, n))
+            break;
+        p += n;
+    }
+    if (!len || *p != (nested ? 'E' : '\0') || p[nested] != '\0')
+        snprintf(out, cap, "%s", mangled); /* a template, a substitution: left as it is */
+}
+
 bool cxx_vector(struct cl_target *t, uint64_t at, uint64_t elem, uint64_t max, uint64_t v[3])
 {
     return !cl_read(t, at, v, 3 * sizeof *v) && v[1] >= v[0] && v[2] >= v[1] &&

@@ -14,6 +14,9 @@
  * obj, read through its vtable; false when obj's first word is not a vtable pointer into a
  * read-only, file-backed mapping. */
 bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap);
+/* A mangled class name as C++ writes it, for plain (nested) names: "N4c10d7ReducerE" ->
+ * "c10d::Reducer", "7MemPool" -> "MemPool"; any other (a template's) is copied as it is. Pure. */
+void cxx_class_text(const char *mangled, char *out, size_t cap);
 /* The innermost name of a mangled nested name: "N5torch8autograd9generated12SumBackward0E" ->
  * "SumBackward0". Copies the input when it is not one. Pure. */
 void cxx_short_name(const char *mangled, char *out, size_t cap);

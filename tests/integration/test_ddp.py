@@ -7,12 +7,20 @@ parameters' bytes (each gradient is in one bucket), in the "held from C or C++" 
 `__main__.ddp` retains exactly those bytes: what `del ddp` frees in a fork of the process, by
 malloc's own count, less the Reducer's other allocations (under 64 KiB). With True, every .grad
 is a view into a bucket: the buckets are the grads' storages, shared with the model, and
-`__main__.ddp` retains nothing, as deleting it frees nothing of that size. Each on the CPU wheel
+`__main__.ddp` retains nothing, as deleting it frees nothing of that size. The Reducer, the
+Logger and the ProcessGroup each wrap the C++ class torch binds them to. Each on the CPU wheel
 live and from a core, and on each CUDA wheel make check runs."""
 import harness
 from harness import Failure
 
 BUCKET_TYPE = "c++ tensor (a DDP gradient bucket)"
+# The C++ classes torch binds these Python types to (torch/csrc/distributed/c10d/init.cpp:
+# py::class_<::c10d::Reducer, ...>(module, "Reducer"), and likewise Logger and ProcessGroup),
+# which culeak reads from pybind11's own registry; DistributedDataParallel is a Python class.
+BOUND = {"torch._C._distributed_c10d.Reducer": "c10d::Reducer",
+         "torch._C._distributed_c10d.Logger": "c10d::Logger",
+         "torch._C._distributed_c10d.ProcessGroup": "c10d::ProcessGroup",
+         "DistributedDataParallel": None}
 OVERHEAD = 64 << 10   # what else deleting the DDP object frees: the Reducer, its vectors, hooks
 
 
@@ -23,7 +31,15 @@ def check_job(python, view, port, via):
         target = ["--core", harness.gcore(p.pid, d)] if via == "gcore" else ["--pid", p.pid]
         tensors = harness.culeak_json("tensors", *target)
         summary = harness.culeak_json("summary", *target)
+        refs = [o for t in ("torch._C._distributed_c10d.Reducer",
+                            "torch._C._distributed_c10d.Logger", "ProcessGroup",
+                            "torch.nn.parallel.distributed.DistributedDataParallel") if not view
+                for o in harness.culeak_json("refs", *target, "--type", t)["objects"]]
     problems = []
+    wrapped = {o["type"]: o["cxx_class"] for o in refs
+               if (o["cxx_object"] is not None) == (o["cxx_class"] is not None)}
+    if not view and wrapped != BOUND:
+        problems.append("the C++ classes the objects wrap: %r, want %r" % (wrapped, BOUND))
     buckets = [t for t in tensors["tensors"] if t["type"] == BUCKET_TYPE]
     storages = {int(t["storage_data_ptr"], 16): t for t in buckets}
     names = sorted(h["path"] for t in buckets for h in t["holders"] if ".reducer." in h["path"])

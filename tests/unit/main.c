@@ -34,6 +34,7 @@ int main(void)
     register_report_text_tests();
     register_report_blocks_tests();
     register_report_pools_tests();
+    register_torch_cxx_tests();
     register_util_error_tests();
     register_util_addrmap_tests();
     register_util_nodemap_tests();

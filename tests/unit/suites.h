@@ -23,6 +23,7 @@ void register_report_pickle_tests(void);
 void register_report_text_tests(void);
 void register_report_blocks_tests(void);
 void register_report_pools_tests(void);
+void register_torch_cxx_tests(void);
 void register_util_error_tests(void);
 void register_util_addrmap_tests(void);
 void register_util_nodemap_tests(void);

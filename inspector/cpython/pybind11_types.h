@@ -1,0 +1,36 @@
+/* The C++ classes pybind11 registered for Python types. Each pybind11 bundle in the process (torch
+ * has one; other extensions may have their own) keeps its `internals` behind a capsule named
+ * "__pybind11_internals_vN_…" in builtins (v4) or in the interpreter's dict (v5 on); its
+ * registered_types_py maps a PyTypeObject to the type_infos whose cpptype names the C++ class.
+ * Many bound classes have no vtable (c10d::Reducer), so this is the one way to name what a
+ * pybind11 object wraps. */
+#ifndef CULEAK_CPYTHON_PYBIND11_TYPES_H
+#define CULEAK_CPYTHON_PYBIND11_TYPES_H
+
+#include <stdint.h>
+
+#include "cpython/object.h"
+#include "util/addrmap.h"
+
+struct py_pybind11_types {
+    struct cl_addrmap by_type; /* PyTypeObject address -> index into names */
+    char **names;              /* mangled C++ class names ("N4c10d7ReducerE") */
+    size_t n, cap;
+    /* internals of an ABI version culeak has no row for ("v13"), or whose map did not check
+     * out; their types are left unnamed */
+    char unread[64];
+};
+
+/* Reads every pybind11 internals of the process, only from memory the target holds (so that a
+ * dump recorded with it reads the same). */
+void py_pybind11_types_read(struct py_objects *o, struct py_pybind11_types *p);
+/* The mangled C++ class pybind11 registered for the type at addr or, for a Python subclass, for
+ * its nearest base that has one; NULL when none. */
+const char *py_pybind11_cxx_class(struct py_objects *o, const struct py_pybind11_types *p,
+                                  uint64_t type);
+/* The C++ object the pybind11 instance at obj wraps: its value pointer (the word after the
+ * head in the simple layout, else the first of its values_and_holders), or 0 when none. */
+uint64_t py_pybind11_value(struct cl_target *t, uint64_t obj);
+void py_pybind11_types_free(struct py_pybind11_types *p);
+
+#endif
