@@ -15,8 +15,8 @@
 
 /* Where internals keeps registered_types_py (a libstdc++ unordered_map), by internals version:
  * found by reading real processes (the map whose keys are the Python types and whose first
- * type_info's `type` is the key) of torch 2.1, 2.4 (v4), 2.10, 2.13 (v11) and 2.14 (v12, after a
- * second, faster map of the C++ types). */
+ * type_info's `type` is the key) of every torch from 2.1 to 2.15: v4 to 2.8, v11 from 2.9, v12
+ * from 2.14 (after a second, faster map of the C++ types). */
 static const struct {
     unsigned version;
     uint16_t types_py;

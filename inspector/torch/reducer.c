@@ -9,13 +9,15 @@
 #define PYBIND11_SIMPLE_LAYOUT 2
 
 /* clang-format off */
-/* Read off 2.1.2, 2.4.1, 2.10.0 (a Bucket of 216 bytes) and 2.13.0, 2.14.1 (240): a one-rank
- * gloo job's Reducer, its members found as the vectors of TensorImpls in it. */
+/* Read off each release's wheel by tests/layouts/probe_reducer.py (a one-rank gloo job's Reducer,
+ * its members found as the vectors of the parameters' and the buckets' TensorImpls): 2.1.2,
+ * 2.4.1, 2.6.0 to 2.11.0 (a Bucket of 216 bytes), 2.12.1 to 2.14.1 (240) and 2.15.0 (248). */
 static const struct torch_reducer_layout layouts[] = {
     {2, 1, 1, 40, 368, 216},
     {2, 4, 4, 40, 368, 216},
-    {2, 10, 10, 40, 368, 216},
-    {2, 13, 14, 40, 368, 240},
+    {2, 6, 11, 40, 368, 216},
+    {2, 12, 14, 40, 368, 240},
+    {2, 15, 15, 40, 368, 248},
 };
 /* clang-format on */
 

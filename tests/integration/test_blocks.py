@@ -697,7 +697,8 @@ def tests():
                workspaces(release, "live")) + harness.full_unless_checked(release)
     for kind in ("live", "gcore"):
         yield "simulated-device:cuda-graphs:%s" % kind, cuda_graphs("2.14", kind)
-    for release in ("2.1", "2.4", "2.10"):
+    for release in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13",
+                    "2.15"):
         yield ("simulated-device:torch-%s:cuda-graphs" % release,
                cuda_graphs(release, "live")) + harness.full_unless_checked(release)
     yield "cpu-torch:no-allocator", no_allocator

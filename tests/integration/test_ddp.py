@@ -85,7 +85,7 @@ def tests():
                 port += 1
                 yield "torch-%s:%s:%s" % (release, "view" if view else "copy", via), \
                     job(python, view, port, via)
-    for release in ("2.1", "2.4"):
+    for release in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.11", "2.12", "2.15"):
         port += 1
         yield "torch-%s:copy:live" % release, job(harness.cuda_python(release), False, port), \
             "full"
