@@ -139,11 +139,11 @@ const char *torch_layout_names(char *buf, size_t cap)
  * in 1.13 and 2.0 */
 #define PY_SAVED_HOOKS .svh_pack = 8, .svh_unpack = 16, .svh_data = 24
 #define SV_HOOKS_2_13 .sv_hooks = 48, PY_SAVED_HOOKS
-/* Node::pre_hooks_, tensor_pre_hooks_ and post_hooks_, read off 2.13.0, 2.14.1 and 2.15.0 (a hook of
- * each kind registered, found by their RTTI); the pre and post hooks off 2.1.2, 2.4.1, 2.6.0,
- * 2.10.0 and 2.12.1, whose tensor hooks were not found in their nodes */
+/* Node::pre_hooks_, tensor_pre_hooks_ and post_hooks_, read off 2.13.0, 2.14.1 and 2.15.0, and
+ * off 2.1.2, 2.4.1, 2.6.0, 2.10.0 and 2.12.1 (a hook of each kind registered, found by their
+ * RTTI: a tensor's hook in the node of the tensor it was registered on while that lives) */
 #define NODE_HOOKS_2_13 .node_pre_hooks = 128, .node_tensor_pre_hooks = 152, .node_post_hooks = 232
-#define NODE_HOOKS_2_1 .node_pre_hooks = 136, .node_post_hooks = 240
+#define NODE_HOOKS_2_1 .node_pre_hooks = 136, .node_tensor_pre_hooks = 160, .node_post_hooks = 240
 
 static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("1.13", 1, 13, 13, 392, 104), SV_WITH_VERSION_COUNTER,

@@ -1013,14 +1013,16 @@ static bool cxx_holds_pyobj(struct cl_target *t, enum torch_pyobj_owner owner, u
     return cl_read_ptr_or_0(t, obj + slot) & 1;
 }
 
-/* Whether a node holds the Python object its link leads to: a PyNode always holds its ctx until
- * 2.12; from 2.13 every node holds its Python object (a ctx or a grad_fn object) by the refcount
- * rule. */
+/* Whether a node holds the Python object its link leads to: what its SavedVariables' hooks and
+ * its own hooks own (each Py*Hook increfs its dict: torch/csrc/autograd/python_hook.cpp) always;
+ * its ctx, for a PyNode, until 2.12; from 2.13 its Python object (a ctx or a grad_fn object) by
+ * the refcount rule. */
 static bool node_holds_pyobj(struct cl_target *t, const struct torch_tensors *tt,
                              const struct torch_link *l)
 {
-    if (l->kind == TORCH_LINK_PACKED || l->kind == TORCH_LINK_HOOK)
-        return true; /* its SavedVariable's hooks own them */
+    if (l->kind == TORCH_LINK_PACKED || l->kind == TORCH_LINK_HOOK ||
+        l->kind == TORCH_LINK_NODE_HOOKS)
+        return true;
     return tt->autograd->node_ptr_words == 2
                ? l->kind == TORCH_LINK_CONTEXT
                : cxx_holds_pyobj(t, TORCH_PYOBJ_REFCOUNT, tt->nodes[l->src].addr, 0);
