@@ -628,6 +628,33 @@ def check_graph_pools(summary, blocks, truth, freed):
              "reserved bytes deleting each graph gave back")
 
 
+def cudagraph_trees(release):
+    """The private pool of cudagraph trees (cudagraph_trees.py), as torch.compile's
+    reduce-overhead mode keeps one: its segments, and its line in summary, name the CUDAGraph
+    that keeps it alive by a path the job itself evaluates to a graph of that pool."""
+    def test():
+        python, _, cuda = RELEASES[release]
+        with harness.Process(python, "cudagraph_trees.py", env=harness.simgpu_env(cuda),
+                             stdin=True) as p:
+            check_trees(harness.culeak_json("summary", "--pid", p.pid),
+                        harness.culeak_json("blocks", "--pid", p.pid), p)
+    return test
+
+
+def check_trees(summary, blocks, p):
+    """cudagraph_trees.py's pool in summary and blocks, against the job p (see
+    cudagraph_trees())."""
+    pools = [r for r in summary["cuda"][0]["private_pools"] if r["pool"] == p.truth["pool"]]
+    check(len(pools) == 1 and (pools[0]["owner"] or "").startswith("torch.cuda.CUDAGraph "),
+          "the trees' pool %r in summary: %r" % (p.truth["pool"], pools))
+    owner = pools[0]["owner"]
+    check_eq(p.ask({"eval": owner[len("torch.cuda.CUDAGraph "):]})["pool"], p.truth["pool"],
+             "the pool of what the job evaluates %r to" % owner)
+    segments = {int(s["address"], 16): s["pool_owner"] for s in blocks["devices"][0]["segments"]
+                if s["pool_id"] == p.truth["pool"]}
+    check_eq(segments, {a: owner for a in p.truth["segments"]}, "the pool's segments")
+
+
 def summary():
     with harness.Process(PYTHON, "cuda_blocks.py", env=harness.simgpu_env()) as p:
         doc = harness.culeak_json("summary", "--pid", p.pid)
@@ -701,4 +728,8 @@ def tests():
                     "2.15"):
         yield ("simulated-device:torch-%s:cuda-graphs" % release,
                cuda_graphs(release, "live")) + harness.full_unless_checked(release)
+    yield "simulated-device:cudagraph-trees", cudagraph_trees("2.14")
+    for release in ("2.12", "2.13", "2.15"):
+        yield ("simulated-device:torch-%s:cudagraph-trees" % release,
+               cudagraph_trees(release)) + harness.full_unless_checked(release)
     yield "cpu-torch:no-allocator", no_allocator
