@@ -162,6 +162,12 @@ static const struct py_books_rule rules[] = {
      "numpy_python_names; torch/csrc/tensor/python_tensor.cpp: PyTensorType, tensor_types "
      "(torch)"},
     {9, 99,
+     "pybind11: each bundle's internals (behind its __pybind11_internals_vN capsule) made its "
+     "static property type, default metaclass and instance base, and holds a reference to "
+     "each: C references named <pybind11 internals vN: ...>",
+     "pybind11/detail/internals.h: get_internals (make_static_property_type, "
+     "make_default_metaclass, make_object_base_type)"},
+    {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
      "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib, "

@@ -1514,6 +1514,12 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
             h->nodes[t].via = (uint32_t)h->edges.n + h->nodes[t].parent;
     }
     bool counted = h->n && py_books_count(h);
+    for (size_t k = 0; counted && k < h->pybind11.nowned; k++) {
+        /* a type pybind11's internals made and keep: one reference each */
+        uint32_t i = py_heap_find(h, h->pybind11.owned[k].addr);
+        if (i != PY_NO_NODE && py_node_type(h, i)->family == PY_F_TYPE)
+            (void)py_books_add_c_ref(h, i, h->pybind11.owned[k].name);
+    }
     if (counted) {
         /* a library's static word first: it was written there to be kept, where a running
          * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a

@@ -20,7 +20,14 @@
 static const struct {
     unsigned version;
     uint16_t types_py;
-} rows[] = {{4, 56}, {11, 56}, {12, 112}};
+    uint16_t owned;   /* static_property_type, then default_metaclass and instance_base */
+} rows[] = {{4, 56, 432}, {11, 56, 408}, {12, 112, 464}};
+
+/* What internals makes with a new reference it never gives back (pybind11/detail/internals.h:
+ * get_internals), in the order it keeps them; read off the same processes as types_py. */
+static const char *const owned_names[] = {"static_property_type", "default_metaclass",
+                                          "instance_base"};
+#define NOWNED (sizeof owned_names / sizeof *owned_names)
 
 /* pybind11's instance: the head, the value (or values_and_holders), ..., its flags byte
  * (bit 1: simple_layout), as torch/reducer.c reads a Reducer's */
@@ -91,12 +98,22 @@ static bool each_key(void *arg, uint64_t key, uint64_t value)
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
         if (rows[k].version == version)
             row = (int)k;
+    uint64_t owned[NOWNED];
     if (row < 0 || cl_read_held(t, value + 16, &pointer, 8) ||
         cl_read_held(t, pointer, &internals, 8) ||
-        !read_map(t, internals + rows[row].types_py, c->p)) {
+        !read_map(t, internals + rows[row].types_py, c->p) ||
+        cl_read_held(t, internals + rows[row].owned, owned, sizeof owned)) {
         size_t len = strlen(c->p->unread);
         snprintf(c->p->unread + len, sizeof c->p->unread - len, "%sv%u", len ? ", " : "", version);
+        return true;
     }
+    struct py_pybind11_types *p = c->p;
+    for (size_t k = 0; k < NOWNED; k++) /* each a type: checked by the heap, which must know it */
+        if (owned[k] && p->nowned < sizeof p->owned / sizeof *p->owned) {
+            p->owned[p->nowned].addr = owned[k];
+            snprintf(p->owned[p->nowned++].name, sizeof p->owned[0].name,
+                     "<pybind11 internals v%u: %s>", version, owned_names[k]);
+        }
     return true;
 }
 

@@ -19,6 +19,13 @@ struct py_pybind11_types {
     /* internals of an ABI version culeak has no row for ("v13"), or whose map did not check
      * out; their types are left unnamed */
     char unread[64];
+    /* the types each internals made and holds a reference to (its static property type,
+     * default metaclass and instance base), for the books */
+    struct py_pybind11_owned {
+        uint64_t addr;
+        char name[64];   /* "<pybind11 internals v11: default_metaclass>" */
+    } owned[12];
+    size_t nowned;
 };
 
 /* Reads every pybind11 internals of the process, only from memory the target holds (so that a
