@@ -29,19 +29,14 @@ static const char *const owned_names[] = {"static_property_type", "default_metac
                                           "instance_base"};
 #define NOWNED (sizeof owned_names / sizeof *owned_names)
 
-/* pybind11's instance: the head, the value (or values_and_holders), ..., its flags byte
- * (bit 1: simple_layout), as torch/reducer.c reads a Reducer's */
-#define INSTANCE_VALUE 16
-#define INSTANCE_FLAGS 48
-#define SIMPLE_LAYOUT 2
-
 uint64_t py_pybind11_value(struct cl_target *t, uint64_t obj)
 {
-    uint64_t head[INSTANCE_FLAGS / 8 + 1], value = 0;
+    uint64_t head[PY_PYBIND11_FLAGS / 8 + 1], value = 0;
     if (cl_read_held(t, obj, head, sizeof head))
         return 0;
-    value = head[INSTANCE_VALUE / 8];
-    if (!(head[INSTANCE_FLAGS / 8] & SIMPLE_LAYOUT) && value && cl_read_held(t, value, &value, 8))
+    value = head[PY_PYBIND11_VALUE / 8];
+    if (!(head[PY_PYBIND11_FLAGS / 8] & PY_PYBIND11_SIMPLE_LAYOUT) && value &&
+        cl_read_held(t, value, &value, 8))
         return 0;
     return value & 7 ? 0 : value;
 }

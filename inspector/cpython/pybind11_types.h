@@ -12,6 +12,15 @@
 #include "cpython/object.h"
 #include "util/addrmap.h"
 
+/* pybind11's instance (pybind11/detail/common.h), the same in every 2.x and 3.x release torch
+ * bundles: the head, the value pointer (outside the simple layout: its values_and_holders
+ * array), a holder of up to two words (a std::shared_ptr's pointer and control block), the weak
+ * references, then its flags (bit 1: simple_layout). */
+#define PY_PYBIND11_VALUE 16
+#define PY_PYBIND11_HOLDER 24
+#define PY_PYBIND11_FLAGS 48
+#define PY_PYBIND11_SIMPLE_LAYOUT 2
+
 struct py_pybind11_types {
     struct cl_addrmap by_type; /* PyTypeObject address -> index into names */
     char **names;              /* mangled C++ class names ("N4c10d7ReducerE") */

@@ -5,15 +5,14 @@
 #include <string.h>
 
 #include "cpython/path.h"
+#include "cpython/pybind11_types.h"
 #include "torch/cxx.h"
 #include "util/notes.h"
 #include "util/text.h"
 #include "util/vec.h"
 
-/* A pybind11 instance (simple layout) whose holder is a std::shared_ptr: after the PyObject head,
- * the value pointer, then the holder (pointer, control block). */
-#define PYBIND11_VALUE 16
-#define PYBIND11_HOLDER_CONTROL 32
+/* a pybind11 instance whose holder is a std::shared_ptr: its control block */
+#define HOLDER_CONTROL (PY_PYBIND11_HOLDER + 8)
 
 /* Where a C++ pool owner keeps a one-byte flag that is 0 or 1 (a check) and its MempoolId_t. */
 struct shape {
@@ -64,8 +63,8 @@ static bool pool_id(struct cl_target *t, const struct owner_class *c, const stru
     uint64_t value, control;
     uint8_t flag;
     char type[128];
-    return !cl_read_u64(t, obj + PYBIND11_VALUE, &value) && value && !(value & 7) &&
-           !cl_read_u64(t, obj + PYBIND11_HOLDER_CONTROL, &control) &&
+    return !cl_read_u64(t, obj + PY_PYBIND11_VALUE, &value) && value && !(value & 7) &&
+           !cl_read_u64(t, obj + HOLDER_CONTROL, &control) &&
            cxx_class_name(t, control, type, sizeof type) && strstr(type, c->cxx) &&
            !cl_read(t, value + sh->flag, &flag, 1) && flag <= 1 &&
            !cl_read(t, value + sh->id, id, 2 * sizeof *id) && (!id[0] != !id[1]);

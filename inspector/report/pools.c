@@ -14,7 +14,7 @@ bool cl_pool_rows(const struct cc_allocator *a, const struct cc_device *d,
         const struct cc_segment *seg = &d->segments[s];
         if (!seg->pool_id[0] && !seg->pool_id[1])
             continue;
-        struct cl_pool_row *r = NULL;
+        struct cl_pool_row *r = NULL; /* among at most 2048 (cudacache/walk.c: MAX_POOLS) */
         for (size_t k = 0; k < count && !r; k++)
             if ((*rows)[k].id[0] == seg->pool_id[0] && (*rows)[k].id[1] == seg->pool_id[1])
                 r = &(*rows)[k];

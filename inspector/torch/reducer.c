@@ -1,12 +1,7 @@
 #include "torch/reducer.h"
 
-/* pybind11's `instance`: PyObject_HEAD, then simple_value_holder[] (the value, then a
- * shared_ptr holder of two pointers), the weak references list, then its flags (bit 1:
- * simple_layout) */
-#define PYBIND11_VALUE 16
-#define PYBIND11_HOLDER 24
-#define PYBIND11_FLAGS 48
-#define PYBIND11_SIMPLE_LAYOUT 2
+#include "cpython/pybind11_types.h"
+
 
 /* clang-format off */
 /* Read off each release's wheel by tests/layouts/probe_reducer.py (a one-rank gloo job's Reducer,
@@ -49,14 +44,14 @@ int torch_reducer_buckets(struct cl_target *t, struct cxx_classifier *c,
                           const struct torch_reducer_layout *l, uint64_t obj, uint64_t *impls,
                           size_t cap)
 {
-    uint64_t head[(PYBIND11_FLAGS + 8) / 8], params[3], buckets[3];
+    uint64_t head[(PY_PYBIND11_FLAGS + 8) / 8], params[3], buckets[3];
     if (cl_read_held(t, obj, head, sizeof head))
         return -1;
-    uint64_t reducer = head[PYBIND11_VALUE / 8];
+    uint64_t reducer = head[PY_PYBIND11_VALUE / 8];
     uint64_t size =
         cl_target_holds_range(t, reducer - 8, 8) ? cxx_malloc_size(t, reducer, MAX_REDUCER) : 0;
-    if (!(head[PYBIND11_FLAGS / 8] & PYBIND11_SIMPLE_LAYOUT) ||
-        head[PYBIND11_HOLDER / 8] != reducer || size < (uint64_t)l->buckets + sizeof buckets ||
+    if (!(head[PY_PYBIND11_FLAGS / 8] & PY_PYBIND11_SIMPLE_LAYOUT) ||
+        head[PY_PYBIND11_HOLDER / 8] != reducer || size < (uint64_t)l->buckets + sizeof buckets ||
         !cxx_vector_held(t, reducer + l->params, 8, MAX_PARAMS, params) || params[0] == params[1] ||
         !tensors_first(t, c, params, 8) ||
         !cxx_vector_held(t, reducer + l->buckets, l->bucket_size, TORCH_MAX_BUCKETS, buckets) ||
