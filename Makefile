@@ -121,40 +121,43 @@ CUDA_INC   ?= /usr/local/cuda/include
 CUDA_LIBS   = $(firstword $(wildcard $(BUILD)/venv/torch-2.14-cuda/lib/python3*/site-packages/nvidia/cu13/lib))
 SIMGPU_LIBS = $(BUILD)/simgpu/libcudart.so.13 $(BUILD)/simgpu/libcublas.so.13 $(BUILD)/simgpu/libcublasLt.so.13
 simgpu: $(SIMGPU_LIBS) $(BUILD)/simgpu/libcuda.so.1 $(BUILD)/simgpu/libnvidia-ml.so.1
-# NAME SOURCE STUB-CODE EXTRA-FLAGS: a stand-in with the real library's soname and version node.
+# DIR NAME SOURCE STUB-CODE EXTRA-FLAGS REAL-LIBRARY: a stand-in with the real library's soname
+# and version node, its stubs from that library's exports.
 define simgpu_lib
-$(BUILD)/simgpu/$(1): $(2) simgpu/gen-stubs.py
+$(BUILD)/$(1)/$(2): $(3) simgpu/gen-stubs.py
 	@mkdir -p $$(dir $$@)
-	@test -n "$(CUDA_LIBS)" || { echo "simgpu: no CUDA wheel venv (run scripts/install-deps)"; exit 1; }
-	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA_INC) $(4) $(2) -o $$@.o
-	/usr/bin/python3 simgpu/gen-stubs.py library $(CUDA_LIBS)/$(1) $$@.o $$@.stubs.c $(3)
-	echo '$(1) { global: *; };' > $$@.map
-	$(CC) -O2 -g -fPIC -shared $$@.o $$@.stubs.c -Wl,--version-script=$$@.map -Wl,-soname,$(1) \
+	@test -f "$(strip $(6))" || { echo "$(1): no $(2) in a CUDA wheel venv (run scripts/install-deps)"; exit 1; }
+	$(CC) -O2 -g -fPIC -c -Wall -Wextra $(5) -I$(CUDA_INC) $(3) -o $$@.o
+	/usr/bin/python3 simgpu/gen-stubs.py library $(strip $(6)) $$@.o $$@.stubs.c $(4)
+	echo '$(2) { global: *; };' > $$@.map
+	$(CC) -O2 -g -fPIC -shared $$@.o $$@.stubs.c -Wl,--version-script=$$@.map -Wl,-soname,$(2) \
 	    -lpthread -o $$@
 endef
-$(eval $(call simgpu_lib,libcudart.so.13,simgpu/cudart.c,801,))
-$(eval $(call simgpu_lib,libcublas.so.13,simgpu/cublas.c,15,-I$(CUDA_LIBS)/../include))
-$(eval $(call simgpu_lib,libcublasLt.so.13,simgpu/cublas.c,15,-DLT -I$(CUDA_LIBS)/../include))
+$(eval $(call simgpu_lib,simgpu,libcudart.so.13,simgpu/cudart.c,801,,$(CUDA_LIBS)/libcudart.so.13))
+$(eval $(call simgpu_lib,simgpu,libcublas.so.13,simgpu/cublas.c,15,-I$(CUDA_LIBS)/../include,\
+                         $(CUDA_LIBS)/libcublas.so.13))
+$(eval $(call simgpu_lib,simgpu,libcublasLt.so.13,simgpu/cublas.c,15,-DLT -I$(CUDA_LIBS)/../include,\
+                         $(CUDA_LIBS)/libcublasLt.so.13))
 $(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA_INC) simgpu/driver.c -o $(BUILD)/simgpu/driver.o
 	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h $(BUILD)/simgpu/driver.o $(BUILD)/simgpu/driver_stubs.c
 	$(CC) -O2 -g -fPIC -shared $(BUILD)/simgpu/driver.o $(BUILD)/simgpu/driver_stubs.c \
 	    -Wl,-soname,libcuda.so.1 -o $@
-# The CUDA 12 runtime stand-in, for the CUDA 12 wheels (torch 2.10 and older): the same source
-# against the CUDA 12 runtime's own headers and exports, from that wheel's venv. The driver and
-# NVML stand-ins serve both.
+# The CUDA 12 stand-ins, for the CUDA 12 wheels (torch 2.10 and older): the same sources against
+# the CUDA 12 libraries' own headers and exports, from that wheel's venv. The driver and NVML
+# stand-ins serve both.
 CUDA12_LIBS = $(firstword $(wildcard $(BUILD)/venv/torch-2.10-cuda/lib/python3*/site-packages/nvidia))
-simgpu12: $(BUILD)/simgpu12/libcudart.so.12 $(BUILD)/simgpu/libcuda.so.1 $(BUILD)/simgpu/libnvidia-ml.so.1
-$(BUILD)/simgpu12/libcudart.so.12: simgpu/cudart.c simgpu/gen-stubs.py
-	@mkdir -p $(dir $@)
-	@test -n "$(CUDA12_LIBS)" || { echo "simgpu12: no CUDA 12 wheel venv (run scripts/install-deps)"; exit 1; }
-	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA12_LIBS)/cuda_runtime/include -idirafter $(CUDA_INC) \
-	    simgpu/cudart.c -o $@.o
-	/usr/bin/python3 simgpu/gen-stubs.py library $(CUDA12_LIBS)/cuda_runtime/lib/libcudart.so.12 $@.o $@.stubs.c
-	echo 'libcudart.so.12 { global: *; };' > $@.map
-	$(CC) -O2 -g -fPIC -shared $@.o $@.stubs.c -Wl,--version-script=$@.map -Wl,-soname,libcudart.so.12 \
-	    -lpthread -o $@
+CUDA12_FLAGS = -I$(CUDA12_LIBS)/cuda_runtime/include -I$(CUDA12_LIBS)/cublas/include
+simgpu12: $(BUILD)/simgpu12/libcudart.so.12 $(BUILD)/simgpu12/libcublas.so.12 \
+          $(BUILD)/simgpu12/libcublasLt.so.12 $(BUILD)/simgpu/libcuda.so.1 \
+          $(BUILD)/simgpu/libnvidia-ml.so.1
+$(eval $(call simgpu_lib,simgpu12,libcudart.so.12,simgpu/cudart.c,801,$(CUDA12_FLAGS),\
+                         $(CUDA12_LIBS)/cuda_runtime/lib/libcudart.so.12))
+$(eval $(call simgpu_lib,simgpu12,libcublas.so.12,simgpu/cublas.c,15,$(CUDA12_FLAGS),\
+                         $(CUDA12_LIBS)/cublas/lib/libcublas.so.12))
+$(eval $(call simgpu_lib,simgpu12,libcublasLt.so.12,simgpu/cublas.c,15,-DLT $(CUDA12_FLAGS),\
+                         $(CUDA12_LIBS)/cublas/lib/libcublasLt.so.12))
 
 $(BUILD)/simgpu/libnvidia-ml.so.1: simgpu/nvml.c
 	@mkdir -p $(dir $@)

@@ -1,5 +1,6 @@
 #include "cudacache/workspaces.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,19 +11,20 @@
 
 #define MAX_WORKSPACES 1024   /* one per handle and stream: a handful */
 
-/* From 2.10 (WorkspaceMapWithMutex, ATen/cuda/CUDAContextLight.h) each static points to a
- * std::map from std::tuple<void*, void*> to the workspace (then a mutex). A node's value
- * (CC_RB_VALUE): the key, which libstdc++ lays out last element first (the stream, then the
- * handle); the DataPtr {data, its deleter and context, c10::Device {int8 type, int8 index}}; from
- * 2.13 the size after it (the value a std::pair<at::DataPtr, size_t>). Read off 2.11 to 2.14
- * (CUDA 13) on the simulated device; 2.10's header declares 2.11's map, 2.15's 2.13's (2.15 made
- * no workspace there). A newer release is read as the newest, its entries checked all the
+/* Each static points to a std::map from std::tuple<void*, void*> to the workspace (from 2.10 a
+ * WorkspaceMapWithMutex, ATen/cuda/CUDAContextLight.h: the map, then a mutex; before, the map
+ * alone, made with new). A node's value (CC_RB_VALUE): the key, which libstdc++ lays out last
+ * element first (the stream, then the handle); the DataPtr {data, its deleter and context,
+ * c10::Device {int8 type, int8 index}}; from 2.13 the size after it (the value a
+ * std::pair<at::DataPtr, size_t>). Read off 2.1, 2.4, 2.6 to 2.10 (CUDA 12) and 2.11 to 2.14
+ * (CUDA 13) on the simulated device, with its cuBLAS; 2.15's header declares 2.13's map (2.15
+ * made no workspace there). A newer release is read as the newest, its entries checked all the
  * same. */
 static const struct shape {
     unsigned first_minor;   /* to the next row's */
     bool sized;
 } shapes[] = {
-    {10, false},
+    {1, false},
     {13, true},
 };
 #define WS_STREAM (CC_RB_VALUE + 0)
@@ -32,11 +34,16 @@ static const struct shape {
 #define WS_SIZE (CC_RB_VALUE + 48)
 #define DEVICE_TYPE_CUDA 1
 
+/* the statics' names, by the torch 2.x releases that have them: up to 2.7 the cuBLAS one is in
+ * an anonymous namespace, and there is no cuBLASLt one before 2.9 (a symbol is asked only of
+ * its releases, so that a dump of another does not miss it) */
 static const struct {
     const char *symbol, *what;
+    unsigned first_minor, last_minor;
 } maps[] = {
-    {"_ZZN2at4cuda33cublas_handle_stream_to_workspaceEvE8instance", "cuBLAS"},
-    {"_ZZN2at4cuda35cublaslt_handle_stream_to_workspaceEvE8instance", "cuBLASLt"},
+    {"_ZZN2at4cuda12_GLOBAL__N_133cublas_handle_stream_to_workspaceEvE8instance", "cuBLAS", 1, 7},
+    {"_ZZN2at4cuda33cublas_handle_stream_to_workspaceEvE8instance", "cuBLAS", 8, UINT_MAX},
+    {"_ZZN2at4cuda35cublaslt_handle_stream_to_workspaceEvE8instance", "cuBLASLt", 9, UINT_MAX},
 };
 
 /* The allocated block of a that starts at ptr on device index, or NULL. */
@@ -117,9 +124,12 @@ void torch_workspaces_name(struct cl_target *t, const struct cl_symbols *syms,
     if (!lib || row < 0)
         return;
     const struct shape *sh = &shapes[row];
+    unsigned minor = 0;
+    (void)sscanf(torch->version, "2.%u", &minor); /* cl_torch_row found a 2.x */
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
         uint64_t at, map;
-        if (!cl_module_symbol_optional(lib, maps[i].symbol, &at, NULL))
+        if (minor < maps[i].first_minor || minor > maps[i].last_minor ||
+            !cl_module_symbol_optional(lib, maps[i].symbol, &at, NULL))
             continue;   /* no .symtab, or no such map in this release */
         if (cl_read_u64(t, at, &map) || !map)
             continue;   /* never made: no product has run */

@@ -656,11 +656,11 @@ def stripped_libpython(python, directory):
 
 def simgpu_env(cuda=13):
     """The environment scripts/simgpu-run sets: the simulated CUDA device (make simgpu builds it;
-    make simgpu12 the runtime for CUDA 12 wheels, which keep their real cuBLAS)."""
+    make simgpu12 the runtime and cuBLAS for CUDA 12 wheels)."""
     lib = os.path.join(ROOT, "build", "simgpu")
-    names = [os.path.join(lib, n) for n in ("libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13")]
-    if cuda == 12:
-        names = [os.path.join(ROOT, "build", "simgpu12", "libcudart.so.12")]
+    stand_ins = os.path.join(ROOT, "build", "simgpu12") if cuda == 12 else lib
+    names = [os.path.join(stand_ins, n % cuda)
+             for n in ("libcudart.so.%d", "libcublas.so.%d", "libcublasLt.so.%d")]
     if not all(os.path.exists(n) for n in names):
         raise Failure("the simulated device is not built (make simgpu simgpu12)")
     return dict(os.environ, LD_PRELOAD=":".join(names), LD_LIBRARY_PATH=lib)

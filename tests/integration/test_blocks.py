@@ -541,9 +541,8 @@ def workspaces(release, kind):
     named for the handle and stream the process itself reports, and no other block is; summary
     counts it as torch's C++ (its bytes as the allocator's own snapshot showed the products
     allocate them), nothing left unattributed, and the lines still sum to the reserved bytes.
-    From 2.10; on the simulated device CUDA 13 builds only (2.11 on: CUDA 12 builds load the real
-    cuBLAS, which needs a GPU), 2.11 and 2.12 with a cuBLASLt workspace too, and not 2.15, which
-    makes none there."""
+    On every release from 2.1 but 2.15, which makes none on the simulated device (its cuBLAS
+    stand-ins serve the CUDA 12 builds too); from 2.9 some make a cuBLASLt workspace too."""
     def test():
         python, _, cuda = RELEASES[release]
         with harness.tempdir() as d:
@@ -719,7 +718,7 @@ def tests():
     yield "simulated-device:summary", summary
     for kind in ("live", "gcore", "dump"):
         yield "simulated-device:cublas-workspace:%s" % kind, workspaces("2.14", kind)
-    for release in ("2.11", "2.12", "2.13"):
+    for release in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13"):
         yield ("simulated-device:torch-%s:cublas-workspace" % release,
                workspaces(release, "live")) + harness.full_unless_checked(release)
     for kind in ("live", "gcore"):
