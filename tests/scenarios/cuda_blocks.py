@@ -62,7 +62,8 @@ def mem_pools():
     return True
 
 
-if not mem_pools():   # a CUDA graph's private pool, filled as cudagraph trees do, without a capture
+mem_pooled = mem_pools()
+if not mem_pooled:    # a CUDA graph's private pool, filled as cudagraph trees do, without a capture
     pool_stream, pool = torch.cuda.Stream(), torch.cuda.graph_pool_handle()
     with torch.cuda.stream(pool_stream):
         torch._C._cuda_beginAllocateCurrentStreamToPool(0, pool)
@@ -97,7 +98,7 @@ truth = {"pid": os.getpid(), "torch": torch.__version__,
          "pools": {"%d,%d" % tuple(p.id): "torch.cuda.MemPool " + name for name, p in
                    (("__main__.pool", globals().get("pool")),
                     ("__main__.empty_pool", globals().get("empty_pool")))
-                   if isinstance(p, getattr(torch.cuda, "MemPool", ()))},
+                   if mem_pooled and isinstance(p, getattr(torch.cuda, "MemPool", ()))},
          "unattributed": hex(raw)}
 print(json.dumps(truth), flush=True)
 print("READY", flush=True)
