@@ -11,73 +11,61 @@ struct field {
     size_t at;
     const char *type, *member;
     bool wide;                 /* a uint32_t field rather than uint16_t */
+    size_t alt;                /* a (wide) table field with another patch release's place, which
+                                  DWARF may give instead; 0: none */
 };
 
-#define F(field, type, member) {offsetof(struct py_layout, field), type, member, false}
+#define F(field, type, member) {offsetof(struct py_layout, field), type, member, false, 0}
+#define W(field, type, member) {offsetof(struct py_layout, field), type, member, true, 0}
 
 static const struct field fields[] = {
     F(rt_interpreters_head, "_PyRuntimeState", "interpreters.head"),
     F(rt_main_thread, "_PyRuntimeState", "main_thread"),
-    {offsetof(struct py_layout, rt_main_interpreter), "_PyRuntimeState", "_main_interpreter", true},
+    W(rt_main_interpreter, "_PyRuntimeState", "_main_interpreter"),
     F(is_next, "PyInterpreterState", "next"),
     F(is_threads_head, "PyInterpreterState", "tstate_head|threads.head"),
     F(is_gc, "PyInterpreterState", "gc"),
     F(is_modules, "PyInterpreterState", "modules|imports.modules"),
     F(is_sysdict, "PyInterpreterState", "sysdict"),
     F(is_builtins, "PyInterpreterState", "builtins"),
-    {offsetof(struct py_layout, is_static_types), "PyInterpreterState",
-     "types.builtins.initialized|types.builtins", true},
-    {offsetof(struct py_layout, is_static_ext_types), "PyInterpreterState",
-     "types.for_extensions.initialized", true},
-    {offsetof(struct py_layout, is_interned), "PyInterpreterState",
-     "cached_objects.interned_strings", true},
-    {offsetof(struct py_layout, is_codec_search_path), "PyInterpreterState",
-     "codec_search_path|codecs.search_path", true},
-    {offsetof(struct py_layout, is_codec_search_cache), "PyInterpreterState",
-     "codec_search_cache|codecs.search_cache", true},
-    {offsetof(struct py_layout, is_codec_error_registry), "PyInterpreterState",
-     "codec_error_registry|codecs.error_registry", true},
-    {offsetof(struct py_layout, is_audit_hooks), "PyInterpreterState", "audit_hooks", true},
-    {offsetof(struct py_layout, is_importlib), "PyInterpreterState", "importlib|imports.importlib",
-     true},
-    {offsetof(struct py_layout, is_interp_dict), "PyInterpreterState", "dict", true},
-    {offsetof(struct py_layout, is_builtins_copy), "PyInterpreterState", "builtins_copy", true},
-    {offsetof(struct py_layout, is_import_func), "PyInterpreterState",
-     "import_func|imports.import_func", true},
-    {offsetof(struct py_layout, is_modules_by_index), "PyInterpreterState",
-     "modules_by_index|imports.modules_by_index", true},
-    {offsetof(struct py_layout, is_forkers), "PyInterpreterState", "before_forkers", true},
-    {offsetof(struct py_layout, is_monitoring_callables), "PyInterpreterState",
-     "monitoring_callables", true},
-    {offsetof(struct py_layout, is_atexit_callbacks), "PyInterpreterState", "atexit.callbacks",
-     true},
-    {offsetof(struct py_layout, is_atexit_ncallbacks), "PyInterpreterState", "atexit.ncallbacks",
-     true},
-    {offsetof(struct py_layout, rt_signal_handlers), "_PyRuntimeState", "signals.handlers", true},
-    {offsetof(struct py_layout, is_type_cache), "PyInterpreterState", "type_cache|types.type_cache",
-     true},
-    {offsetof(struct py_layout, is_typing_types), "PyInterpreterState",
-     "cached_objects.generic_type", true},
-    {offsetof(struct py_layout, is_warnings), "PyInterpreterState", "warnings.filters", true},
-    {offsetof(struct py_layout, is_gc_callbacks), "PyInterpreterState", "gc.callbacks", true},
-    {offsetof(struct py_layout, is_errnomap), "PyInterpreterState", "exc_state.errnomap", true},
-    {offsetof(struct py_layout, is_exception_group), "PyInterpreterState",
-     "exc_state.PyExc_ExceptionGroup", true},
-    {offsetof(struct py_layout, is_ast), "PyInterpreterState", "ast", true},
-    {offsetof(struct py_layout, is_unicode_ids), "PyInterpreterState", "unicode.ids", true},
-    {offsetof(struct py_layout, is_small_ints), "PyInterpreterState", "small_ints", true},
+    W(is_static_types, "PyInterpreterState", "types.builtins.initialized|types.builtins"),
+    W(is_static_ext_types, "PyInterpreterState", "types.for_extensions.initialized"),
+    W(is_interned, "PyInterpreterState", "cached_objects.interned_strings"),
+    W(is_codec_search_path, "PyInterpreterState", "codec_search_path|codecs.search_path"),
+    W(is_codec_search_cache, "PyInterpreterState", "codec_search_cache|codecs.search_cache"),
+    W(is_codec_error_registry, "PyInterpreterState", "codec_error_registry|codecs.error_registry"),
+    W(is_audit_hooks, "PyInterpreterState", "audit_hooks"),
+    W(is_importlib, "PyInterpreterState", "importlib|imports.importlib"),
+    W(is_interp_dict, "PyInterpreterState", "dict"),
+    W(is_builtins_copy, "PyInterpreterState", "builtins_copy"),
+    W(is_import_func, "PyInterpreterState", "import_func|imports.import_func"),
+    W(is_modules_by_index, "PyInterpreterState", "modules_by_index|imports.modules_by_index"),
+    W(is_forkers, "PyInterpreterState", "before_forkers"),
+    W(is_monitoring_callables, "PyInterpreterState", "monitoring_callables"),
+    W(is_atexit_callbacks, "PyInterpreterState", "atexit.callbacks"),
+    W(is_atexit_ncallbacks, "PyInterpreterState", "atexit.ncallbacks"),
+    W(rt_signal_handlers, "_PyRuntimeState", "signals.handlers"),
+    W(is_type_cache, "PyInterpreterState", "type_cache|types.type_cache"),
+    W(is_typing_types, "PyInterpreterState", "cached_objects.generic_type"),
+    W(is_warnings, "PyInterpreterState", "warnings.filters"),
+    W(is_gc_callbacks, "PyInterpreterState", "gc.callbacks"),
+    W(is_errnomap, "PyInterpreterState", "exc_state.errnomap"),
+    W(is_exception_group, "PyInterpreterState", "exc_state.PyExc_ExceptionGroup"),
+    W(is_ast, "PyInterpreterState", "ast"),
+    W(is_unicode_ids, "PyInterpreterState", "unicode.ids"),
+    W(is_small_ints, "PyInterpreterState", "small_ints"),
     F(id_object, "_Py_Identifier", "object"),
     F(type_object_size, "PyTypeObject", NULL),
     F(slotdef_size, "slotdef", NULL),
     F(slotdef_name, "slotdef", "name_strobj"),
-    {offsetof(struct py_layout, rt_arg_parsers), "_PyRuntimeState", "getargs.static_parsers", true},
+    {offsetof(struct py_layout, rt_arg_parsers), "_PyRuntimeState", "getargs.static_parsers", true,
+     offsetof(struct py_layout, rt_arg_parsers_alt)},
     F(argparser_format, "_PyArg_Parser", "format"),
     F(argparser_fname, "_PyArg_Parser", "fname"),
     F(argparser_kwtuple, "_PyArg_Parser", "kwtuple"),
     F(argparser_next, "_PyArg_Parser", "next"),
-    {offsetof(struct py_layout, is_unicode_cache), "PyInterpreterState", "unicode.empty_string",
-     true},
-    {offsetof(struct py_layout, is_bytes_cache), "PyInterpreterState", "bytes.empty_string", true},
+    W(is_unicode_cache, "PyInterpreterState", "unicode.empty_string"),
+    W(is_bytes_cache, "PyInterpreterState", "bytes.empty_string"),
     F(ast_state_size, "ast_state", NULL),
     F(ast_first, "ast_state", "AST_type"),
     F(static_type_size, "static_builtin_state|managed_static_type_state", NULL),
@@ -414,6 +402,11 @@ bool py_layout_check_dwarf(const struct py_layout *l, const struct cl_module *ru
         uint64_t have;
         bool asked;
         bool found = dwarf_value(runtime, f, &have, &asked);
+        uint32_t alt = PY_NONE;
+        if (f->alt)
+            memcpy(&alt, (const char *)l + f->alt, sizeof alt);
+        if (found && want != PY_NONE && have != want && alt != PY_NONE && have == alt)
+            want = alt; /* the variant's other patch release */
         const char *what = f->member ? f->member : "sizeof";
         if (!asked) {
             r->unasked++;
