@@ -162,6 +162,12 @@ static const struct py_books_rule rules[] = {
      "numpy_python_names; torch/csrc/tensor/python_tensor.cpp: PyTensorType, tensor_types "
      "(torch)"},
     {9, 99,
+     "torch: torch.compile's cache on a code object (Dynamo's co_extra slot, extra_index) "
+     "holds its frame state and each cache entry's guards, code, compile id and backend: "
+     "references of the code object, named .<torch.compile cache>.guard_manager",
+     "torch/csrc/dynamo/extra_state.h: ExtraState; torch/csrc/dynamo/cache_entry.h: "
+     "CacheEntry (torch)"},
+    {9, 99,
      "pybind11: each bundle's internals (behind its __pybind11_internals_vN capsule) made its "
      "static property type, default metaclass and instance base, and holds a reference to "
      "each: C references named <pybind11 internals vN: ...>",

@@ -95,6 +95,14 @@ static inline void py_emit_prefetch(const struct py_emitter *e, uint64_t dst)
         e->ops->prefetch(e->sink, dst);
 }
 
+/* A library that keeps objects in a slot of code objects' co_extra (torch.compile's cache): the
+ * walk hands it every code object whose co_extra is set, and it emits what its slot holds as the
+ * code object's references, which is what the slot's free function drops with the code. */
+struct py_code_extra_reader {
+    void (*emit)(void *ctx, const struct py_emitter *e, uint64_t code, uint64_t co_extra);
+    void *ctx;
+};
+
 /* Counts a container of family whose contents could not be read, so that the walk can say what
  * it skipped (py_referents_note_skipped). */
 static inline void py_emit_skipped(const struct py_emitter *e, enum py_family family)

@@ -150,7 +150,7 @@ struct py_layout {
     /* PyCodeObject */
     uint16_t co_nlocals, co_nlocalsplus, co_stacksize, co_firstlineno, co_consts, co_names,
         co_varnames, co_freevars, co_cellvars, co_localsplusnames, co_localspluskinds, co_filename,
-        co_name, co_qualname, co_linetable, co_code_adaptive, co_code, co_exceptiontable;
+        co_name, co_qualname, co_linetable, co_code_adaptive, co_code, co_exceptiontable, co_extra;
     /* _gc_runtime_state (relative to interp + is_gc); generation0 points at generations[0]'s head,
      * which tells apart variants whose lists sit elsewhere (3.13.0: +24, later 3.13: +20) */
     uint16_t gc_generations, gc_generation0, gc_permanent, gc_collecting, gc_garbage;

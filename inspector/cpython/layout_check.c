@@ -119,6 +119,7 @@ static const struct field fields[] = {
     F(co_stacksize, "PyCodeObject", "co_stacksize"),
     F(co_code, "PyCodeObject", "co_code|_co_code"),
     F(co_exceptiontable, "PyCodeObject", "co_exceptiontable"),
+    F(co_extra, "PyCodeObject", "co_extra"),
     F(co_firstlineno, "PyCodeObject", "co_firstlineno"),
     F(co_consts, "PyCodeObject", "co_consts"),
     F(co_names, "PyCodeObject", "co_names"),

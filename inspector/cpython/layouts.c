@@ -126,7 +126,7 @@ static const struct py_layout py39 = {
     .co_nlocals = 28, .co_nlocalsplus = N, .co_stacksize = 32, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
     .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
-    .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N,
+    .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N, .co_extra = 144,
     .ht_cached_keys = 864, .ht_qualname = 856, .ht_name = 840, .ht_slots = 848,
     .ht_module = 872,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
@@ -182,7 +182,7 @@ static const struct py_layout py310 = {
     .co_nlocals = 28, .co_nlocalsplus = N, .co_stacksize = 32, .co_firstlineno = 40, .co_consts = 56, .co_names = 64,
     .co_varnames = 72, .co_freevars = 80, .co_cellvars = 88, .co_localsplusnames = N,
     .co_localspluskinds = N, .co_filename = 104, .co_name = 112, .co_qualname = N,
-    .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N,
+    .co_linetable = 120, .co_code_adaptive = N, .co_code = 48, .co_exceptiontable = N, .co_extra = 144,
     .ht_cached_keys = 872, .ht_qualname = 864, .ht_name = 848, .ht_slots = 856,
     .ht_module = 880,
     .dk_size = 8, .dk_log2_size = N, .dk_log2_index_bytes = N, .dk_kind = N, .dk_nentries = 32,
@@ -239,7 +239,7 @@ static const struct py_layout py311 = {
     .co_nlocals = 80, .co_nlocalsplus = 76, .co_stacksize = 68, .co_firstlineno = 72, .co_consts = 24, .co_names = 32,
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
     .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
-    .co_linetable = 136, .co_code_adaptive = 184, .co_code = 152, .co_exceptiontable = 40,
+    .co_linetable = 136, .co_code_adaptive = 184, .co_code = 152, .co_exceptiontable = 40, .co_extra = 176,
     .ht_cached_keys = 872, .ht_qualname = 864, .ht_name = 848, .ht_slots = 856,
     .ht_module = 880,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
@@ -298,7 +298,7 @@ static const struct py_layout py312 = {
     .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24, .co_names = 32,
     .co_varnames = N, .co_freevars = N, .co_cellvars = N, .co_localsplusnames = 96,
     .co_localspluskinds = 104, .co_filename = 112, .co_name = 120, .co_qualname = 128,
-    .co_linetable = 136, .co_code_adaptive = 192, .co_code = N, .co_exceptiontable = 40,
+    .co_linetable = 136, .co_code_adaptive = 192, .co_code = N, .co_exceptiontable = 40, .co_extra = 184,
     .ht_cached_keys = 880, .ht_qualname = 872, .ht_name = 856, .ht_slots = 864,
     .ht_module = 888,
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
@@ -357,7 +357,7 @@ static const struct py_layout py312 = {
     .co_nlocals = 80, .co_nlocalsplus = 72, .co_stacksize = 64, .co_firstlineno = 68, .co_consts = 24,                 \
     .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,                          \
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,       \
-    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .co_code = N, .co_exceptiontable = 40, .ht_cached_keys = 880,       \
+    .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200, .co_code = N, .co_exceptiontable = 40, .co_extra = 192, .ht_cached_keys = 880,       \
     .ht_qualname = 872, .ht_name = 856, .ht_slots = 864, .ht_module = 888,                         \
     .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,                                     \
     .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3, .dv_embedded = 2,             \
@@ -424,7 +424,7 @@ static const struct py_layout py313_5 = {
     .co_names = 32, .co_varnames = N, .co_freevars = N, .co_cellvars = N,                      \
     .co_localsplusnames = 96, .co_localspluskinds = 104, .co_filename = 112, .co_name = 120,   \
     .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 208, .co_code = N,            \
-    .co_exceptiontable = 40, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,        \
+    .co_exceptiontable = 40, .co_extra = 200, .dk_size = N, .dk_log2_size = 8, .dk_log2_index_bytes = 9,        \
     .dk_kind = 10, .dk_nentries = 24, .dk_indices = 32, .dv_values = 8, .dv_valid = 3,         \
     .dv_embedded = 2, .fn_globals = 16, .fn_code = 48, .fn_defaults = 56, .fn_kwdefaults = 64, \
     .fn_closure = 72, .fn_dict = 88, .fn_module = 104, .fn_qualname = 40, .fn_name = 32,       \

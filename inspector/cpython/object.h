@@ -56,6 +56,8 @@ struct py_objects {
      * family: what they hold is missing from the graph, so the walk says so
      * (py_emit_skipped counts, py_referents_note_skipped says). */
     uint64_t unreadable[PY_F_COUNT];
+    /* What reads a library's slot of co_extra (cpython/emit.h), or NULL. */
+    const struct py_code_extra_reader *code_extra;
     /* Allocations that failed here (a type not cached, a slot not recorded): each makes the
      * graph miss something, so the walk that uses these says so (py_heap_build's warnings). */
     uint64_t oom;

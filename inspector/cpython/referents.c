@@ -524,6 +524,12 @@ static void emit_code(struct py_emitter *e, uint64_t obj)
     emit_field(e, obj, l->co_linetable, ".co_linetable");
     emit_field(e, obj, l->co_exceptiontable, ".co_exceptiontable");
     emit_field(e, obj, l->co_code, ".co_code");
+    /* co_extra may lie on a page a dump an older culeak wrote never read */
+    const struct py_code_extra_reader *r = e->o->code_extra;
+    uint64_t extra;
+    if (r && l->co_extra != PY_NONE &&
+        !cl_read_held(e->o->rt->t, obj + l->co_extra, &extra, sizeof extra) && extra)
+        r->emit(r->ctx, e, obj, extra);
 }
 
 /* proxy['k'] reads the dict's own item, so a dict behind a mappingproxy is a step that prints

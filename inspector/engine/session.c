@@ -7,6 +7,7 @@
 #include "cpython/referents.h"
 #include "cudacache/mempools.h"
 #include "cudacache/workspaces.h"
+#include "util/notes.h"
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
  * went wrong is that the process went away (its reads failed, or its pages were half read). */
@@ -78,10 +79,21 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
         const struct cl_python_info *py = &s->python;
         struct py_runtime_site site = {py->module, py->runtime_addr, py->version_hex, py->version,
                                        py->free_threaded};
+        struct py_walk_options walk = opt ? *opt : (struct py_walk_options){0};
+        torch_dynamo_cache_init(&s->dynamo, s->target, s->symbols, &s->torch);
+        walk.code_extra = &s->dynamo.reader;
         rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
-        if (!rc && !(rc = py_heap_build(&s->py_runtime, opt, &s->heap, err))) {
+        if (!rc && !(rc = py_heap_build(&s->py_runtime, &walk, &s->heap, err))) {
             s->heap_built = true;
             py_referents_note_skipped(&s->heap.objects, &s->heap.warnings);
+            if (s->dynamo.unread)
+                cl_note_add(&s->heap.warnings,
+                            "torch.compile's cache on %llu code objects was not read (%s): what "
+                            "it holds (guards, compiled code, the frame state) is held from C",
+                            (unsigned long long)s->dynamo.unread,
+                            s->dynamo.row < 0     ? "no table row for this torch release"
+                            : s->dynamo.index < 0 ? "libtorch_python has no extra_index symbol"
+                                                  : "it does not check out");
         }
     }
     if ((rc = settle(s, rc, err)))

@@ -11,6 +11,7 @@
 #include "runtime/rank.h"
 #include "runtime/torch.h"
 #include "symbols/symbols.h"
+#include "torch/dynamo_cache.h"
 #include "torch/tensors.h"
 #include "target/target.h"
 
@@ -23,6 +24,7 @@ struct cl_session {
     struct py_runtime py_runtime;
     struct py_heap heap;
     bool heap_built;
+    struct torch_dynamo_cache dynamo;   /* what the heap's walk reads of torch.compile's cache */
     struct torch_tensors tensors;
     bool tensors_built;
     struct cc_allocator allocator;
