@@ -124,7 +124,7 @@ simgpu: $(SIMGPU_LIBS) $(BUILD)/simgpu/libcuda.so.1 $(BUILD)/simgpu/libnvidia-ml
 # DIR NAME SOURCE STUB-CODE EXTRA-FLAGS REAL-LIBRARY: a stand-in with the real library's soname
 # and version node, its stubs from that library's exports.
 define simgpu_lib
-$(BUILD)/$(1)/$(2): $(3) simgpu/gen-stubs.py
+$(BUILD)/$(1)/$(2): $(3) simgpu/ledger.h simgpu/gen-stubs.py
 	@mkdir -p $$(dir $$@)
 	@test -f "$(strip $(6))" || { echo "$(1): no $(2) in a CUDA wheel venv (run scripts/install-deps)"; exit 1; }
 	$(CC) -O2 -g -fPIC -c -Wall -Wextra $(5) -I$(CUDA_INC) $(3) -o $$@.o
@@ -138,7 +138,7 @@ $(eval $(call simgpu_lib,simgpu,libcublas.so.13,simgpu/cublas.c,15,-I$(CUDA_LIBS
                          $(CUDA_LIBS)/libcublas.so.13))
 $(eval $(call simgpu_lib,simgpu,libcublasLt.so.13,simgpu/cublas.c,15,-DLT -I$(CUDA_LIBS)/../include,\
                          $(CUDA_LIBS)/libcublasLt.so.13))
-$(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/gen-stubs.py
+$(BUILD)/simgpu/libcuda.so.1: simgpu/driver.c simgpu/ledger.h simgpu/gen-stubs.py
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fPIC -c -Wall -Wextra -I$(CUDA_INC) simgpu/driver.c -o $(BUILD)/simgpu/driver.o
 	/usr/bin/python3 simgpu/gen-stubs.py driver $(CUDA_INC)/cuda.h $(BUILD)/simgpu/driver.o $(BUILD)/simgpu/driver_stubs.c
@@ -159,7 +159,7 @@ $(eval $(call simgpu_lib,simgpu12,libcublas.so.12,simgpu/cublas.c,15,$(CUDA12_FL
 $(eval $(call simgpu_lib,simgpu12,libcublasLt.so.12,simgpu/cublas.c,15,-DLT $(CUDA12_FLAGS),\
                          $(CUDA12_LIBS)/cublas/lib/libcublasLt.so.12))
 
-$(BUILD)/simgpu/libnvidia-ml.so.1: simgpu/nvml.c
+$(BUILD)/simgpu/libnvidia-ml.so.1: simgpu/nvml.c simgpu/ledger.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fPIC -shared -Wall -Wextra simgpu/nvml.c -Wl,-soname,libnvidia-ml.so.1 -o $@
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "ledger.h"
+
 #define TOTAL_MEMORY (80ull << 30)   /* an H100's 80 GB */
 #define MAX_ALLOCATIONS 65536
 
@@ -94,6 +96,7 @@ cudaError_t cudaMalloc(void **p, size_t n)
         allocations[i].p = m;
         allocations[i].n = n;
         used += n;
+        ledger_add((int64_t)n);
     }
     pthread_mutex_unlock(&lock);
     if (i == MAX_ALLOCATIONS) {
@@ -116,6 +119,7 @@ cudaError_t cudaFree(void *p)
     if (i < MAX_ALLOCATIONS) {
         allocations[i].p = NULL;
         used -= n;
+        ledger_add(-(int64_t)n);
     }
     pthread_mutex_unlock(&lock);
     if (i == MAX_ALLOCATIONS)

@@ -10,6 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ledger.h"
+
 #define GRANULARITY (2u << 20)
 
 static int context = 1;
@@ -120,11 +122,13 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *out, size_t size,
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     *out = (CUmemGenericAllocationHandle)h;
+    ledger_add((int64_t)size);
     return CUDA_SUCCESS;
 }
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     struct handle *h = (struct handle *)handle;
+    ledger_add(-(int64_t)h->size);
     close(h->fd);
     free(h);
     return CUDA_SUCCESS;

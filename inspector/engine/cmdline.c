@@ -405,6 +405,7 @@ static int parse_operands(int argc, char **argv, bool want_command, struct cl_co
             return cl_error_set(err, CL_E_USAGE, "unknown command '%s' (see --help)", cli->command);
     }
     const struct cl_command_spec *c = cl_command_find(cli->command);
+    cli->session.driver_memory = c && (c->flags & CL_CMD_DRIVER);
     while (c && optind < argc && cli->nfiles < c->max_files)
         cli->files[cli->nfiles++] = argv[optind++];
     if (optind < argc)

@@ -59,6 +59,7 @@ static int models(const struct cl_command_line *cli, const struct cl_command_spe
                             .python = &s->python,
                             .torch = &s->torch,
                             .rank = &s->rank,
+                            .driver = &s->driver,
                             .notes = notes};
     if ((c->flags & CL_CMD_TORCH) && !s->torch.loaded)
         return cl_error_set(err, CL_E_UNSUPPORTED, "PyTorch is not loaded in this process");

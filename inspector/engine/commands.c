@@ -131,7 +131,7 @@ static int cmd_summary(const struct cl_command_line *cli, const struct cl_models
     note_children(m);
     struct cl_text_options text = {cli->full ? 0 : CL_TEXT_WIDTH, cli->top};
     struct cl_report_notes w = cl_models_notes(m);
-    int rc = cl_report_summary(out, m->heap, m->tensors, m->holders, m->allocator, &text,
+    int rc = cl_report_summary(out, m->heap, m->tensors, m->holders, m->allocator, m->driver, &text,
                                cli->since, cli->json, &w, err);
     return rc || !cli->html ? rc : write_html(cli, m, err);
 }
@@ -524,7 +524,8 @@ static const struct cl_command_spec commands[] = {
                 OPT(DOMINANT) | OPT(SPREAD),
      .needs = CL_MODEL_HOLDERS, .uses = CL_MODEL_ALLOCATOR,
      .without = "no CUDA allocator figures",
-     .flags = CL_CMD_TORCH | CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_RANKS | CL_CMD_GDB,
+     .flags = CL_CMD_TORCH | CL_CMD_DUMPED | CL_CMD_MANY | CL_CMD_RANKS | CL_CMD_GDB |
+              CL_CMD_DRIVER,
      .schema = "summary", .python = "culeak.Target.summary",
      .run = cmd_summary},
     {.name = "blocks",

@@ -20,10 +20,16 @@ int cl_session_open(const struct cl_session_options *opt, struct cl_session **ou
                     struct cl_error *err)
 {
     struct cl_target *t;
+    /* before the stop, which NVML's first call could lengthen by far */
+    struct cl_driver_memory driver = {CL_DRIVER_NOT_ASKED};
+    if (!opt->dump && !opt->core && opt->driver_memory)
+        cl_driver_memory_read(opt->pid, &driver);
     int rc = opt->dump   ? cl_target_open_dump(opt->dump, &opt->open, &t, err)
              : opt->core ? cl_target_open_core(opt->core, &opt->open, &t, err)
                          : cl_target_open_live(opt->pid, &opt->open, &t, err);
-    return rc ? rc : cl_session_open_target(t, out, err);
+    if (!rc && !(rc = cl_session_open_target(t, out, err)))
+        (*out)->driver = driver;
+    return rc;
 }
 
 int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct cl_error *err)

@@ -7,6 +7,7 @@
 #include "cudacache/walk.h"
 #include "holders/holders.h"
 #include "report/warnings.h"
+#include "runtime/driver_memory.h"
 #include "runtime/python.h"
 #include "runtime/rank.h"
 #include "runtime/torch.h"
@@ -31,6 +32,7 @@ struct cl_session {
     bool allocator_built;
     struct cl_holders holders;
     bool holders_built;
+    struct cl_driver_memory driver;     /* CL_DRIVER_NOT_ASKED unless driver_memory */
 };
 
 struct cl_session_options {
@@ -38,6 +40,7 @@ struct cl_session_options {
     const char *core;           /* a core file, or */
     const char *dump;           /* a file `culeak dump` wrote */
     struct cl_open_options open;
+    bool driver_memory;         /* a live process: ask NVML what it uses of its GPUs */
 };
 
 /* Opens the target and detects the runtimes; fails with CL_E_NOT_PYTHON for a target without

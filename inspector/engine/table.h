@@ -47,6 +47,7 @@ struct cl_models {
     struct torch_tensors *tensors;   /* with holders */
     struct cl_holders *holders;
     struct cc_allocator *allocator;
+    const struct cl_driver_memory *driver;   /* what NVML said of a live process */
     const char *unread;              /* why the model the row uses could not be read, or NULL */
     char **notes;                    /* this run's own notes, which its report ends with too */
     char **note_lists[CL_REPORT_NOTE_LISTS];   /* every model's notes, for the report */
@@ -64,6 +65,7 @@ enum cl_command_flags {
     CL_CMD_READS_LITTLE = 1 << 5,  /* a few pages: the process stays stopped, not copied */
     CL_CMD_RECORDS = 1 << 9,       /* reads a process or a core, never a dump, into -o FILE */
     CL_CMD_OWN_OUTPUT = 1 << 10,   /* its run writes -o FILE itself (snapshot: the snapshot) */
+    CL_CMD_DRIVER = 1 << 11,       /* asks NVML what a live process uses of its GPUs */
     CL_CMD_GDB = 1 << 6,           /* a culeak-NAME command in gdb, run by the engine */
     CL_CMD_GDB_OWN = 1 << 7,       /* a culeak-NAME command in gdb, in the plugin's own form */
     CL_CMD_GDB_ONLY = 1 << 8,      /* not a command of the CLI or the Python package */

@@ -342,7 +342,7 @@ static int summary_json(FILE *out, void *arg)
 {
     struct models *m = arg;
     struct cl_text_options text = {CL_TEXT_WIDTH, 0};
-    return cl_report_summary(out, m->h, m->tt, m->hs, m->a, &text, NULL, true, m->w, m->err);
+    return cl_report_summary(out, m->h, m->tt, m->hs, m->a, NULL, &text, NULL, true, m->w, m->err);
 }
 
 static int blocks_json(FILE *out, void *arg)

@@ -157,6 +157,7 @@ struct summary {
     const struct py_heap *h;
     const struct cl_holders *hs;
     const struct cl_since *since;
+    const struct cl_driver_memory *driver;   /* NULL where there is nothing to say */
 };
 
 static void summary_free(struct summary *s)
@@ -512,6 +513,42 @@ static void pools_text(FILE *out, const struct cuda_row *r)
     }
 }
 
+/* The allocator's reserved bytes over every device: what the driver's figure is compared with. */
+static uint64_t reserved_total(const struct summary *s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s->ncuda; i++)
+        n += s->cuda[i].device->reserved;
+    return n;
+}
+
+/* The GPU memory the caching allocator does not know of: NVML's per-process figure less what
+ * the allocator reserved, over all the process's GPUs (NVML numbers GPUs its own way, which
+ * CUDA_VISIBLE_DEVICES and CUDA's order can change, so devices are not matched one to one). */
+static void driver_text(FILE *out, const struct summary *s)
+{
+    const struct cl_driver_memory *d = s->driver;
+    if (!d)
+        return;
+    char used[CL_BYTES_TEXT], reserved[CL_BYTES_TEXT], outside[CL_BYTES_TEXT];
+    uint64_t r = reserved_total(s);
+    if (d->state != CL_DRIVER_READ) {
+        fprintf(out, "outside the caching allocator: not known: %s\n", d->why);
+        return;
+    }
+    cl_bytes_text(used, sizeof used, d->used);
+    cl_bytes_text(reserved, sizeof reserved, r);
+    cl_bytes_text(outside, sizeof outside, d->used > r ? d->used - r : 0);
+    fprintf(out,
+            "outside the caching allocator: %s on cuda (NVML: the process uses %s of %u GPU%s, "
+            "the allocator reserved %s): the CUDA context, NCCL, cuBLAS and cuDNN handles, "
+            "other libraries' cudaMalloc%s\n",
+            outside, used, d->gpus, d->gpus == 1 ? "" : "s", reserved,
+            d->used < r ? "; NVML's figure is below the allocator's, read just before the stop "
+                          "while the copy is of the stop"
+                        : "");
+}
+
 static void summary_text(FILE *out, const struct summary *s, size_t width,
                          const struct cl_report_notes *w)
 {
@@ -583,10 +620,42 @@ static void summary_text(FILE *out, const struct summary *s, size_t width,
         pools_text(out, &s->cuda[i]);
         last_oom_text(out, &s->cuda[i], s->h->objects.rt->t->note != NULL);
     }
+    driver_text(out, s);
     cl_report_warnings(out, NULL, w, "warning: ");
 }
 
 /* ---- JSON ---- */
+
+static void driver_json(struct cl_json *j, const struct summary *s)
+{
+    static const char *const states[] = {[CL_DRIVER_NOT_ASKED] = "not_asked",
+                                         [CL_DRIVER_NO_NVML] = "no_nvml",
+                                         [CL_DRIVER_NOT_LISTED] = "not_listed",
+                                         [CL_DRIVER_HIDDEN] = "hidden",
+                                         [CL_DRIVER_READ] = "read"};
+    const struct cl_driver_memory *d = s->driver;
+    cl_json_key(j, "driver_memory");
+    if (!d) {
+        cl_json_null(j);
+        return;
+    }
+    bool read = d->state == CL_DRIVER_READ;
+    uint64_t r = reserved_total(s);
+    cl_json_begin_object(j);
+    cl_json_key(j, "state");
+    cl_json_string(j, states[d->state]);
+    cl_json_key(j, "used");
+    read ? cl_json_int(j, (long long)d->used) : cl_json_null(j);
+    cl_json_key(j, "gpus");
+    cl_json_int(j, d->gpus);
+    cl_json_key(j, "reserved");
+    cl_json_int(j, (long long)r);
+    cl_json_key(j, "outside_allocator");
+    read ? cl_json_int(j, (long long)(d->used > r ? d->used - r : 0)) : cl_json_null(j);
+    cl_json_key(j, "why");
+    read ? cl_json_null(j) : cl_json_string(j, d->why);
+    cl_json_end_object(j);
+}
 
 static void totals_json(struct cl_json *j, const char *key, const struct total *v, size_t n)
 {
@@ -818,6 +887,7 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
     for (uint32_t i = 0; i < s->ncuda; i++)
         cuda_json(&j, &s->cuda[i]);
     cl_json_end_array(&j);
+    driver_json(&j, s);
     accounting_json(&j, s);
     categories_json(&j, s);
     cl_report_json_end(out, &j, w);
@@ -825,14 +895,19 @@ static void summary_json(FILE *out, const struct summary *s, const struct cl_rep
 
 int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                       const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, const struct cl_since *since, bool json,
-                      const struct cl_report_notes *w, struct cl_error *err)
+                      const struct cl_driver_memory *driver, const struct cl_text_options *opt,
+                      const struct cl_since *since, bool json, const struct cl_report_notes *w,
+                      struct cl_error *err)
 {
     struct summary s;
     int rc = summary_build(h, tt, hs, a, opt->top, &s, err);
     if (rc)
         return rc;
     s.since = since;
+    /* a job that never used CUDA has nothing outside the allocator to tell */
+    if (driver && driver->state != CL_DRIVER_NOT_ASKED &&
+        (s.ncuda || driver->state == CL_DRIVER_READ))
+        s.driver = driver;
     if (json)
         summary_json(out, &s, w);
     else

@@ -11,6 +11,7 @@
 #include "holders/holders.h"
 #include "report/text.h"
 #include "report/warnings.h"
+#include "runtime/driver_memory.h"
 #include "torch/tensors.h"
 
 struct cl_tensor_filter {
@@ -31,12 +32,14 @@ struct cl_since {
 };
 
 /* The leak report: totals by device, then every holder by the bytes dropping it would free.
- * a: the CUDA allocator's walk, or NULL when it could not be walked; since: NULL, or what grew
- * since a snapshot, said first. */
+ * a: the CUDA allocator's walk, or NULL when it could not be walked; driver: what NVML said of
+ * a live process (runtime/driver_memory.h), or NULL; since: NULL, or what grew since a
+ * snapshot, said first. */
 int cl_report_summary(FILE *out, struct py_heap *h, const struct torch_tensors *tt,
                       const struct cl_holders *hs, const struct cc_allocator *a,
-                      const struct cl_text_options *opt, const struct cl_since *since, bool json,
-                      const struct cl_report_notes *w, struct cl_error *err);
+                      const struct cl_driver_memory *driver, const struct cl_text_options *opt,
+                      const struct cl_since *since, bool json, const struct cl_report_notes *w,
+                      struct cl_error *err);
 
 /* "cuda:0", "cpu": a device as torch writes it. */
 void cl_device_text(char *out, size_t cap, int8_t type, int8_t index);
