@@ -55,9 +55,15 @@ static void python_hooks(struct cxx_classifier *c, const struct torch_autograd_l
                          uint64_t hooks, torch_ref_fn *fn, void *arg)
 {
     char type[64];
-    if (!cxx_class_name(c->t, hooks, type, sizeof type) || strcmp(type, TORCH_PY_SAVED_HOOKS))
-        return;
     const uint8_t members[] = {l->svh_data, l->svh_pack, l->svh_unpack};
+    uint64_t span = 0;   /* the hooks object up to the end of the last member read */
+    for (unsigned i = 0; i < sizeof members / sizeof *members; i++)
+        if (members[i] + (l->svh_optional ? TORCH_SVH_OPTIONAL_FLAG + 1u : 8u) > span)
+            span = members[i] + (l->svh_optional ? TORCH_SVH_OPTIONAL_FLAG + 1u : 8u);
+    /* held: a dump an older culeak wrote, before it read hooks, has none of their memory */
+    if (!cl_target_holds_range(c->t, hooks, span) ||
+        !cxx_class_name(c->t, hooks, type, sizeof type) || strcmp(type, TORCH_PY_SAVED_HOOKS))
+        return;
     for (unsigned i = 0; i < sizeof members / sizeof *members; i++) {
         uint64_t obj;
         uint8_t set = 1;
@@ -203,23 +209,34 @@ static int next_edges(struct cxx_classifier *c, const struct torch_autograd_layo
     return 0;
 }
 
+static bool python_hook(const char *type)
+{
+    static const char *const python[] = TORCH_PY_NODE_HOOKS;
+    for (size_t k = 0; k < sizeof python / sizeof *python; k++)
+        if (strcmp(type, python[k]) == 0)
+            return true;
+    return false;
+}
+
 /* The dicts of the node's Python hooks (pre, tensor pre and post hooks), each in a
- * std::vector<std::unique_ptr<Hook>>; C++ hooks are not read, nor a vector that is none. */
+ * std::vector<std::unique_ptr<Hook>> (1.13 keeps tensor pre hooks among the pre hooks); C++
+ * hooks are not read, nor a vector that is none. */
 static void node_hooks(struct cxx_classifier *c, const struct torch_autograd_layout *l,
                        uint64_t node, torch_ref_fn *fn, void *arg)
 {
-    static const char *const python[] = TORCH_PY_NODE_HOOKS;
     const uint16_t vectors[] = {l->node_pre_hooks, l->node_tensor_pre_hooks, l->node_post_hooks};
     for (unsigned k = 0; k < sizeof vectors / sizeof *vectors; k++) {
         uint64_t v[3];
-        if (!vectors[k] || !cxx_vector(c->t, node + vectors[k], 8, TORCH_MAX_NODE_HOOKS, v))
+        /* held: a dump an older culeak wrote, before it read hooks, has none of their memory */
+        if (!vectors[k] || !cxx_vector_held(c->t, node + vectors[k], 8, TORCH_MAX_NODE_HOOKS, v))
             continue;
         for (uint64_t p = v[0]; p < v[1]; p += 8) {
-            uint64_t hook = cl_read_ptr_or_0(c->t, p), dict;
+            uint64_t hook = 0, dict;
             char type[64];
-            if (!hook || !cxx_class_name(c->t, hook, type, sizeof type) ||
-                strcmp(type, python[k]) || cl_read_u64(c->t, hook + TORCH_PY_HOOK_DICT, &dict) ||
-                !dict || (dict & 7))
+            if (cl_read_held(c->t, p, &hook, sizeof hook) || !hook ||
+                !cl_target_holds_range(c->t, hook, TORCH_PY_HOOK_DICT + 8) ||
+                !cxx_class_name(c->t, hook, type, sizeof type) || !python_hook(type) ||
+                cl_read_u64(c->t, hook + TORCH_PY_HOOK_DICT, &dict) || !dict || (dict & 7))
                 continue;
             fn(arg, TORCH_REF_NODE_HOOKS, dict);
         }
@@ -237,7 +254,7 @@ int torch_node_refs(struct cxx_classifier *c, const struct torch_autograd_layout
     if (!name)
         return CL_E_UNSUPPORTED;
     uint64_t first =
-        cl_read_ptr_or_0(c->t, node + l->node_size);   /* a derived class's first member */
+        cl_read_ptr_or_0(c->t, node + l->node_size); /* a derived class's first member */
     if (strcmp(name, "AccumulateGrad") == 0) {
         if (cxx_classify(c, first) == CXX_TENSOR)
             fn(arg, TORCH_REF_VARIABLE, first);
@@ -271,7 +288,7 @@ static bool context_saved_reads(struct cxx_classifier *c, const struct torch_aut
     uint64_t v[3];
     if (cl_read(c->t, a, v, sizeof v))
         return false;
-    if (v[0] == v[1])   /* empty (after backward the capacity may stay) */
+    if (v[0] == v[1]) /* empty (after backward the capacity may stay) */
         return !(v[0] & 7) && v[2] >= v[1];
     return saved_vector(c, l, a, ignore_ref, NULL);
 }
@@ -309,5 +326,5 @@ void torch_context_saved(struct cxx_classifier *c, const struct torch_autograd_l
 {
     uint64_t v[3];
     if (cl_read(c->t, ctx + l->thpfunction_saved, v, sizeof v) == 0 && v[0] != v[1])
-        (void)saved_vector(c, l, ctx + l->thpfunction_saved, fn, arg);   /* invalid: no edges */
+        (void)saved_vector(c, l, ctx + l->thpfunction_saved, fn, arg); /* invalid: no edges */
 }

@@ -87,8 +87,8 @@ struct torch_autograd_layout {
     uint16_t node_pre_hooks, node_tensor_pre_hooks, node_post_hooks;
 };
 
-/* The Python hooks a node keeps (C++ ones, such as retains_grad's, are others), and where each
- * keeps its dict */
+/* The Python hooks a node keeps, in any of its vectors (C++ ones, such as retains_grad's, are
+ * others), and where each keeps its dict */
 #define TORCH_PY_NODE_HOOKS \
     {"N5torch8autograd17PyFunctionPreHookE", "N5torch8autograd23PyFunctionTensorPreHookE", \
      "N5torch8autograd18PyFunctionPostHookE"}

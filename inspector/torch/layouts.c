@@ -134,9 +134,9 @@ const char *torch_layout_names(char *buf, size_t cap)
     .sv_size = 104, .sv_output_nr = 44, .sv_flags = 48, .sv_grad_fn = 64, .sv_grad_accumulator = 80
 
 /* SavedVariable::hooks_ and PySavedVariableHooks {vptr, pack_hook_, unpack_hook_, data_}, read off
- * 2.1.2, 2.4.1, 2.6.0, 2.8.0, 2.10.0, 2.12.1, 2.13.0 and 2.14.1 (a saved_tensors_hooks pair
- * around a product: the hooks' RTTI, then the functions' and the packed object's ids); not read
- * in 1.13 and 2.0 */
+ * Debian's 1.13.1, 2.1.2, 2.4.1, 2.6.0, 2.8.0, 2.10.0, 2.12.1, 2.13.0 and 2.14.1 (a
+ * saved_tensors_hooks pair around a product: the hooks' RTTI, then the functions' and the packed
+ * object's ids); not read in 2.0, which has no wheel here */
 #define PY_SAVED_HOOKS .svh_pack = 8, .svh_unpack = 16, .svh_data = 24
 #define SV_HOOKS_2_13 .sv_hooks = 48, PY_SAVED_HOOKS
 /* Node::pre_hooks_, tensor_pre_hooks_ and post_hooks_, read off 2.13.0, 2.14.1 and 2.15.0, and
@@ -144,10 +144,12 @@ const char *torch_layout_names(char *buf, size_t cap)
  * RTTI: a tensor's hook in the node of the tensor it was registered on while that lives) */
 #define NODE_HOOKS_2_13 .node_pre_hooks = 128, .node_tensor_pre_hooks = 152, .node_post_hooks = 232
 #define NODE_HOOKS_2_1 .node_pre_hooks = 136, .node_tensor_pre_hooks = 160, .node_post_hooks = 240
+/* 1.13 keeps a tensor's hooks in pre_hooks_ too, each a PyFunctionPreHook (Debian's 1.13.1) */
+#define NODE_HOOKS_1_13 .node_pre_hooks = 136, .node_post_hooks = 160
 
 static const struct torch_autograd_layout autograd_layouts[] = {
     {SHARED_NODES("1.13", 1, 13, 13, 392, 104), SV_WITH_VERSION_COUNTER,
-     .sv_grad_accumulator_weak = true},
+     .sv_grad_accumulator_weak = true, .sv_hooks = 64, PY_SAVED_HOOKS, NODE_HOOKS_1_13},
     /* 2.0's ctx keeps saved_variables 24 bytes earlier than 2.1's, and a SavedVariable's
      * grad_accumulator_ is still a weak_ptr */
     {SHARED_NODES("2.0", 2, 0, 0, 472, 104), SV_WITH_VERSION_COUNTER,

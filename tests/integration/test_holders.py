@@ -335,8 +335,8 @@ def tests():
             yield ("torch-2.13:%s:%s" % (hooks, kind),
                    scenario_leaks(scenario, harness.TORCH_VENV, kind))
         # each layout of the hooks
-        for release in ("2.1-cuda", "2.4-cuda", "2.6-cuda", "2.10-cuda", "2.12-cuda", "2.14-cuda",
-                        "2.15-cuda"):
+        for release in ("1.13", "2.1-cuda", "2.4-cuda", "2.6-cuda", "2.10-cuda", "2.12-cuda",
+                        "2.14-cuda", "2.15-cuda"):
             yield ("torch-%s:%s:live" % (release, hooks),
                    scenario_leaks(scenario, RELEASES[release], "live")) + tag(release)
     yield ("torch-2.13:trainer:5000-steps", trainer(harness.TORCH_VENV, "--steps", "5000"),

@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from autograd_truth import freed_in_fork, reachable, storage_objects   # tests/scenarios/
+from autograd_truth import freed_in_fork, reachable, storage, storage_objects   # tests/scenarios/
 
 torch.manual_seed(0)
 w = torch.ones(64, 64, requires_grad=True)
@@ -65,7 +65,7 @@ truth = {"pid": os.getpid(),
 
 
 def buffers(ptrs):
-    return {t.data_ptr(): t.untyped_storage() for t in gc.get_objects()
+    return {t.data_ptr(): storage(t) for t in gc.get_objects()
             if type(t) is torch.Tensor and t.data_ptr() in ptrs}
 
 

@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from autograd_truth import freed_in_fork, reachable, storage_objects   # tests/scenarios/
+from autograd_truth import freed_in_fork, reachable, storage, storage_objects   # tests/scenarios/
 
 torch.manual_seed(0)
 STEPS = 4
@@ -30,7 +30,7 @@ copies = {}   # data_ptr -> nbytes of each copy pack made (not the copy: nothing
 
 def pack(t):
     copy = t.detach().clone()   # a copy, as offloading to host memory makes
-    copies[copy.untyped_storage().data_ptr()] = copy.untyped_storage().nbytes()
+    copies[storage(copy).data_ptr()] = storage(copy).nbytes()
     return (t.device, copy)
 
 
