@@ -168,6 +168,11 @@ static const struct py_books_rule rules[] = {
      "torch/csrc/dynamo/extra_state.h: ExtraState; torch/csrc/dynamo/cache_entry.h: "
      "CacheEntry (torch)"},
     {9, 99,
+     "pybind11: the weak reference to each bound type whose C++ type infos it caches, with a "
+     "callback that drops the cache, is released on purpose: a C reference named <pybind11: "
+     "the weak reference that clears T's type cache>",
+     "pybind11/pybind11.h: all_type_info_get_cache"},
+    {9, 99,
      "pybind11: each bundle's internals (behind its __pybind11_internals_vN capsule) made its "
      "static property type, default metaclass and instance base, and holds a reference to "
      "each: C references named <pybind11 internals vN: ...>",
@@ -175,14 +180,16 @@ static const struct py_books_rule rules[] = {
      "make_default_metaclass, make_object_base_type)"},
     {9, 99,
      "the interpreter's own references (sys.modules, sys's and builtins' dicts, gc.garbage, "
-     "threads' exceptions and dicts, settrace and setprofile functions, signal handlers, "
+     "threads' exceptions and dicts, 3.9-3.12's weak reference to a thread's lock, settrace "
+     "and setprofile functions, signal handlers, "
      "atexit callbacks, sys.monitoring callables, the codec registry, audit hooks, importlib, "
      "warnings' filters, once registry and default action, gc.callbacks, the errno map, "
      "ExceptionGroup, the ast module's state, the strs _Py_IDENTIFIERs made, 3.9-3.10's small "
      "ints and one-character str and bytes caches, 3.9-3.11's slot names) "
      "are C references, each a root named after what holds it",
      "Include/internal/pycore_interp.h: PyInterpreterState; Include/cpython/pystate.h; "
-     "Modules/signalmodule.c: Handlers; Objects/unicodeobject.c: _PyUnicode_FromId; "
+     "Modules/signalmodule.c: Handlers; Modules/_threadmodule.c: thread__set_sentinel; "
+     "Objects/unicodeobject.c: _PyUnicode_FromId; "
      "Objects/longobject.c: _PyLong_Init; Objects/typeobject.c: slotdefs"},
 };
 /* clang-format on */

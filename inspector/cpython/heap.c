@@ -635,6 +635,17 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
     cl_addrmap_free(&seen);
     snprintf(root, sizeof root, "<thread %s: thread state dict>", who);
     add_self_root(h, root, py_word(o, tstate + l->ts_dict), NULL);
+    /* 3.9-3.12: the weak reference to the lock threading waits on, which the thread state owns
+     * (Modules/_threadmodule.c: thread__set_sentinel); a dump an older culeak wrote may hold no
+     * page of it */
+    uint64_t sentinel =
+        l->ts_on_delete_data == PY_NONE ? 0 : py_word(o, tstate + l->ts_on_delete_data);
+    const struct py_type *st = sentinel && cl_target_holds_range(o->rt->t, sentinel, 16)
+                                   ? py_object_type(o, sentinel)
+                                   : NULL;
+    snprintf(root, sizeof root, "<thread %s: its lock's weak reference>", who);
+    if (st && st->family == PY_F_WEAKREF)
+        add_self_root(h, root, sentinel, NULL);
     snprintf(root, sizeof root, "<thread %s: sys.settrace function>", who);
     add_self_root(h, root, py_word(o, tstate + l->ts_c_traceobj), NULL);
     snprintf(root, sizeof root, "<thread %s: sys.setprofile function>", who);
@@ -1479,6 +1490,41 @@ static uint64_t default_max_objects(void)
     return n < PY_NO_NODE ? n : PY_NO_NODE - 1; /* nodes are numbered with 32 bits */
 }
 
+/* Whether type is one of the default metaclasses pybind11's internals made: its bound types'. */
+static bool pybind11_metaclass(const struct py_heap *h, uint64_t type)
+{
+    for (size_t k = 0; k < h->pybind11.nowned; k++)
+        if (h->pybind11.owned[k].addr == type && strstr(h->pybind11.owned[k].name, "metaclass"))
+            return true;
+    return false;
+}
+
+/* pybind11 keeps, for each bound type it caches the C++ type infos of, a weak reference whose
+ * callback (a bound C function) drops the cache when the type dies, and releases it on purpose:
+ * that reference is pybind11's (pybind11/pybind11.h: all_type_info_get_cache). One C reference
+ * each, where it is the weak reference's one reference not explained. */
+static void pybind11_type_weakrefs(struct py_heap *h)
+{
+    struct py_objects *o = &h->objects;
+    uint16_t callback_at = o->rt->l->weakref_callback;
+    for (uint32_t i = 0; callback_at != PY_NONE && i < h->n; i++) {
+        if (h->books.unexplained[i] != 1 || py_node_type(h, i)->family != PY_F_WEAKREF)
+            continue;
+        uint64_t callback = py_word(o, h->nodes[i].addr + callback_at);
+        /* wr_object, the word before wr_callback (Include/cpython/weakrefobject.h) */
+        uint64_t referent = py_word(o, h->nodes[i].addr + callback_at - 8);
+        const struct py_type *cb = callback ? py_object_type(o, callback) : NULL;
+        const struct py_type *meta = referent ? py_object_type(o, referent) : NULL;
+        const struct py_type *type = meta ? py_type_at(o, referent) : NULL;
+        if (!cb || cb->family != PY_F_CFUNCTION || !type || !pybind11_metaclass(h, meta->addr))
+            continue;
+        char name[160];
+        snprintf(name, sizeof name, "<pybind11: the weak reference that clears %s's type cache>",
+                 type->name);
+        (void)py_books_add_c_ref(h, i, name);
+    }
+}
+
 int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, struct py_heap *h,
                   struct cl_error *err)
 {
@@ -1521,6 +1567,8 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
         if (i != PY_NO_NODE && py_node_type(h, i)->family == PY_F_TYPE)
             (void)py_books_add_c_ref(h, i, h->pybind11.owned[k].name);
     }
+    if (counted)
+        pybind11_type_weakrefs(h);
     if (counted) {
         /* a library's static word first: it was written there to be kept, where a running
          * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a

@@ -123,6 +123,9 @@ struct py_layout {
     uint16_t ts_next, ts_interp, ts_frame, ts_cframe, ts_current_frame, ts_thread_id,
         ts_native_thread_id, ts_dict, ts_curexc_type, ts_curexc_value, ts_curexc_traceback,
         ts_current_exception, ts_exc_info, ts_context;
+    /* 3.9-3.12: on_delete_data, the weak reference to its lock that _thread._set_sentinel
+     * gives a thread state to drop when it is deleted (threading's Thread._tstate_lock) */
+    uint16_t ts_on_delete_data;
     /* _PyErr_StackItem (what exc_info points to) */
     uint16_t ei_exc_type, ei_exc_value, ei_exc_traceback;
     /* _PyCFrame */

@@ -87,6 +87,7 @@ static const struct field fields[] = {
     F(ts_current_exception, "PyThreadState", "current_exception"),
     F(ts_exc_info, "PyThreadState", "exc_info"),
     F(ts_context, "PyThreadState", "context"),
+    F(ts_on_delete_data, "PyThreadState", "on_delete_data"),
     F(ei_exc_type, "_PyErr_StackItem", "exc_type"),
     F(ei_exc_value, "_PyErr_StackItem", "exc_value"),
     F(ei_exc_traceback, "_PyErr_StackItem", "exc_traceback"),

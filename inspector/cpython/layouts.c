@@ -114,7 +114,7 @@ static const struct py_layout py39 = {
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = N, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
-    .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
+    .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240, .ts_on_delete_data = 208,
     .ei_exc_type = 0, .ei_exc_value = 8, .ei_exc_traceback = 16,
     .cf_current_frame = N,
     .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
@@ -170,7 +170,7 @@ static const struct py_layout py310 = {
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = 24, .ts_cframe = 48, .ts_current_frame = N, .ts_thread_id = 176,
     .ts_native_thread_id = N, .ts_dict = 152, .ts_curexc_type = 88, .ts_curexc_value = 96,
-    .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240,
+    .ts_curexc_traceback = 104, .ts_current_exception = N, .ts_exc_info = 144, .ts_context = 240, .ts_on_delete_data = 208,
     .ei_exc_type = 0, .ei_exc_value = 8, .ei_exc_traceback = 16,
     .cf_current_frame = N,
     .if_code = N, .if_previous = N, .if_funcobj = N, .if_globals = N, .if_locals = N,
@@ -227,7 +227,7 @@ static const struct py_layout py311 = {
     .static_type_dict = N, .static_type_subclasses = N,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_curexc_type = 96, .ts_curexc_value = 104,
-    .ts_curexc_traceback = 112, .ts_current_exception = N, .ts_exc_info = 120, .ts_context = 224,
+    .ts_curexc_traceback = 112, .ts_current_exception = N, .ts_exc_info = 120, .ts_context = 224, .ts_on_delete_data = 192,
     .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
     .cf_current_frame = 8,
     .if_code = 32, .if_previous = 48, .if_funcobj = 0, .if_globals = 8, .if_locals = 24,
@@ -286,7 +286,7 @@ static const struct py_layout py312 = {
     .static_type_dict = 16, .static_type_subclasses = 24,
     .ts_frame = N, .ts_cframe = 56, .ts_current_frame = N, .ts_thread_id = 136,
     .ts_native_thread_id = 144, .ts_dict = 112, .ts_curexc_type = N, .ts_curexc_value = N,
-    .ts_curexc_traceback = N, .ts_current_exception = 96, .ts_exc_info = 104, .ts_context = 208,
+    .ts_curexc_traceback = N, .ts_current_exception = 96, .ts_exc_info = 104, .ts_context = 208, .ts_on_delete_data = 176,
     .ei_exc_type = N, .ei_exc_value = 0, .ei_exc_traceback = N,
     .cf_current_frame = 0,
     .if_code = 0, .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40,
@@ -347,7 +347,7 @@ static const struct py_layout py312 = {
     .ts_frame = N, .ts_cframe = N,                                                                 \
     .ts_current_frame = 72, .ts_thread_id = 152, .ts_native_thread_id = 160, .ts_dict = 128,       \
     .ts_curexc_type = N, .ts_curexc_value = N, .ts_curexc_traceback = N,                           \
-    .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ei_exc_type = N,          \
+    .ts_current_exception = 112, .ts_exc_info = 120, .ts_context = 208, .ts_on_delete_data = N, .ei_exc_type = N,          \
     .ei_exc_value = 0, .ei_exc_traceback = N, .cf_current_frame = N, .if_code = 0,                 \
     .if_previous = 8, .if_funcobj = 16, .if_globals = 24, .if_locals = 40, .if_instr = 56,         \
     .if_frame_obj = 48, .if_stacktop = 64, .if_owner = 70, .if_localsplus = 72,                    \
@@ -464,7 +464,7 @@ static const struct py_layout py314 = {
     .is_modules = 7688, .is_sysdict = 7672, .is_builtins = 7680, .is_static_types = 180240,
     .is_static_ext_types = 189856, .is_interned = 224624, .ts_thread_id = 152,
     .ts_native_thread_id = 160, .ts_dict = 128, .ts_current_exception = 112, .ts_exc_info = 120,
-    .ts_context = 208, .owner_cstack = 4, .ht_cached_keys = 880, .ht_qualname = 872,
+    .ts_context = 208, .ts_on_delete_data = N, .owner_cstack = 4, .ht_cached_keys = 880, .ht_qualname = 872,
     .ht_name = 856, .ht_slots = 864, .ht_module = 888, .sq_conn_size = 224,
     .sq_conn_text_factory = 112, .sq_conn_cursors = 80, .sq_conn_blobs = 88,
     .rt_main_interpreter = 90752, .gc_generations = 24, .gc_generation0 = 256, .gc_permanent = 96,
@@ -492,7 +492,7 @@ static const struct py_layout py315 = {
     .is_modules = 7592, .is_sysdict = 7576, .is_builtins = 7584, .is_static_types = 180264,
     .is_static_ext_types = 190024, .is_interned = 224896, .ts_thread_id = 176,
     .ts_native_thread_id = 184, .ts_dict = 152, .ts_current_exception = 136, .ts_exc_info = 144,
-    .ts_context = 232, .owner_cstack = 0xff, .ht_cached_keys = 888, .ht_qualname = 880,
+    .ts_context = 232, .ts_on_delete_data = N, .owner_cstack = 0xff, .ht_cached_keys = 888, .ht_qualname = 880,
     .ht_name = 864, .ht_slots = 872, .ht_module = 896, .sq_conn_size = 208,
     .sq_conn_text_factory = 96, .sq_conn_cursors = N, .sq_conn_blobs = 80,
     .rt_main_interpreter = 120328, .gc_generations = 8, .gc_generation0 = 168, .gc_permanent = 80,

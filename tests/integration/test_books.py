@@ -103,6 +103,7 @@ def check_target(target, p, symbols):
     kept_in = {"<argument parser: from_bytes()>": ([3, 9], [3, 10]),
                "<extension modules imported>": ([3, 9], [3, 11]),
                "<import function>": ([3, 9], [3, 14]),
+               "<thread main: its lock's weak reference>": ([3, 9], [3, 12]),
                "<contextvars.Token.MISSING>": ([3, 9], [3, 11]),
                "<typing's C types>": ([3, 12], [3, 14]),
                "<static type datetime.date>": ([3, 13], [3, 14])}

@@ -8,7 +8,8 @@
             an atexit callback, a codec search function, a fork hook, an audit hook, a profile
             function, the thread's contextvars Context
   kept      objects the interpreter keeps in C structures of its own: an Argument Clinic
-            parser's keyword name, an extension module's file name, __import__,
+            parser's keyword name, an extension module's file name, __import__, the weak
+            reference to the main thread's lock (3.9-3.12),
             Token.MISSING, typing.Generic, datetime.date's dict (outside: the references no
             tracked object holds)
   pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
@@ -38,6 +39,7 @@ import os
 import signal
 import sys
 import threading
+import weakref
 import typing
 
 gc.disable()
@@ -59,6 +61,12 @@ kept = {"<argument parser: from_bytes()>": sys.intern("".join(["byte", "order"])
         "<static type datetime.date>": gc.get_referents(vars(datetime.date))[0]}
 if hasattr(_pickle, "__file__"):   # not built into the interpreter
     kept["<extension modules imported>"] = _pickle.__file__
+# 3.9-3.12: the weak reference to the main thread's lock its thread state owns
+lock = getattr(threading.main_thread(), "_tstate_lock", None)
+for w in gc.get_objects():
+    if lock is not None and type(w) is weakref.ref and w() is lock:
+        kept["<thread main: its lock's weak reference>"] = w
+del lock, w
 gc.collect()   # untracks the tuples of strs, as a collection would have by now (and no
                # garbage is made yet)
 for name in list(kept):   # inline, as below: a frame or an iterator would hold more

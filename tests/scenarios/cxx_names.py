@@ -2,8 +2,9 @@
 argument parsers intern (a parser is made on its function's first call, so a few functions are
 called: add's `alpha`, sum's `keepdim`, and numpy's spelling of it, `keepdims`), the legacy
 tensor types with the dtype and layout each keeps (torch.FloatTensor, torch.float32,
-torch.strided), and a pybind11 class whose instances only the default arguments of bound
-functions hold (torch.distributed's AllgatherOptions, in ProcessGroup.allgather's record); where
+torch.strided), a pybind11 class whose instances only the default arguments of bound
+functions hold (torch.distributed's AllgatherOptions, in ProcessGroup.allgather's record), the
+weak references pybind11 keeps, each to a type whose type infos it caches; where
 numpy is installed, the docstring numpy's add_docstring keeps for its C type ndarray, with a
 reference of its own and the type's tp_doc pointing at its characters. Prints the truth from
 inside, then READY, and waits:
@@ -15,6 +16,7 @@ import json
 import os
 import sys
 import threading
+import weakref
 
 import torch
 
@@ -30,6 +32,17 @@ try:
     objects["numpy.ndarray.__doc__"] = numpy.ndarray.__dict__["__doc__"]   # the str, not a copy
 except ImportError:   # the CUDA venvs have no numpy
     pass
+# the weak references pybind11 keeps to the bound types whose C++ type infos it caches, each with
+# a bound C function that drops the cache as its callback, released on purpose: no Python object
+# holds them (others of the kind some Python object holds are not pybind11's to keep)
+tracked = gc.get_objects()
+for o in tracked:
+    callback = getattr(o, "__callback__", None) if type(o) is weakref.ref else None
+    if type(callback).__name__ == "builtin_function_or_method" and isinstance(o(), type) and \
+            type(o()).__name__ == "pybind11_type" and \
+            not [r for r in gc.get_referrers(o) if r is not tracked and r is not globals()]:
+        objects["a weak reference to %s" % o().__name__] = o
+del tracked, o, callback
 truth = {"pid": os.getpid(), "torch": torch.__version__, "objects": {}}
 for name, obj in objects.items():
     # its argument aside, a reference of each referrer: `objects` and the global `obj` among them
