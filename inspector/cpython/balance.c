@@ -168,9 +168,10 @@ static const struct py_books_rule rules[] = {
      "torch/csrc/dynamo/extra_state.h: ExtraState; torch/csrc/dynamo/cache_entry.h: "
      "CacheEntry (torch)"},
     {9, 99,
-     "pybind11: the weak reference to each bound type whose C++ type infos it caches, with a "
-     "callback that drops the cache, is released on purpose: a C reference named <pybind11: "
-     "the weak reference that clears T's type cache>",
+     "pybind11: the weak reference to each type of its instances (a bound type, or a Python "
+     "subclass of one) whose C++ type infos it caches, with a callback that drops the cache, "
+     "is released on purpose: a C reference named <pybind11: the weak reference that clears "
+     "T's type cache>",
      "pybind11/pybind11.h: all_type_info_get_cache"},
     {9, 99,
      "pybind11: each bundle's internals (behind its __pybind11_internals_vN capsule) made its "

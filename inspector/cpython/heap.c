@@ -1490,19 +1490,26 @@ static uint64_t default_max_objects(void)
     return n < PY_NO_NODE ? n : PY_NO_NODE - 1; /* nodes are numbered with 32 bits */
 }
 
-/* Whether type is one of the default metaclasses pybind11's internals made: its bound types'. */
-static bool pybind11_metaclass(const struct py_heap *h, uint64_t type)
+#define MAX_BASES 64 /* a type's tp_base chain */
+
+/* Whether type derives from the instance base one of pybind11's internals made: a bound type, or
+ * a Python subclass of one (whose metaclass may be its own: torch.distributed's Partial). */
+static bool pybind11_instance_type(struct py_heap *h, uint64_t type)
 {
-    for (size_t k = 0; k < h->pybind11.nowned; k++)
-        if (h->pybind11.owned[k].addr == type && strstr(h->pybind11.owned[k].name, "metaclass"))
-            return true;
+    for (int depth = 0; type && depth < MAX_BASES; depth++) {
+        for (size_t k = 0; k < h->pybind11.nowned; k++)
+            if (h->pybind11.owned[k].addr == type &&
+                strstr(h->pybind11.owned[k].name, "instance_base"))
+                return true;
+        type = py_word(&h->objects, type + h->objects.rt->l->tp_base);
+    }
     return false;
 }
 
-/* pybind11 keeps, for each bound type it caches the C++ type infos of, a weak reference whose
- * callback (a bound C function) drops the cache when the type dies, and releases it on purpose:
- * that reference is pybind11's (pybind11/pybind11.h: all_type_info_get_cache). One C reference
- * each, where it is the weak reference's one reference not explained. */
+/* pybind11 keeps, for each type of its instances whose C++ type infos it caches, a weak
+ * reference whose callback (a bound C function) drops the cache when the type dies, and releases
+ * it on purpose: that reference is pybind11's (pybind11/pybind11.h: all_type_info_get_cache). One
+ * C reference each, where it is the weak reference's one reference not explained. */
 static void pybind11_type_weakrefs(struct py_heap *h)
 {
     struct py_objects *o = &h->objects;
@@ -1514,9 +1521,8 @@ static void pybind11_type_weakrefs(struct py_heap *h)
         /* wr_object, the word before wr_callback (Include/cpython/weakrefobject.h) */
         uint64_t referent = py_word(o, h->nodes[i].addr + callback_at - 8);
         const struct py_type *cb = callback ? py_object_type(o, callback) : NULL;
-        const struct py_type *meta = referent ? py_object_type(o, referent) : NULL;
-        const struct py_type *type = meta ? py_type_at(o, referent) : NULL;
-        if (!cb || cb->family != PY_F_CFUNCTION || !type || !pybind11_metaclass(h, meta->addr))
+        const struct py_type *type = referent ? py_type_at(o, referent) : NULL;
+        if (!cb || cb->family != PY_F_CFUNCTION || !type || !pybind11_instance_type(h, referent))
             continue;
         char name[160];
         snprintf(name, sizeof name, "<pybind11: the weak reference that clears %s's type cache>",

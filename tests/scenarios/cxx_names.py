@@ -32,14 +32,20 @@ try:
     objects["numpy.ndarray.__doc__"] = numpy.ndarray.__dict__["__doc__"]   # the str, not a copy
 except ImportError:   # the CUDA venvs have no numpy
     pass
-# the weak references pybind11 keeps to the bound types whose C++ type infos it caches, each with
-# a bound C function that drops the cache as its callback, released on purpose: no Python object
-# holds them (others of the kind some Python object holds are not pybind11's to keep)
+# the weak references pybind11 keeps to the types of its instances whose C++ type infos it
+# caches (a bound type, or a Python subclass of one with a metaclass of its own: DTensor's
+# Partial, once made), each with a bound C function that drops the cache as its callback,
+# released on purpose: no Python object holds them
+try:
+    from torch.distributed.tensor.placement_types import Partial
+    Partial()
+except (ImportError, AttributeError, TypeError):   # no such subclass in this release
+    pass
 tracked = gc.get_objects()
 for o in tracked:
     callback = getattr(o, "__callback__", None) if type(o) is weakref.ref else None
     if type(callback).__name__ == "builtin_function_or_method" and isinstance(o(), type) and \
-            type(o()).__name__ == "pybind11_type" and \
+            any(c.__name__ == "pybind11_object" for c in o().__mro__) and \
             not [r for r in gc.get_referrers(o) if r is not tracked and r is not globals()]:
         objects["a weak reference to %s" % o().__name__] = o
 del tracked, o, callback
