@@ -86,7 +86,7 @@ static int write_html(const struct cl_command_line *cli, const struct cl_models 
     char target[96];
     struct cl_html_header header = {cl_target_words(m->target, target, sizeof target),
                                     m->python->version, m->torch->version};
-    rc = cl_report_html(o.f, &header, m->heap, m->tensors, m->holders, m->allocator,
+    rc = cl_report_html(o.f, &header, m->heap, m->tensors, m->holders, m->allocator, m->driver,
                         &cli->block_filter, &w, err);
     if (rc)
         cl_output_abort(&o);

@@ -114,6 +114,12 @@ static const char page_tail[] =
     "totals.append(el('div', {}, summary.device.map(d => d.name + ' ' + human(d.bytes)).join(', ') +\n"
     "  ' in ' + summary.storages + ' storages; ' + summary.tensors + ' tensors, ' +\n"
     "  summary.objects + ' Python objects'));\n"
+    "const driver = summary.driver_memory;   // NVML's figure of a live process\n"
+    "if (driver)\n"
+    "  totals.append(el('div', {id: 'driver'}, 'outside the caching allocator: ' +\n"
+    "    (driver.state === 'read' ? human(driver.outside_allocator) + ' on cuda (NVML: the process ' +\n"
+    "     'uses ' + human(driver.used) + ', the allocator reserved ' + human(driver.reserved) + ')'\n"
+    "     : 'not known: ' + driver.why)));\n"
     "// The pictures: per device, a bar of its categories and one of its holders, each piece as wide\n"
     "// as its bytes; with the allocator read, both end in the blocks no tensor accounts for and the\n"
     "// cache, so that each bar is the device's reserved memory.\n"
@@ -333,6 +339,7 @@ struct models {
     const struct torch_tensors *tt;
     const struct cl_holders *hs;
     const struct cc_allocator *a;
+    const struct cl_driver_memory *driver;
     const struct cl_block_filter *filter;
     const struct cl_report_notes *w;
     struct cl_error *err;
@@ -342,7 +349,8 @@ static int summary_json(FILE *out, void *arg)
 {
     struct models *m = arg;
     struct cl_text_options text = {CL_TEXT_WIDTH, 0};
-    return cl_report_summary(out, m->h, m->tt, m->hs, m->a, NULL, &text, NULL, true, m->w, m->err);
+    return cl_report_summary(out, m->h, m->tt, m->hs, m->a, m->driver, &text, NULL, true, m->w,
+                             m->err);
 }
 
 static int blocks_json(FILE *out, void *arg)
@@ -390,10 +398,11 @@ static int page_data(FILE *out, void *arg)
 
 int cl_report_html(FILE *out, const struct cl_html_header *header, struct py_heap *h,
                    const struct torch_tensors *tt, const struct cl_holders *hs,
-                   const struct cc_allocator *a, const struct cl_block_filter *filter,
-                   const struct cl_report_notes *w, struct cl_error *err)
+                   const struct cc_allocator *a, const struct cl_driver_memory *driver,
+                   const struct cl_block_filter *filter, const struct cl_report_notes *w,
+                   struct cl_error *err)
 {
-    struct models m = {h, tt, hs, a, filter, w, err};
+    struct models m = {h, tt, hs, a, driver, filter, w, err};
     int rc = 0;
     char *summary = json_of(summary_json, &m, &rc);
     char *blocks = a && !rc ? json_of(blocks_json, &m, &rc) : NULL;

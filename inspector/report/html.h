@@ -13,6 +13,7 @@
 #include "holders/holders.h"
 #include "report/blocks.h"
 #include "report/warnings.h"
+#include "runtime/driver_memory.h"
 #include "torch/tensors.h"
 #include "util/error.h"
 
@@ -26,7 +27,8 @@ struct cl_html_header {
  * filter selects the devices and block states drawn (blocks --device, --state). */
 int cl_report_html(FILE *out, const struct cl_html_header *header, struct py_heap *h,
                    const struct torch_tensors *tt, const struct cl_holders *hs,
-                   const struct cc_allocator *a, const struct cl_block_filter *filter,
-                   const struct cl_report_notes *w, struct cl_error *err);
+                   const struct cc_allocator *a, const struct cl_driver_memory *driver,
+                   const struct cl_block_filter *filter, const struct cl_report_notes *w,
+                   struct cl_error *err);
 
 #endif

@@ -6,11 +6,13 @@ library cudaMalloc'ed.
 the allocator's reserved bytes, exactly torch.cuda.memory_reserved(): the 48 MiB. A core has no
 such figure (driver_memory null). A job in a PID namespace of its own, as in a container, is
 listed by NVML under the id it knows itself by, so culeak, which names it by the host's, says
-that NVML does not list it rather than giving a figure. culeak finds the simulated device's NVML
+that NVML does not list it rather than giving a figure. The HTML page says what the text says. culeak finds the simulated device's NVML
 by LD_LIBRARY_PATH, as it finds the real one on a GPU machine (tests/gpu/run-on-device)."""
 import os
+import re
 
 import harness
+import test_blocks
 from harness import Failure
 
 
@@ -27,7 +29,11 @@ def check_job(via):
         pid = p.pid if "pid" in truth else harness.children(p.proc.pid)[0]
         target = ["--core", harness.gcore(pid, d)] if via == "gcore" else ["--pid", pid]
         summary = harness.culeak_json("summary", *target, env=culeak_env())
-        text = harness.culeak("summary", *target, env=culeak_env()).stdout
+        page = os.path.join(d, "summary.html")
+        text = harness.culeak("summary", *target, "--html", page, env=culeak_env()).stdout
+        if via == "live":   # the page says it too, as headless Chromium renders it
+            with test_blocks.browser() as b:
+                shown = re.findall(r'<div id="driver">([^<]*)<', test_blocks.open_page(b, page))
     got = summary["driver_memory"]
     problems = []
     if via == "gcore" and got is not None:
@@ -43,9 +49,10 @@ def check_job(via):
             problems.append("driver_memory %r, want %r (the process's own NVML and "
                             "memory_reserved(); %d bytes cudaMalloc'ed outside)" % (
                                 got, want, truth["direct"]))
-        if "outside the caching allocator: 48.0 MiB on cuda" not in text:
-            problems.append("the text says: %r" % [l for l in text.splitlines()
-                                                  if "outside" in l])
+        for where, said in (("text", text), ("page", "".join(shown))):
+            if "outside the caching allocator: 48.0 MiB on cuda" not in said:
+                problems.append("the %s says: %r" % (where, [line for line in said.splitlines()
+                                                             if "outside" in line]))
     if problems:
         raise Failure("torch %s, %s:\n%s" % (truth["torch"], via, "\n".join(problems)))
 
