@@ -413,6 +413,10 @@ static PyObject *run_engine(const char *command, struct args *a)
     if (!out)
         return gdb_error("out of memory");
     rc = open_session(&g, &s, &err);
+    /* a live process gdb holds stopped: what NVML says it uses, as the CLI asks (summary) */
+    const struct cl_command_spec *spec = cl_command_find(command);
+    if (!rc && spec && (spec->flags & CL_CMD_DRIVER) && !g.core && !g.through_gdb)
+        cl_driver_memory_read(s->target->pid, &s->driver);
     if (!rc)
         rc = cl_command_run(&cl, s, out, &err);
     if (s)

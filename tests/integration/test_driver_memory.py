@@ -6,13 +6,15 @@ library cudaMalloc'ed.
 the allocator's reserved bytes, exactly torch.cuda.memory_reserved(): the 48 MiB. A core has no
 such figure (driver_memory null). A job in a PID namespace of its own, as in a container, is
 listed by NVML under the id it knows itself by, so culeak, which names it by the host's, says
-that NVML does not list it rather than giving a figure. The HTML page says what the text says. culeak finds the simulated device's NVML
+that NVML does not list it rather than giving a figure. The HTML page says what the text says,
+and culeak-summary in gdb what the CLI says. culeak finds the simulated device's NVML
 by LD_LIBRARY_PATH, as it finds the real one on a GPU machine (tests/gpu/run-on-device)."""
 import os
 import re
 
 import harness
 import test_blocks
+import test_gdb
 from harness import Failure
 
 
@@ -31,9 +33,11 @@ def check_job(via):
         summary = harness.culeak_json("summary", *target, env=culeak_env())
         page = os.path.join(d, "summary.html")
         text = harness.culeak("summary", *target, "--html", page, env=culeak_env()).stdout
-        if via == "live":   # the page says it too, as headless Chromium renders it
+        if via == "live":   # the page says it too, as headless Chromium renders it, and gdb
             with test_blocks.browser() as b:
                 shown = re.findall(r'<div id="driver">([^<]*)<', test_blocks.open_page(b, page))
+            _, out = test_gdb.gdb("-p", str(pid), "-ex", "culeak-summary --json", env=culeak_env())
+            in_gdb = test_gdb.json_from(out)["driver_memory"]
     got = summary["driver_memory"]
     problems = []
     if via == "gcore" and got is not None:
@@ -49,6 +53,8 @@ def check_job(via):
             problems.append("driver_memory %r, want %r (the process's own NVML and "
                             "memory_reserved(); %d bytes cudaMalloc'ed outside)" % (
                                 got, want, truth["direct"]))
+        if in_gdb != got:
+            problems.append("culeak-summary in gdb: %r, the CLI %r" % (in_gdb, got))
         for where, said in (("text", text), ("page", "".join(shown))):
             if "outside the caching allocator: 48.0 MiB on cuda" not in said:
                 problems.append("the %s says: %r" % (where, [line for line in said.splitlines()

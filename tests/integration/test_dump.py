@@ -33,7 +33,10 @@ SOURCE_FIELDS = ("kind", "dumped_from", "copied_bytes", "stopped_microseconds", 
 
 
 def normalized(command, doc):
-    """doc without what names the target's kind (info) or the moment it was taken (snapshot)."""
+    """doc without what names the target's kind (info), the moment it was taken (snapshot) or
+    what the driver said of a live process (summary: NVML's figure, which no dump keeps)."""
+    if command == "summary":
+        doc.pop("driver_memory", None)
     if command == "info":
         for k in SOURCE_FIELDS:
             doc["target"].pop(k, None)

@@ -76,8 +76,9 @@ class Debugger:
             return os.path.exists(os.path.join(self.root.directory, "usr", "bin", self.argv[0]))
         return shutil.which(self.argv[0]) is not None
 
-    def __call__(self, *args, timeout=300):
-        """gdb -batch with the plugin loaded; returns (exit status, output)."""
+    def __call__(self, *args, timeout=300, env=None):
+        """gdb -batch with the plugin loaded, env added to the host gdb's environment; returns
+        (exit status, output)."""
         if not self.available():
             raise harness.Failure("%s is not installed (scripts/install-deps)" % self.name)
         cmd = self.argv + ["-nx", "-batch", "-iex", "set pagination off", "-x", self.loader()]
@@ -91,7 +92,8 @@ class Debugger:
                                timeout=timeout)
         else:
             r = subprocess.run(self.root.command(cmd, "/tmp") if self.root else cmd,
-                               capture_output=True, text=True, timeout=timeout)
+                               capture_output=True, text=True, timeout=timeout,
+                               env=dict(os.environ, **env) if env and not self.root else None)
         return r.returncode, r.stdout + r.stderr
 
     def process(self, python, script, *args, env=None):
