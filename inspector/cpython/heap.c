@@ -1490,19 +1490,14 @@ static uint64_t default_max_objects(void)
     return n < PY_NO_NODE ? n : PY_NO_NODE - 1; /* nodes are numbered with 32 bits */
 }
 
-#define MAX_BASES 64 /* a type's tp_base chain */
-
 /* Whether type derives from the instance base one of pybind11's internals made: a bound type, or
  * a Python subclass of one (whose metaclass may be its own: torch.distributed's Partial). */
 static bool pybind11_instance_type(struct py_heap *h, uint64_t type)
 {
-    for (int depth = 0; type && depth < MAX_BASES; depth++) {
-        for (size_t k = 0; k < h->pybind11.nowned; k++)
-            if (h->pybind11.owned[k].addr == type &&
-                strstr(h->pybind11.owned[k].name, "instance_base"))
-                return true;
-        type = py_word(&h->objects, type + h->objects.rt->l->tp_base);
-    }
+    for (size_t k = 0; k < h->pybind11.nowned; k++)
+        if (h->pybind11.owned[k].instance_base &&
+            py_type_derives_from(&h->objects, type, h->pybind11.owned[k].addr))
+            return true;
     return false;
 }
 
@@ -1567,15 +1562,14 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
             h->nodes[t].via = (uint32_t)h->edges.n + h->nodes[t].parent;
     }
     bool counted = h->n && py_books_count(h);
-    for (size_t k = 0; counted && k < h->pybind11.nowned; k++) {
-        /* a type pybind11's internals made and keep: one reference each */
-        uint32_t i = py_heap_find(h, h->pybind11.owned[k].addr);
-        if (i != PY_NO_NODE && py_node_type(h, i)->family == PY_F_TYPE)
-            (void)py_books_add_c_ref(h, i, h->pybind11.owned[k].name);
-    }
-    if (counted)
-        pybind11_type_weakrefs(h);
     if (counted) {
+        for (size_t k = 0; k < h->pybind11.nowned; k++) {
+            /* a type pybind11's internals made and keep: one reference each */
+            uint32_t i = py_heap_find(h, h->pybind11.owned[k].addr);
+            if (i != PY_NO_NODE && py_node_type(h, i)->family == PY_F_TYPE)
+                (void)py_books_add_c_ref(h, i, h->pybind11.owned[k].name);
+        }
+        pybind11_type_weakrefs(h);
         /* a library's static word first: it was written there to be kept, where a running
          * frame's slot past its live depth may be stale (3.9's, seen holding an argument of a
          * call long returned) */

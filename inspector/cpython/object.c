@@ -146,8 +146,7 @@ static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t fl
     return flags & PY_TPFLAGS_BASE_EXC_SUBCLASS ? PY_F_EXCEPTION : PY_F_OTHER;
 }
 
-/* Whether type is base or derives from it. */
-static bool derives_from(struct py_objects *o, uint64_t type, uint64_t base)
+bool py_type_derives_from(struct py_objects *o, uint64_t type, uint64_t base)
 {
     for (int i = 0; i < MAX_BASES && type && base; i++) {
         if (type == base)
@@ -202,7 +201,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
     read_name(t, np, ty.name, sizeof ty.name);
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
     ty.family = family_of(o, addr, ty.flags, &ty.fixed);
-    ty.odict = ty.family == PY_F_DICT && derives_from(o, addr, o->rt->odict_type);
+    ty.odict = ty.family == PY_F_DICT && py_type_derives_from(o, addr, o->rt->odict_type);
     if (ty.family == PY_F_DICT) /* a C subclass's own fields, read beside its items */
         ty.fixed = py_fixed_dict_fields(ty.name, o->rt->l->minor, ty.basicsize);
     struct py_type *copy =

@@ -88,6 +88,8 @@ struct py_type *py_object_header(struct py_objects *o, uint64_t addr, uint64_t *
 /* Type info for a type object, or NULL if addr is not one. */
 struct py_type *py_type_at(struct py_objects *o, uint64_t addr);
 
+/* Whether the type at type is base or derives from it (along tp_base). */
+bool py_type_derives_from(struct py_objects *o, uint64_t type, uint64_t base);
 /* The object members of a type's instances (T_OBJECT / T_OBJECT_EX along tp_base). */
 const struct py_member *py_type_slots(struct py_objects *o, struct py_type *ty, int *n);
 

@@ -28,6 +28,7 @@ static const struct {
 static const char *const owned_names[] = {"static_property_type", "default_metaclass",
                                           "instance_base"};
 #define NOWNED (sizeof owned_names / sizeof *owned_names)
+#define INSTANCE_BASE 2   /* owned_names' index of the instance base */
 
 uint64_t py_pybind11_value(struct cl_target *t, uint64_t obj)
 {
@@ -106,6 +107,7 @@ static bool each_key(void *arg, uint64_t key, uint64_t value)
     for (size_t k = 0; k < NOWNED; k++) /* each a type: checked by the heap, which must know it */
         if (owned[k] && p->nowned < sizeof p->owned / sizeof *p->owned) {
             p->owned[p->nowned].addr = owned[k];
+            p->owned[p->nowned].instance_base = k == INSTANCE_BASE;
             snprintf(p->owned[p->nowned++].name, sizeof p->owned[0].name,
                      "<pybind11 internals v%u: %s>", version, owned_names[k]);
         }

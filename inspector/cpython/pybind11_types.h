@@ -33,6 +33,7 @@ struct py_pybind11_types {
     struct py_pybind11_owned {
         uint64_t addr;
         char name[64];   /* "<pybind11 internals v11: default_metaclass>" */
+        bool instance_base;   /* the base of every type of its instances */
     } owned[12];
     size_t nowned;
 };

@@ -21,34 +21,15 @@ through /proc/self/mem. Prints one JSON object, or exits 1 when a find fails or 
 import ctypes
 import gc
 import json
-import os
-import struct
 import sys
 
 import torch
 from torch._C._dynamo import eval_frame
 
-MEM = os.open("/proc/self/mem", os.O_RDONLY)
+from selfmem import maybe_words, word, words   # tests/layouts/
+
 ENTRY_BYTES = 512     # bytes of a cache entry searched (about 200 today)
 STATE_BYTES = 256     # of the ExtraState
-
-
-def words(addr, n):
-    data = os.pread(MEM, 8 * n, addr)
-    if len(data) != 8 * n:
-        raise OSError("short read at 0x%x" % addr)
-    return struct.unpack("<%dQ" % n, data)
-
-
-def word(addr):
-    return (maybe_words(addr, 1) or [None])[0]
-
-
-def maybe_words(addr, n):
-    try:
-        return words(addr, n) if 4096 <= addr < 1 << 47 else None
-    except OSError:
-        return None
 
 
 # PyCodeObject.co_extra, from the interpreters' DWARF (culeak's cpython/layouts.c has them all)

@@ -16,28 +16,14 @@ what is not mapped. Prints one JSON object, or exits 1 when a find fails or is a
 """
 import json
 import os
-import struct
 import sys
 
 import torch
 import torch.distributed as dist
 
+from selfmem import word, words   # tests/layouts/
+
 MAX_REDUCER = 4096   # bytes of the Reducer searched (about 1 KiB today)
-MEM = os.open("/proc/self/mem", os.O_RDONLY)
-
-
-def words(addr, n):
-    data = os.pread(MEM, 8 * n, addr)
-    if len(data) != 8 * n:
-        raise OSError("short read at 0x%x" % addr)
-    return struct.unpack("<%dQ" % n, data)
-
-
-def word(addr):
-    try:
-        return words(addr, 1)[0]
-    except OSError:
-        return None
 
 
 def main():
