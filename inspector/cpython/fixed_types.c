@@ -158,6 +158,9 @@ static const struct py_fixed_type rows[] = {
      {{32, "._b_base_"}, {64, "._objects"}, {96, ".<thunk>"}, {104, ".<callable>"},
       {112, ".<converters>"}, {120, ".argtypes"}, {128, ".restype"}, {136, ".<checker>"},
       {144, ".errcheck"}, {152, ".<paramflags>"}}},
+    /* _ctypes' DictRemoverObject: the callback of the weak proxies in ctypes' type caches
+     * (PyDict_SetItemProxy), which holds the cache and the key to drop from it */
+    {"_ctypes.DictRemover", 9, 15, 32, {{16, ".<key>"}, {24, ".<cache>"}}},
     /* templatelib's templateiterobject (3.14's t-strings) */
     {"string.templatelib.TemplateIter", 14, 15, 40, {{16, ".<strings>"}, {24, ".<interpolations>"}}},
 };

@@ -106,7 +106,8 @@ def check_target(target, p, symbols):
                "<thread main: its lock's weak reference>": ([3, 9], [3, 12]),
                "<contextvars.Token.MISSING>": ([3, 9], [3, 11]),
                "<typing's C types>": ([3, 12], [3, 14]),
-               "<static type datetime.date>": ([3, 13], [3, 14])}
+               "<static type datetime.date>": ([3, 13], [3, 14]),
+               "<ctypes' array type cache>": ([3, 9], [3, 12])}
     for root, (a, outside) in sorted(truth["kept"].items()):
         if kept_in[root][0] <= version <= kept_in[root][1] and outside < 1:
             problems.append("%s: the process counts %d references from outside tracked "

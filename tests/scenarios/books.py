@@ -10,7 +10,8 @@
   kept      objects the interpreter keeps in C structures of its own: an Argument Clinic
             parser's keyword name, an extension module's file name, __import__, the weak
             reference to the main thread's lock (3.9-3.12),
-            Token.MISSING, typing.Generic, datetime.date's dict (outside: the references no
+            Token.MISSING, typing.Generic, datetime.date's dict, ctypes' array type cache
+            (outside: the references no
             tracked object holds)
   pickler   a Marker held only through a C struct's field no reader knows (_pickle.Pickler's
             write method); stale, a ctypes array holding a freed object's address
@@ -59,6 +60,11 @@ kept = {"<argument parser: from_bytes()>": sys.intern("".join(["byte", "order"])
         "<typing's C types>": typing.Generic,
         # the dict 3.13+ keep in the interpreter for a stdlib extension's static type
         "<static type datetime.date>": gc.get_referents(vars(datetime.date))[0]}
+# ctypes' cache of array types: each entry's weak proxy has a callback (a DictRemover, which
+# 3.9-3.11 do not track) holding the cache; the cache itself is a static of _ctypes
+ctypes.c_int * 7
+kept["<ctypes' array type cache>"] = next(d for d in gc.get_objects()
+                                          if type(d) is dict and (ctypes.c_int, 7) in d)
 if hasattr(_pickle, "__file__"):   # not built into the interpreter
     kept["<extension modules imported>"] = _pickle.__file__
 # 3.9-3.12: the weak reference to the main thread's lock its thread state owns

@@ -267,6 +267,14 @@ def template():
     return eval('t"{marker}"', {"marker": m()})
 
 
+def dict_remover():
+    """The weak proxy callback that an array type's cache entry keeps (ctypes' c_int * 5)."""
+    key = (__import__("ctypes").c_int, 5)
+    __import__("ctypes").c_int * 5
+    return next(o for o in gc.get_objects()
+                if type(o).__name__ == "DictRemover" and key in gc.get_referents(o))
+
+
 def generic():
     import typing
     T = typing.TypeVar("T")
@@ -285,6 +293,7 @@ CONSTRUCT = {
     "_csv.writer": lambda: __import__("csv").writer(__import__("io").StringIO()),
     "_ctypes.Array": lambda: (__import__("ctypes").py_object * 2)(m(), m()),
     "_ctypes.CField": lambda: cfield(),
+    "_ctypes.DictRemover": dict_remover,
     "ctypes.CField": lambda: cfield(),
     "_ctypes.CFuncPtr": lambda: __import__("ctypes").CFUNCTYPE(None)(lambda marker=m(): None),
     "_ctypes.Structure": lambda: type("S", (__import__("ctypes").Structure,),
@@ -507,7 +516,6 @@ SKIP = {
     "_ctypes.CArgObject": "lives only while a ctypes foreign call converts its arguments",
     "_ctypes.CThunkObject": "the C side of a ctypes callback: _ctypes.CFuncPtr holds it",
     "_ctypes.CType_Type": "the metaclass of ctypes types (3.13+): its instances are types",
-    "_ctypes.DictRemover": "internal to ctypes' keep-alive dicts",
     "_ctypes.StructParam_Type": "lives only while a Structure is passed by value to a call",
     "_ctypes._CData": "abstract: instances are of its subclasses",
     "_interpchannels.ChannelInfo": "needs a cross-interpreter channel",
