@@ -1444,6 +1444,26 @@ static void keep_statics_left(struct py_heap *h, const struct word_refs *statics
     }
 }
 
+struct words_to {
+    const struct py_word_at *v;
+    uint64_t object;
+};
+
+static bool word_before(size_t i, const void *ctx)
+{
+    const struct words_to *q = ctx;
+    return q->v[i].object < q->object;
+}
+
+size_t py_heap_statics_left(const struct py_heap *h, uint64_t addr, size_t *first)
+{
+    struct words_to q = {h->statics_left, addr};
+    size_t end = *first = cl_partition_point(h->nstatics_left, word_before, &q);
+    while (end < h->nstatics_left && h->statics_left[end].object == addr)
+        end++;
+    return end;
+}
+
 /* Once the walk holds --max-objects, no listed object can join it: the rest of the lists would
  * cost a read per object of the heap for nothing. */
 static bool emit_gc_node(void *arg, uint64_t node)

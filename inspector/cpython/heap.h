@@ -245,6 +245,8 @@ bool py_heap_add_c_ref(struct py_heap *h, uint64_t addr, const char *name);
 
 /* The node of an object, or PY_NO_NODE. */
 uint32_t py_heap_find(const struct py_heap *h, uint64_t addr);
+/* The static words the build left to the object at addr: h->statics_left[*first, return). */
+size_t py_heap_statics_left(const struct py_heap *h, uint64_t addr, size_t *first);
 /* The shortest chain from a root to node i as a Python-like path; false when unreachable. */
 bool py_heap_path(struct py_heap *h, uint32_t i, char *out, size_t cap);
 /* Up to max paths to node i, shortest first, each through a different referrer. Returns how many

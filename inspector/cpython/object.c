@@ -57,6 +57,12 @@ static const struct named_family {
     {"collections.deque", PY_F_DEQUE, 0},
     {"functools.partial", PY_F_PARTIAL, 0},
     {"functools._lru_cache_wrapper", PY_F_LRU_CACHE, 0},
+    /* weakref.proxy: a PyWeakReference as weakref.ref is, known by name (3.9 spells it without
+     * its module) rather than by symbol, which dumps written before it was read do not hold */
+    {"weakproxy", PY_F_WEAKREF, 0},
+    {"weakcallableproxy", PY_F_WEAKREF, 0},
+    {"weakref.ProxyType", PY_F_WEAKREF, 0},
+    {"weakref.CallableProxyType", PY_F_WEAKREF, 0},
     {"functools._lru_list_elem", PY_F_LRU_ELEM, 0},
     {"itertools.cycle", PY_F_CYCLE, 0},
     {"itertools.takewhile", PY_F_FUNC_ITER, 0},

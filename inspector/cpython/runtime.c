@@ -38,8 +38,6 @@ static const struct {
     {PY_F_TRACEBACK, "PyTraceBack_Type", 0},
     {PY_F_CFUNCTION, "PyCFunction_Type", 0},
     {PY_F_WEAKREF, "_PyWeakref_RefType", 0},
-    {PY_F_WEAKREF, "_PyWeakref_ProxyType", 0}, /* weakref.proxy: the same PyWeakReference */
-    {PY_F_WEAKREF, "_PyWeakref_CallableProxyType", 0},
     {PY_F_EXCEPTION, "PyExc_BaseException", 0},
     {PY_F_OBJECT, "PyBaseObject_Type", 0},
     {PY_F_MAPPINGPROXY, "PyDictProxy_Type", 0},

@@ -147,7 +147,8 @@ void py_static_name(const struct py_heap *h, uint64_t at, char *buf, size_t cap)
     const char *path = m ? m->path : "?", *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     uint64_t off = 0;
-    const char *sym = cl_symbols_name_at(syms, at, &off);
+    /* optional: refs names words a dump written before it did so did not record */
+    const char *sym = cl_symbols_name_at_optional(syms, at, &off);
     if (sym && off)
         snprintf(buf, cap, "<%s: %s+0x%llx>", base, sym, (unsigned long long)off);
     else if (sym)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cpython/redact.h"
+#include "cpython/statics.h"
 #include "engine/command.h"
 #include "engine/table.h"
 #include "target/dump.h"
@@ -83,6 +84,8 @@ static int exercise_refs(const struct cl_command_line *cli, struct cl_session *s
             py_type_qualified_name(h, py_node_type(h, i), paths[0], sizeof paths[0]);
         }
     }
+    for (size_t k = 0; !rc && k < h->nstatics_left; k++) /* the static words refs names */
+        py_static_name(h, h->statics_left[k].at, paths[0], sizeof paths[0]);
     free(paths);
     free(in);
     free(named);

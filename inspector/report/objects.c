@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/statics.h"
 #include "report/balance.h"
 #include "report/json.h"
 #include "report/paths.h"
@@ -178,6 +179,8 @@ static int ambiguous_type(struct py_heap *h, const char *want, struct cl_error *
     return cl_error_set(err, CL_E_USAGE, "%s", line);
 }
 
+#define PY_REF_STATIC_WORDS 8
+
 /* One object refs reports: where it is, what it is, and the chains that hold it. */
 struct ref_row {
     uint64_t addr;
@@ -188,6 +191,10 @@ struct ref_row {
     int32_t unexplained;          /* references not explained, PY_UNBALANCED: not balanced */
     char unreached[512];          /* found, no path: garbage, or what holds it */
     char cxx_class[256];          /* a pybind11 object's C++ class, "" for none */
+    /* the libraries' static words that point at it, where the balance took none as its holders
+     * (cpython/statics.h): the first PY_REF_STATIC_WORDS named, nstatic counts them all */
+    char static_words[PY_REF_STATIC_WORDS][160];
+    size_t nstatic;
     uint64_t cxx_object;          /* and the C++ object it wraps, 0 when unknown */
 };
 
@@ -218,6 +225,11 @@ static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size
     }
     if (r.found && r.npaths == 0)
         cl_unreached_text(h, i, r.unreached, sizeof r.unreached);
+    size_t first, end = r.unexplained > 0 ? py_heap_statics_left(h, addr, &first) : 0;
+    for (size_t k = first; r.unexplained > 0 && k < end; k++, r.nstatic++)
+        if (r.nstatic < PY_REF_STATIC_WORDS)
+            py_static_name(h, h->statics_left[k].at, r.static_words[r.nstatic],
+                           sizeof r.static_words[0]);
     return r;
 }
 
@@ -297,6 +309,16 @@ static void ref_text(FILE *out, const struct ref_row *r, char (*paths)[4096])
                 "    %d reference%s not explained (held from C, or by what culeak cannot "
                 "read)\n",
                 r->unexplained, r->unexplained == 1 ? "" : "s");
+    if (r->nstatic) {
+        /* words a borrowed or stale pointer may account for: named, never taken as holders */
+        fprintf(out,
+                "    %zu word%s of the libraries' static data point%s at it, not taken as its "
+                "holders (not as many as the references not explained):",
+                r->nstatic, r->nstatic == 1 ? "" : "s", r->nstatic == 1 ? "s" : "");
+        for (size_t k = 0; k < r->nstatic && k < PY_REF_STATIC_WORDS; k++)
+            fprintf(out, "%s %s", k ? "," : "", r->static_words[k]);
+        fprintf(out, "%s\n", r->nstatic > PY_REF_STATIC_WORDS ? ", ..." : "");
+    }
 }
 
 static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4096])
@@ -327,6 +349,13 @@ static void ref_json(struct cl_json *j, const struct ref_row *r, char (*paths)[4
         cl_json_null(j);
     else
         cl_json_int(j, r->unexplained);
+    cl_json_key(j, "static_word_count");
+    cl_json_int(j, (long long)r->nstatic);
+    cl_json_key(j, "static_words");
+    cl_json_begin_array(j);
+    for (size_t k = 0; k < r->nstatic && k < PY_REF_STATIC_WORDS; k++)
+        cl_json_string(j, r->static_words[k]);
+    cl_json_end_array(j);
     cl_json_key(j, "unreached");
     cl_json_string(j, r->npaths || !r->found ? NULL : r->unreached);
     cl_json_key(j, "cxx_class");

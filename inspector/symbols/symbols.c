@@ -100,8 +100,12 @@ static int add_module(struct cl_target *t, struct cl_symbols *s, const struct cl
                     file);
     } else {
         m.dwfl = dwfl_report_elf(s->dwfl, base->path, file, -1, base->start, false);
-        if (m.dwfl)
-            dwfl_module_info(m.dwfl, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        Dwarf_Addr low, high;
+        /* the module ends where its last segment does: the .bss past its file's last page is
+         * an anonymous mapping of its own, whose statics belong to it too */
+        if (m.dwfl && dwfl_module_info(m.dwfl, NULL, &low, &high, NULL, NULL, NULL, NULL) &&
+            high > m.end)
+            m.end = high;
         Dwarf_Addr bias = 0;
         if (m.dwfl && dwfl_module_getelf(m.dwfl, &bias))
             m.bias = bias;
@@ -127,7 +131,7 @@ static char *notes_since(const struct cl_target *t, size_t len)
     if (now <= len)
         return NULL;
     size_t n = now - len;
-    while (n && t->warnings[len + n - 1] == '\n')   /* cl_note_add adds the newline again */
+    while (n && t->warnings[len + n - 1] == '\n') /* cl_note_add adds the newline again */
         n--;
     return strndup(t->warnings + len, n);
 }
@@ -352,9 +356,10 @@ bool cl_module_has_symtab(const struct cl_module *m)
     return has(m, CL_SYMQ_HAS_SYMTAB);
 }
 
-const char *cl_symbols_name_at(struct cl_symbols *s, uint64_t addr, uint64_t *offset)
+static const char *name_at(struct cl_symbols *s, uint64_t addr, bool optional, uint64_t *offset)
 {
-    struct cl_symq q = {.kind = CL_SYMQ_NAME_AT, .module = CL_SYMQ_NO_MODULE, .addr = addr};
+    struct cl_symq q = {
+        .kind = CL_SYMQ_NAME_AT, .module = CL_SYMQ_NO_MODULE, .addr = addr, .optional = optional};
     if (!cl_symbols_recorded(s, &q)) {
         q.name = find_name(s, addr, &q.v1);
         q.found = q.name != NULL;
@@ -363,4 +368,14 @@ const char *cl_symbols_name_at(struct cl_symbols *s, uint64_t addr, uint64_t *of
     if (q.found && offset)
         *offset = q.v1;
     return q.found ? q.name : NULL;
+}
+
+const char *cl_symbols_name_at(struct cl_symbols *s, uint64_t addr, uint64_t *offset)
+{
+    return name_at(s, addr, false, offset);
+}
+
+const char *cl_symbols_name_at_optional(struct cl_symbols *s, uint64_t addr, uint64_t *offset)
+{
+    return name_at(s, addr, true, offset);
 }

@@ -86,5 +86,8 @@ bool cl_module_has_symtab(const struct cl_module *m);
 
 /* Reverse lookup: the symbol containing addr and the offset into it; NULL when none. */
 const char *cl_symbols_name_at(struct cl_symbols *s, uint64_t addr, uint64_t *offset);
+/* The same for an address a newer culeak names: a dump that did not record it answers NULL with
+ * a note, as cl_module_symbol_optional. */
+const char *cl_symbols_name_at_optional(struct cl_symbols *s, uint64_t addr, uint64_t *offset);
 
 #endif

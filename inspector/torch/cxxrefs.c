@@ -6,7 +6,6 @@
 
 #include "cpython/balance.h"
 #include "cpython/statics.h"
-#include "util/bsearch.h"
 #include "util/vec.h"
 
 void cxx_refs_add(struct cxx_refs *r, uint64_t object, const char *fmt, ...)
@@ -44,27 +43,6 @@ static int by_object(const void *a, const void *b)
     return (x->object > y->object) - (x->object < y->object);
 }
 
-struct object_at {
-    const struct py_word_at *v;
-    uint64_t object;
-};
-
-static bool before_object(size_t i, const void *ctx)
-{
-    const struct object_at *q = ctx;
-    return q->v[i].object < q->object;
-}
-
-/* The build's static words left to object: h->statics_left[*first, return). */
-static size_t statics_to(const struct py_heap *h, uint64_t object, size_t *first)
-{
-    struct object_at q = {h->statics_left, object};
-    size_t end = *first = cl_partition_point(h->nstatics_left, before_object, &q);
-    while (end < h->nstatics_left && h->statics_left[end].object == object)
-        end++;
-    return end;
-}
-
 bool cxx_refs_confirm(struct py_heap *h, struct cxx_refs *r)
 {
     bool added = false;
@@ -76,7 +54,7 @@ bool cxx_refs_confirm(struct py_heap *h, struct cxx_refs *r)
             end++;
         uint32_t j = py_heap_find(h, r->v[k].object);
         int32_t u = j != PY_NO_NODE ? py_books_unexplained(h, j) : 0;
-        size_t first, last = statics_to(h, r->v[k].object, &first);
+        size_t first, last = py_heap_statics_left(h, r->v[k].object, &first);
         /* its own words alone, or with the static words the build could not take alone (a
          * name numpy's static and torch's parsers hold together) */
         bool with_statics = u != (int32_t)(end - k);

@@ -58,13 +58,24 @@ def check_target(target, p, symbols):
             hex(truth["leaked"]), leaked, truth["leaked_unexplained"]))
     asked = [truth["marked"], truth["in_leaked"], truth["in_pickler"], truth["freed"]] + \
         list(truth["enumerate"].values()) + list(truth["named"].values()) + \
-        [a for a, _ in truth["kept"].values()]
+        [a for a, _ in truth["kept"].values()] + [truth["signal"][0]]
     refs = harness.culeak_json("refs", *target, *sum((["--addr", hex(a)] for a in asked), []))
     got = {address(o["address"]): o for o in refs["objects"]}
     marked = got.get(truth["marked"], {})
     if marked.get("unexplained") != truth["marked_unexplained"]:
         problems.append("marked: %r references not explained, the process counts %d" % (
             marked.get("unexplained"), truth["marked_unexplained"]))
+    # words of static data that point at an object, not as many as its references unexplained:
+    # named, none taken as a holder (3.9-3.12, where the symbols name them)
+    signal, outside = truth["signal"]
+    s = got.get(signal, {})
+    words = sorted(w.split(": ")[-1] for w in s.get("static_words", []))
+    if [3, 9] <= version <= [3, 12] and symbols and (
+            outside != 1 or s.get("unexplained") != 1 or
+            words != ["cond_map+0x18>", "signal_map+0x18>"]):
+        problems.append("_decimal.InvalidOperation (%d references from outside tracked objects):"
+                        " %r, want 1 unexplained and the words signal_map+0x18, cond_map+0x18"
+                        % (outside, s))
     inner = got.get(truth["in_leaked"], {})
     if inner.get("reachable") is not False or "held from C" not in (inner.get("unreached") or ""):
         problems.append("the leaked list's Marker: %r, want held from C" % inner)

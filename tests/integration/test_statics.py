@@ -52,7 +52,7 @@ def inspect(python, kind, with_torch=False):
                 target = target_args(kind, p, d)
                 truth = p.truth
                 refs = harness.culeak_json("refs", *target, *sum(
-                    (["--addr", hex(truth[k])] for k in ("kept", "borrowed", "untracked",
+                    (["--addr", hex(truth[k])] for k in ("kept", "borrowed", "untracked", "far",
                                                          "in_state", "in_heap",
                                                          "after_type")), []))
                 balance = harness.culeak_json("balance", *target)
@@ -83,6 +83,12 @@ def inspect(python, kind, with_torch=False):
                 "after_type+" not in after["paths"][0]:
             problems.append("the Marker only the word after a static type holds: %r, want every "
                             "reference explained, its path from `after_type+N`" % after)
+        # a static past the file's pages belongs to its library all the same: named after it
+        far = got.get(truth["far"])
+        if not far or far["unexplained"] != 0 or not far["paths"] or \
+                not far["paths"][0].startswith("<static_refs.") or "far+0x10000>" not in far["paths"][0]:
+            problems.append("the Marker only a static 64 KiB into .bss holds: %r, want every "
+                            "reference explained, its path from <static_refs...: far+0x10000>" % far)
         # an untracked object only a static holds is walked: its str is explained, through it
         untracked, in_state = got.get(truth["untracked"]), got.get(truth["in_state"])
         if not untracked or untracked["unexplained"] != 0 or not untracked["paths"] or \

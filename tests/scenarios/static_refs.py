@@ -10,12 +10,13 @@ built for this interpreter; argv[1] is the folder of the built module):
             of strs alone, is on no GC list once collected
   in_state  a Marker only the module's state holds
   after_type  a Marker only the word after the extension's static type Plain holds
+  far       a Marker only a static 64 KiB into .bss holds, past the pages the file maps
   in_heap   a Marker only a malloc'ed cell of the extension holds (hold_new), which nothing
             culeak reads leads to: held from C, with no holder made of a word that points at it
 
 Prints one JSON line of ground truth from inside, then READY, and waits:
   {"pid", "kept": id, "kept_outside", "borrowed": id, "borrowed_outside", "after_type": id,
-   "after_type_outside", "untracked": id,
+   "after_type_outside", "far": id, "untracked": id,
    "untracked_tuple_tracked", "untracked_refs", "in_state": id, "in_state_refs", "in_heap": id,
    "in_heap_refs", "freed": bytes}
   where X_outside is sys.getrefcount less its argument, less the referrers gc.get_referrers finds
@@ -70,6 +71,10 @@ static_refs.keep_after_type(after_type)
 truth["after_type"] = id(after_type)
 truth["after_type_outside"] = sys.getrefcount(after_type) - 1 - len(gc.get_referrers(after_type))
 del after_type
+far = Marker()
+static_refs.keep_far(far)
+truth["far"] = id(far)
+del far
 gc.collect()   # untracks the tuple
 truth["untracked"], truth["in_state"] = id(untracked), id(in_state)
 truth["untracked_tuple_tracked"] = any(type(r) is tuple for r in gc.get_referrers(untracked))

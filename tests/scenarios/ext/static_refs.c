@@ -1,7 +1,8 @@
 /* A C extension that keeps Python objects in its static data, as extensions do (an interned name,
  * a cache, a registry): `kept` holds a reference of its own, `borrowed` only the address,
  * `kept_untracked` an object on no GC list (a tuple of strs, untracked by the collector), and
- * `after_type.kept` a reference right after a static type (within a heap type's size of it). Its
+ * `after_type.kept` a reference right after a static type (within a heap type's size of it),
+ * `far.kept` one 64 KiB into .bss, past the file's last page (an anonymous mapping). Its
  * module state holds one more, as a multi-phase module keeps its types and caches. `in_heap` is a
  * list of malloc'ed cells, as a C library's own structures are: hold_new(cls) makes an instance
  * and keeps it in a cell that holds its reference, which no static or object leads to. Built by
@@ -21,6 +22,12 @@ static struct {
 } after_type = {{PyVarObject_HEAD_INIT(NULL, 0).tp_name = "static_refs.Plain",
                  .tp_basicsize = sizeof(PyObject), .tp_flags = Py_TPFLAGS_DEFAULT,
                  .tp_new = PyType_GenericNew}};
+
+/* A static past the pages the file maps: the loader maps the rest of .bss anonymously. */
+static struct {
+    char pad[1 << 16];
+    PyObject *kept;
+} far;
 
 /* A cell of the C heap, which no static points at directly, nor any object. */
 struct cell {
@@ -73,6 +80,14 @@ static PyObject *keep_after_type(PyObject *self, PyObject *obj)
     Py_RETURN_NONE;
 }
 
+static PyObject *keep_far(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    Py_INCREF(obj);
+    Py_XSETREF(far.kept, obj);
+    Py_RETURN_NONE;
+}
+
 static int add_cell(PyObject *obj)
 {
     struct cell *c = malloc(sizeof *c);
@@ -106,6 +121,7 @@ static PyMethodDef methods[] = {
     {"keep_untracked", keep_untracked, METH_O, "Keep a reference to obj in another static."},
     {"keep_in_state", keep_in_state, METH_O, "Keep a reference to obj in the module's state."},
     {"keep_after_type", keep_after_type, METH_O, "Keep a reference to obj after a static type."},
+    {"keep_far", keep_far, METH_O, "Keep a reference to obj 64 KiB into .bss."},
     {"hold_new", hold_new, METH_O, "A new cls() only a malloc'ed cell holds; its id."},
     {NULL, NULL, 0, NULL},
 };
