@@ -134,13 +134,13 @@ const char *torch_layout_names(char *buf, size_t cap)
     .sv_size = 104, .sv_output_nr = 44, .sv_flags = 48, .sv_grad_fn = 64, .sv_grad_accumulator = 80
 
 /* SavedVariable::hooks_ and PySavedVariableHooks {vptr, pack_hook_, unpack_hook_, data_}, read off
- * Debian's 1.13.1, 2.1.2, 2.4.1, 2.6.0, 2.8.0, 2.10.0, 2.12.1, 2.13.0 and 2.14.1 (a
+ * Debian's 1.13.1, PyPI's 2.0.1, 2.1.2, 2.4.1, 2.6.0, 2.8.0, 2.10.0, 2.12.1, 2.13.0 and 2.14.1 (a
  * saved_tensors_hooks pair around a product: the hooks' RTTI, then the functions' and the packed
- * object's ids); not read in 2.0, which has no wheel here */
+ * object's ids) */
 #define PY_SAVED_HOOKS .svh_pack = 8, .svh_unpack = 16, .svh_data = 24
 #define SV_HOOKS_2_13 .sv_hooks = 48, PY_SAVED_HOOKS
 /* Node::pre_hooks_, tensor_pre_hooks_ and post_hooks_, read off 2.13.0, 2.14.1 and 2.15.0, and
- * off 2.1.2, 2.4.1, 2.6.0, 2.10.0 and 2.12.1 (a hook of each kind registered, found by their
+ * off 2.0.1, 2.1.2, 2.4.1, 2.6.0, 2.10.0 and 2.12.1 (a hook of each kind registered, found by their
  * RTTI: a tensor's hook in the node of the tensor it was registered on while that lives) */
 #define NODE_HOOKS_2_13 .node_pre_hooks = 128, .node_tensor_pre_hooks = 152, .node_post_hooks = 232
 #define NODE_HOOKS_2_1 .node_pre_hooks = 136, .node_tensor_pre_hooks = 160, .node_post_hooks = 240
@@ -153,7 +153,7 @@ static const struct torch_autograd_layout autograd_layouts[] = {
     /* 2.0's ctx keeps saved_variables 24 bytes earlier than 2.1's, and a SavedVariable's
      * grad_accumulator_ is still a weak_ptr */
     {SHARED_NODES("2.0", 2, 0, 0, 472, 104), SV_WITH_VERSION_COUNTER,
-     .sv_grad_accumulator_weak = true},
+     .sv_grad_accumulator_weak = true, .sv_hooks = 64, PY_SAVED_HOOKS, NODE_HOOKS_2_1},
     {SHARED_NODES("2.1", 2, 1, 1, 472, 128), SV_WITH_VERSION_COUNTER, .sv_hooks = 64,
      PY_SAVED_HOOKS, NODE_HOOKS_2_1},
     {SHARED_NODES("2.4", 2, 4, 4, 472, 136), SV_WITH_VERSION_COUNTER, .sv_hooks = 64,

@@ -26,7 +26,7 @@ DELETED = ["total_loss", "val_total", "losses", "cache", "last_error", "orphan_o
            "bucket", "custom", "shared_a", "shared_b", "model", "opt", "retained_graph",
            "inplace_loss", "ckpt_out"]
 RELEASES = {"1.13": "/usr/bin/python3", "2.13": harness.TORCH_VENV}
-for _v in ("2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14",
+for _v in ("2.0", "2.1", "2.4", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14",
            "2.15"):
     RELEASES[_v + "-cuda"] = harness.cuda_python(_v)
 
@@ -335,7 +335,7 @@ def tests():
             yield ("torch-2.13:%s:%s" % (hooks, kind),
                    scenario_leaks(scenario, harness.TORCH_VENV, kind))
         # each layout of the hooks
-        for release in ("1.13", "2.1-cuda", "2.4-cuda", "2.6-cuda", "2.10-cuda", "2.12-cuda",
+        for release in ("1.13", "2.0-cuda", "2.1-cuda", "2.4-cuda", "2.6-cuda", "2.10-cuda", "2.12-cuda",
                         "2.14-cuda", "2.15-cuda"):
             yield ("torch-%s:%s:live" % (release, hooks),
                    scenario_leaks(scenario, RELEASES[release], "live")) + tag(release)
