@@ -62,7 +62,7 @@ static void python_hooks(struct cxx_classifier *c, const struct torch_autograd_l
             span = members[i] + (l->svh_optional ? TORCH_SVH_OPTIONAL_FLAG + 1u : 8u);
     /* held: a dump an older culeak wrote, before it read hooks, has none of their memory */
     if (!cl_target_holds_range(c->t, hooks, span) ||
-        !cxx_class_name(c->t, hooks, type, sizeof type) || strcmp(type, TORCH_PY_SAVED_HOOKS))
+        !cxx_class_name_held(c->t, hooks, type, sizeof type) || strcmp(type, TORCH_PY_SAVED_HOOKS))
         return;
     for (unsigned i = 0; i < sizeof members / sizeof *members; i++) {
         uint64_t obj;
@@ -235,7 +235,7 @@ static void node_hooks(struct cxx_classifier *c, const struct torch_autograd_lay
             char type[64];
             if (cl_read_held(c->t, p, &hook, sizeof hook) || !hook ||
                 !cl_target_holds_range(c->t, hook, TORCH_PY_HOOK_DICT + 8) ||
-                !cxx_class_name(c->t, hook, type, sizeof type) || !python_hook(type) ||
+                !cxx_class_name_held(c->t, hook, type, sizeof type) || !python_hook(type) ||
                 cl_read_u64(c->t, hook + TORCH_PY_HOOK_DICT, &dict) || !dict || (dict & 7))
                 continue;
             fn(arg, TORCH_REF_NODE_HOOKS, dict);

@@ -7,19 +7,30 @@
 #include "util/text.h"
 #include "util/vec.h"
 
-bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap)
+static bool class_name(struct cl_target *t, uint64_t obj, bool held, char *out, size_t cap)
 {
+    int (*read)(struct cl_target *, uint64_t, void *, size_t) = held ? cl_read_held : cl_read;
     uint64_t vptr, typeinfo, name;
-    if (!obj || (obj & 7) || cl_read_u64(t, obj, &vptr) || !vptr || (vptr & 7))
+    if (!obj || (obj & 7) || read(t, obj, &vptr, 8) || !vptr || (vptr & 7))
         return false;
     /* vtables live in .data.rel.ro: read-only after relocation, and backed by the library file */
     const struct cl_mapping *m = cl_mappings_find(&t->maps, vptr);
     if (!m || !m->path || m->path[0] != '/' || (m->perms & (CL_MAP_W | CL_MAP_X)))
         return false;
-    if (cl_read_u64(t, vptr - 8, &typeinfo) || !typeinfo || cl_read_u64(t, typeinfo + 8, &name) ||
-        !name || cl_read_cstr(t, name, out, cap) != 0)
+    if (read(t, vptr - 8, &typeinfo, 8) || !typeinfo || read(t, typeinfo + 8, &name, 8) || !name ||
+        (held ? cl_read_cstr_held : cl_read_cstr)(t, name, out, cap) != 0)
         return false;
     return out[0] != '\0';
+}
+
+bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap)
+{
+    return class_name(t, obj, false, out, cap);
+}
+
+bool cxx_class_name_held(struct cl_target *t, uint64_t obj, char *out, size_t cap)
+{
+    return class_name(t, obj, true, out, cap);
 }
 
 void cxx_short_name(const char *mangled, char *out, size_t cap)

@@ -14,6 +14,9 @@
  * obj, read through its vtable; false when obj's first word is not a vtable pointer into a
  * read-only, file-backed mapping. */
 bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap);
+/* The same only from memory the target holds (cl_read_held): for a read a dump an older culeak
+ * wrote has none of. */
+bool cxx_class_name_held(struct cl_target *t, uint64_t obj, char *out, size_t cap);
 /* A mangled class name as C++ writes it, for plain (nested) names: "N4c10d7ReducerE" ->
  * "c10d::Reducer", "7MemPool" -> "MemPool"; any other (a template's) is copied as it is. Pure. */
 void cxx_class_text(const char *mangled, char *out, size_t cap);
