@@ -103,6 +103,16 @@ struct py_code_extra_reader {
     void *ctx;
 };
 
+/* A library's reader of one of its C types (torch's CapturedTraceback), whose references lie past
+ * its object, in C++: the walk hands it every object of the type named tp_name, with the
+ * basicsize given, and it emits the object's references. */
+struct py_type_reader {
+    const char *tp_name;
+    int64_t basicsize;
+    void (*emit)(void *ctx, const struct py_emitter *e, uint64_t obj);
+    void *ctx;
+};
+
 /* Counts a container of family whose contents could not be read, so that the walk can say what
  * it skipped (py_referents_note_skipped). */
 static inline void py_emit_skipped(const struct py_emitter *e, enum py_family family)

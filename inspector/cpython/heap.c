@@ -1552,6 +1552,8 @@ int py_heap_build(struct py_runtime *rt, const struct py_walk_options *opt, stru
     memset(h, 0, sizeof *h);
     py_objects_init(&h->objects, rt);
     h->objects.code_extra = opt ? opt->code_extra : NULL;
+    h->objects.type_readers = opt ? opt->type_readers : NULL;
+    h->objects.ntype_readers = opt ? opt->ntype_readers : 0;
     h->max_objects = opt && opt->max_objects ? opt->max_objects : default_max_objects();
     struct cl_progress progress;
     cl_progress_start(&progress, opt ? opt->progress : NULL, "walked");

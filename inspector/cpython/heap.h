@@ -168,6 +168,8 @@ struct py_walk_options {
     uint64_t max_objects;     /* 0: as many as the memory available holds (heap.c) */
     FILE *progress;           /* a terminal for progress lines (util/progress.h), or NULL */
     const struct py_code_extra_reader *code_extra;   /* NULL: co_extra is not read */
+    const struct py_type_reader *type_readers;       /* libraries' C types (emit.h) */
+    size_t ntype_readers;
 };
 
 /* Builds the graph. On error the heap is freed. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpython/emit.h"
 #include "cpython/fixed_types.h"
 #include "util/bytes.h"
 #include "util/vec.h"
@@ -102,9 +103,8 @@ static const struct named_family {
 };
 
 /* The family of type by its own tp_name (its bases are the caller's), or PY_F_OTHER; a
- * PY_F_FIXED type's row into *fixed. */
-static enum py_family named_family_of(struct py_objects *o, uint64_t type,
-                                      const struct py_fixed_type **fixed)
+ * PY_F_FIXED type's row into ty->fixed, a PY_F_READER type's reader into ty->reader. */
+static enum py_family named_family_of(struct py_objects *o, uint64_t type, struct py_type *ty)
 {
     struct cl_target *t = o->rt->t;
     const struct py_layout *l = o->rt->l;
@@ -130,12 +130,18 @@ static enum py_family named_family_of(struct py_objects *o, uint64_t type,
         }
         return nf->family;
     }
-    *fixed = py_fixed_type(name, l->minor, basicsize);
-    return *fixed ? PY_F_FIXED : PY_F_OTHER;
+    for (size_t i = 0; i < o->ntype_readers; i++)
+        if (o->type_readers[i].basicsize == basicsize &&
+            strcmp(name, o->type_readers[i].tp_name) == 0) {
+            ty->reader = &o->type_readers[i];
+            return PY_F_READER;
+        }
+    ty->fixed = py_fixed_type(name, l->minor, basicsize);
+    return ty->fixed ? PY_F_FIXED : PY_F_OTHER;
 }
 
 static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t flags,
-                                const struct py_fixed_type **fixed)
+                                struct py_type *ty)
 {
     struct py_runtime *rt = o->rt;
     uint64_t base = type;
@@ -143,7 +149,7 @@ static enum py_family family_of(struct py_objects *o, uint64_t type, uint64_t fl
         for (size_t k = 0; k < rt->nknown; k++)
             if (rt->known[k].type == base && rt->known[k].family != PY_F_OBJECT)
                 return rt->known[k].family;
-        enum py_family f = named_family_of(o, base, fixed);
+        enum py_family f = named_family_of(o, base, ty);
         if (f != PY_F_OTHER)
             return f;
         if (cl_read_u64(rt->t, base + rt->l->tp_base, &base) != 0)
@@ -206,7 +212,7 @@ struct py_type *py_type_at(struct py_objects *o, uint64_t addr)
         return NULL;
     read_name(t, np, ty.name, sizeof ty.name);
     ty.heap = (ty.flags & PY_TPFLAGS_HEAPTYPE) != 0;
-    ty.family = family_of(o, addr, ty.flags, &ty.fixed);
+    ty.family = family_of(o, addr, ty.flags, &ty);
     ty.odict = ty.family == PY_F_DICT && py_type_derives_from(o, addr, o->rt->odict_type);
     if (ty.family == PY_F_DICT) /* a C subclass's own fields, read beside its items */
         ty.fixed = py_fixed_dict_fields(ty.name, o->rt->l->minor, ty.basicsize);

@@ -27,6 +27,7 @@ struct py_type {
     enum py_family family;     /* of the nearest builtin base */
     const struct py_fixed_type *fixed; /* PY_F_FIXED: that base's fields; PY_F_DICT: a C
                                           subclass's own (fixed_types.h), or NULL */
+    const struct py_type_reader *reader; /* PY_F_READER: the library's reader of that base */
     bool heap;
     bool odict;                /* PY_F_DICT: collections.OrderedDict or a subclass */
     char name[80];             /* tp_name, truncated */
@@ -58,6 +59,9 @@ struct py_objects {
     uint64_t unreadable[PY_F_COUNT];
     /* What reads a library's slot of co_extra (cpython/emit.h), or NULL. */
     const struct py_code_extra_reader *code_extra;
+    /* Libraries' readers of their C types (cpython/emit.h), by name. */
+    const struct py_type_reader *type_readers;
+    size_t ntype_readers;
     /* Allocations that failed here (a type not cached, a slot not recorded): each makes the
      * graph miss something, so the walk that uses these says so (py_heap_build's warnings). */
     uint64_t oom;

@@ -1026,6 +1026,7 @@ void py_referents(struct py_emitter *e, uint64_t obj, struct py_type *ty)
         emit_named(e, obj + l->lru_elem_key, ".key");
         break;
     case PY_F_FIXED: emit_fixed(e, obj, ty->fixed); break;
+    case PY_F_READER: ty->reader->emit(ty->reader->ctx, e, obj); break;
     default: emit_c_type(e, obj, ty->family); break;
     }
     /* Every type: its instances' dict (module, function, class and instance namespaces) and
@@ -1051,6 +1052,7 @@ static const char *skipped_kind(enum py_family f)
     case PY_F_TYPE: return "type";
     case PY_F_FRAME: return "frame"; /* frame objects, and the frames of threads' stacks */
     case PY_F_GEN: return "generator";
+    case PY_F_READER: return "library C type";
     default: return NULL;
     }
 }

@@ -83,6 +83,7 @@ enum py_family {
     PY_F_SQLITE_NODE,
     PY_F_SQLITE_STMT,
     PY_F_FIXED, /* a C type whose references are fields (cpython/fixed_types.h) */
+    PY_F_READER, /* a library's C type its own reader knows (emit.h: py_type_reader) */
     PY_F_OBJECT,
     PY_F_COUNT
 };

@@ -7,6 +7,7 @@
 #include "cpython/referents.h"
 #include "cudacache/mempools.h"
 #include "cudacache/workspaces.h"
+#include "torch/tracebacks.h"
 #include "util/notes.h"
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
@@ -88,6 +89,7 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
         struct py_walk_options walk = opt ? *opt : (struct py_walk_options){0};
         torch_dynamo_cache_init(&s->dynamo, s->target, s->symbols, &s->torch);
         walk.code_extra = &s->dynamo.reader;
+        walk.type_readers = torch_type_readers(&walk.ntype_readers);
         rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
         if (!rc && !(rc = py_heap_build(&s->py_runtime, &walk, &s->heap, err))) {
             s->heap_built = true;

@@ -181,6 +181,20 @@ int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len)
     return cl_target_holds_range(t, addr, len) ? cl_read(t, addr, buf, len) : CL_E_UNREADABLE;
 }
 
+int cl_read_unless_left_out(struct cl_target *t, uint64_t addr, void *buf, size_t len)
+{
+    uint64_t last = addr + len - 1;
+    if (len == 0 || last < addr)
+        return CL_E_UNREADABLE;
+    for (uint64_t page = addr & ~(uint64_t)(CL_PAGE_SIZE - 1);; page += CL_PAGE_SIZE) {
+        if (cl_target_left_out(t, page > addr ? page : addr))
+            return CL_E_UNREADABLE;
+        if (page == (last & ~(uint64_t)(CL_PAGE_SIZE - 1)))
+            break;
+    }
+    return cl_read(t, addr, buf, len);
+}
+
 int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn fn, void *arg)
 {
     uint64_t words[CL_PAGE_SIZE / 8];
@@ -254,6 +268,11 @@ int cl_read_cstr(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
 int cl_read_cstr_held(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
 {
     return read_cstr(t, addr, buf, cap, cl_read_held);
+}
+
+int cl_read_cstr_unless_left_out(struct cl_target *t, uint64_t addr, char *buf, size_t cap)
+{
+    return read_cstr(t, addr, buf, cap, cl_read_unless_left_out);
 }
 
 static char *existing(const char *a, const char *b)

@@ -9,16 +9,20 @@
 
 static bool class_name(struct cl_target *t, uint64_t obj, bool held, char *out, size_t cap)
 {
-    int (*read)(struct cl_target *, uint64_t, void *, size_t) = held ? cl_read_held : cl_read;
-    uint64_t vptr, typeinfo, name;
-    if (!obj || (obj & 7) || read(t, obj, &vptr, 8) || !vptr || (vptr & 7))
+    /* held: the object as the caller's other reads; its vtable and RTTI, read-only, as a dump
+     * recorded them */
+    int (*read_obj)(struct cl_target *, uint64_t, void *, size_t) = held ? cl_read_held : cl_read;
+    int (*read_ro)(struct cl_target *, uint64_t, void *, size_t) =
+        held ? cl_read_unless_left_out : cl_read;
+    uint64_t vptr = 0, typeinfo = 0, name = 0;
+    if (!obj || (obj & 7) || read_obj(t, obj, &vptr, 8) || !vptr || (vptr & 7))
         return false;
     /* vtables live in .data.rel.ro: read-only after relocation, and backed by the library file */
     const struct cl_mapping *m = cl_mappings_find(&t->maps, vptr);
     if (!m || !m->path || m->path[0] != '/' || (m->perms & (CL_MAP_W | CL_MAP_X)))
         return false;
-    if (read(t, vptr - 8, &typeinfo, 8) || !typeinfo || read(t, typeinfo + 8, &name, 8) || !name ||
-        (held ? cl_read_cstr_held : cl_read_cstr)(t, name, out, cap) != 0)
+    if (read_ro(t, vptr - 8, &typeinfo, 8) || !typeinfo || read_ro(t, typeinfo + 8, &name, 8) ||
+        !name || (held ? cl_read_cstr_unless_left_out : cl_read_cstr)(t, name, out, cap) != 0)
         return false;
     return out[0] != '\0';
 }

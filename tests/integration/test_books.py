@@ -32,7 +32,7 @@ import json
 import os
 
 import harness
-from harness import Failure, check
+from harness import Failure, check, check_eq
 
 SCENARIO = "books.py"
 
@@ -279,6 +279,40 @@ def cxx_names(python):
     return test
 
 
+def tracebacks(python, via):
+    """torch's CapturedTraceback keeps, in C++, a reference to each frame's code object: a code
+    object only a traceback holds is reached through it, with every reference explained.
+    via: live, gcore or dump."""
+    def test():
+        with harness.Process(python, "tracebacks.py") as p, harness.tempdir() as d:
+            truth = p.truth
+            target = ["--pid", p.pid]
+            if via == "gcore":
+                target = ["--core", harness.gcore(p.pid, d)]
+            elif via == "dump":
+                harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "tb.cldump"))
+                p.kill()
+                target = ["--dump", os.path.join(d, "tb.cldump")]
+            refs = harness.culeak_json("refs", *target, "--addr", hex(truth["code"]))
+            tracebacks = harness.culeak_json("refs", *target, "--referents", "--type",
+                                             "torch._C._profiler.CapturedTraceback")
+        check_eq(truth["outside"], 1, "references to the code object from outside tracked "
+                 "objects (the traceback's)")
+        got = {address(o["address"]): o for o in refs["objects"]}
+        code = got.get(truth["code"], {})
+        if code.get("unexplained") != 0 or \
+                (code.get("paths") or [""])[0] != "__main__.kept.tb.<a frame's code>":
+            raise Failure("the code object only the traceback holds: %r, want every reference "
+                          "explained, its path __main__.kept.tb.<a frame's code>" % code)
+        held = [o for o in tracebacks["objects"] if (o["paths"] or [""])[0] == "__main__.kept.tb"]
+        codes = [address(r["address"]) for r in held[0]["referents"] if r["type"] == "code"] \
+            if held else []
+        if codes[:len(truth["stack"])] != truth["stack"]:
+            raise Failure("the traceback's frames: %s, the process gathered %s first" % (
+                [hex(a) for a in codes], [hex(a) for a in truth["stack"]]))
+    return test
+
+
 def data_owners(python, via):
     """via: live, gcore, or dump (culeak's, read once the process is gone)."""
     def test():
@@ -328,6 +362,12 @@ def tests():
         yield "torch-2.13:%s" % scenario, whole_heap(scenario)
     for release, python in [("1.13", "/usr/bin/python3"), ("2.13", harness.TORCH_VENV)]:
         yield "torch-%s:tensor-pyobj" % release, tensor_pyobj(python)
+    for via in ("live", "gcore", "dump"):
+        yield "torch-2.13:tracebacks:%s" % via, tracebacks(harness.TORCH_VENV, via)
+    for release in ("2.1", "2.14", "2.15"):
+        yield ("torch-%s-cuda:tracebacks:live" % release,
+               tracebacks(harness.cuda_python(release), "live"),
+               *harness.full_unless_checked(release))
     yield "torch-2.13:cxx-kernels", cxx_kernels(harness.TORCH_VENV)
     for via in ("live", "gcore", "dump"):
         yield "torch-2.13:data-owners:" + via, data_owners(harness.TORCH_VENV, via)
