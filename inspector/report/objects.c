@@ -225,7 +225,7 @@ static struct ref_row ref_row(struct py_heap *h, uint64_t addr, uint32_t i, size
     }
     if (r.found && r.npaths == 0)
         cl_unreached_text(h, i, r.unreached, sizeof r.unreached);
-    size_t first, end = r.unexplained > 0 ? py_heap_statics_left(h, addr, &first) : 0;
+    size_t first = 0, end = r.unexplained > 0 ? py_heap_statics_left(h, addr, &first) : 0;
     for (size_t k = first; r.unexplained > 0 && k < end; k++, r.nstatic++)
         if (r.nstatic < PY_REF_STATIC_WORDS)
             py_static_name(h, h->statics_left[k].at, r.static_words[r.nstatic],

@@ -14,8 +14,9 @@
  * obj, read through its vtable; false when obj's first word is not a vtable pointer into a
  * read-only, file-backed mapping. */
 bool cxx_class_name(struct cl_target *t, uint64_t obj, char *out, size_t cap);
-/* The same only from memory the target holds (cl_read_held): for a read a dump an older culeak
- * wrote has none of. */
+/* The same for a reader not sure of obj (a hook an older culeak's dump has no page of): obj's word
+ * only where the target holds it (cl_read_held), its vtable and RTTI, read-only, unless the
+ * target left them out (cl_read_unless_left_out). */
 bool cxx_class_name_held(struct cl_target *t, uint64_t obj, char *out, size_t cap);
 /* A mangled class name as C++ writes it, for plain (nested) names: "N4c10d7ReducerE" ->
  * "c10d::Reducer", "7MemPool" -> "MemPool"; any other (a template's) is copied as it is. Pure. */
