@@ -186,7 +186,9 @@ int cl_read_unless_left_out(struct cl_target *t, uint64_t addr, void *buf, size_
     uint64_t last = addr + len - 1;
     if (len == 0 || last < addr)
         return CL_E_UNREADABLE;
-    for (uint64_t page = addr & ~(uint64_t)(CL_PAGE_SIZE - 1);; page += CL_PAGE_SIZE) {
+    /* a live copy leaves out what it need not copy, and reads it from the process */
+    for (uint64_t page = addr & ~(uint64_t)(CL_PAGE_SIZE - 1); t->kind == CL_TARGET_DUMP;
+         page += CL_PAGE_SIZE) {
         if (cl_target_left_out(t, page > addr ? page : addr))
             return CL_E_UNREADABLE;
         if (page == (last & ~(uint64_t)(CL_PAGE_SIZE - 1)))

@@ -227,7 +227,7 @@ bool cl_target_holds_range(struct cl_target *t, uint64_t addr, uint64_t len);
 int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len);
 /* cl_read of memory that does not change while the process runs (a library's read-only data: a
  * vtable, RTTI) but that a dump an older culeak wrote may not hold: CL_E_UNREADABLE, with nothing
- * read, where the target left a page of it out (cl_target_left_out), else cl_read. */
+ * read, where a dump left a page of it out (cl_target_left_out), else cl_read. */
 int cl_read_unless_left_out(struct cl_target *t, uint64_t addr, void *buf, size_t len);
 /* cl_read_cstr the same way. */
 int cl_read_cstr_unless_left_out(struct cl_target *t, uint64_t addr, char *buf, size_t cap);
