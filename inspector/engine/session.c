@@ -49,6 +49,8 @@ int cl_session_open_target(struct cl_target *t, struct cl_session **out, struct 
         cl_torch_detect(s->target, &s->torch);
         cl_rank_detect(s->target, s->symbols, &s->rank);
     }
+    if (rc) /* no runtime found in a process killed as its maps were read: it went away */
+        cl_target_check_vanished(s->target);
     if ((rc = settle(s, rc, err))) {
         cl_session_close(s);
         return rc;

@@ -512,11 +512,17 @@ static bool live_left_out(struct cl_target *t, uint64_t addr)
     return lv->frozen.n && !cl_frozen_holds(&lv->frozen, addr);
 }
 
+static bool live_vanished(struct cl_target *t)
+{
+    return went_away(t->impl, 0);
+}
+
 static const struct cl_target_ops live_ops = {.read_page = live_read_page,
                                               .close = live_close,
                                               .resident = live_resident,
                                               .left_out = live_left_out,
-                                              .touch = live_touch};
+                                              .touch = live_touch,
+                                              .vanished = live_vanished};
 
 /* The process's /proc/PID/maps into ms: 0, or the errno reading it. */
 static int read_maps(int pid, struct cl_mappings *ms)

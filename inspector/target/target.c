@@ -88,6 +88,12 @@ int cl_target_went_away(const struct cl_target *t, struct cl_error *err)
                         t->pid);
 }
 
+void cl_target_check_vanished(struct cl_target *t)
+{
+    if (!t->gone && t->ops->vanished && t->ops->vanished(t))
+        t->gone = true;
+}
+
 void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, ...)
 {
     if (t->gone)   /* the first reason stands */

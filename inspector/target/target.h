@@ -52,6 +52,9 @@ struct cl_target_ops {
     bool (*left_out)(struct cl_target *t, uint64_t addr);
     /* Optional: a scout's walk (t->scouting) needed the page at page-aligned addr. */
     void (*touch)(struct cl_target *t, uint64_t page);
+    /* Optional, for a source that can go away (a live process): whether it has (a zombie, or
+     * no entry in /proc). */
+    bool (*vanished)(struct cl_target *t);
 };
 
 /* How file-backed memory that a core does not contain is found on this machine. */
@@ -168,6 +171,10 @@ void cl_target_close(struct cl_target *t);
 /* CL_E_NO_PROCESS with err set when the process went away while open (t->gone), else 0. Every
  * command asks this before it prints what it read. */
 int cl_target_went_away(const struct cl_target *t, struct cl_error *err);
+/* Marks the target gone where its source went away (cl_target_ops.vanished): a caller about to
+ * blame the target for what it did not find (no Python runtime in a process killed as its maps
+ * were read) asks first. */
+void cl_target_check_vanished(struct cl_target *t);
 /* Makes the target gone for good with this reason (see gone_why): every later read fails and
  * every command reports the reason instead of a report built on a guess. */
 void cl_target_lose(struct cl_target *t, enum cl_status code, const char *fmt, ...)
