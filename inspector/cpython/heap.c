@@ -640,9 +640,7 @@ static void thread_roots(struct py_heap *h, uint64_t tstate, uint64_t modules, b
      * page of it */
     uint64_t sentinel =
         l->ts_on_delete_data == PY_NONE ? 0 : py_word(o, tstate + l->ts_on_delete_data);
-    const struct py_type *st = sentinel && cl_target_holds_range(o->rt->t, sentinel, 16)
-                                   ? py_object_type(o, sentinel)
-                                   : NULL;
+    const struct py_type *st = py_held_object_type(o, sentinel);
     snprintf(root, sizeof root, "<thread %s: its lock's weak reference>", who);
     if (st && st->family == PY_F_WEAKREF)
         add_self_root(h, root, sentinel, NULL);

@@ -249,6 +249,11 @@ struct py_type *py_object_type(struct py_objects *o, uint64_t addr)
     return py_type_at(o, type);
 }
 
+struct py_type *py_held_object_type(struct py_objects *o, uint64_t addr)
+{
+    return addr && cl_target_holds_range(o->rt->t, addr, 16) ? py_object_type(o, addr) : NULL;
+}
+
 #define T_OBJECT 6
 #define T_OBJECT_EX 16
 #define PY_RELATIVE_OFFSET 8

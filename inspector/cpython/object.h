@@ -87,6 +87,10 @@ static inline uint64_t py_word(const struct py_objects *o, uint64_t addr)
 
 /* The type of the object at addr, or NULL if addr does not hold a valid object header. */
 struct py_type *py_object_type(struct py_objects *o, uint64_t addr);
+/* The same for a reader not sure addr is an object (a pointer read from a C++ structure): NULL
+ * also where the target does not hold its header (cl_target_holds_range), as a dump an older
+ * culeak wrote may not. */
+struct py_type *py_held_object_type(struct py_objects *o, uint64_t addr);
 /* The same, with the header's reference count word in *refcnt: one read of the header. */
 struct py_type *py_object_header(struct py_objects *o, uint64_t addr, uint64_t *refcnt);
 /* Type info for a type object, or NULL if addr is not one. */

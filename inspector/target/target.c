@@ -189,18 +189,9 @@ int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len)
 
 int cl_read_unless_left_out(struct cl_target *t, uint64_t addr, void *buf, size_t len)
 {
-    uint64_t last = addr + len - 1;
-    if (len == 0 || last < addr)
-        return CL_E_UNREADABLE;
-    /* a live copy leaves out what it need not copy, and reads it from the process */
-    for (uint64_t page = addr & ~(uint64_t)(CL_PAGE_SIZE - 1); t->kind == CL_TARGET_DUMP;
-         page += CL_PAGE_SIZE) {
-        if (cl_target_left_out(t, page > addr ? page : addr))
-            return CL_E_UNREADABLE;
-        if (page == (last & ~(uint64_t)(CL_PAGE_SIZE - 1)))
-            break;
-    }
-    return cl_read(t, addr, buf, len);
+    /* a dump holds just what it did not leave out; a live copy leaves out what it need not copy,
+     * and reads it from the process */
+    return t->kind == CL_TARGET_DUMP ? cl_read_held(t, addr, buf, len) : cl_read(t, addr, buf, len);
 }
 
 int cl_target_scan(struct cl_target *t, uint64_t start, uint64_t end, cl_scan_fn fn, void *arg)

@@ -232,6 +232,12 @@ bool cl_target_holds_range(struct cl_target *t, uint64_t addr, uint64_t len);
  * describes): CL_E_UNREADABLE, with nothing read, unless the target holds every page of it
  * (cl_target_holds), so that a dump's replay reads only what its run read. */
 int cl_read_held(struct cl_target *t, uint64_t addr, void *buf, size_t len);
+/* cl_read_ptr_or_0 of such memory (cl_read_held). */
+static inline uint64_t cl_read_held_ptr_or_0(struct cl_target *t, uint64_t addr)
+{
+    uint64_t v;
+    return cl_read_held(t, addr, &v, sizeof v) == 0 ? v : 0;
+}
 /* cl_read of memory that does not change while the process runs (a library's read-only data: a
  * vtable, RTTI) but that a dump an older culeak wrote may not hold: CL_E_UNREADABLE, with nothing
  * read, where a dump left a page of it out (cl_target_left_out), else cl_read. */

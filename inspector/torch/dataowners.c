@@ -88,7 +88,7 @@ static uint64_t data_owner(struct py_heap *h, const struct torch_tensors *tt, ui
         cl_symbols_module_at(syms, manager) != cl_symbols_module_at(syms, invoker))
         return 0;
     /* an object (a DLManagedTensor's second word is a device, no type) */
-    *dlpack = !cl_target_holds_range(t, capture, 16) || !py_object_type(&h->objects, capture);
+    *dlpack = !py_held_object_type(&h->objects, capture);
     return *dlpack ? dlpack_owner(t, capture, data) : capture;
 }
 
@@ -101,8 +101,7 @@ bool torch_data_owners_explain(struct py_heap *h, struct torch_tensors *tt)
         uint64_t owner = data_owner(h, tt, st->impl, &dlpack);
         /* an owner the walk never met (untracked, and held by this storage alone) is named, and
          * has no books to balance */
-        if (!owner || (dlpack && (!cl_target_holds_range(h->objects.rt->t, owner, 16) ||
-                                  !py_object_type(&h->objects, owner))))
+        if (!owner || (dlpack && !py_held_object_type(&h->objects, owner)))
             continue;
         st->data_owner = owner;
         st->data_owner_dlpack = dlpack;

@@ -61,13 +61,7 @@ static const struct row rows[] = {
  * (cl_read_held). */
 static uint64_t word(const struct py_emitter *e, uint64_t addr)
 {
-    uint64_t v;
-    return cl_read_held(e->o->rt->t, addr, &v, sizeof v) ? 0 : v;
-}
-
-static const struct py_type *object_type(const struct py_emitter *e, uint64_t addr)
-{
-    return addr && cl_target_holds_range(e->o->rt->t, addr, 16) ? py_object_type(e->o, addr) : NULL;
+    return cl_read_held_ptr_or_0(e->o->rt->t, addr);
 }
 
 /* One entry's members: each set one an object. With emit, they are the code's references. */
@@ -75,7 +69,7 @@ static bool read_entry(const struct py_emitter *e, const struct row *r, uint64_t
 {
     for (size_t k = 0; k < MAX_MEMBERS && r->members[k].label; k++) {
         uint64_t v = word(e, entry + r->members[k].at);
-        if (v && !object_type(e, v))
+        if (v && !py_held_object_type(e->o, v))
             return false;
         if (v && emit)
             py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)r->members[k].label);
@@ -104,7 +98,7 @@ static bool read_chain(const struct py_emitter *e, const struct row *r, uint64_t
     size_t seen = 0;
     uint64_t none = e->o->rt->none;   /* the last entry's next */
     for (uint64_t entry = first; entry && entry != none; entry = word(e, entry + r->link)) {
-        const struct py_type *ty = object_type(e, entry);
+        const struct py_type *ty = py_held_object_type(e->o, entry);
         if (++seen > MAX_ENTRIES || !ty || !strstr(ty->name, CHAIN_ENTRY_TYPE) ||
             !read_entry(e, r, entry, emit))
             return false;
@@ -118,7 +112,7 @@ static bool read_state(const struct py_emitter *e, const struct row *r, uint64_t
                        uint64_t state, bool emit)
 {
     uint64_t frame_state = word(e, state + r->frame_state);
-    const struct py_type *fs = object_type(e, frame_state);
+    const struct py_type *fs = py_held_object_type(e->o, frame_state);
     if ((r->orig_code != PY_NONE && word(e, state + r->orig_code) != code) ||
         (frame_state && (!fs || fs->family != PY_F_DICT)))
         return false;

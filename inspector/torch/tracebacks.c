@@ -14,17 +14,11 @@
 
 /* A dump an older culeak wrote, before it read tracebacks, holds none of their C++ memory: every
  * read is of what the target holds (cl_read_held). */
-static uint64_t held_word(const struct py_emitter *e, uint64_t addr)
-{
-    uint64_t v;
-    return cl_read_held(e->o->rt->t, addr, &v, sizeof v) ? 0 : v;
-}
-
 static void emit_frames(void *ctx, const struct py_emitter *e, uint64_t obj)
 {
     (void)ctx;
     struct cl_target *t = e->o->rt->t;
-    uint64_t data = held_word(e, obj + TRACEBACK_DATA), v[3];
+    uint64_t data = cl_read_held_ptr_or_0(t, obj + TRACEBACK_DATA), v[3];
     char name[64];
     if (!data)
         return;   /* no traceback gathered */
@@ -34,16 +28,15 @@ static void emit_frames(void *ctx, const struct py_emitter *e, uint64_t obj)
         return;
     }
     for (uint64_t p = v[0]; p < v[1]; p += FRAME_SIZE) {
-        uint64_t code = held_word(e, p);
-        const struct py_type *ty =
-            code && cl_target_holds_range(t, code, 16) ? py_object_type(e->o, code) : NULL;
+        const struct py_type *ty = py_held_object_type(e->o, cl_read_held_ptr_or_0(t, p));
         if (!ty || ty->family != PY_F_CODE) {
             py_emit_skipped(e, PY_F_READER);
             return;
         }
     }
     for (uint64_t p = v[0]; p < v[1]; p += FRAME_SIZE)
-        py_emit(e, held_word(e, p), PY_E_NAMED, (uint64_t)(uintptr_t)".<a frame's code>");
+        py_emit(e, cl_read_held_ptr_or_0(t, p), PY_E_NAMED,
+                (uint64_t)(uintptr_t)".<a frame's code>");
 }
 
 static const struct py_type_reader readers[] = {
