@@ -7,7 +7,6 @@
 #include "cpython/referents.h"
 #include "cudacache/mempools.h"
 #include "cudacache/workspaces.h"
-#include "torch/tracebacks.h"
 #include "util/notes.h"
 
 /* A model built, or refused, on reads of a process that then went away is not reported: what
@@ -69,6 +68,7 @@ void cl_session_close(struct cl_session *s)
         cc_free(&s->allocator);
     if (s->tensors_built)
         torch_tensors_free(&s->tensors);
+    torch_guards_free(&s->type_readers.guards);
     if (s->heap_built)
         py_heap_free(&s->heap);
     cl_symbols_close(s->symbols);
@@ -91,7 +91,8 @@ int cl_session_heap(struct cl_session *s, const struct py_walk_options *opt, str
         struct py_walk_options walk = opt ? *opt : (struct py_walk_options){0};
         torch_dynamo_cache_init(&s->dynamo, s->target, s->symbols, &s->torch);
         walk.code_extra = &s->dynamo.reader;
-        walk.type_readers = torch_type_readers(&walk.ntype_readers);
+        walk.ntype_readers = torch_type_readers_init(&s->type_readers, &s->torch);
+        walk.type_readers = s->type_readers.v;
         rc = py_runtime_open(s->target, &site, &s->py_runtime, err);
         if (!rc && !(rc = py_heap_build(&s->py_runtime, &walk, &s->heap, err))) {
             s->heap_built = true;

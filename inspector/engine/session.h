@@ -14,6 +14,7 @@
 #include "symbols/symbols.h"
 #include "torch/dynamo_cache.h"
 #include "torch/tensors.h"
+#include "torch/type_readers.h"
 #include "target/target.h"
 
 struct cl_session {
@@ -26,6 +27,7 @@ struct cl_session {
     struct py_heap heap;
     bool heap_built;
     struct torch_dynamo_cache dynamo;   /* what the heap's walk reads of torch.compile's cache */
+    struct torch_type_readers type_readers;   /* and of torch's C types */
     struct torch_tensors tensors;
     bool tensors_built;
     struct cc_allocator allocator;

@@ -27,29 +27,32 @@ struct row {
     struct {
         uint16_t at;
         const char *label;
+        unsigned flags;     /* PY_E_UNCOUNTED: a PyObject* the entry holds no count of */
     } members[MAX_MEMBERS]; /* an entry's py::objects */
 };
 
 #define ENTRY ".<torch.compile cache>"
-#define GUARDED_CODE \
-    {{0, ENTRY ".guard_manager"}, \
-     {8, ENTRY ".code"}, \
-     {16, ENTRY ".compile_id"}, \
-     {40, ENTRY ".backend"}}
-
 /* clang-format off */
+#define GUARDED_CODE(backend_flags) \
+    {{0, ENTRY ".guard_manager", 0}, \
+     {8, ENTRY ".code", 0}, \
+     {16, ENTRY ".compile_id", 0}, \
+     {40, ENTRY ".backend", backend_flags}}
+
 /* Read off 2.1.2, 2.4.1, 2.6.0 to 2.15.0 by tests/layouts/probe_dynamo.py: two cache entries of
  * one function, found through torch's _debug_get_cache_entry_list. The members it cannot match
  * to an attribute of the entry are named after torch's source: 2.4's at 24 and 2.6-2.9's at 40
- * are the `backend` that 2.10 shows. */
+ * are the `backend` that 2.10 shows, which 2.4 to 2.8 keep as a PyObject* with no count
+ * (torch/csrc/dynamo/cache_entry.h), a name only. */
 static const struct row rows[] = {
-    {1, CHAIN, PY_NONE, 0, 8, 32, {{16, ENTRY ".check_fn"}, {24, ENTRY ".code"}}},
+    {1, CHAIN, PY_NONE, 0, 8, 32, {{16, ENTRY ".check_fn", 0}, {24, ENTRY ".code", 0}}},
     {4, LIST, PY_NONE, 0, 16, 32,
-     {{0, ENTRY ".check_fn"}, {8, ENTRY ".code"}, {24, ENTRY ".backend"}}},
-    {6, LIST, 0, 8, 24, 48, GUARDED_CODE},
-    {7, LIST, 0, 8, 32, 48, GUARDED_CODE},
-    {8, LIST, 0, 32, 56, 48, GUARDED_CODE},
-    {13, MAP, 0, 48, 96, 48, GUARDED_CODE},
+     {{0, ENTRY ".check_fn", 0}, {8, ENTRY ".code", 0}, {24, ENTRY ".backend", PY_E_UNCOUNTED}}},
+    {6, LIST, 0, 8, 24, 48, GUARDED_CODE(PY_E_UNCOUNTED)},
+    {7, LIST, 0, 8, 32, 48, GUARDED_CODE(PY_E_UNCOUNTED)},
+    {8, LIST, 0, 32, 56, 48, GUARDED_CODE(PY_E_UNCOUNTED)},
+    {9, LIST, 0, 32, 56, 48, GUARDED_CODE(0)},
+    {13, MAP, 0, 48, 96, 48, GUARDED_CODE(0)},
 };
 /* clang-format on */
 
@@ -72,7 +75,8 @@ static bool read_entry(const struct py_emitter *e, const struct row *r, uint64_t
         if (v && !py_held_object_type(e->o, v))
             return false;
         if (v && emit)
-            py_emit(e, v, PY_E_NAMED, (uint64_t)(uintptr_t)r->members[k].label);
+            py_emit(e, v, PY_E_NAMED | r->members[k].flags,
+                    (uint64_t)(uintptr_t)r->members[k].label);
     }
     return true;
 }

@@ -5,7 +5,6 @@
 #include "cpython/object.h"
 #include "torch/cxx.h"
 
-#define TRACEBACK_BASICSIZE 32   /* PyObject_HEAD and the shared_ptr */
 #define TRACEBACK_DATA 16        /* the shared_ptr's pointer */
 #define TRACEBACK_FRAMES 8       /* CapturedTraceback::frames_, after the vptr */
 #define FRAME_SIZE 16            /* PyFrame {code, lasti} */
@@ -14,7 +13,7 @@
 
 /* A dump an older culeak wrote, before it read tracebacks, holds none of their C++ memory: every
  * read is of what the target holds (cl_read_held). */
-static void emit_frames(void *ctx, const struct py_emitter *e, uint64_t obj)
+void torch_traceback_emit(void *ctx, const struct py_emitter *e, uint64_t obj)
 {
     (void)ctx;
     struct cl_target *t = e->o->rt->t;
@@ -37,14 +36,4 @@ static void emit_frames(void *ctx, const struct py_emitter *e, uint64_t obj)
     for (uint64_t p = v[0]; p < v[1]; p += FRAME_SIZE)
         py_emit(e, cl_read_held_ptr_or_0(t, p), PY_E_NAMED,
                 (uint64_t)(uintptr_t)".<a frame's code>");
-}
-
-static const struct py_type_reader readers[] = {
-    {"torch._C._profiler.CapturedTraceback", TRACEBACK_BASICSIZE, emit_frames, NULL},
-};
-
-const struct py_type_reader *torch_type_readers(size_t *n)
-{
-    *n = sizeof readers / sizeof *readers;
-    return readers;
 }

@@ -10,11 +10,14 @@
 #ifndef CULEAK_TORCH_TRACEBACKS_H
 #define CULEAK_TORCH_TRACEBACKS_H
 
-#include <stddef.h>
+#include <stdint.h>
 
 #include "cpython/emit.h"
 
-/* The readers of torch's C types, for py_walk_options.type_readers. */
-const struct py_type_reader *torch_type_readers(size_t *n);
+#define TORCH_TRACEBACK_TYPE "torch._C._profiler.CapturedTraceback"
+#define TORCH_TRACEBACK_BASICSIZE 32   /* PyObject_HEAD and the shared_ptr */
+
+/* The py_type_reader of CapturedTraceback objects (no ctx). */
+void torch_traceback_emit(void *ctx, const struct py_emitter *e, uint64_t obj);
 
 #endif

@@ -373,6 +373,18 @@ def on_terminal(cmd, timeout=300, env=None):
     return proc.returncode, out, terminal.decode(errors="replace")
 
 
+def target_of(via, p, d):
+    """culeak's target arguments for process p: live, its gcore, or culeak's dump of it, read
+    once the process is gone (d: a folder for the files)."""
+    if via == "gcore":
+        return ["--core", gcore(p.pid, d)]
+    if via == "dump":
+        culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "job.cldump"))
+        p.kill()
+        return ["--dump", os.path.join(d, "job.cldump")]
+    return ["--pid", p.pid]
+
+
 def culeak_json(*args, **kw):
     r = culeak(*(list(args) + ["--json"]), **kw)
     try:

@@ -290,25 +290,13 @@ def cxx_names(python):
     return test
 
 
-def target_of(via, p, d):
-    """culeak's target arguments for process p: live, its gcore, or culeak's dump of it, read
-    once the process is gone (d: a folder for the files)."""
-    if via == "gcore":
-        return ["--core", harness.gcore(p.pid, d)]
-    if via == "dump":
-        harness.culeak("dump", "--pid", p.pid, "-o", os.path.join(d, "job.cldump"))
-        p.kill()
-        return ["--dump", os.path.join(d, "job.cldump")]
-    return ["--pid", p.pid]
-
-
 def tracebacks(python, via):
     """torch's CapturedTraceback keeps, in C++, a reference to each frame's code object: a code
     object only a traceback holds is reached through it, with every reference explained.
     via: live, gcore or dump."""
     def test():
         with harness.Process(python, "tracebacks.py") as p, harness.tempdir() as d:
-            truth, target = p.truth, target_of(via, p, d)
+            truth, target = p.truth, harness.target_of(via, p, d)
             refs = harness.culeak_json("refs", *target, "--addr", hex(truth["code"]))
             tracebacks = harness.culeak_json("refs", *target, "--referents", "--type",
                                              "torch._C._profiler.CapturedTraceback")
@@ -333,7 +321,7 @@ def data_owners(python, via):
     """via: live, gcore, or dump (culeak's, read once the process is gone)."""
     def test():
         with harness.Process(python, "data_owners.py") as p, harness.tempdir() as d:
-            truth, target = p.truth, target_of(via, p, d)
+            truth, target = p.truth, harness.target_of(via, p, d)
             held = [o for o in truth["owners"] if o["global"]]
             refs = harness.culeak_json("refs", *target, *sum(
                 (["--addr", o["owner"]] for o in held), []))

@@ -1,7 +1,9 @@
 """The CLI built with ASan + UBSan (build/culeak-san) on real processes and cores: a torch process
 with leaks (live and from a kernel core), the CUDA allocator on the simulated device, one with
-torch imported and not one tensor, and one whose own objects are damaged. Any sanitizer report aborts the command, so each run must exit as
-the normal build does, with stderr free of reports, and agree with the process's ground truth."""
+torch imported and not one tensor, one whose own objects are damaged, and one that compiled a
+function (Dynamo's cache and guard trees). Any sanitizer report aborts the command, so each run
+must exit as the normal build does, with stderr free of reports, and agree with the process's
+ground truth."""
 import json
 
 import harness
@@ -71,9 +73,19 @@ def damaged_objects():
         san("refs", "--pid", p.pid, "--type", "Row")
 
 
+def compile_guards():
+    """torch.compile's cache and its C++ guard trees (tests/scenarios/guards.py): the sanitized
+    build's books are the normal build's."""
+    with harness.Process(harness.TORCH_VENV, "guards.py") as p:
+        check_eq(san_json("balance", "--pid", p.pid)["unexplained_by_type"],
+                 harness.culeak_json("balance", "--pid", p.pid)["unexplained_by_type"],
+                 "references not explained, by type")
+
+
 def tests():
     yield "leaks-live", leaks_live
     yield "leaks-kernel-core", leaks_kernel_core
     yield "blocks-simulated-device", blocks_simulated_device
     yield "no-tensors", no_tensors
     yield "damaged-objects", damaged_objects
+    yield "compile-guards", compile_guards
