@@ -1,8 +1,9 @@
 """The guards torch.compile builds in C++ (torch/guards.c), against guards.py: a function compiled
-once, reading a module, globals and one list passed twice, its compiled wrapper dropped.
+once, reading a module, globals and one list passed twice, and one compiled with dynamic shapes,
+their compiled wrappers dropped.
 
 Every leaf guard that torch's own API shows keeps a list of its code parts with a reference that
-no object gc knows holds (the scenario counts them): each list is named through the function,
+no object gc knows holds (the scenario counts them): each list is named through its function,
 `__main__.step.__code__.<torch.compile cache>.guard_manager.root.<KIND guard>.verbose_code_parts`
 (or through the copy of the tree Dynamo keeps as `diff_guard_root`, which shares the leaves), and
 has no reference culeak leaves unexplained. What else the guards hold (the StackSummary of the
@@ -14,7 +15,7 @@ on every release from 2.6 in full."""
 import harness
 from harness import Failure
 
-PREFIX = "__main__.step.__code__.<torch.compile cache>.guard_manager."
+PREFIX = "__main__.%s.__code__.<torch.compile cache>.guard_manager."
 TREES = ("root", "diff_guard_root")
 # types only the guard trees hold in this job: none of their references may stay unexplained
 HELD_BY_GUARDS = ("StackSummary", "weakref.ReferenceType", "function",
@@ -25,9 +26,9 @@ KNOWN_KINDS = ("LAMBDA_GUARD", "EQUALS_MATCH", "GLOBAL_STATE", "DEFAULT_DEVICE",
                "DICT_CONTAINS", "DICT_VERSION", "LENGTH_CHECK", "FALSE_MATCH")
 
 
-def expected_names(kind):
+def expected_names(function, kind):
     label = kind if kind in KNOWN_KINDS else "a"
-    return {PREFIX + tree + ".<%s guard>.verbose_code_parts" % label for tree in TREES}
+    return {PREFIX % function + tree + ".<%s guard>.verbose_code_parts" % label for tree in TREES}
 
 
 def check_job(python, via):
@@ -49,7 +50,7 @@ def check_job(python, via):
         if o["unexplained"] != 0:
             problems.append("%s's code parts: %r references not explained (gc sees all but %d)"
                             % (g["kind"], o["unexplained"], g["hidden"]))
-        if not o["paths"] or o["paths"][0] not in expected_names(g["kind"]):
+        if not o["paths"] or o["paths"][0] not in expected_names(g["function"], g["kind"]):
             problems.append("%s's code parts: named %r" % (g["kind"], o["paths"][:1]))
     if balance["overcounted_objects"]:
         problems.append("%d objects with more references found than counted: %r" % (

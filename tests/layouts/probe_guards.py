@@ -52,6 +52,12 @@ def f(x, y, n, a, b):
     return MODEL(x * SCALE + y * CONFIG["a"] + n) * a[0] * b[0]
 
 
+def shaped(x):
+    """Compiled with dynamic shapes: its shape guard is an epilogue lambda guard where the
+    aliasing guard is not one (2.7, 2.8)."""
+    return x * 2 if x.shape[0] > 3 else x + 1
+
+
 def value(o):
     return words(id(o) + PYBIND11_VALUE, 1)[0]
 
@@ -183,6 +189,11 @@ def main():
 
     walk(root)
     epilogue = root.get_epilogue_lambda_guards()
+    if not epilogue:
+        cs = torch.compile(shaped, backend="eager", dynamic=True)
+        cs(torch.randn(8))
+        root = eval_frame._debug_get_cache_entry_list(shaped.__code__)[0].guard_manager.root
+        epilogue = root.get_epilogue_lambda_guards()
     if epilogue:
         r = value(root)
         at = find_vector(r, min(chunk_size(r), MANAGER_BYTES), [value(g) for g in epilogue])

@@ -1,11 +1,13 @@
 """Scenario: the guards torch.compile builds in C++ (torch 2.6+; issue 44). `step` is compiled
 once, reading a module (a dict guard manager), globals of several kinds and one list passed twice
-(an aliasing guard, an epilogue guard where the release makes one); its compiled wrapper is
-dropped, so that only step.__code__'s cache keeps the guards.
+(an aliasing guard, an epilogue guard where the release makes one), and `shaped` with dynamic
+shapes (its shape guard an epilogue guard where the aliasing guard is not); their compiled
+wrappers are dropped, so that only the code objects' caches keep the guards.
 
 Prints one JSON line of ground truth from inside, then READY, and waits:
   {"pid", "torch",
-   "guards": [{"kind": the leaf guard's class, "code_parts": id of the list of its code parts,
+   "guards": [{"function", "kind": the leaf guard's class,
+               "code_parts": id of the list of its code parts,
                "hidden": the references to that list no object gc knows holds}] of every leaf
               guard of the cache entry's trees (`root`, and `diff_guard_root` where it is set),
               found through torch's own API (get_leaf_guards, get_accessors, get_child_managers,
@@ -32,8 +34,14 @@ def step(x, n, a, b):
     return MODEL(x * SCALE * CONFIG["a"] + n) * a[0] * b[0]
 
 
+def shaped(x):
+    return x * 2 if x.shape[0] > 3 else x + 1
+
+
 compiled = torch.compile(step, backend="eager", dynamic=False)
 compiled(torch.randn(4), 3, SHARED, SHARED)
+compiled = torch.compile(shaped, backend="eager", dynamic=True)
+compiled(torch.randn(8))
 del compiled
 gc.collect()
 
@@ -49,23 +57,25 @@ def leaf_guards(mgr, out):
 
 
 guards = []
-for entry in eval_frame._debug_get_cache_entry_list(step.__code__):
-    wrapper = entry.guard_manager
-    for root in (wrapper.root, getattr(wrapper, "diff_guard_root", None)):
-        if root is not None:
-            guards += leaf_guards(root, []) + list(root.get_epilogue_lambda_guards())
-del entry, wrapper, root
+for function in (step, shaped):
+    for entry in eval_frame._debug_get_cache_entry_list(function.__code__):
+        wrapper = entry.guard_manager
+        for root in (wrapper.root, getattr(wrapper, "diff_guard_root", None)):
+            if root is not None:
+                guards += [(function.__name__, g) for g in
+                           leaf_guards(root, []) + list(root.get_epilogue_lambda_guards())]
+del function, entry, wrapper, root
 parts = {}
-for g in guards:
-    parts.setdefault(id(g.verbose_code_parts()), (type(g).__name__, g.verbose_code_parts()))
-del guards, g
+for name, g in guards:
+    parts.setdefault(id(g.verbose_code_parts()), (name, type(g).__name__, g.verbose_code_parts()))
+del guards, name, g
 truth = []
-for kind, lst in parts.values():
+for name, kind, lst in parts.values():
     # less getrefcount's argument: every other reference (parts' tuple, the name lst in this
     # module's dict) is from a referrer gc knows
-    truth.append({"kind": kind, "code_parts": id(lst),
+    truth.append({"function": name, "kind": kind, "code_parts": id(lst),
                   "hidden": sys.getrefcount(lst) - 1 - len(gc.get_referrers(lst))})
-del kind, lst
+del name, kind, lst
 parts.clear()
 print(json.dumps({"pid": os.getpid(), "torch": torch.__version__, "guards": truth}), flush=True)
 print("READY", flush=True)
