@@ -102,7 +102,7 @@ struct tree {
     const struct row *r;
     unsigned minor;                 /* torch's */
     struct torch_guards *g;
-    uint32_t index;                 /* this tree's in g->trees */
+    uint32_t index;                 /* this tree's number (g->trees) */
     struct cl_addrmap leaves_met;   /* a leaf shared by managers of the tree is read once */
     size_t nodes;
     bool emit;
@@ -179,6 +179,7 @@ static bool leaves(struct tree *w, uint64_t at)
 
 static bool manager(struct tree *w, uint64_t m, unsigned depth);
 
+/* 2.9-2.11: the manager's weak references to the value it guards. */
 static bool weak_values(struct tree *w, uint64_t m)
 {
     uint64_t v[3];
