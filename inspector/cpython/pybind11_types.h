@@ -20,6 +20,8 @@
 #define PY_PYBIND11_HOLDER 24
 #define PY_PYBIND11_FLAGS 48
 #define PY_PYBIND11_SIMPLE_LAYOUT 2
+/* its size: the basicsize of a bound class's instances, unless they take dynamic attributes */
+#define PY_PYBIND11_INSTANCE_SIZE 56
 
 struct py_pybind11_types {
     struct cl_addrmap by_type; /* PyTypeObject address -> index into names */

@@ -1,6 +1,5 @@
 #include "torch/guards.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "cpython/layout.h"
@@ -14,7 +13,6 @@
 #define SHARED_PTR 16        /* a leaf guard's slot: the pointer, then the control block */
 /* torch::dynamo::(anonymous namespace)::, whose classes' RTTI names GCC marks local with a '*' */
 #define DYNAMO_CLASS "*N5torch6dynamo12_GLOBAL__N_1"
-#define ROOT_CLASS DYNAMO_CLASS "16RootGuardManagerE"
 
 struct row {
     unsigned first_minor;   /* covers its minor up to the next row's (cl_torch_row) */
@@ -53,7 +51,8 @@ static const struct row rows[] = {
 #define WEAK_VALUE 16   /* an element of weak_values */
 
 /* The references a kind of leaf guard keeps of its own (after LeafGuard's), where the probe
- * found every object it holds there counted: offsets from the row's `own`, from a release on. */
+ * found every object it holds there counted: offsets from the row's `own`, from a release on
+ * (the first minor of a row). */
 struct leaf_kind {
     const char *name;   /* the class's, as cxx_short_name gives it */
     const char *code_parts, *user_stack;
@@ -100,7 +99,6 @@ struct tree {
     const struct py_emitter *e;
     struct cl_target *t;
     const struct row *r;
-    unsigned minor;                 /* torch's */
     struct torch_guards *g;
     uint32_t index;                 /* this tree's number (g->trees) */
     struct cl_addrmap leaves_met;   /* a leaf shared by managers of the tree is read once */
@@ -159,7 +157,7 @@ static bool leaf(struct tree *w, uint64_t g)
          !member(w, g + w->r->user_stack, k->user_stack, PY_F_OTHER)))
         return false;
     for (size_t i = 0; i < sizeof k->members / sizeof *k->members && k->members[i].label; i++)
-        if (w->minor >= k->members[i].first_minor &&
+        if (w->r->first_minor >= k->members[i].first_minor &&
             !member(w, g + w->r->own + k->members[i].at, k->members[i].label, PY_F_OTHER))
             return false;
     return true;
@@ -235,7 +233,6 @@ static bool read_tree(struct tree *w, uint64_t root, bool emit)
     w->emit = emit;
     w->nodes = 0;
     cl_addrmap_free(&w->leaves_met);
-    w->leaves_met = (struct cl_addrmap){0};
     return manager(w, root, 0) && (w->r->epilogue == PY_NONE || leaves(w, root + w->r->epilogue));
 }
 
@@ -251,21 +248,12 @@ static uint32_t tree_index(struct torch_guards *g, uint64_t obj)
 void torch_guards_emit(void *ctx, const struct py_emitter *e, uint64_t obj)
 {
     struct torch_guards *g = ctx;
-    struct cl_target *t = e->o->rt->t;
-    uint64_t head[(PY_PYBIND11_FLAGS + 8) / 8];
-    char mangled[64];
-    if (cl_read_held(t, obj, head, sizeof head) ||
-        !(head[PY_PYBIND11_FLAGS / 8] & PY_PYBIND11_SIMPLE_LAYOUT)) {
-        py_emit_skipped(e, PY_F_READER);
-        return;
-    }
-    uint64_t root = head[PY_PYBIND11_VALUE / 8];
-    if (!root)
-        return;   /* a RootGuardManager pybind11 did not make (or has let go of) */
-    struct tree w = {
-        e, t, g->row >= 0 ? &rows[g->row] : NULL, g->minor, g, tree_index(g, obj), {0}, 0, false};
-    if (!w.r || w.index == UINT32_MAX || !cxx_class_name_held(t, root, mangled, sizeof mangled) ||
-        strcmp(mangled, ROOT_CLASS) || !read_tree(&w, root, false))
+    uint64_t root = py_pybind11_value(e->o->rt->t, obj);
+    struct tree w = {e, e->o->rt->t, g->row >= 0 ? &rows[g->row] : NULL, g, tree_index(g, obj), {0},
+                     0, false};
+    char name[CXX_SHORT_NAME];
+    if (!w.r || w.index == UINT32_MAX || !root || !dynamo_class(&w, root, "", name) ||
+        strcmp(name, "RootGuardManager") || !read_tree(&w, root, false))
         py_emit_skipped(e, PY_F_READER);
     else
         (void)read_tree(&w, root, true);
@@ -283,6 +271,4 @@ void torch_guards_init(struct torch_guards *g, const struct cl_torch_info *torch
 {
     torch_guards_free(g);
     g->row = cl_torch_row(torch, &rows[0].first_minor, sizeof rows / sizeof *rows, sizeof *rows);
-    if (g->row >= 0)
-        (void)sscanf(torch->version, "2.%u", &g->minor);
 }

@@ -27,8 +27,7 @@
 #define TORCH_GUARDS_ROOT_TYPE "torch._C._dynamo.guards.RootGuardManager"
 
 struct torch_guards {
-    int row;          /* the table's, -1: none for this release */
-    unsigned minor;   /* torch 2.minor's, where row is set */
+    int row;   /* the table's, -1: none for this release */
     /* A leaf guard's references are counted once, however many trees share it (a cache entry's
      * `diff_guard_root` is a copy of `root` sharing its leaves): they are the references of the
      * first tree the walk read it in, for the whole session, so that every later read of any
