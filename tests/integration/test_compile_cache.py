@@ -17,7 +17,7 @@ PREFIX = "__main__.scale.__code__.<torch.compile cache>."
 def check_job(python, via):
     with harness.Process(python, "compile_cache.py") as p, harness.tempdir() as d:
         truth = p.truth
-        target = ["--core", harness.gcore(p.pid, d)] if via == "gcore" else ["--pid", p.pid]
+        target = harness.target_of(via, p, d)
         addrs = [a for i in truth["hidden"] for a in ("--addr", "%x" % int(i))]
         refs = harness.culeak_json("refs", *target, *addrs)
     problems = []

@@ -28,7 +28,7 @@ def check_job(python, view, port, via):
     with harness.Process(python, "ddp_buckets.py", "view" if view else "copy", str(port)) as p, \
             harness.tempdir() as d:
         truth = p.truth
-        target = ["--core", harness.gcore(p.pid, d)] if via == "gcore" else ["--pid", p.pid]
+        target = harness.target_of(via, p, d)
         tensors = harness.culeak_json("tensors", *target)
         summary = harness.culeak_json("summary", *target)
         refs = [o for t in ("torch._C._distributed_c10d.Reducer",
